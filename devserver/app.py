@@ -1,0 +1,90 @@
+"""The dev server's ASGI app: the demo pages, the browser runtime and the embedded agent.
+
+| path | what |
+| --- | --- |
+| `POST /agent` | the embedded AG-UI agent (pydantic-ai `AGUIAdapter`) |
+| `/pyodide/…` | Pyodide core, the wheels and the local `pyodide-lock.json` |
+| `/pyscript/…` | PyScript's `dist/` |
+| `/…` | `web/` (pages, config, demo) |
+
+```python
+import uvicorn
+from devserver.app import create_app
+
+uvicorn.run(create_app(), host="127.0.0.1", port=8000)
+```
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .assets import ROOT, RUNTIME
+from .static import StaticDir
+
+__all__ = ["WEB", "create_app"]
+
+WEB = ROOT / "web"
+# Pyodide's files are pinned by version, so browsers may keep them a day; the lock keeps
+# its name while its content changes, so it always revalidates.
+RUNTIME_MAX_AGE = 86400
+
+
+class CrossOriginIsolation:
+    """Adds COOP/COEP so `<script type="py" worker>` gets SharedArrayBuffer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"cross-origin-opener-policy", b"same-origin"),
+                    (b"cross-origin-embedder-policy", b"require-corp"),
+                    (b"cross-origin-resource-policy", b"same-origin"),
+                ]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(
+    *,
+    web: Path = WEB,
+    runtime: Path = RUNTIME,
+    model: str | None = None,
+    coi: bool = False,
+    max_body_bytes: int = 1_000_000,
+    extra_routes: list | None = None,
+) -> ASGIApp:
+    """Build the dev server app.
+
+    Args:
+        web: the folder of pages.
+        runtime: the folder `devserver.assets.build()` filled.
+        model: a pydantic-ai model name (`PROVIDER:NAME`); None is the deterministic demo model.
+        coi: send COOP/COEP headers (cross-origin isolation, for PyScript workers).
+        max_body_bytes: larger agent requests get 413.
+        extra_routes: more Starlette routes, placed first (tests add endpoints here).
+
+    Returns:
+        An ASGI app.
+    """
+    from .agent import agent_endpoint
+
+    routes = [
+        *(extra_routes or []),
+        Route("/agent", agent_endpoint(model, max_body_bytes=max_body_bytes), methods=["POST"]),
+        Mount("/pyodide", app=StaticDir(runtime / "pyodide", max_age=RUNTIME_MAX_AGE,
+                                        no_cache=frozenset({"pyodide-lock.json"}))),
+        Mount("/pyscript", app=StaticDir(runtime / "pyscript", max_age=RUNTIME_MAX_AGE)),
+        Mount("/", app=StaticDir(web)),
+    ]
+    app: ASGIApp = Starlette(routes=routes)
+    return CrossOriginIsolation(app) if coi else app

@@ -1,0 +1,108 @@
+"""Shared fixtures: the dev server on a free 127.0.0.1 port, started once per session."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServerThread:
+    """Runs an ASGI app with uvicorn in a daemon thread on 127.0.0.1."""
+
+    def __init__(self, app, port: int | None = None) -> None:
+        import uvicorn
+
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                lifespan="off", timeout_graceful_shutdown=1)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the test server did not start on {self.url}")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=5)
+
+
+@dataclass
+class AgentLog:
+    """Every request body that reached `POST /agent*`, decoded, in arrival order."""
+
+    bodies: list[dict] = field(default_factory=list)
+
+    def clear(self) -> None:
+        self.bodies.clear()
+
+
+class _RecordAgentBodies:
+    """ASGI middleware that records agent request bodies so tests can assert on them."""
+
+    def __init__(self, app, log: AgentLog) -> None:
+        self.app, self.log = app, log
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/agent"):
+            return await self.app(scope, receive, send)
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        try:
+            self.log.bodies.append(json.loads(body))
+        except ValueError:
+            self.log.bodies.append({"_raw": body.decode(errors="replace")})
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
+
+
+@pytest.fixture(scope="session")
+def runtime():
+    """The browser runtime, built (or confirmed up to date) once per session."""
+    from devserver.assets import build
+
+    return build()
+
+
+@pytest.fixture(scope="session")
+def agent_log() -> AgentLog:
+    return AgentLog()
+
+
+@pytest.fixture(scope="session")
+def live_server(runtime, agent_log) -> Iterator[str]:
+    """The dev server (pages, runtime, embedded agent) on a free port; yields its base URL."""
+    from devserver.app import create_app
+
+    with ServerThread(_RecordAgentBodies(create_app(runtime=runtime), agent_log)) as server:
+        yield server.url

@@ -1,0 +1,98 @@
+"""Playwright on Debian's Chromium, with every test guarded against leaving 127.0.0.1.
+
+Each test fails when the page requests anything outside 127.0.0.1 (the request is also
+aborted, so nothing leaks) or when the page has an uncaught error.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlsplit
+
+import pytest
+
+CHROMIUM = os.environ.get("PYCLIENT_CHROMIUM", "/usr/bin/chromium")
+# Root, closed network: without these Chromium stalls on sandboxing and on background fetches.
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+LOCAL_HOSTS = {"127.0.0.1"}
+BOOT_TIMEOUT_MS = 60_000
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args, live_server):
+    return {**browser_context_args, "base_url": live_server}
+
+
+class PageGuard:
+    """Collects what must fail a test: requests leaving 127.0.0.1, page errors."""
+
+    def __init__(self) -> None:
+        self.outside: list[str] = []
+        self.errors: list[str] = []
+        self.console_errors: list[str] = []
+        self.allowed_console: list[str] = []
+
+    def route(self, route) -> None:
+        url = route.request.url
+        if urlsplit(url).hostname not in LOCAL_HOSTS:
+            self.outside.append(url)
+            route.abort()
+        else:
+            route.continue_()
+
+    def allow_console_error(self, fragment: str) -> None:
+        """Let a test that provokes an error on purpose accept console errors containing it."""
+        self.allowed_console.append(fragment)
+
+    def check(self) -> None:
+        console = [m for m in self.console_errors
+                   if not any(fragment in m for fragment in self.allowed_console)]
+        problems = []
+        if self.outside:
+            problems.append(f"requests left 127.0.0.1: {self.outside}")
+        if self.errors:
+            problems.append(f"uncaught page errors: {self.errors}")
+        if console:
+            problems.append(f"console errors: {console}")
+        assert not problems, "; ".join(problems)
+
+
+@pytest.fixture
+def guard() -> PageGuard:
+    return PageGuard()
+
+
+@pytest.fixture
+def page(context, guard):
+    context.route("**/*", guard.route)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: guard.errors.append(str(exc)))
+    page.on("console", lambda msg: msg.type == "error" and guard.console_errors.append(msg.text))
+    yield page
+    guard.check()
+
+
+def wait_ready(page, timeout: int = BOOT_TIMEOUT_MS) -> None:
+    """Wait until a pyclient page's Python has set `data-pyclient="ready"` on <html>."""
+    page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'",
+                           timeout=timeout, polling=25)
+
+
+@pytest.fixture
+def open_page(page):
+    """Navigate to a path on the dev server and wait until its Python is ready."""
+
+    def open_(path: str = "/", timeout: int = BOOT_TIMEOUT_MS):
+        page.goto(path)
+        wait_ready(page, timeout)
+        return page
+
+    return open_
