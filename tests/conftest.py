@@ -3,46 +3,12 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class ServerThread:
-    """Runs an ASGI app with uvicorn in a daemon thread on 127.0.0.1."""
-
-    def __init__(self, app, port: int | None = None) -> None:
-        import uvicorn
-
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                lifespan="off", timeout_graceful_shutdown=1)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the test server did not start on {self.url}")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=5)
+from devserver.background import ServerThread
 
 
 @dataclass

@@ -6,24 +6,19 @@ aborted, so nothing leaks) or when the page has an uncaught error.
 
 from __future__ import annotations
 
-import os
 from urllib.parse import urlsplit
 
 import pytest
 
-CHROMIUM = os.environ.get("PYCLIENT_CHROMIUM", "/usr/bin/chromium")
-# Root, closed network: without these Chromium stalls on sandboxing and on background fetches.
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+from devserver.chromium import launch_args
+
 LOCAL_HOSTS = {"127.0.0.1"}
 BOOT_TIMEOUT_MS = 60_000
 
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+    return {**browser_type_launch_args, **launch_args()}
 
 
 @pytest.fixture(scope="session")
