@@ -17,6 +17,8 @@ print(change_background.to_agui_tool().model_dump_json())
 """
 
 from ._abort import AbortController, AbortSignal
+from ._actions import Action
+from ._agent import Agent
 from ._context import ToolContext
 from ._errors import (
     ConfigurationError,
@@ -28,19 +30,44 @@ from ._errors import (
     ToolError,
     TransportError,
 )
+from ._events import UnknownEvent
+from ._run import RunError
+from ._thread import Thread, ThreadEvent
+from ._tools import ClientTool, ToolResult, client_tool
+from ._transport import HttpxTransport, MockTransport, Request, Transport
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AbortController",
     "AbortSignal",
+    "Action",
+    "Agent",
+    "ClientTool",
     "ConfigurationError",
+    "HttpxTransport",
     "LocalProtocolError",
+    "MockTransport",
     "ProtocolError",
     "PyClientError",
     "RemoteProtocolError",
+    "Request",
     "RunAborted",
+    "RunError",
+    "Thread",
+    "ThreadEvent",
     "ToolContext",
     "ToolError",
+    "ToolResult",
+    "Transport",
     "TransportError",
+    "UnknownEvent",
+    "client_tool",
 ]
+
+# In Pyodide the browser bridge plugs in the fetch transport and JS abort signals. Detected
+# explicitly (never by trying `import js`), and CPython never imports the bridge.
+import sys as _sys
+
+if _sys.platform == "emscripten":
+    from . import browser as _browser  # noqa: F401

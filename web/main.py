@@ -1,4 +1,4 @@
-"""The demo page: register a client tool and show that pyclient is ready."""
+"""The demo page: two client tools, an agent on the dev server's `/agent`, and a chat."""
 
 import sys
 from importlib.metadata import version
@@ -6,7 +6,8 @@ from importlib.metadata import version
 from pyscript import document
 
 import pyclient
-from pyclient import client_tool
+from pyclient import Agent, client_tool
+from pyclient.browser import Chat
 
 
 @client_tool
@@ -20,10 +21,23 @@ def change_background(background: str) -> str:
     return f"background is now {background}"
 
 
-TOOLS = [change_background]
+@client_tool
+def set_heading(text: str) -> str:
+    """Change the page heading (title) text.
+
+    Args:
+        text: the new heading.
+    """
+    document.querySelector("h1").textContent = text
+    return f"heading is now {text!r}"
+
+
+agent = Agent("demo", url="/agent", client_tools=[change_background, set_heading])
+thread = agent.thread()
+chat = Chat(thread, document.getElementById("chat"), placeholder='Try "make it blue"')
 
 versions = " · ".join(f"{name} {version(name)}" for name in ("pydantic", "ag-ui-protocol"))
-tools = ", ".join(tool.name for tool in TOOLS)
+tools = ", ".join(tool.name for tool in agent.client_tools)
 document.getElementById("status").textContent = (
     f"pyclient {pyclient.__version__} ready ({versions}); tools: {tools}"
 )

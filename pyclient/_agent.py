@@ -1,0 +1,148 @@
+"""`Agent`: a binding to one AG-UI endpoint, its stable client tools, and the threads that talk to it.
+
+The agent owns the transport (httpx on CPython, fetch in the page, or one you pass) and
+creates threads. On CPython `agent.thread()` takes no element: the thread advertises the
+binding tools (plus any added with `thread.add_tool`). In the page, `agent.thread(element)`
+mounts the thread on a DOM element (provided by `pyclient.browser`).
+
+```python
+import asyncio
+from pyclient import Agent, client_tool
+
+@client_tool
+def change_background(background: str) -> str:
+    \"\"\"Change the page background. Accepts any CSS background value.\"\"\"
+    return f"background is now {background}"
+
+async def main():
+    async with Agent("main", "http://127.0.0.1:8000/agent", client_tools=[change_background]) as agent:
+        thread = agent.thread()
+        await thread.send("make it blue")
+        print(thread.run_status, thread.error)
+
+asyncio.run(main())
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ._errors import ConfigurationError
+from ._thread import DEFAULT_MAX_FOLLOW_UPS, Thread
+from ._tools import ClientTool
+from ._transport import Transport, default_transport
+
+__all__ = ["Agent"]
+
+# Set by pyclient.browser at import: mounts a thread on an element and returns it. The core
+# never touches the DOM; without the bridge an element argument is an error.
+_mount_thread: Callable[..., Thread] | None = None
+
+
+class Agent:
+    """An AG-UI endpoint binding.
+
+    Args:
+        name: a name for the agent (logs, UI).
+        url: the AG-UI endpoint (`POST`, answers `text/event-stream`).
+        client_tools: tools advertised in every thread of this agent.
+        headers: extra request headers (e.g. `Authorization`).
+        transport: how requests are sent; by default fetch in the page, httpx on CPython.
+        max_follow_ups: default for `thread.max_follow_ups`.
+
+    Raises:
+        ConfigurationError: an empty name or URL, a tool that is not a `ClientTool`, or two
+            tools with the same name.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        *,
+        client_tools: Iterable[ClientTool] = (),
+        headers: Mapping[str, str] | None = None,
+        transport: Transport | None = None,
+        max_follow_ups: int = DEFAULT_MAX_FOLLOW_UPS,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(f"Agent name must be a non-empty string, got {name!r}. Pass e.g. Agent('main', url).")
+        if not isinstance(url, str) or not url:
+            raise ConfigurationError(
+                f"Agent {name!r} needs the URL of its AG-UI endpoint, got {url!r}. Pass e.g. url='/agent'."
+            )
+        tools = tuple(client_tools)
+        seen: set[str] = set()
+        for tool in tools:
+            if not isinstance(tool, ClientTool):
+                raise ConfigurationError(
+                    f"client_tools of agent {name!r} must be ClientTool objects, got "
+                    f"{type(tool).__name__} {tool!r:.60}. Decorate the function with @client_tool."
+                )
+            if tool.name in seen:
+                raise ConfigurationError(
+                    f"Agent {name!r} has two client tools named {tool.name!r}; the model could not "
+                    "tell them apart. Rename one with client_tool(name=...)."
+                )
+            seen.add(tool.name)
+        if transport is not None and not isinstance(transport, Transport):
+            raise ConfigurationError(
+                f"transport must be a pyclient Transport, got {type(transport).__name__}. "
+                "Subclass pyclient.Transport and implement stream(), or omit it."
+            )
+        self.name = name
+        self.url = url
+        self.client_tools = tools
+        self.headers: dict[str, str] = dict(headers or {})
+        self.max_follow_ups = max_follow_ups
+        self._transport = transport
+
+    def __repr__(self) -> str:
+        return f"<Agent {self.name!r} {self.url}>"
+
+    @property
+    def transport(self) -> Transport:
+        """The transport requests go through (created on first use when none was given)."""
+        if self._transport is None:
+            self._transport = default_transport()
+        return self._transport
+
+    def thread(self, element_or_selector: Any = None, thread_id: str | None = None, **options: Any) -> Thread:
+        """Create a thread with this agent.
+
+        Args:
+            element_or_selector: in the page, the DOM element (or CSS selector) the thread is
+                mounted on; must be None on CPython.
+            thread_id: the AG-UI `threadId`; a new UUID by default.
+            **options: passed to `Thread` (`messages`, `state`, `context`,
+                `forwarded_props`, `max_follow_ups`).
+
+        Returns:
+            A new idle `Thread`.
+
+        Raises:
+            ConfigurationError: an element was given but the browser bridge is not loaded.
+        """
+        options.setdefault("max_follow_ups", self.max_follow_ups)
+        if element_or_selector is not None:
+            if _mount_thread is None:
+                raise ConfigurationError(
+                    f"agent.thread({element_or_selector!r:.60}) mounts a thread on a DOM element, "
+                    "which needs the browser bridge (pyclient.browser, available in the page only). "
+                    "On CPython call agent.thread() without an element."
+                )
+            return _mount_thread(self, element_or_selector, thread_id, **options)
+        return Thread(self, thread_id, **options)
+
+    async def aclose(self) -> None:
+        """Close the transport (its pooled connections)."""
+        if self._transport is not None:
+            await self._transport.aclose()
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.aclose()

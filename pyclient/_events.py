@@ -1,0 +1,107 @@
+"""AG-UI event decoding: one SSE `data:` payload in, one `ag_ui.core` event model out.
+
+Known event types become ag-ui-protocol's models (through `TypeAdapter(ag_ui.core.Event)`).
+An event type this version of ag-ui-protocol does not know, or a known type whose fields do
+not validate, becomes an `UnknownEvent` that keeps the raw object: listeners still see it
+and a run never fails because a server is newer than the client. A payload that is not a
+JSON object with a `type` is a `RemoteProtocolError` that quotes what was received.
+
+```python
+from pyclient._events import UnknownEvent, decode_event
+
+event = decode_event('{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "Hi"}')
+assert event.delta == "Hi"
+other = decode_event('{"type": "SOMETHING_NEW", "x": 1}')
+assert isinstance(other, UnknownEvent) and other.raw["x"] == 1
+```
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from ag_ui.core import BaseEvent, Event, EventType
+from pydantic import TypeAdapter, ValidationError
+
+from ._errors import RemoteProtocolError
+
+__all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_type"]
+
+logger = logging.getLogger("pyclient")
+
+_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
+_KNOWN_TYPES = frozenset(member.value for member in EventType)
+_EXCERPT = 200
+
+
+@dataclass(frozen=True)
+class UnknownEvent:
+    """An event pyclient could not map onto an ag-ui-protocol model; kept, never fatal.
+
+    Attributes:
+        type: the event's `type` string as received.
+        raw: the whole decoded JSON object.
+        error: None for a type ag-ui-protocol does not know; the validation error for a known
+            type whose fields did not validate.
+    """
+
+    type: str
+    raw: dict[str, Any] = field(repr=False)
+    error: str | None = None
+
+
+AGUIEvent = Union[BaseEvent, UnknownEvent]
+"""What the decoder yields: an `ag_ui.core` event model or an `UnknownEvent`."""
+
+
+def event_type(event: AGUIEvent) -> str:
+    """The wire name of an event's type (`"RUN_FINISHED"`), for models and `UnknownEvent` alike."""
+    kind = event.type
+    return kind.value if isinstance(kind, EventType) else str(kind)
+
+
+def _excerpt(text: str) -> str:
+    return repr(text if len(text) <= _EXCERPT else text[:_EXCERPT] + "…")
+
+
+def decode_event(data: str) -> AGUIEvent:
+    """Decode one SSE `data:` payload into an AG-UI event.
+
+    Args:
+        data: the payload (the SSE event's `data`, lines already joined).
+
+    Returns:
+        The `ag_ui.core` event model, or an `UnknownEvent` for a type this client does not
+        know or a known type whose fields do not validate.
+
+    Raises:
+        RemoteProtocolError: the payload is not a JSON object with a string `type`.
+    """
+    try:
+        obj = json.loads(data)
+    except ValueError as exc:
+        raise RemoteProtocolError(
+            f"The server sent an SSE event whose data is not JSON: {_excerpt(data)} ({exc}). "
+            "An AG-UI server sends one JSON event per `data:` line; check that the URL is an "
+            "AG-UI endpoint and that nothing between (proxy, middleware) rewrites the stream."
+        ) from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise RemoteProtocolError(
+            f"The server sent an SSE event that is not an AG-UI event: {_excerpt(data)}. "
+            "Every AG-UI event is a JSON object with a string `type`; check that the URL is "
+            "an AG-UI endpoint."
+        )
+    kind = obj["type"]
+    if kind not in _KNOWN_TYPES:
+        logger.debug("pyclient: keeping an event of unknown type %s", kind)
+        return UnknownEvent(kind, obj)
+    try:
+        return _EVENT_ADAPTER.validate_python(obj)
+    except ValidationError as exc:
+        # A known type with fields this version of ag-ui-protocol rejects: keep it for the
+        # listeners instead of failing the run; the thread treats it as unknown.
+        logger.warning("pyclient: a %s event did not validate, kept as UnknownEvent: %s", kind, exc)
+        return UnknownEvent(kind, obj, error=str(exc))

@@ -1,0 +1,420 @@
+"""A thread's history and shared state, assembled from AG-UI events (sans-I/O).
+
+`History.apply(event)` folds one decoded event into the conversation: streamed text (kept as
+a list of pieces, joined on demand, so a long answer costs linear time), tool calls whose
+arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning,
+`STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch) and `MESSAGES_SNAPSHOT`. `messages()` returns
+`ag_ui.core` message models, ready to be sent back in the next `RunAgentInput`.
+
+Tolerated on purpose (servers do these): `TOOL_CALL_ARGS` after `TOOL_CALL_END` for the same
+id (pydantic-ai with parallel calls), `TOOL_CALL_ARGS` before its `TOOL_CALL_START`, content
+for a message that was never started, `*_CHUNK` events without ids (they continue the last
+chunked message or call).
+
+```python
+from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent, UserMessage
+from pyclient._messages import History
+
+history = History()
+history.append(UserMessage(id="u1", content="hi"))
+history.apply(TextMessageStartEvent(message_id="m1", role="assistant"))
+history.apply(TextMessageContentEvent(message_id="m1", delta="Hel"))
+history.apply(TextMessageContentEvent(message_id="m1", delta="lo"))
+assert history.messages()[-1].content == "Hello"
+```
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from ag_ui.core import (
+    AssistantMessage,
+    DeveloperMessage,
+    FunctionCall,
+    ReasoningMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+
+from ._errors import RemoteProtocolError
+from ._events import AGUIEvent, UnknownEvent, event_type
+
+__all__ = ["History", "new_id"]
+
+logger = logging.getLogger("pyclient")
+
+_TEXT_MODELS: dict[str, type] = {
+    "assistant": AssistantMessage,
+    "user": UserMessage,
+    "system": SystemMessage,
+    "developer": DeveloperMessage,
+    "reasoning": ReasoningMessage,
+}
+
+
+def new_id() -> str:
+    """A fresh id for a message or a run."""
+    return str(uuid.uuid4())
+
+
+class _Call:
+    """A tool call being assembled: its argument text is a list of pieces."""
+
+    __slots__ = ("id", "name", "parts", "ended", "encrypted_value", "owner", "base")
+
+    def __init__(self, call_id: str, name: str, owner: _Entry, base: ToolCall | None = None) -> None:
+        self.id = call_id
+        self.name = name
+        self.parts: list[str] = []
+        self.ended = False
+        self.encrypted_value: str | None = None
+        self.owner = owner
+        self.base = base
+
+    @property
+    def arguments(self) -> str:
+        if len(self.parts) > 1:  # compact, so the next join only costs the new pieces
+            self.parts[:] = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+    def model(self) -> ToolCall:
+        function = FunctionCall(name=self.name, arguments=self.arguments)
+        if self.base is not None:
+            update: dict[str, Any] = {"function": function}
+            if self.encrypted_value is not None:
+                update["encrypted_value"] = self.encrypted_value
+            return self.base.model_copy(update=update)
+        return ToolCall(id=self.id, function=function, encrypted_value=self.encrypted_value)
+
+
+class _Entry:
+    """One message of the history. Text messages are assembled; others are kept as given."""
+
+    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "_cache")
+
+    def __init__(self, message_id: str, role: str, base: Any = None, name: str | None = None) -> None:
+        self.id = message_id
+        self.role = role
+        self.parts: list[str] = []
+        self.calls: list[_Call] = []
+        self.base = base            # the model it came from (a snapshot, a client message)
+        self.name = name
+        self.encrypted_value: str | None = None
+        self._cache: Any = base
+
+    @property
+    def assembled(self) -> bool:
+        return self.role in _TEXT_MODELS and (self.base is None or isinstance(self.base.content, (str, type(None))))
+
+    def add_text(self, delta: str) -> None:
+        self.parts.append(delta)
+        self._cache = None
+
+    def changed(self) -> None:
+        self._cache = None
+
+    def model(self) -> Any:
+        if self._cache is not None:
+            return self._cache
+        if not self.assembled:  # kept as given; only an echoed encrypted value can change
+            self._cache = self.base.model_copy(update={"encrypted_value": self.encrypted_value})
+            return self._cache
+        if len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
+        text = self.parts[0] if self.parts else None
+        update: dict[str, Any] = {}
+        if self.role == "assistant":
+            update["content"] = text if text is not None or not self.calls else None
+            update["tool_calls"] = [call.model() for call in self.calls] or None
+        else:
+            update["content"] = text or ""
+        if self.encrypted_value is not None:
+            update["encrypted_value"] = self.encrypted_value
+        if self.base is not None:
+            model = self.base.model_copy(update=update)
+        else:
+            if self.name is not None and self.role != "reasoning":
+                update["name"] = self.name
+            model = _TEXT_MODELS[self.role](id=self.id, **update)
+        self._cache = model
+        return model
+
+
+class History:
+    """Messages and shared state of one thread, built from AG-UI events.
+
+    Attributes:
+        state: the shared agent state (JSON), replaced by `STATE_SNAPSHOT`, patched by
+            `STATE_DELTA`.
+    """
+
+    def __init__(self, messages: list[Any] | None = None, state: Any = None) -> None:
+        self._entries: list[_Entry] = []
+        self._by_id: dict[str, _Entry] = {}
+        self._calls: dict[str, _Call] = {}
+        self._answered: set[str] = set()
+        self._early_args: dict[str, list[str]] = {}
+        self._run_calls: list[str] = []
+        self._chunk_message_id: str | None = None
+        self._chunk_call_id: str | None = None
+        self.state: Any = {} if state is None else state
+        for message in messages or ():
+            self.append(message)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def messages(self) -> list[Any]:
+        """The history as `ag_ui.core` message models, in order (a new list each call)."""
+        return [entry.model() for entry in self._entries]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def is_answered(self, tool_call_id: str) -> bool:
+        """True once a tool message for `tool_call_id` is in the history."""
+        return tool_call_id in self._answered
+
+    def tool_call(self, tool_call_id: str) -> ToolCall | None:
+        """The tool call with this id, arguments as assembled so far, or None."""
+        call = self._calls.get(tool_call_id)
+        return call.model() if call is not None else None
+
+    # -- runs ----------------------------------------------------------------------------
+
+    def begin_run(self) -> None:
+        """Start collecting the tool calls of a new run."""
+        self._run_calls = []
+        self._chunk_message_id = self._chunk_call_id = None
+
+    def run_call_ids(self) -> list[str]:
+        """Ids of the tool calls started during the current run, in order."""
+        return list(self._run_calls)
+
+    def unanswered_run_calls(self, only: list[str] | None = None) -> list[ToolCall]:
+        """The tool calls of the current run that have no tool message yet, in call order.
+
+        Args:
+            only: restrict to these ids (the server's `outcome.pendingToolCallIds`).
+        """
+        wanted = self._run_calls if only is None else [i for i in only if i in self._calls]
+        pending = []
+        for call_id in wanted:
+            if call_id in self._answered:
+                continue
+            call = self._calls[call_id]
+            if self._by_id.get(call.owner.id) is not call.owner:
+                self._reattach(call)
+            pending.append(call.model())
+        return pending
+
+    def _reattach(self, call: _Call) -> None:
+        # A MESSAGES_SNAPSHOT replaced the history without this call: give it back a message,
+        # so the tool result that follows answers a call the server can see.
+        entry = _Entry(new_id(), "assistant")
+        call.owner = entry
+        entry.calls.append(call)
+        self._add_entry(entry)
+
+    # -- writing -------------------------------------------------------------------------
+
+    def append(self, message: Any) -> None:
+        """Append a message model (a user message, a tool result) to the history."""
+        role = message.role
+        entry = _Entry(message.id, role, base=message)
+        if role == "assistant":
+            for tool_call in message.tool_calls or ():
+                call = _Call(tool_call.id, tool_call.function.name, entry, base=tool_call)
+                call.parts.append(tool_call.function.arguments)
+                call.ended = True
+                entry.calls.append(call)
+                self._calls[call.id] = call
+        if entry.assembled and isinstance(message.content, str):
+            entry.parts.append(message.content)
+        if role == "tool":
+            self._answered.add(message.tool_call_id)
+        self._add_entry(entry)
+
+    def _add_entry(self, entry: _Entry) -> None:
+        previous = self._by_id.get(entry.id)
+        if previous is not None:  # the same id again replaces the message in place
+            self._entries[self._entries.index(previous)] = entry
+        else:
+            self._entries.append(entry)
+        self._by_id[entry.id] = entry
+
+    def apply(self, event: AGUIEvent) -> set[str]:
+        """Fold one event into the history.
+
+        Args:
+            event: a decoded AG-UI event (an `UnknownEvent` changes nothing).
+
+        Returns:
+            What changed: a subset of {"messages", "state"}.
+
+        Raises:
+            RemoteProtocolError: a `STATE_DELTA` that cannot be applied to the current state.
+        """
+        if isinstance(event, UnknownEvent):
+            return set()
+        handler = _HANDLERS.get(event_type(event))
+        return handler(self, event) if handler is not None else set()
+
+    def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None) -> _Entry:
+        if message_id is not None and message_id in self._by_id:
+            return self._by_id[message_id]
+        entry = _Entry(message_id or new_id(), role if role in _TEXT_MODELS else "assistant", name=name)
+        self._add_entry(entry)
+        return entry
+
+    def _on_text_start(self, event: Any) -> set[str]:
+        self._text_entry(event.message_id, event.role or "assistant", event.name)
+        return {"messages"}
+
+    def _on_text_content(self, event: Any) -> set[str]:
+        if event.message_id not in self._by_id:
+            logger.debug("pyclient: content for message %s that was never started", event.message_id)
+        self._text_entry(event.message_id).add_text(event.delta)
+        return {"messages"}
+
+    def _on_text_chunk(self, event: Any, role: str | None = None) -> set[str]:
+        message_id = event.message_id or self._chunk_message_id
+        entry = self._text_entry(message_id, role or getattr(event, "role", None) or "assistant",
+                                 getattr(event, "name", None))
+        self._chunk_message_id = entry.id
+        if event.delta:
+            entry.add_text(event.delta)
+        return {"messages"}
+
+    def _on_reasoning_start(self, event: Any) -> set[str]:
+        self._text_entry(event.message_id, "reasoning")
+        return {"messages"}
+
+    def _on_reasoning_content(self, event: Any) -> set[str]:
+        self._text_entry(event.message_id, "reasoning").add_text(event.delta)
+        return {"messages"}
+
+    def _on_encrypted_value(self, event: Any) -> set[str]:
+        # Servers (pydantic-ai) ask for this opaque value to be echoed back on the entity.
+        if event.subtype == "tool-call" and event.entity_id in self._calls:
+            call = self._calls[event.entity_id]
+            call.encrypted_value = event.encrypted_value
+            call.owner.changed()
+            return {"messages"}
+        if event.subtype == "message" and event.entity_id in self._by_id:
+            entry = self._by_id[event.entity_id]
+            entry.encrypted_value = event.encrypted_value
+            entry.changed()
+            return {"messages"}
+        return set()
+
+    def _start_call(self, call_id: str, name: str, parent_id: str | None) -> _Call:
+        if call_id in self._calls:
+            return self._calls[call_id]
+        owner = self._by_id.get(parent_id) if parent_id is not None else None
+        if owner is None or owner.role != "assistant":
+            last = self._entries[-1] if self._entries else None
+            if parent_id is None and last is not None and last.role == "assistant" and last.base is None:
+                owner = last  # no parent named: the assistant message being streamed
+            else:
+                owner = self._text_entry(parent_id if owner is None else None, "assistant")
+        call = _Call(call_id, name, owner)
+        call.parts.extend(self._early_args.pop(call_id, ()))
+        owner.calls.append(call)
+        owner.changed()
+        self._calls[call_id] = call
+        self._run_calls.append(call_id)
+        return call
+
+    def _add_args(self, call_id: str, delta: str) -> None:
+        call = self._calls.get(call_id)
+        if call is None:  # ARGS before START: keep them until the call starts
+            self._early_args.setdefault(call_id, []).append(delta)
+            return
+        # Appended even after END: pydantic-ai ends a parallel call before its arguments.
+        call.parts.append(delta)
+        call.owner.changed()
+
+    def _on_call_start(self, event: Any) -> set[str]:
+        self._start_call(event.tool_call_id, event.tool_call_name, event.parent_message_id)
+        return {"messages"}
+
+    def _on_call_args(self, event: Any) -> set[str]:
+        self._add_args(event.tool_call_id, event.delta)
+        return {"messages"}
+
+    def _on_call_end(self, event: Any) -> set[str]:
+        call = self._calls.get(event.tool_call_id)
+        if call is not None:
+            call.ended = True
+        return set()
+
+    def _on_call_chunk(self, event: Any) -> set[str]:
+        call_id = event.tool_call_id or self._chunk_call_id
+        if call_id is None:
+            call_id = new_id()
+        if call_id not in self._calls and event.tool_call_name:
+            self._start_call(call_id, event.tool_call_name, event.parent_message_id)
+        self._chunk_call_id = call_id
+        if event.delta:
+            self._add_args(call_id, event.delta)
+        return {"messages"}
+
+    def _on_call_result(self, event: Any) -> set[str]:
+        self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content))
+        return {"messages"}
+
+    def _on_state_snapshot(self, event: Any) -> set[str]:
+        self.state = event.snapshot
+        return {"state"}
+
+    def _on_state_delta(self, event: Any) -> set[str]:
+        import jsonpatch  # only servers with shared state need it
+
+        operations = [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else op for op in event.delta]
+        try:
+            self.state = jsonpatch.apply_patch(copy.deepcopy(self.state), operations)
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+            raise RemoteProtocolError(
+                f"The server sent a STATE_DELTA that does not apply to the current state ({exc}): "
+                f"{operations!r:.200}. The client and server state diverged; the server should send "
+                "a STATE_SNAPSHOT."
+            ) from exc
+        return {"state"}
+
+    def _on_messages_snapshot(self, event: Any) -> set[str]:
+        # The server's view of the conversation replaces ours. Calls of the current run stay
+        # indexed, so arguments still streaming and pending calls are not lost.
+        run_calls = {call_id: self._calls[call_id] for call_id in self._run_calls if call_id in self._calls}
+        self._entries, self._by_id, self._answered = [], {}, set()
+        self._calls = {}
+        for message in event.messages:
+            self.append(message)
+        for call_id, call in run_calls.items():
+            self._calls.setdefault(call_id, call)
+        return {"messages"}
+
+
+_HANDLERS: dict[str, Callable[[History, Any], set[str]]] = {
+    "TEXT_MESSAGE_START": History._on_text_start,
+    "TEXT_MESSAGE_CONTENT": History._on_text_content,
+    "TEXT_MESSAGE_CHUNK": History._on_text_chunk,
+    "REASONING_MESSAGE_START": History._on_reasoning_start,
+    "REASONING_MESSAGE_CONTENT": History._on_reasoning_content,
+    "REASONING_MESSAGE_CHUNK": lambda history, event: history._on_text_chunk(event, "reasoning"),
+    "REASONING_ENCRYPTED_VALUE": History._on_encrypted_value,
+    "TOOL_CALL_START": History._on_call_start,
+    "TOOL_CALL_ARGS": History._on_call_args,
+    "TOOL_CALL_END": History._on_call_end,
+    "TOOL_CALL_CHUNK": History._on_call_chunk,
+    "TOOL_CALL_RESULT": History._on_call_result,
+    "STATE_SNAPSHOT": History._on_state_snapshot,
+    "STATE_DELTA": History._on_state_delta,
+    "MESSAGES_SNAPSHOT": History._on_messages_snapshot,
+}

@@ -1,0 +1,301 @@
+"""The run loop: transport → SSE decoder → AG-UI events → thread history → client tools → follow-up.
+
+One loop for every environment: only the `Transport` differs (httpx on CPython, fetch in the
+page). `run_until_idle(thread)` sends a run, applies its events as they stream in, and when
+`RUN_FINISHED` leaves client tool calls unanswered it answers all of them (concurrently,
+each exactly once: see `pyclient._actions`) and sends the follow-up run, until a run leaves
+nothing pending, the follow-up cap is hit, the thread is stopped, or a run fails.
+
+Server behaviour it absorbs (see STACK.md): `TOOL_CALL_ARGS` after `TOOL_CALL_END`
+(pydantic-ai, parallel calls), no `outcome` on `RUN_FINISHED` (ag-ui-langgraph: the pending
+calls are derived from the stream), many RAW/STEP/snapshot events, unknown event types,
+`RUN_ERROR` without `RUN_FINISHED`, a stream that ends without either (a dropped connection).
+
+```python
+import asyncio
+from pyclient import Agent
+from pyclient._transport import MockTransport
+
+def server(request):
+    return (b'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\\n\\n'
+            b'data: {"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"hi"}\\n\\n'
+            b'data: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}\\n\\n')
+
+async def main():
+    thread = Agent("demo", "http://agent.test/agent", transport=MockTransport(server)).thread()
+    await thread.send("hello")
+    print(thread.run_status, thread.messages[-1].content)    # idle hi
+
+asyncio.run(main())
+```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ag_ui.core import RunAgentInput
+
+from ._abort import AbortController
+from ._actions import Action
+from ._errors import PyClientError, RemoteProtocolError, RunAborted, TransportError
+from ._events import UnknownEvent, decode_event, event_type
+from ._messages import new_id
+from ._sse import SSEDecoder
+from ._state import FAIL, NOTHING_PENDING, START, TOOLS_PENDING
+from ._tools import ClientTool, ToolResult
+from ._transport import Request
+
+if TYPE_CHECKING:
+    from ._thread import Thread
+
+__all__ = ["PROTOCOL_VERSION", "RunContext", "RunError", "run_until_idle"]
+
+logger = logging.getLogger("pyclient")
+
+PROTOCOL_VERSION = "1.0"
+"""Sent as `protocolVersion`: servers (pydantic-ai) only report pending tool calls to 1.0 clients."""
+
+
+class RunError(PyClientError):
+    """The agent ended a run with `RUN_ERROR`; `message` and `code` are the server's."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(f"The agent reported an error: {message}" + (f" (code {code})" if code else ""))
+        self.message = message
+        self.code = code
+
+
+@dataclass
+class RunContext:
+    """One `send()`/`run()` call: its abort controller and the current request's details."""
+
+    controller: AbortController = field(default_factory=AbortController)
+    run_id: str = ""
+    tools: dict[str, ClientTool] = field(default_factory=dict)
+    finished: Any = None        # the RUN_FINISHED event (or UnknownEvent) of the current request
+    run_error: Any = None       # the RUN_ERROR event of the current request
+    events: int = 0
+
+    @property
+    def aborted(self) -> bool:
+        return self.controller.signal.aborted
+
+
+async def run_until_idle(thread: Thread) -> None:
+    """Run `thread` until it is idle, stopped or failed; see the module docstring.
+
+    Raises:
+        LocalProtocolError: the thread is already running.
+        asyncio.CancelledError: the task awaiting this was cancelled (the run is stopped first).
+    """
+    ctx = RunContext()
+    thread._current = ctx
+    follow_ups = 0
+    try:
+        while True:
+            pending = await _one_request(thread, ctx)
+            if pending is None or thread._current is not ctx:
+                return  # failed or stopped: state already set
+            if not pending:
+                thread._transition(NOTHING_PENDING)
+                return
+            thread._transition(TOOLS_PENDING)
+            if follow_ups >= thread.max_follow_ups:
+                error = PyClientError(
+                    f"Stopped after {follow_ups} automatic follow-up runs in a row: the agent kept "
+                    f"calling tools ({', '.join(sorted({c.function.name for c in pending}))}). "
+                    "Check the agent's instructions, or raise `thread.max_follow_ups`."
+                )
+                thread._settle(f"Not run: {error}")
+                _fail(thread, ctx, error)
+                return
+            await _answer(thread, ctx, pending)
+            if thread._current is not ctx:
+                return  # stopped while answering: no follow-up
+            follow_ups += 1
+    except asyncio.CancelledError:
+        if thread._current is ctx:
+            thread.stop("cancelled")
+        raise
+    finally:
+        if thread._current is ctx:
+            thread._current = None
+
+
+def _fail(thread: Thread, ctx: RunContext, error: BaseException) -> None:
+    if thread._current is not ctx:
+        return
+    logger.warning("pyclient: run of thread %s failed: %s", thread.thread_id, error)
+    thread._set_error(error)
+    thread._transition(FAIL)
+
+
+def build_request(thread: Thread, ctx: RunContext) -> Request:
+    """The HTTP request of the next run: the history, the tool snapshot, state, context."""
+    tools = thread.available_tools()
+    ctx.tools = {tool.name: tool for tool in tools}
+    ctx.run_id = new_id()
+    run_input = RunAgentInput(
+        thread_id=thread.thread_id,
+        run_id=ctx.run_id,
+        protocol_version=PROTOCOL_VERSION,
+        messages=thread.messages,
+        tools=[tool.to_agui_tool() for tool in tools],
+        state=thread.state if thread.state is not None else {},
+        context=thread.context,
+        forwarded_props=thread.forwarded_props if thread.forwarded_props is not None else {},
+    )
+    headers = {
+        **thread.agent.headers,
+        # pydantic-ai answers 415 without this content type.
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream",
+    }
+    return Request(thread.agent.url, headers, run_input.model_dump_json(by_alias=True).encode())
+
+
+async def _one_request(thread: Thread, ctx: RunContext) -> list[Any] | None:
+    """Send one run and apply its events. Returns the calls left to answer, or None if it failed/stopped."""
+    thread._transition(START)
+    thread._set_error(None)
+    thread._history.begin_run()
+    ctx.finished = ctx.run_error = None
+    ctx.events = 0
+    request = build_request(thread, ctx)
+    logger.debug("pyclient: run %s of thread %s: POST %s", ctx.run_id, thread.thread_id, request.url)
+
+    task = asyncio.ensure_future(_consume(thread, ctx, request))
+    remove = ctx.controller.signal.on_abort(lambda reason: task.cancel())
+    try:
+        await task
+    except asyncio.CancelledError:
+        task.cancel()
+        current = asyncio.current_task()
+        if ctx.aborted and not (current is not None and current.cancelling()):
+            return None  # thread.stop(): state already set
+        raise
+    except RunAborted:
+        return None
+    except (TransportError, RemoteProtocolError) as exc:
+        thread._settle(f"Not run: the run failed before it finished ({exc})")
+        _fail(thread, ctx, exc)
+        return None
+    except Exception as exc:  # a bug (ours or a listener's): keep the thread usable, then surface it
+        thread._settle(f"Not run: {type(exc).__name__}: {exc}")
+        _fail(thread, ctx, exc)
+        raise
+    finally:
+        remove()
+
+    if ctx.run_error is not None:
+        raw = ctx.run_error
+        error = RunError(_field(raw, "message") or "(no message)", _field(raw, "code"))
+        thread._settle(f"Not run: {error}")
+        _fail(thread, ctx, error)
+        return None
+    if ctx.finished is None:
+        error = RemoteProtocolError(
+            f"The stream from {request.url} ended before RUN_FINISHED (after {ctx.events} events): "
+            "the server closed the connection early or crashed. What arrived is kept; "
+            "`await thread.run()` retries."
+        )
+        thread._settle(f"Not run: {error}")
+        _fail(thread, ctx, error)
+        return None
+    return thread._history.unanswered_run_calls(_pending_ids(ctx.finished))
+
+
+async def _consume(thread: Thread, ctx: RunContext, request: Request) -> None:
+    decoder = SSEDecoder()
+    stream = thread.agent.transport.stream(request, ctx.controller.signal)
+    try:
+        async for chunk in stream:
+            for sse in decoder.feed(chunk):
+                if ctx.aborted:  # stop() from a listener: not one more event
+                    raise RunAborted(ctx.controller.signal.reason)
+                if not sse.data.strip():
+                    continue  # an empty data line is a keep-alive
+                _apply(thread, ctx, decode_event(sse.data))
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    if decoder.incomplete and ctx.finished is None and ctx.run_error is None:
+        raise RemoteProtocolError(
+            f"The stream from {request.url} ended in the middle of an event: "
+            f"{decoder.pending_text()!r}. The server closed the connection early; "
+            "`await thread.run()` retries."
+        )
+    decoder.close()
+
+
+def _apply(thread: Thread, ctx: RunContext, event: Any) -> None:
+    ctx.events += 1
+    kind = event_type(event)
+    changes = thread._history.apply(event)
+    if kind == "RUN_FINISHED":
+        ctx.finished = event
+    elif kind == "RUN_ERROR":
+        ctx.run_error = event
+    elif isinstance(event, UnknownEvent) and event.error is None:
+        logger.debug("pyclient: ignoring event type %s", kind)
+    thread._notify("event", event)
+    if "messages" in changes:
+        thread._notify("messages")
+    if "state" in changes:
+        thread._notify("state", thread.state)
+
+
+def _field(event: Any, name: str) -> Any:
+    if isinstance(event, UnknownEvent):
+        return event.raw.get(name)
+    return getattr(event, name, None)
+
+
+def _pending_ids(finished: Any) -> list[str] | None:
+    # RUN_FINISHED.outcome.pendingToolCallIds, when the server names them (pydantic-ai does
+    # for 1.0 clients); absent or empty means "derive them from the stream".
+    outcome = _field(finished, "outcome")
+    if isinstance(outcome, dict):
+        ids = outcome.get("pendingToolCallIds")
+    else:
+        ids = getattr(outcome, "pending_tool_call_ids", None)
+    return list(ids) if ids else None
+
+
+def tool_for_call(thread: Thread, ctx: RunContext, name: str) -> ClientTool | None:
+    """The tool that answers a call named `name`: only one advertised in that run's request."""
+    return ctx.tools.get(name)
+
+
+async def _answer(thread: Thread, ctx: RunContext, calls: list[Any]) -> None:
+    """Answer every call: unadvertised ones at once with an error, the others through actions."""
+    actions: list[Action] = []
+
+    def resolved(action: Action, result: ToolResult) -> None:
+        thread._add_tool_result(action.id, result)
+        thread._notify("action", action)
+
+    for call in calls:
+        tool = tool_for_call(thread, ctx, call.function.name)
+        if tool is None:
+            advertised = ", ".join(sorted(ctx.tools)) or "none"
+            thread._add_tool_result(call.id, ToolResult.failure(
+                f"Tool {call.function.name!r} is not available in this thread: it was not among "
+                f"the tools sent with this run (available: {advertised}). Call one of those instead."
+            ))
+            continue
+        status = "awaiting_approval" if tool.requires_approval else "executing"
+        action = Action(thread, call, tool, status, resolved)
+        thread._actions[action.id] = action
+        actions.append(action)
+        if tool.requires_approval:
+            thread._notify("action", action)
+        else:
+            action._start()  # notifies
+    if actions:
+        await asyncio.gather(*(action._wait() for action in actions))

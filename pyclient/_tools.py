@@ -1,0 +1,471 @@
+"""`@client_tool` turns a Python function into a `ClientTool` an AG-UI agent can call.
+
+The tool's JSON Schema comes from the function's type hints (see `pyclient._schema`); its
+`execute()` validates the model's arguments, runs the handler with a timeout and an abort
+signal, and encodes the result as the text of the AG-UI tool message. Nothing here touches
+the browser: the same code runs in Pyodide and on CPython.
+
+```python
+import asyncio
+from pyclient import client_tool
+
+@client_tool(timeout_s=5)
+async def add(a: int, b: int = 1) -> int:
+    \"\"\"Add two numbers.\"\"\"
+    return a + b
+
+print(add.to_agui_tool().model_dump_json())
+result = asyncio.run(add.execute('{"a": 2, "b": 3}'))
+print(result.ok, result.content)          # True 5
+result = asyncio.run(add.execute('{"a": "two"}'))
+print(result.error)                       # Invalid arguments for tool 'add': ...
+```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import json
+import logging
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, overload
+
+from ag_ui.core import Tool
+from pydantic import ValidationError
+from pydantic_core import to_json
+
+from ._abort import AbortController, AbortSignal
+from ._context import ToolContext
+from ._errors import ConfigurationError, RunAborted, ToolError
+from ._schema import ToolSchema, build_tool_schema, describe_validation_error
+
+__all__ = ["ClientTool", "ToolResult", "client_tool"]
+
+logger = logging.getLogger("pyclient")
+
+# What the major model APIs accept as a function name (OpenAI, Anthropic, Gemini).
+TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one tool call, ready for an AG-UI tool message.
+
+    Attributes:
+        content: the tool message's `content`.
+        error: the failure message, or None on success. On failure `content` holds the same
+            text, because servers drop the `error` field and the model must still see why.
+    """
+
+    content: str
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the call succeeded."""
+        return self.error is None
+
+    @classmethod
+    def success(cls, content: str) -> ToolResult:
+        """A successful result with `content`."""
+        return cls(content=content)
+
+    @classmethod
+    def failure(cls, message: str) -> ToolResult:
+        """A failed result whose content and error are both `message`."""
+        return cls(content=message, error=message)
+
+
+@dataclass(frozen=True, eq=False)
+class ClientTool:
+    """A tool the agent sees in every run and whose handler runs here.
+
+    Build it with `@client_tool`. Tools compare and hash by identity, so they can be kept in
+    sets and used as keys. Calling the tool calls the handler directly, so a decorated
+    function still works as a function (`add(1, 2)`; an `async def` returns a coroutine).
+
+    Attributes:
+        name: the name the model calls it by.
+        description: what it does, for the model.
+        parameters: the JSON Schema of the arguments (see `pyclient._schema` for its shape).
+        handler: the function that runs.
+        requires_approval: the call waits for the user's approval before the handler runs
+            (the thread enforces this before it calls `execute()`).
+        timeout_s: seconds before an `async def` handler is cancelled; None for no limit.
+        output_schema: the JSON Schema of the result, from the return hint (None for `str`,
+            `None`, `Any` or no hint).
+        render: an optional renderer for the call's UI (used by the page's renderers, not here).
+    """
+
+    name: str
+    description: str = field(repr=False)
+    parameters: dict[str, Any] = field(repr=False)
+    handler: Callable[..., Any] = field(repr=False)
+    requires_approval: bool = False
+    timeout_s: float | None = None
+    output_schema: dict[str, Any] | None = field(default=None, repr=False)
+    render: Callable[..., Any] | None = field(default=None, repr=False)
+    # Built by client_tool; rebuilt from the handler when the dataclass is constructed directly
+    # or `dataclasses.replace()` swaps the handler, so validation always matches the handler.
+    _schema: ToolSchema | None = field(default=None, repr=False, kw_only=True)
+
+    def __post_init__(self) -> None:
+        _check_options(self.name, self.handler, self.timeout_s, self.render, self.requires_approval)
+        if self._schema is None or self._schema.func is not self.handler:
+            object.__setattr__(self, "_schema", build_tool_schema(self.handler, tool_name=self.name))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the handler directly, bypassing validation, timeout and encoding."""
+        return self.handler(*args, **kwargs)
+
+    def to_agui_tool(self) -> Tool:
+        """Return the AG-UI `Tool` definition (name, description, parameters) sent with each run."""
+        return Tool(name=self.name, description=self.description, parameters=copy.deepcopy(self.parameters))
+
+    def validate_arguments(self, arguments: str | bytes | Mapping[str, Any] | None) -> dict[str, Any]:
+        """Decode and validate the model's arguments.
+
+        Args:
+            arguments: the JSON text of the arguments, or an already decoded mapping. None and
+                "" mean no arguments (`{}`).
+
+        Returns:
+            The validated arguments by parameter name, with defaults filled in; the
+            `ToolContext` parameter is not included.
+
+        Raises:
+            ToolError: with a message written for the model: malformed JSON, a non-object, or
+                each failing field with what was expected and what was received.
+        """
+        data = self._decode(arguments)
+        assert self._schema is not None
+        try:
+            return self._schema.validate(data)
+        except ValidationError as exc:
+            raise ToolError(
+                describe_validation_error(
+                    exc,
+                    data,
+                    heading=f"Invalid arguments for tool {self.name!r}:",
+                    footer=f"Call {self.name!r} again with arguments that match its parameters schema.",
+                )
+            ) from None
+
+    def _decode(self, arguments: str | bytes | Mapping[str, Any] | None) -> dict[str, Any]:
+        if arguments is None:
+            return {}
+        if isinstance(arguments, Mapping):
+            return dict(arguments)
+        if isinstance(arguments, (bytes, bytearray)):
+            arguments = arguments.decode("utf-8", errors="replace")
+        if not isinstance(arguments, str):
+            raise ToolError(
+                f"The arguments of tool {self.name!r} must be a JSON object, received "
+                f"{type(arguments).__name__}. Call {self.name!r} again with a JSON object."
+            )
+        if not arguments.strip():
+            return {}
+        try:
+            data = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            excerpt = arguments if len(arguments) <= 80 else arguments[:79] + "…"
+            raise ToolError(
+                f"The arguments of tool {self.name!r} are not valid JSON ({exc.msg} at line "
+                f"{exc.lineno} column {exc.colno}): {excerpt}\n"
+                f"Call {self.name!r} again with its arguments as one JSON object."
+            ) from None
+        if not isinstance(data, dict):
+            raise ToolError(
+                f"The arguments of tool {self.name!r} must be a JSON object, received "
+                f"{_json_type(data)}. Call {self.name!r} again with a JSON object of its parameters."
+            )
+        return data
+
+    async def execute(
+        self,
+        arguments: str | bytes | Mapping[str, Any] | None,
+        *,
+        tool_call_id: str = "",
+        thread_id: str = "",
+        signal: AbortSignal | None = None,
+    ) -> ToolResult:
+        """Validate the arguments, run the handler and encode its result.
+
+        An `async def` handler runs as an asyncio task and is awaited. A plain `def` handler
+        is called inline on the event loop: Pyodide has no threads, so it blocks the page
+        while it runs; keep it short or make it `async def`. `timeout_s` cancels an async
+        handler at its next `await`; it cannot interrupt a plain `def`, whose result is used
+        once it returns.
+
+        The handler's `ToolContext` carries a signal of its own, which aborts with reason
+        "timeout" on timeout and with the external signal's reason when `signal` aborts.
+
+        Args:
+            arguments: the model's arguments (JSON text or a mapping; None/"" mean `{}`).
+            tool_call_id: the AG-UI `toolCallId`, passed on in the `ToolContext`.
+            thread_id: the thread's id, passed on in the `ToolContext`.
+            signal: aborts the call from outside (stop, unmount, resolution).
+
+        Returns:
+            A `ToolResult`. Invalid arguments, a handler exception, a timeout and a result that
+            fails the output schema or cannot be encoded all give a result with `error` set:
+            they end the call, never the caller's loop.
+
+        Raises:
+            RunAborted: `signal` aborted (before or during the call); the handler task was
+                cancelled and its `finally` blocks have run. The call reports no result.
+        """
+        if signal is not None and signal.aborted:
+            raise RunAborted(signal.reason)
+        try:
+            kwargs = self.validate_arguments(arguments)
+        except ToolError as exc:
+            return ToolResult.failure(str(exc))
+
+        controller = AbortController()
+        context = ToolContext(signal=controller.signal, tool_call_id=tool_call_id, thread_id=thread_id)
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(self._call(kwargs, context))
+        external: asyncio.Future[Any] = loop.create_future()
+
+        def on_external_abort(reason: Any) -> None:
+            if not external.done():
+                external.set_result(reason)
+
+        remove = signal.on_abort(on_external_abort) if signal is not None else None
+        try:
+            await asyncio.wait({task, external}, timeout=self.timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # Whoever awaits execute() was cancelled: the handler must not outlive it.
+            external.cancel()
+            controller.abort("cancelled")
+            await _cancel_and_wait(task)
+            raise
+        finally:
+            if remove is not None:
+                remove()
+
+        # The external abort wins over a result that arrived in the same turn: the caller
+        # has moved on and will not send it.
+        if external.done():
+            reason = external.result()
+            controller.abort(reason)
+            await _cancel_and_wait(task)
+            raise RunAborted(reason)
+        external.cancel()
+        if task.done():
+            return self._outcome(task)
+        controller.abort("timeout")
+        await _cancel_and_wait(task)
+        return ToolResult.failure(f"Tool {self.name!r} timed out after {self.timeout_s:g} s")
+
+    async def _call(self, kwargs: dict[str, Any], context: ToolContext) -> Any:
+        assert self._schema is not None
+        args = [kwargs.pop(name) for name, _ in self._schema.fields if name in self._schema.positional_only]
+        if self._schema.context_parameter is not None:
+            kwargs[self._schema.context_parameter] = context
+        result = self.handler(*args, **kwargs)
+        # A plain def may still return an awaitable (a coroutine from a helper, a Future).
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def _outcome(self, task: asyncio.Task[Any]) -> ToolResult:
+        if task.cancelled():
+            return ToolResult.failure(f"Tool {self.name!r} was cancelled before it finished")
+        exc = task.exception()
+        if exc is not None:
+            # The model gets the message; the page author gets the traceback in the console.
+            logger.warning("pyclient: tool %r raised %s: %s", self.name, type(exc).__name__, exc, exc_info=exc)
+            return ToolResult.failure(str(exc) or type(exc).__name__)
+        return self.encode_result(task.result())
+
+    def encode_result(self, value: Any) -> ToolResult:
+        """Encode a handler's return value as tool message content.
+
+        With an output schema the value is validated (and normalized) by it first. Then a
+        `str` is used as is, None becomes "", and anything else becomes compact JSON through
+        pydantic (models, dataclasses, datetimes, enums, sets, ...).
+
+        Args:
+            value: what the handler returned.
+
+        Returns:
+            A successful `ToolResult`, or a failed one saying why the value does not match the
+            output schema or cannot be written as JSON.
+        """
+        assert self._schema is not None
+        adapter = self._schema.output_adapter
+        if adapter is not None:
+            try:
+                value = adapter.validate_python(value)
+            except ValidationError as exc:
+                return ToolResult.failure(
+                    describe_validation_error(
+                        exc,
+                        value,
+                        heading=f"Tool {self.name!r} returned a result that does not match its output schema:",
+                        footer="The tool's handler returned the wrong shape; repeating the same call will not help.",
+                        root="(result)",
+                    )
+                )
+        if isinstance(value, str):
+            return ToolResult.success(value)
+        if value is None:
+            return ToolResult.success("")
+        try:
+            encoded = adapter.dump_json(value) if adapter is not None else to_json(value)
+        except Exception as exc:  # PydanticSerializationError, or a serializer that raised
+            return ToolResult.failure(
+                f"Tool {self.name!r} returned a `{type(value).__name__}` value that cannot be written as "
+                f"JSON ({exc}). The tool failed; its handler should return JSON-compatible data."
+            )
+        return ToolResult.success(encoded.decode())
+
+
+async def _cancel_and_wait(task: asyncio.Task[Any]) -> None:
+    """Cancel `task` and wait until it has finished, so its `finally` blocks have run."""
+    task.cancel()
+    await asyncio.wait({task})
+    if not task.cancelled():
+        task.exception()  # retrieve it, so asyncio does not log "exception never retrieved"
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "null" if value is None else type(value).__name__
+
+
+def _check_options(
+    name: Any, handler: Any, timeout_s: Any, render: Any, requires_approval: Any
+) -> None:
+    if not callable(handler):
+        raise ConfigurationError(
+            f"client_tool() needs a function, got {type(handler).__name__} {handler!r:.60}. "
+            "Decorate a `def` or `async def` function (set the name with client_tool(name=...))."
+        )
+    if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
+        suggestion = re.sub(r"[^A-Za-z0-9_-]", "_", str(name))[:64].strip("_") or "my_tool"
+        raise ConfigurationError(
+            f"Tool name {name!r} is invalid: model APIs accept only 1 to 64 letters, digits, "
+            f"'_' and '-' (^[A-Za-z0-9_-]{{1,64}}$). Pass a valid name, e.g. "
+            f"client_tool(name={suggestion!r})."
+        )
+    if timeout_s is not None and (
+        isinstance(timeout_s, bool)
+        or not isinstance(timeout_s, (int, float))
+        or math.isnan(timeout_s)
+        or timeout_s <= 0
+    ):
+        raise ConfigurationError(
+            f"timeout_s={timeout_s!r} for tool {name!r} is not a positive number of seconds. "
+            "Pass a number greater than 0, or None for no timeout."
+        )
+    if render is not None and not callable(render):
+        raise ConfigurationError(
+            f"render for tool {name!r} must be callable, got {type(render).__name__}. "
+            "Pass a function that renders the call, or None."
+        )
+    if not isinstance(requires_approval, bool):
+        raise ConfigurationError(
+            f"requires_approval for tool {name!r} must be True or False, got {requires_approval!r}. "
+            "Pass a bool."
+        )
+
+
+@overload
+def client_tool(
+    func: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    render: Callable[..., Any] | None = None,
+) -> ClientTool: ...
+
+
+@overload
+def client_tool(
+    func: None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    render: Callable[..., Any] | None = None,
+) -> Callable[[Callable[..., Any]], ClientTool]: ...
+
+
+def client_tool(
+    func: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    render: Callable[..., Any] | None = None,
+) -> ClientTool | Callable[[Callable[..., Any]], ClientTool]:
+    """Make a `ClientTool` from a function: `@client_tool`, `@client_tool(...)` or `client_tool(f, ...)`.
+
+    The parameters' JSON Schema comes from the type hints; a parameter annotated
+    `ToolContext` receives the call's context instead. The return hint, unless it is `str`,
+    `None` or `Any`, becomes the output schema the result is checked against.
+
+    Args:
+        func: the handler, `async def` or plain `def`. A plain `def` runs inline on the event
+            loop (Pyodide has no threads), so `timeout_s` cannot interrupt it.
+        name: the tool's name; defaults to the function's name.
+        description: what the tool does, for the model; defaults to the docstring's first
+            paragraph.
+        requires_approval: wait for the user's approval before running the handler.
+        timeout_s: seconds an `async def` handler may run; None for no limit.
+        render: an optional renderer for the call's UI.
+
+    Returns:
+        A `ClientTool`, or a decorator that makes one when `func` is omitted.
+
+    Raises:
+        ConfigurationError: for what can never work: a non-callable `func`, an invalid name,
+            `timeout_s <= 0`, a parameter without a hint or whose hint has no JSON Schema,
+            `*args`/`**kwargs`, or two `ToolContext` parameters.
+    """
+
+    def decorate(handler: Callable[..., Any]) -> ClientTool:
+        tool_name = name if name is not None else getattr(handler, "__name__", None)
+        if tool_name is None and callable(handler):
+            tool_name = type(handler).__name__
+        _check_options(tool_name, handler, timeout_s, render, requires_approval)
+        if description is not None and not isinstance(description, str):
+            raise ConfigurationError(
+                f"description for tool {tool_name!r} must be a string, got "
+                f"{type(description).__name__}. Pass a str, or omit it to use the docstring."
+            )
+        schema = build_tool_schema(handler, tool_name=tool_name)
+        return ClientTool(
+            name=tool_name,
+            description=description.strip() if description is not None else schema.description,
+            parameters=schema.parameters,
+            handler=handler,
+            requires_approval=requires_approval,
+            timeout_s=timeout_s,
+            output_schema=schema.output_schema,
+            render=render,
+            _schema=schema,
+        )
+
+    if func is None:
+        return decorate
+    return decorate(func)

@@ -1,0 +1,279 @@
+"""Transports: how a run's HTTP request is sent and its response body streamed back as bytes.
+
+One small interface, as in httpx: subclass `Transport` and implement `stream()`. The run
+loop (`pyclient._run`) is the same above every transport: `HttpxTransport` on CPython,
+the fetch transport in the page (`pyclient.browser`), `MockTransport` in tests.
+
+```python
+import asyncio
+from pyclient._abort import AbortController
+from pyclient._transport import MockTransport, Request
+
+async def handler(request):
+    yield b'data: {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}\\n\\n'
+
+async def main():
+    transport = MockTransport(handler)
+    request = Request("http://agent.test/agent", {}, b"{}")
+    async for chunk in transport.stream(request, AbortController().signal):
+        print(chunk)
+
+asyncio.run(main())
+```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from ._abort import AbortSignal
+from ._errors import RunAborted, TransportError
+
+__all__ = ["HttpxTransport", "MockTransport", "Request", "Transport", "default_transport"]
+
+logger = logging.getLogger("pyclient")
+
+BODY_EXCERPT = 500
+"""How much of an error response's body `TransportError.body` keeps (characters)."""
+
+# Set by pyclient.browser at import: returns the page's fetch transport. The core never
+# detects the environment itself; in CPython this stays None and httpx is used.
+_default_transport_factory: Callable[[], Transport] | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """One HTTP request of a run.
+
+    Attributes:
+        url: the agent endpoint.
+        headers: request headers (the run loop sets Content-Type and Accept).
+        body: the JSON-encoded `RunAgentInput`.
+        method: always "POST" for AG-UI runs.
+    """
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    method: str = "POST"
+
+
+class Transport:
+    """Sends a `Request` and streams the response body.
+
+    Implementations must:
+
+    - raise `TransportError(message, status=<int>, body=<excerpt>)` for a non-2xx response,
+      and `TransportError(message)` chained `from` the cause when the connection fails or
+      drops mid-body;
+    - stop promptly when `signal` aborts (the fetch transport passes `signal.js` to fetch;
+      the run loop also cancels the task reading the stream);
+    - yield bytes as they arrive (never buffer the whole body: runs are streamed).
+    """
+
+    def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:
+        """Send `request` and yield the response body in chunks as they arrive.
+
+        Args:
+            request: what to send.
+            signal: aborts the request (thread.stop()).
+
+        Returns:
+            An async iterator of body chunks (usually an async generator).
+
+        Raises:
+            TransportError: non-2xx status, connection failure, connection dropped mid-body.
+            RunAborted: `signal` aborted before or while the request was in flight.
+        """
+        raise NotImplementedError("The 'stream' method must be implemented.")
+
+    async def aclose(self) -> None:
+        """Release pooled connections; the transport may not be used afterwards."""
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= BODY_EXCERPT else text[:BODY_EXCERPT] + "…"
+
+
+def http_error(request: Request, status: int, body: str) -> TransportError:
+    """The `TransportError` every transport raises for a non-2xx response."""
+    excerpt = _excerpt(body.strip())
+    if status in (404, 405):
+        fix = "check the agent URL (it must be the AG-UI endpoint, e.g. `/agent`)"
+    elif status in (401, 403):
+        fix = "pass the credentials the server expects with `Agent(..., headers=...)`"
+    elif status in (415, 422):
+        fix = "the server rejected the request body; check that it speaks AG-UI 1.0"
+    else:
+        fix = "see the server's log for the cause"
+    message = f"The agent at {request.url} answered HTTP {status}: {excerpt or '(empty body)'}. Fix: {fix}."
+    return TransportError(message, status=status, body=excerpt)
+
+
+# A MockTransport handler returns either a full response or an async iterator of chunks.
+MockResponse = Union["MockHTTPResponse", AsyncIterator[bytes], Iterable[bytes], bytes]
+
+
+@dataclass
+class MockHTTPResponse:
+    """What a `MockTransport` handler may return to set a status: `body` is bytes or chunks."""
+
+    status: int = 200
+    body: bytes | Iterable[bytes] | AsyncIterator[bytes] = b""
+
+
+class MockTransport(Transport):
+    """A transport that calls `handler(request)` instead of the network (tests, demos).
+
+    The handler (plain or async function, or async generator function) receives the
+    `Request` and returns bytes, an iterable or async iterator of chunks, or a
+    `MockHTTPResponse` (for a status). Exceptions it raises propagate unchanged, so a test
+    can raise `TransportError` to simulate a dropped connection.
+    """
+
+    def __init__(self, handler: Callable[[Request], MockResponse | Awaitable[MockResponse]]) -> None:
+        self.handler = handler
+        self.requests: list[Request] = []
+
+    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:  # type: ignore[override]
+        self.requests.append(request)
+        signal.throw_if_aborted()
+        response: Any = self.handler(request)
+        if inspect.isawaitable(response):
+            response = await response
+        status = 200
+        if isinstance(response, MockHTTPResponse):
+            status, response = response.status, response.body
+        if not 200 <= status < 300:
+            body = response if isinstance(response, bytes) else b"".join(response)  # type: ignore[arg-type]
+            raise http_error(request, status, body.decode("utf-8", "replace"))
+        if isinstance(response, bytes):
+            response = [response]
+        if hasattr(response, "__aiter__"):
+            async for chunk in response:
+                signal.throw_if_aborted()
+                yield chunk
+        else:
+            for chunk in response:
+                signal.throw_if_aborted()
+                yield chunk
+                await asyncio.sleep(0)  # let other tasks (stop(), listeners) run between chunks
+
+
+class HttpxTransport(Transport):
+    """The CPython transport, on `httpx.AsyncClient` (imported lazily: not in the browser).
+
+    Args:
+        client: an `httpx.AsyncClient` to use (not closed by `aclose()`); by default one is
+            created per event loop and closed by `aclose()`.
+        timeout: seconds to wait for a connection and between two chunks of the body. Agent
+            runs can pause for a long time while a model thinks, so the default is generous.
+        retries: how many times to resend a request whose pooled connection turned out to be
+            dead before any byte of the response arrived (servers such as pydantic-ai close
+            keep-alive connections after an error response; httpx then reads from a dead
+            socket).
+    """
+
+    def __init__(self, client: Any = None, *, timeout: float = 300.0, retries: int = 1) -> None:
+        self._client = client
+        self._owns_client = client is None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self.timeout = timeout
+        self.retries = retries
+
+    def _get_client(self) -> Any:
+        try:
+            import httpx
+        except ImportError as exc:  # pragma: no cover - httpx is a test dependency
+            raise TransportError(
+                "HttpxTransport needs httpx, which is not installed. Install it with "
+                "`pip install httpx`, or pass another transport with `Agent(..., transport=...)`."
+            ) from exc
+        if not self._owns_client:
+            return self._client
+        loop = asyncio.get_running_loop()
+        # An AsyncClient's pool is bound to the loop that created it (each asyncio.run()
+        # has its own), so a transport reused across loops gets a fresh client.
+        if self._client is None or self._client_loop is not loop:
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 30.0)))
+            self._client_loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._owns_client and self._client is not None:
+            client, self._client = self._client, None
+            try:
+                await client.aclose()
+            except RuntimeError:  # created on another, closed loop: nothing left to release
+                pass
+
+    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:  # type: ignore[override]
+        import httpx
+
+        client = self._get_client()
+        attempt = 0
+        while True:
+            signal.throw_if_aborted()
+            received = 0
+            answered = False  # response headers arrived: resending could run the agent twice
+            try:
+                async with client.stream(
+                    request.method, request.url, headers=dict(request.headers), content=request.body
+                ) as response:
+                    answered = True
+                    if not 200 <= response.status_code < 300:
+                        body = await _read_excerpt(response)
+                        raise http_error(request, response.status_code, body)
+                    async for chunk in response.aiter_bytes():
+                        received += len(chunk)
+                        yield chunk
+                        if signal.aborted:
+                            raise RunAborted(signal.reason)
+                return
+            except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as exc:
+                if not answered and attempt < self.retries and not signal.aborted:
+                    attempt += 1
+                    logger.info("pyclient: retrying %s after %r on a pooled connection", request.url, exc)
+                    continue
+                if received:
+                    raise TransportError(
+                        f"The connection to {request.url} dropped after {received} bytes of the "
+                        f"response ({type(exc).__name__}: {exc}). What arrived is kept; "
+                        "`await thread.run()` retries the run."
+                    ) from exc
+                raise TransportError(
+                    f"The connection to {request.url} failed before a response arrived "
+                    f"({type(exc).__name__}: {exc}). Check that the agent server is running; "
+                    "`await thread.run()` retries."
+                ) from exc
+            except httpx.HTTPError as exc:
+                raise TransportError(
+                    f"The request to {request.url} failed ({type(exc).__name__}: {exc}). Check "
+                    "that the agent server is running and reachable; `await thread.run()` retries."
+                ) from exc
+
+
+async def _read_excerpt(response: Any) -> str:
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > BODY_EXCERPT * 4:
+                break
+    except Exception:  # the body of an error response is best-effort
+        logger.debug("pyclient: could not read the error response body", exc_info=True)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def default_transport() -> Transport:
+    """The transport an `Agent` uses when none is given: fetch in the page, httpx elsewhere."""
+    if _default_transport_factory is not None:
+        return _default_transport_factory()
+    return HttpxTransport()

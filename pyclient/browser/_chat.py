@@ -1,0 +1,225 @@
+"""A small chat UI for a `Thread`: message list, tool-call cards, approvals, a send form.
+
+It builds on the thread's listener API only (`thread.subscribe`), so it is also the
+reference for writing your own UI. Everything is written as text nodes: model output and
+tool arguments never become HTML. Approval buttons act only on trusted user events
+(`event.isTrusted`), never on synthetic clicks.
+See https://developer.mozilla.org/en-US/docs/Web/API/Event/isTrusted
+
+```python
+from pyscript import document
+from pyclient import Agent
+from pyclient.browser import Chat
+
+agent = Agent("main", url="/agent")
+chat = Chat(agent.thread("#chat"), document.querySelector("#chat"))
+# chat.dispose() removes its nodes and listeners
+```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import js
+from pyodide.ffi import create_proxy
+
+from .._thread import Thread, ThreadEvent
+
+__all__ = ["Chat"]
+
+logger = logging.getLogger("pyclient")
+
+
+def _el(tag: str, cls: str = "", text: str | None = None) -> Any:
+    node = js.document.createElement(tag)
+    if cls:
+        node.className = cls
+    if text is not None:
+        node.textContent = text  # text, never innerHTML
+    return node
+
+
+def _pretty(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), ensure_ascii=False)
+    except ValueError:
+        return arguments
+
+
+class Chat:
+    """Renders `thread` into `element` and sends what the user types.
+
+    Args:
+        thread: the thread to show.
+        element: the container (a JS element); the chat appends its nodes to it.
+        placeholder: the input's placeholder text.
+    """
+
+    def __init__(self, thread: Thread, element: Any, *, placeholder: str = "Ask the agent…") -> None:
+        self.thread = thread
+        self._root = _el("div", "pyclient-chat")
+        self._list = _el("ol", "pyclient-messages")
+        self._status = _el("p", "pyclient-run-status")
+        self._form = _el("form", "pyclient-form")
+        self._input = _el("input")
+        self._input.name = "message"
+        self._input.placeholder = placeholder
+        self._input.autocomplete = "off"
+        self._send = _el("button", "pyclient-send", "Send")
+        self._send.type = "submit"
+        self._stop = _el("button", "pyclient-stop", "Stop")
+        self._stop.type = "button"
+        self._form.append(self._input, self._send, self._stop)
+        self._root.append(self._list, self._status, self._form)
+        element.append(self._root)
+
+        self._nodes: dict[str, Any] = {}       # message id -> its <li>
+        self._texts: dict[str, str] = {}       # message id -> the text shown
+        self._cards: dict[str, Any] = {}       # tool call id -> its card <li>
+        self._approvals: dict[str, Any] = {}   # tool call id -> the approval bar
+        self._tasks: set[asyncio.Task[None]] = set()
+        # Kept so dispose() can remove the listeners and destroy the proxies.
+        self._proxies = [
+            (self._form, "submit", create_proxy(self._on_submit)),
+            (self._stop, "click", create_proxy(self._on_stop)),
+        ]
+        for target, kind, proxy in self._proxies:
+            target.addEventListener(kind, proxy)
+        self._unsubscribe = thread.subscribe(self._on_thread)
+        self._render()
+
+    def dispose(self) -> None:
+        """Remove the chat's nodes and listeners; the thread is left as it is."""
+        self._unsubscribe()
+        for target, kind, proxy in self._proxies:
+            target.removeEventListener(kind, proxy)
+            proxy.destroy()
+        self._proxies.clear()
+        for bar in self._approvals.values():
+            bar._pyclient_dispose()
+        self._root.remove()
+
+    # -- user input ----------------------------------------------------------------------
+
+    def _on_submit(self, event: Any) -> None:
+        event.preventDefault()
+        text = str(self._input.value).strip()
+        if not text or self.thread.run_status == "running":
+            return
+        self._input.value = ""
+        task = asyncio.ensure_future(self.thread.send(text))
+        self._tasks.add(task)  # keep a reference until it is done (asyncio holds tasks weakly)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_stop(self, event: Any) -> None:
+        self.thread.stop()
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def _on_thread(self, event: ThreadEvent) -> None:
+        if event.kind in ("messages", "status", "action", "error"):
+            self._render()
+
+    def _render(self) -> None:
+        for message in self.thread.messages:
+            role = message.role
+            if role == "tool":
+                self._render_result(message)
+                continue
+            text = message.content if isinstance(message.content, str) else ""
+            if text or role == "user":
+                self._render_text(message.id, role, text or "")
+            for call in getattr(message, "tool_calls", None) or []:
+                self._render_call(call)
+        for action in self.thread.pending_actions:
+            self._render_action(action)
+        status = self.thread.run_status
+        error = self.thread.error
+        self._status.textContent = f"error: {error}" if status == "error" and error else status
+        self._status.dataset.status = status
+        self._root.dataset.status = status
+        self._send.disabled = status == "running"
+        self._stop.disabled = status != "running"
+
+    def _render_text(self, message_id: str, role: str, text: str) -> None:
+        node = self._nodes.get(message_id)
+        if node is None:
+            node = self._nodes[message_id] = _el("li", f"pyclient-message pyclient-{role}")
+            node.dataset.role = role
+            self._list.append(node)
+        if self._texts.get(message_id) != text:
+            self._texts[message_id] = text
+            node.textContent = text
+
+    def _render_call(self, call: Any) -> None:
+        card = self._cards.get(call.id)
+        if card is None:
+            card = self._cards[call.id] = _el("li", "pyclient-tool")
+            card.dataset.toolCallId = call.id
+            card.dataset.tool = call.function.name
+            card.dataset.state = "input-available"
+            card.append(_el("span", "pyclient-tool-name", call.function.name),
+                        _el("code", "pyclient-tool-args", _pretty(call.function.arguments)),
+                        _el("span", "pyclient-tool-result", "…"))
+            self._list.append(card)
+
+    def _render_result(self, message: Any) -> None:
+        card = self._cards.get(message.tool_call_id)
+        if card is None or card.dataset.state in ("output-available", "output-error"):
+            return
+        failed = getattr(message, "error", None) is not None
+        card.dataset.state = "output-error" if failed else "output-available"
+        card.querySelector(".pyclient-tool-result").textContent = message.content
+        bar = self._approvals.pop(message.tool_call_id, None)
+        if bar is not None:
+            bar._pyclient_dispose()
+
+    def _render_action(self, action: Any) -> None:
+        card = self._cards.get(action.id)
+        if card is None:
+            return
+        card.dataset.action = action.status
+        if action.status != "awaiting_approval" or action.id in self._approvals:
+            return
+        bar = _el("span", "pyclient-approval")
+        approve = _el("button", "pyclient-approve", "Approve")
+        reject = _el("button", "pyclient-reject", "Reject")
+        bar.append(approve, reject)
+        card.append(bar)
+
+        def answer(approved: bool):
+            def handler(event: Any) -> None:
+                if not event.isTrusted:  # a script's synthetic click is not the user's consent
+                    logger.warning("pyclient: ignored an untrusted approval click for %s", action.id)
+                    return
+                if action.done:
+                    return
+                if approved:
+                    self.thread.approve_tool(action.id)
+                else:
+                    self.thread.reject_tool(action.id, "the user clicked Reject")
+            return create_proxy(handler)
+
+        proxies = [(approve, answer(True)), (reject, answer(False))]
+        for button, proxy in proxies:
+            button.addEventListener("click", proxy)
+
+        def dispose() -> None:
+            for button, proxy in proxies:
+                button.removeEventListener("click", proxy)
+                proxy.destroy()
+            bar.remove()
+
+        self._approvals[action.id] = _Bar(bar, dispose)
+
+
+class _Bar:
+    """An approval bar and the function that removes it with its listeners."""
+
+    def __init__(self, node: Any, dispose: Any) -> None:
+        self.node = node
+        self._pyclient_dispose = dispose
