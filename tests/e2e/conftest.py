@@ -26,14 +26,19 @@ def browser_context_args(browser_context_args, live_server):
     return {**browser_context_args, "base_url": live_server}
 
 
+# Console errors that mean something went uncaught (other console errors, such as a handler's
+# logged traceback, are a tool failing on purpose and end as a tool result, not a crash).
+UNCAUGHT = ("Uncaught", "PythonError", "Task exception was never retrieved", "was never awaited")
+
+
 class PageGuard:
-    """Collects what must fail a test: requests leaving 127.0.0.1, page errors."""
+    """Collects what must fail a test: requests leaving 127.0.0.1, uncaught errors."""
 
     def __init__(self) -> None:
         self.outside: list[str] = []
         self.errors: list[str] = []
         self.console_errors: list[str] = []
-        self.allowed_console: list[str] = []
+        self.allowed: list[str] = []
 
     def route(self, route) -> None:
         url = route.request.url
@@ -43,20 +48,23 @@ class PageGuard:
         else:
             route.continue_()
 
-    def allow_console_error(self, fragment: str) -> None:
-        """Let a test that provokes an error on purpose accept console errors containing it."""
-        self.allowed_console.append(fragment)
+    def allow_error(self, fragment: str) -> None:
+        """Let a test that provokes an uncaught error on purpose accept errors containing it."""
+        self.allowed.append(fragment)
 
-    def check(self) -> None:
-        console = [m for m in self.console_errors
-                   if not any(fragment in m for fragment in self.allowed_console)]
+    def check(self, page) -> None:
+        uncaught = [m for m in self.console_errors if any(u in m for u in UNCAUGHT)]
+        uncaught += self.errors
+        try:  # PyScript shows a Python error it did not catch as a .py-error box
+            uncaught += page.locator(".py-error").all_text_contents()
+        except Exception:  # the page is already closed: nothing to read
+            pass
+        uncaught = [m for m in uncaught if not any(a in m for a in self.allowed)]
         problems = []
         if self.outside:
             problems.append(f"requests left 127.0.0.1: {self.outside}")
-        if self.errors:
-            problems.append(f"uncaught page errors: {self.errors}")
-        if console:
-            problems.append(f"console errors: {console}")
+        if uncaught:
+            problems.append(f"uncaught errors in the page: {uncaught}")
         assert not problems, "; ".join(problems)
 
 
@@ -72,7 +80,7 @@ def page(context, guard):
     page.on("pageerror", lambda exc: guard.errors.append(str(exc)))
     page.on("console", lambda msg: msg.type == "error" and guard.console_errors.append(msg.text))
     yield page
-    guard.check()
+    guard.check(page)
 
 
 def wait_ready(page, timeout: int = BOOT_TIMEOUT_MS) -> None:

@@ -13,23 +13,15 @@ def send(page, text: str) -> None:
 def test_make_it_blue_round_trip(open_page, agent_log):
     page = open_page("/")
     agent_log.clear()
-    deltas: list[str] = []
-    # Record the assistant bubble's text every time it changes: proves the answer streams.
-    page.evaluate("""() => new MutationObserver(() => {
-        const last = [...document.querySelectorAll('.pyclient-assistant')].pop();
-        if (last) (window.__texts ||= []).push(last.textContent);
-    }).observe(document.querySelector('#chat'), {subtree: true, childList: true, characterData: true})""")
     send(page, "make it blue")
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=20_000)
-    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(0, 0, 255)"
+    assert page.evaluate("document.body.style.background") == "blue"
     card = page.locator(".pyclient-tool")
     expect(card).to_have_attribute("data-tool", "change_background")
     expect(card).to_have_attribute("data-state", "output-available")
     expect(card.locator(".pyclient-tool-result")).to_have_text("background is now blue")
     answer = page.locator(".pyclient-assistant").last
     expect(answer).to_contain_text("background is now blue")
-    texts = page.evaluate("window.__texts")
-    assert len(set(texts)) > 2, f"the answer arrived in one piece: {texts}"
 
     # The first request advertised both tools; the follow-up carried the tool result.
     first, follow_up = agent_log.bodies[-2], agent_log.bodies[-1]
@@ -37,3 +29,52 @@ def test_make_it_blue_round_trip(open_page, agent_log):
     tool_messages = [m for m in follow_up["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == ["background is now blue"]
     assert first["threadId"] == follow_up["threadId"] and first["runId"] != follow_up["runId"]
+
+
+def test_parallel_calls_round_trip(open_page, agent_log):
+    page = open_page("/")
+    agent_log.clear()
+    send(page, "make it blue and set the heading to Hello")
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=20_000)
+    cards = page.locator(".pyclient-tool")
+    expect(cards).to_have_count(2)
+    expect(cards.nth(0)).to_have_attribute("data-state", "output-available")
+    expect(cards.nth(1)).to_have_attribute("data-state", "output-available")
+    expect(page.locator("h1")).to_have_text("Hello")
+    assert page.evaluate("document.body.style.background") == "blue"
+    answer = page.locator(".pyclient-assistant").last
+    expect(answer).to_contain_text("background is now blue")
+    expect(answer).to_contain_text("heading is now 'Hello'")
+    # Exactly one follow-up, carrying both results (one tool message per call).
+    assert len(agent_log.bodies) == 2
+    tool_messages = [m for m in agent_log.bodies[1]["messages"] if m["role"] == "tool"]
+    assert sorted(m["content"] for m in tool_messages) == ["background is now blue", "heading is now 'Hello'"]
+    calls = [c for m in agent_log.bodies[1]["messages"] if m["role"] == "assistant" for c in m.get("toolCalls", [])]
+    assert {c["id"] for c in calls} == {m["toolCallId"] for m in tool_messages}
+
+
+def test_answer_streams_then_stop_mid_run(open_page, agent_log):
+    page = open_page("/")
+    # Record the assistant bubble's text every time it changes.
+    page.evaluate("""() => new MutationObserver(() => {
+        const last = [...document.querySelectorAll('.pyclient-assistant')].pop();
+        if (last) (window.__texts ||= []).push(last.textContent);
+    }).observe(document.querySelector('#chat'), {subtree: true, childList: true, characterData: true})""")
+    agent_log.clear()
+    send(page, "make it blue slowly")
+    # The follow-up's answer streams in slowly (~0.2 s a delta): wait for a few deltas.
+    page.wait_for_function("(window.__texts || []).length >= 3", timeout=20_000, polling=25)
+    expect(page.locator(".pyclient-stop")).to_be_enabled()
+    page.locator(".pyclient-stop").click()
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle")
+    partial = page.locator(".pyclient-assistant").last.text_content()
+    texts = page.evaluate("window.__texts")
+    assert len(set(texts)) >= 3, texts  # it streamed: several distinct partial texts
+    page.wait_for_timeout(1500)  # the server would have sent more by now
+    assert page.locator(".pyclient-assistant").last.text_content() == partial
+    assert not partial.endswith('blue"'), "stop() came after the whole answer"
+    assert len(agent_log.bodies) == 2  # the run and its follow-up; nothing after the stop
+    # The thread works again after a stop.
+    send(page, "set the heading to Again")
+    expect(page.locator("h1")).to_have_text("Again", timeout=20_000)
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=20_000)

@@ -12,10 +12,8 @@ from pydantic import Field
 from pyclient import ClientTool, ConfigurationError, ToolContext, client_tool
 from pyclient._schema import parse_docstring
 
-try:
-    catalog = importlib.import_module("tool_catalog")
-except ImportError:  # tests/unit became a package
-    catalog = importlib.import_module("tests.unit.tool_catalog")
+# The catalog lives with the browser test page, which loads the same module in Pyodide.
+catalog = importlib.import_module("web.tests.tool_catalog")
 
 
 def iter_refs(node: Any) -> list[str]:

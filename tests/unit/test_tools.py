@@ -27,10 +27,8 @@ from pyclient import (
     client_tool,
 )
 
-try:
-    catalog = importlib.import_module("tool_catalog")
-except ImportError:  # tests/unit became a package
-    catalog = importlib.import_module("tests.unit.tool_catalog")
+# The catalog lives with the browser test page, which loads the same module in Pyodide.
+catalog = importlib.import_module("web.tests.tool_catalog")
 
 
 def run(coro: Any) -> Any:

@@ -1,0 +1,543 @@
+"""The run loop over a MockTransport: requests, tool execution, follow-ups, errors, stop()."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pyclient import (
+    Agent,
+    ConfigurationError,
+    LocalProtocolError,
+    MockTransport,
+    RemoteProtocolError,
+    RunError,
+    ToolContext,
+    TransportError,
+    UnknownEvent,
+    client_tool,
+)
+from pyclient._transport import MockHTTPResponse
+
+
+def arun(coro, timeout: float = 20):
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def sse(*events: dict) -> bytes:
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+
+
+def started(body: dict) -> dict:
+    return {"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]}
+
+
+def finished(body: dict, **extra) -> dict:
+    return {"type": "RUN_FINISHED", "threadId": body["threadId"], "runId": body["runId"], **extra}
+
+
+def call_events(call_id: str, name: str, args: dict, parent: str = "m1") -> list[dict]:
+    text = json.dumps(args)
+    return [
+        {"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": name, "parentMessageId": parent},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": text[:3]},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": text[3:]},
+        {"type": "TOOL_CALL_END", "toolCallId": call_id},
+    ]
+
+
+def text_events(message_id: str, text: str) -> list[dict]:
+    return [
+        {"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"},
+        *({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": ch} for ch in text),
+        {"type": "TEXT_MESSAGE_END", "messageId": message_id},
+    ]
+
+
+class Server:
+    """A scripted AG-UI server: `script(body, n)` returns the response of the n-th request."""
+
+    def __init__(self, script: Callable[[dict, int], Any]) -> None:
+        self.script = script
+        self.bodies: list[dict] = []
+        self.transport = MockTransport(self.handle)
+
+    def handle(self, request):
+        body = json.loads(request.body)
+        self.bodies.append(body)
+        return self.script(body, len(self.bodies) - 1)
+
+
+def tool_then_text(calls: list[tuple[str, str, dict]]):
+    """First request: the given calls. Later requests: a text answer quoting the tool messages."""
+
+    def script(body, n):
+        if n == 0:
+            events = [started(body)]
+            for call_id, name, args in calls:
+                events += call_events(call_id, name, args)
+            return sse(*events, finished(body))
+        results = [m["content"] for m in body["messages"] if m["role"] == "tool"]
+        return sse(started(body), *text_events(f"answer{n}", " | ".join(results)), finished(body))
+
+    return script
+
+
+@client_tool
+def change_background(background: str) -> str:
+    """Change the page background."""
+    return f"background is now {background}"
+
+
+def make_thread(server: Server, tools=(change_background,), **options):
+    agent = Agent("test", "http://agent.test/agent", client_tools=tools, transport=server.transport,
+                  headers={"Authorization": "Bearer x"})
+    return agent.thread(**options)
+
+
+# -- requests --------------------------------------------------------------------------------
+
+
+def test_round_trip_request_shape_and_follow_up():
+    server = Server(tool_then_text([("c1", "change_background", {"background": "blue"})]))
+    thread = make_thread(server, thread_id="thread-1", context=[{"description": "page", "value": "home"}],
+                         forwarded_props={"x": 1})
+    arun(thread.send("make it blue"))
+
+    assert thread.run_status == "idle" and thread.error is None
+    first, follow_up = server.bodies
+    assert first["threadId"] == "thread-1" and first["protocolVersion"] == "1.0"
+    assert first["runId"] != follow_up["runId"]
+    assert [t["name"] for t in first["tools"]] == ["change_background"]
+    assert first["tools"][0]["parameters"]["properties"]["background"]["type"] == "string"
+    assert first["state"] == {} and first["context"] == [{"description": "page", "value": "home"}]
+    assert first["forwardedProps"] == {"x": 1}
+    assert [m["role"] for m in first["messages"]] == ["user"]
+    request = server.transport.requests[0]
+    assert request.headers["Content-Type"] == "application/json"
+    assert request.headers["Accept"] == "text/event-stream"
+    assert request.headers["Authorization"] == "Bearer x"
+
+    roles = [m["role"] for m in follow_up["messages"]]
+    assert roles == ["user", "assistant", "tool"]
+    assistant, tool = follow_up["messages"][1:]
+    assert assistant["toolCalls"] == [{"id": "c1", "type": "function", "function": {
+        "name": "change_background", "arguments": '{"background": "blue"}'}}]
+    assert tool == {"id": tool["id"], "role": "tool", "toolCallId": "c1", "content": "background is now blue"}
+    assert thread.messages[-1].content == "background is now blue"
+
+
+def test_tools_are_a_snapshot_per_request():
+    @client_tool
+    def late(x: int) -> int:
+        """Added while the first run streams."""
+        return x
+
+    def script(body, n):
+        if n == 0:
+            return sse(started(body), *call_events("c1", "late", {"x": 1}), finished(body))
+        return sse(started(body), finished(body))
+
+    server = Server(script)
+    thread = make_thread(server)
+    thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "RUN_STARTED" and thread.add_tool(late))
+    arun(thread.send("go"))
+    assert [t["name"] for t in server.bodies[0]["tools"]] == ["change_background"]
+    assert [t["name"] for t in server.bodies[1]["tools"]] == ["change_background", "late"]
+    # `late` was not advertised in the run that called it: never run, answered with an error.
+    tool = server.bodies[1]["messages"][-1]
+    assert "not available" in tool["content"] and tool["error"] == tool["content"]
+
+
+def test_unadvertised_tool_is_never_run():
+    ran = []
+
+    @client_tool
+    def secret() -> str:
+        """Never advertised."""
+        ran.append(1)
+        return "ran"
+
+    server = Server(tool_then_text([("c1", "secret", {})]))
+    thread = make_thread(server)
+    arun(thread.send("call secret"))
+    assert ran == []
+    tool = server.bodies[1]["messages"][-1]
+    assert tool["toolCallId"] == "c1" and "'secret' is not available" in tool["content"]
+    assert "change_background" in tool["content"] and tool["error"] == tool["content"]
+
+
+# -- tool execution ----------------------------------------------------------------------
+
+
+def test_two_calls_run_concurrently_and_both_results_reach_the_server():
+    events: dict[str, asyncio.Event] = {}
+
+    @client_tool
+    async def ping(tag: str) -> str:
+        """Waits for pong."""
+        events["ping"].set()
+        await events["pong"].wait()
+        return f"ping {tag}"
+
+    @client_tool
+    async def pong(tag: str) -> str:
+        """Waits for ping."""
+        events["pong"].set()
+        await events["ping"].wait()
+        return f"pong {tag}"
+
+    async def main():
+        events["ping"], events["pong"] = asyncio.Event(), asyncio.Event()
+        server = Server(tool_then_text([("a", "ping", {"tag": "1"}), ("b", "pong", {"tag": "2"})]))
+        thread = make_thread(server, tools=(ping, pong))
+        await thread.send("ping and pong")
+        return server, thread
+
+    server, thread = arun(main(), timeout=5)  # sequential execution would deadlock
+    tools = {m["toolCallId"]: m["content"] for m in server.bodies[1]["messages"] if m["role"] == "tool"}
+    assert tools == {"a": "ping 1", "b": "pong 2"}
+    assert thread.messages[-1].content in ("ping 1 | pong 2", "pong 2 | ping 1")
+
+
+def test_failing_tool_sends_content_and_error():
+    @client_tool
+    def broken() -> str:
+        """Always fails."""
+        raise ValueError("quota exceeded")
+
+    server = Server(tool_then_text([("c1", "broken", {})]))
+    thread = make_thread(server, tools=(broken,))
+    arun(thread.send("break"))
+    tool = server.bodies[1]["messages"][-1]
+    assert tool["content"] == "quota exceeded" and tool["error"] == "quota exceeded"
+    assert thread.messages[-1].content == "quota exceeded"
+
+
+def test_server_side_tool_with_result_is_not_pending():
+    def script(body, n):
+        return sse(started(body), *call_events("s1", "change_background", {"background": "x"}),
+                   {"type": "TOOL_CALL_RESULT", "messageId": "r1", "toolCallId": "s1", "content": "done server-side"},
+                   finished(body))
+
+    server = Server(script)
+    thread = make_thread(server)
+    arun(thread.send("go"))
+    assert len(server.bodies) == 1 and thread.run_status == "idle"
+    assert thread.messages[-1].content == "done server-side"
+
+
+def test_pending_tool_call_ids_select_the_calls():
+    def script(body, n):
+        if n:
+            return sse(started(body), finished(body))
+        return sse(started(body), *call_events("c1", "change_background", {"background": "red"}),
+                   *call_events("c2", "change_background", {"background": "green"}),
+                   finished(body, outcome={"type": "success", "pendingToolCallIds": ["c2"]}))
+
+    server = Server(script)
+    thread = make_thread(server)
+    arun(thread.send("go"))
+    answered = [m["toolCallId"] for m in server.bodies[1]["messages"] if m["role"] == "tool"]
+    assert answered == ["c2"]
+
+
+def test_follow_up_cap_ends_the_loop_with_an_error():
+    def script(body, n):
+        return sse(started(body), *call_events(f"c{n}", "change_background", {"background": "red"}), finished(body))
+
+    server = Server(script)
+    thread = make_thread(server, max_follow_ups=2)
+    arun(thread.send("loop forever"))
+    assert len(server.bodies) == 3
+    assert thread.run_status == "error" and "2 automatic follow-up runs" in str(thread.error)
+    assert "max_follow_ups" in str(thread.error)
+    # Every call in the history has its tool message, so the next request is valid.
+    calls = [c.id for m in thread.messages if m.role == "assistant" for c in m.tool_calls or ()]
+    answered = [m.tool_call_id for m in thread.messages if m.role == "tool"]
+    assert sorted(calls) == sorted(answered) == ["c0", "c1", "c2"]
+    assert "Not run" in thread.messages[-1].content
+
+
+# -- approval ------------------------------------------------------------------------------
+
+
+@client_tool(requires_approval=True)
+def delete_all(scope: str) -> str:
+    """Delete everything in scope."""
+    return f"deleted {scope}"
+
+
+def approval_thread(decide):
+    server = Server(tool_then_text([("c1", "delete_all", {"scope": "notes"})]))
+    thread = make_thread(server, tools=(delete_all,))
+    seen = []
+
+    def on_change(event):
+        if event.kind == "action" and not event.payload.done:
+            seen.append(event.payload.status)
+            if event.payload.status == "awaiting_approval":
+                assert [a.id for a in thread.pending_actions] == ["c1"]
+                asyncio.get_running_loop().call_soon(decide, thread)
+
+    thread.subscribe(on_change)
+    arun(thread.send("delete my notes"))
+    return server, thread, seen
+
+
+def test_approved_call_runs():
+    server, thread, seen = approval_thread(lambda t: t.approve_tool("c1"))
+    assert seen == ["awaiting_approval", "executing"]
+    assert server.bodies[1]["messages"][-1]["content"] == "deleted notes"
+    assert thread.pending_actions == []
+
+
+def test_rejected_call_tells_the_model_why():
+    server, thread, seen = approval_thread(lambda t: t.reject_tool("c1", "not today"))
+    tool = server.bodies[1]["messages"][-1]
+    assert tool["content"] == "rejected by the user: not today" and tool["error"] == tool["content"]
+    assert seen == ["awaiting_approval"]
+
+
+def test_approve_unknown_id_is_a_local_protocol_error():
+    server, thread, _ = approval_thread(lambda t: t.approve_tool("c1"))
+    with pytest.raises(LocalProtocolError, match="No pending tool call"):
+        thread.approve_tool("c1")
+
+
+def test_action_submit_answers_for_the_handler():
+    server = Server(tool_then_text([("c1", "delete_all", {"scope": "x"})]))
+    thread = make_thread(server, tools=(delete_all,))
+    thread.subscribe(lambda e: e.kind == "action" and not e.payload.done
+                     and e.payload.status == "awaiting_approval" and e.payload.submit({"picked": 1}))
+    arun(thread.send("go"))
+    assert server.bodies[1]["messages"][-1]["content"] == '{"picked":1}'
+
+
+# -- errors --------------------------------------------------------------------------------
+
+
+def test_http_500_sets_error_with_status_and_excerpt():
+    server = Server(lambda body, n: MockHTTPResponse(500, b"Internal Server Error: boom"))
+    thread = make_thread(server)
+    arun(thread.send("hi"))                      # does not raise
+    assert thread.run_status == "error"
+    assert isinstance(thread.error, TransportError) and thread.error.status == 500
+    assert "boom" in thread.error.body and "HTTP 500" in str(thread.error)
+    assert [m.role for m in thread.messages] == ["user"]
+
+
+def test_run_error_event():
+    def script(body, n):
+        return sse(started(body), *text_events("m", "part"), {"type": "RUN_ERROR", "message": "model overloaded", "code": "503"})
+
+    thread = make_thread(Server(script))
+    arun(thread.send("hi"))
+    assert thread.run_status == "error" and isinstance(thread.error, RunError)
+    assert thread.error.message == "model overloaded" and thread.error.code == "503"
+    assert thread.messages[-1].content == "part"
+
+
+def test_malformed_payload_keeps_what_arrived():
+    def script(body, n):
+        return sse(started(body), *text_events("m", "kept")) + b"data: <html>oops</html>\n\n"
+
+    thread = make_thread(Server(script))
+    arun(thread.send("hi"))
+    assert thread.run_status == "error" and isinstance(thread.error, RemoteProtocolError)
+    assert "<html>oops</html>" in str(thread.error)
+    assert thread.messages[-1].content == "kept"
+
+
+def test_stream_ending_early_then_run_retries():
+    def script(body, n):
+        if n == 0:  # cut in the middle of an event
+            return sse(started(body), *text_events("m", "partial")[:-1]) + b'data: {"type": "TEXT_MES'
+        return sse(started(body), *text_events("m2", "complete"), finished(body))
+
+    server = Server(script)
+    thread = make_thread(server)
+    arun(thread.send("hi"))
+    assert thread.run_status == "error" and "ended in the middle of an event" in str(thread.error)
+    assert thread.messages[-1].content == "partial"
+    arun(thread.run())
+    assert thread.run_status == "idle" and thread.error is None
+    assert [m["role"] for m in server.bodies[1]["messages"]] == ["user", "assistant"]
+    assert thread.messages[-1].content == "complete"
+
+
+def test_stream_without_run_finished_is_an_error():
+    thread = make_thread(Server(lambda body, n: sse(started(body), *text_events("m", "abc"))))
+    arun(thread.send("hi"))
+    assert thread.run_status == "error" and "before RUN_FINISHED" in str(thread.error)
+
+
+def test_transport_error_mid_stream_settles_open_calls():
+    async def dropping(body):
+        yield sse(started(body), *call_events("c1", "change_background", {"background": "red"})[:2])
+        raise TransportError("connection dropped")
+
+    server = Server(lambda body, n: dropping(body))
+    thread = make_thread(server)
+    arun(thread.send("hi"))
+    assert thread.run_status == "error" and str(thread.error) == "connection dropped"
+    tool = thread.messages[-1]
+    assert tool.role == "tool" and tool.tool_call_id == "c1" and tool.error.startswith("Not run")
+
+
+def test_unknown_events_reach_listeners_and_do_not_fail_the_run():
+    def script(body, n):
+        return sse(started(body), {"type": "BRAND_NEW", "x": 1}, {"type": "TOOL_CALL_START"}, finished(body))
+
+    thread = make_thread(Server(script))
+    unknown = []
+    thread.subscribe(lambda e: e.kind == "event" and isinstance(e.payload, UnknownEvent) and unknown.append(e.payload))
+    arun(thread.send("hi"))
+    assert thread.run_status == "idle"
+    assert [(u.type, u.error is None) for u in unknown] == [("BRAND_NEW", True), ("TOOL_CALL_START", False)]
+
+
+def test_listener_exceptions_do_not_break_the_run():
+    thread = make_thread(Server(tool_then_text([("c1", "change_background", {"background": "x"})])))
+
+    def bad(event):
+        raise RuntimeError("listener bug")
+
+    thread.subscribe(bad)
+    arun(thread.send("hi"))
+    assert thread.run_status == "idle"
+
+
+def test_state_events_reach_listeners_and_the_next_request():
+    def script(body, n):
+        return sse(started(body), {"type": "STATE_SNAPSHOT", "snapshot": {"n": n}},
+                   {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/seen", "value": True}]}, finished(body))
+
+    server = Server(script)
+    thread = make_thread(server, state={"start": 1})
+    states = []
+    thread.subscribe(lambda e: e.kind == "state" and states.append(e.payload))
+    arun(thread.send("a"))
+    arun(thread.send("b"))
+    assert server.bodies[0]["state"] == {"start": 1} and server.bodies[1]["state"] == {"n": 0, "seen": True}
+    assert states[-1] == {"n": 1, "seen": True}
+
+
+# -- stop, concurrency misuse, cancellation -----------------------------------------------
+
+
+def slow_script(body, n):
+    async def stream():
+        yield sse(started(body), {"type": "TEXT_MESSAGE_START", "messageId": f"m{n}", "role": "assistant"})
+        for i in range(50):
+            await asyncio.sleep(0.02)
+            yield sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": f"m{n}", "delta": f"{i} "})
+        yield sse({"type": "TEXT_MESSAGE_END", "messageId": f"m{n}"}, finished(body))
+
+    return stream()
+
+
+def test_stop_mid_stream_then_send_again():
+    async def main():
+        server = Server(slow_script)
+        thread = make_thread(server)
+        statuses = []
+        thread.subscribe(lambda e: e.kind == "status" and statuses.append(e.payload))
+        task = asyncio.create_task(thread.send("tell me slowly"))
+        await asyncio.sleep(0.15)
+        assert thread.run_status == "running"
+        with pytest.raises(LocalProtocolError, match="in flight"):
+            await thread.send("again")
+        thread.stop()
+        assert thread.run_status == "idle"
+        await task
+        partial = thread.messages[-1].content
+        await asyncio.sleep(0.1)
+        assert thread.messages[-1].content == partial  # nothing applied after stop()
+        assert 0 < len(partial.split()) < 50
+        await thread.send("again")
+        return server, thread, statuses
+
+    server, thread, statuses = arun(main())
+    assert len(server.bodies) == 2 and thread.run_status == "idle"
+    assert statuses == ["running", "idle", "running", "idle"]
+    assert thread.messages[-1].content.split()[-1] == "49"
+
+
+def test_stop_while_awaiting_approval_cancels_without_follow_up():
+    async def main():
+        server = Server(tool_then_text([("c1", "delete_all", {"scope": "x"})]))
+        thread = make_thread(server, tools=(delete_all,))
+        task = asyncio.create_task(thread.send("delete"))
+        while not thread.pending_actions:
+            await asyncio.sleep(0.01)
+        action = thread.pending_actions[0]
+        thread.stop()
+        await task
+        return server, thread, action
+
+    server, thread, action = arun(main())
+    assert len(server.bodies) == 1 and thread.run_status == "idle"
+    assert action.done and action.signal.aborted
+    assert thread.messages[-1].role == "tool" and "cancelled" in thread.messages[-1].content
+
+
+def test_stop_aborts_a_running_handler():
+    seen = {}
+
+    @client_tool
+    async def long_job(ctx: ToolContext) -> str:
+        """Runs until aborted."""
+        seen["signal"] = ctx.signal
+        try:
+            await asyncio.sleep(30)
+        finally:
+            seen["cleaned"] = True
+        return "never"
+
+    async def main():
+        server = Server(tool_then_text([("c1", "long_job", {})]))
+        thread = make_thread(server, tools=(long_job,))
+        task = asyncio.create_task(thread.send("go"))
+        while "signal" not in seen:
+            await asyncio.sleep(0.01)
+        thread.stop()
+        await task
+        await asyncio.sleep(0.01)
+        return server, thread
+
+    server, thread = arun(main())
+    assert seen["signal"].aborted and seen["cleaned"]
+    assert len(server.bodies) == 1 and thread.run_status == "idle"
+
+
+def test_cancelling_the_awaiting_task_stops_the_run():
+    async def main():
+        thread = make_thread(Server(slow_script))
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(thread.send("slowly"), 0.1)
+        return thread
+
+    thread = arun(main())
+    assert thread.run_status == "idle"
+
+
+def test_agent_thread_with_element_needs_the_browser_bridge():
+    agent = Agent("a", "/agent")
+    with pytest.raises(ConfigurationError, match="browser bridge"):
+        agent.thread("#chat")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"name": "", "url": "/agent"}, "non-empty"),
+    ({"name": "a", "url": ""}, "URL"),
+    ({"name": "a", "url": "/x", "client_tools": [print]}, "@client_tool"),
+    ({"name": "a", "url": "/x", "client_tools": [change_background, change_background]}, "two client tools"),
+])
+def test_agent_configuration_errors(kwargs, match):
+    with pytest.raises(ConfigurationError, match=match):
+        Agent(**kwargs)
