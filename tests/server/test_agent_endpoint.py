@@ -467,6 +467,7 @@ def test_malformed_body_is_4xx(agent_url, agui, content):
     assert response.status_code == 422
 
 
+@pytest.mark.filterwarnings("ignore:AG-UI content the installed ag-ui-protocol:UserWarning")
 def test_unknown_role_is_skipped_and_empty_history_is_run_error(agent_url, agui):
     # pydantic-ai skips message roles newer than its ag-ui-protocol (forward compatibility);
     # a run left with no message answers 200 with RUN_ERROR, not an HTTP error.
@@ -538,6 +539,23 @@ def test_slowly_spreads_text_deltas_over_time(agent_url, agui):
     gaps = [b - a for a, b in zip(times, times[1:])]
     assert sum(g >= 0.1 for g in gaps) >= 8  # many pauses, not one burst at the end
     assert "tell me a story slowly" in result.text()
+
+
+def test_closing_a_slow_stream_mid_run_leaves_the_server_healthy(agent_url, agui):
+    import httpx
+
+    body = json.dumps(agui.dump(agui.run_input([agui.user("count to ten slowly")]))).encode()
+    started = time.monotonic()
+    with httpx.Client(timeout=10) as client:
+        with client.stream("POST", agent_url, content=body, headers=JSON) as response:
+            assert response.status_code == 200
+            seen = 0
+            for line in response.iter_lines():
+                seen += line.startswith("data:")
+                if seen >= 4:  # RUN_STARTED, TEXT_MESSAGE_START and a couple of deltas
+                    break
+    assert time.monotonic() - started < 2.0  # left well before the ~3 s answer ends
+    assert agui.run(agent_url, agui.run_input([agui.user("hi")])).status == 200
 
 
 def test_slowly_also_paces_tool_args(agent_url, agui):

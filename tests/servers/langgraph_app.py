@@ -17,8 +17,6 @@ uvicorn.run(create_app(), host="127.0.0.1", port=8001)  # POST AG-UI runs to /ag
 ```
 """
 
-from __future__ import annotations
-
 import asyncio
 import json
 import sys
@@ -74,7 +72,7 @@ class DemoChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "pyclient-demo"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> DemoChatModel:  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> "DemoChatModel":  # type: ignore[override]
         return self.model_copy(update={"tools": list(tools)})
 
     # -- planning ------------------------------------------------------------------------
