@@ -64,7 +64,10 @@ class RunError(PyClientError):
     """The agent ended a run with `RUN_ERROR`; `message` and `code` are the server's."""
 
     def __init__(self, message: str, code: str | None = None) -> None:
-        super().__init__(f"The agent reported an error: {message}" + (f" (code {code})" if code else ""))
+        super().__init__(
+            f"The agent reported an error: {message}" + (f" (code {code})" if code else "")
+            + ". See the agent server's log for the cause; `await thread.run()` retries."
+        )
         self.message = message
         self.code = code
 
@@ -121,8 +124,12 @@ async def run_until_idle(thread: Thread) -> None:
         if thread._current is ctx:
             thread.stop("cancelled")
         raise
+    except Exception as exc:  # a bug (ours, a listener's, a transport's): surface it...
+        if thread._current is ctx and thread._run_state.busy:
+            _fail(thread, ctx, exc)
+        raise
     finally:
-        if thread._current is ctx:
+        if thread._current is ctx:  # ...but never leave the thread "running"
             thread._current = None
 
 
@@ -169,7 +176,14 @@ async def _one_request(thread: Thread, ctx: RunContext) -> list[Any] | None:
     logger.debug("pyclient: run %s of thread %s: POST %s", ctx.run_id, thread.thread_id, request.url)
 
     task = asyncio.ensure_future(_consume(thread, ctx, request))
-    remove = ctx.controller.signal.on_abort(lambda reason: task.cancel())
+
+    def on_abort(reason: Any) -> None:
+        # stop() from a listener runs inside the task: it notices the abort before the next
+        # event; cancelling itself would interrupt the transport's clean-up instead.
+        if task is not asyncio.current_task():
+            task.cancel()
+
+    remove = ctx.controller.signal.on_abort(on_abort)
     try:
         await task
     except asyncio.CancelledError:
@@ -184,9 +198,8 @@ async def _one_request(thread: Thread, ctx: RunContext) -> list[Any] | None:
         thread._settle(f"Not run: the run failed before it finished ({exc})")
         _fail(thread, ctx, exc)
         return None
-    except Exception as exc:  # a bug (ours or a listener's): keep the thread usable, then surface it
+    except Exception as exc:  # not a TransportError: a transport that breaks its contract, or a bug
         thread._settle(f"Not run: {type(exc).__name__}: {exc}")
-        _fail(thread, ctx, exc)
         raise
     finally:
         remove()
@@ -267,11 +280,6 @@ def _pending_ids(finished: Any) -> list[str] | None:
     return list(ids) if ids else None
 
 
-def tool_for_call(thread: Thread, ctx: RunContext, name: str) -> ClientTool | None:
-    """The tool that answers a call named `name`: only one advertised in that run's request."""
-    return ctx.tools.get(name)
-
-
 async def _answer(thread: Thread, ctx: RunContext, calls: list[Any]) -> None:
     """Answer every call: unadvertised ones at once with an error, the others through actions."""
     actions: list[Action] = []
@@ -281,7 +289,7 @@ async def _answer(thread: Thread, ctx: RunContext, calls: list[Any]) -> None:
         thread._notify("action", action)
 
     for call in calls:
-        tool = tool_for_call(thread, ctx, call.function.name)
+        tool = thread._tool_for_call(call.function.name, ctx.tools)
         if tool is None:
             advertised = ", ".join(sorted(ctx.tools)) or "none"
             thread._add_tool_result(call.id, ToolResult.failure(

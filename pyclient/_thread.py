@@ -18,7 +18,6 @@ Listeners (`thread.subscribe(callback)`) receive a `ThreadEvent(kind, payload)`:
 | `"error"` | the exception | `thread.error` was set |
 
 ```python
-import asyncio
 from pyclient import Agent, client_tool
 
 @client_tool
@@ -39,7 +38,6 @@ asyncio.run(main())
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -48,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from ag_ui.core import Context, ToolMessage, UserMessage
 
 from ._actions import Action
-from ._errors import ConfigurationError, LocalProtocolError, PyClientError
+from ._errors import ConfigurationError, LocalProtocolError
 from ._messages import History, new_id
 from ._state import IDLE, STOP, RunState
 from ._tools import ClientTool, ToolResult
@@ -80,6 +78,18 @@ class ThreadEvent:
 class Thread:
     """One conversation with an agent. Create it with `agent.thread()`.
 
+    Args:
+        agent: the `Agent` whose endpoint, transport and binding tools the thread uses.
+        thread_id: the AG-UI `threadId`; a new UUID by default.
+        messages: a history to start from (`ag_ui.core` messages or their JSON dicts).
+        state: the initial shared state (JSON; `{}` by default).
+        context: `ag_ui.core.Context` items or `{"description", "value"}` dicts.
+        forwarded_props: see Attributes.
+        max_follow_ups: see Attributes.
+
+    Raises:
+        ConfigurationError: `max_follow_ups` is not an int >= 0.
+
     Attributes:
         thread_id: the AG-UI `threadId`.
         context: `ag_ui.core.Context` items sent with every run.
@@ -110,7 +120,7 @@ class Thread:
         self.context = [item if isinstance(item, Context) else Context(**item) for item in context]
         self.forwarded_props = forwarded_props
         self.max_follow_ups = max_follow_ups
-        self._history = History(list(messages), state)
+        self._history = History([_message(m) for m in messages], state)
         self._run_state = RunState()
         self._error: BaseException | None = None
         self._actions: dict[str, Action] = {}
@@ -166,6 +176,14 @@ class Thread:
             by_name.pop(tool.name, None)
             by_name[tool.name] = tool
         return list(by_name.values())
+
+    def _tool_for_call(self, name: str, advertised: dict[str, ClientTool]) -> ClientTool | None:
+        """The tool that answers a call named `name`, or None if it must not run.
+
+        Only a tool advertised in the request that produced the call may run (`advertised`
+        is that request's snapshot of `available_tools()`, by name).
+        """
+        return advertised.get(name)
 
     # -- registering ---------------------------------------------------------------------
 
@@ -336,6 +354,11 @@ class Thread:
             self._add_tool_result(call.id, ToolResult.failure(message))
 
 
-def error_text(error: BaseException) -> str:
-    """A one-line description of `error` for tool messages."""
-    return str(error) if isinstance(error, PyClientError) else f"{type(error).__name__}: {error}"
+def _message(message: Any) -> Any:
+    """A message model from a model or its JSON form (camelCase or snake_case keys)."""
+    if isinstance(message, dict):
+        from ag_ui.core import Message
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(Message).validate_python(message)
+    return message

@@ -191,8 +191,9 @@ class HttpxTransport(Transport):
             import httpx
         except ImportError as exc:  # pragma: no cover - httpx is a test dependency
             raise TransportError(
-                "HttpxTransport needs httpx, which is not installed. Install it with "
-                "`pip install httpx`, or pass another transport with `Agent(..., transport=...)`."
+                "HttpxTransport needs httpx, which is not installed. On CPython install it with "
+                "`pip install httpx`; in the page, import pyclient.browser (it provides the fetch "
+                "transport); or pass a transport with `Agent(..., transport=...)`."
             ) from exc
         if not self._owns_client:
             return self._client

@@ -468,6 +468,23 @@ def test_stop_mid_stream_then_send_again():
     assert thread.messages[-1].content.split()[-1] == "49"
 
 
+def test_stop_from_a_listener_applies_no_further_event():
+    def script(body, n):
+        return sse(started(body), *text_events("m", "abcdef"), finished(body))
+
+    server = Server(script)
+    thread = make_thread(server)
+
+    def on_event(event):
+        if event.kind == "event" and getattr(event.payload, "delta", None) == "c":
+            thread.stop()
+
+    thread.subscribe(on_event)
+    arun(thread.send("hi"))
+    assert thread.run_status == "idle" and thread.error is None
+    assert thread.messages[-1].content == "abc"
+
+
 def test_stop_while_awaiting_approval_cancels_without_follow_up():
     async def main():
         server = Server(tool_then_text([("c1", "delete_all", {"scope": "x"})]))
@@ -526,6 +543,16 @@ def test_cancelling_the_awaiting_task_stops_the_run():
     assert thread.run_status == "idle"
 
 
+def test_thread_starts_from_a_saved_history():
+    server = Server(lambda body, n: sse(started(body), finished(body)))
+    saved = [{"id": "u0", "role": "user", "content": "earlier"},
+             {"id": "a0", "role": "assistant", "content": "answer"}]
+    thread = make_thread(server, messages=saved)
+    arun(thread.send("now"))
+    assert [m["id"] for m in server.bodies[0]["messages"][:2]] == ["u0", "a0"]
+    assert [m.role for m in thread.messages] == ["user", "assistant", "user"]
+
+
 def test_agent_thread_with_element_needs_the_browser_bridge():
     agent = Agent("a", "/agent")
     with pytest.raises(ConfigurationError, match="browser bridge"):
@@ -541,3 +568,20 @@ def test_agent_thread_with_element_needs_the_browser_bridge():
 def test_agent_configuration_errors(kwargs, match):
     with pytest.raises(ConfigurationError, match=match):
         Agent(**kwargs)
+
+
+def test_unexpected_transport_exception_surfaces_and_leaves_the_thread_usable():
+    calls = []
+
+    def script(body, n):
+        calls.append(n)
+        if n == 0:
+            raise OSError("a transport that does not map its errors")
+        return sse(started(body), finished(body))
+
+    thread = make_thread(Server(script))
+    with pytest.raises(OSError):
+        arun(thread.send("hi"))
+    assert thread.run_status == "error" and isinstance(thread.error, OSError)
+    arun(thread.run())
+    assert thread.run_status == "idle" and calls == [0, 1]
