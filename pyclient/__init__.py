@@ -65,6 +65,11 @@ __all__ = [
     "client_tool",
 ]
 
+import logging as _logging
+
+# A library's logger stays silent until the application configures logging.
+_logging.getLogger("pyclient").addHandler(_logging.NullHandler())
+
 # In Pyodide the browser bridge plugs in the fetch transport and JS abort signals. Detected
 # explicitly (never by trying `import js`), and CPython never imports the bridge.
 import sys as _sys

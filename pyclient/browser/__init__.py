@@ -12,6 +12,7 @@ from pyclient.browser import FetchTransport     # already the default transport 
 from __future__ import annotations
 
 from .. import _abort, _transport
+from . import _console
 from ._abort import js_controller
 from ._chat import Chat
 from ._fetch import FetchTransport
@@ -20,3 +21,4 @@ __all__ = ["Chat", "FetchTransport"]
 
 _abort._js_controller_factory = js_controller
 _transport._default_transport_factory = FetchTransport
+_console.install()
