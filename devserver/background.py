@@ -30,18 +30,23 @@ class ServerThread:
 
     Args:
         app: the ASGI app.
-        port: the port; a free one when None.
+        port: the port; 0 (the default) picks a free one.
     """
 
-    def __init__(self, app, port: int | None = None) -> None:
+    def __init__(self, app, port: int = 0) -> None:
         import uvicorn
 
-        self.port = port or free_port()
+        # Bound here, before the thread starts: no other process can take the port meanwhile.
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                lifespan="off", timeout_graceful_shutdown=1)
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                                timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
+                                       daemon=True)
 
     def __enter__(self) -> ServerThread:
         self.thread.start()
@@ -55,3 +60,4 @@ class ServerThread:
     def __exit__(self, *exc) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=5)
+        self.sock.close()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import socket
 import socketserver
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -23,44 +22,10 @@ from typing import Any
 
 import pytest
 
+from devserver.background import ServerThread, free_port
 from pyclient import HttpxTransport
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class UvicornThread:
-    """Serves an ASGI app with uvicorn in a daemon thread on 127.0.0.1."""
-
-    def __init__(self, app: Any) -> None:
-        import uvicorn
-
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                lifespan="off", timeout_graceful_shutdown=1)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> UvicornThread:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the test server did not start on {self.url}")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=5)
 
 
 class RecordingTransport(HttpxTransport):
@@ -103,7 +68,7 @@ def agent_url() -> Iterator[str]:
         Route("/agent", agent_endpoint(), methods=["POST"]),
         Route("/agent-500", always_500, methods=["POST"]),
     ])
-    with UvicornThread(app) as server:
+    with ServerThread(app) as server:
         yield server.url
 
 
@@ -111,7 +76,7 @@ def agent_url() -> Iterator[str]:
 def langgraph_url() -> Iterator[str]:
     from tests.servers.langgraph_app import create_app
 
-    with UvicornThread(create_app()) as server:
+    with ServerThread(create_app()) as server:
         yield server.url
 
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import socket
 import sys
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +19,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from ag_ui.core import (
     AssistantMessage,
     BaseEvent,
@@ -36,44 +33,16 @@ from ag_ui.core import (
 )
 from pydantic import TypeAdapter
 
+from devserver.background import ServerThread
+
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 SMALL_LIMIT = 4_096
 """The body limit of the `/agent-small` route (the `/agent` route keeps the 1 MB default)."""
 
 
-class LiveServer:
-    """An ASGI app served by uvicorn in a daemon thread, on a free port of 127.0.0.1."""
-
-    def __init__(self, app: Any):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
-
-
 @pytest.fixture(scope="session")
-def agent_server() -> Iterator[LiveServer]:
+def agent_server() -> Iterator[ServerThread]:
     from starlette.applications import Starlette
     from starlette.routing import Route
 
@@ -85,19 +54,19 @@ def agent_server() -> Iterator[LiveServer]:
             Route("/agent-small", agent_endpoint(max_body_bytes=SMALL_LIMIT), methods=["POST"]),
         ]
     )
-    with LiveServer(app) as server:
+    with ServerThread(app) as server:
         yield server
 
 
 @pytest.fixture(scope="session")
-def agent_url(agent_server: LiveServer) -> str:
-    return agent_server.base_url + "/agent"
+def agent_url(agent_server: ServerThread) -> str:
+    return agent_server.url + "/agent"
 
 
 @pytest.fixture(scope="session")
 def langgraph_url() -> Iterator[str]:
-    with LiveServer(load_langgraph_app().create_app()) as server:
-        yield server.base_url + "/agent"
+    with ServerThread(load_langgraph_app().create_app()) as server:
+        yield server.url + "/agent"
 
 
 def load_langgraph_app() -> Any:

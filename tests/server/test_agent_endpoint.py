@@ -494,7 +494,7 @@ def test_unknown_tool_call_id_is_422_not_500(agent_url, agui):
 
 
 def test_body_over_limit_is_413(agent_server, agui):
-    url = agent_server.base_url + "/agent-small"
+    url = agent_server.url + "/agent-small"
     big = agui.run_input([agui.user("x" * (agui.SMALL_LIMIT + 10))])
     response = agui.post(url, json.dumps(agui.dump(big)).encode(), JSON)
     assert response.status_code == 413
@@ -504,7 +504,7 @@ def test_body_over_limit_is_413(agent_server, agui):
 
 
 def test_chunked_body_over_limit_is_413(agent_server, agui):
-    url = agent_server.base_url + "/agent-small"
+    url = agent_server.url + "/agent-small"
     payload = json.dumps(agui.dump(agui.run_input([agui.user("y" * (agui.SMALL_LIMIT * 2))]))).encode()
 
     def chunks():  # no Content-Length: the server must count the bytes it receives
