@@ -12,14 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from devserver.agent import (
-    DEMO_MODEL_NAME,
-    build_agent,
-    build_arguments,
-    describe_tool_results,
-    plan_tool_calls,
-    score_tool,
-)
+from devserver.arguments import build_arguments
+from devserver.demo_model import DEMO_MODEL_NAME, build_agent, describe_tool_results
+from devserver.matcher import plan_tool_calls, score_tool
 
 try:  # a second opinion when installed; the subset validator below always runs
     import jsonschema as _jsonschema

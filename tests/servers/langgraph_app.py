@@ -3,7 +3,7 @@
 The graph is one `model` node over a `MessagesState` with a `tools` key (ag-ui-langgraph puts the
 run's frontend tools there) and a `MemorySaver` checkpointer. Its model, `DemoChatModel`, is a
 small `BaseChatModel` that picks the frontend tools matching the latest user message with the
-dev server's matcher (`devserver.agent.plan_tool_calls`), streams each call as a first chunk
+dev server's matcher (`devserver.matcher.plan_tool_calls`), streams each call as a first chunk
 with the name and id alone and then the arguments in later chunks (ag-ui-langgraph drops
 arguments that share a chunk with the name), and after tool results answers with text quoting
 each result. "slowly" in the user message spreads the stream over about 3 s.
@@ -37,10 +37,10 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from pydantic import Field
 
 try:
-    from devserver import agent as _demo
+    from devserver import demo_model as _demo
 except ImportError:  # run from a checkout without the repo root on sys.path
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from devserver import agent as _demo
+    from devserver import demo_model as _demo
 
 __all__ = ["AgentState", "DemoChatModel", "build_graph", "create_app"]
 

@@ -1,0 +1,143 @@
+"""Splits, stems and groups the words of user messages and tool names: the vocabulary the demo model matches on.
+
+A word is reduced to keys (`word_keys`): its stem (a tiny suffix stripper applied the same way to
+message and tool words) and the synonym groups it belongs to, so "paint it blue" meets a
+`change_background` tool on the `<color>` group. Stopwords never count; weak words (generic verbs
+such as "change" or "set") count less in `devserver.matcher`.
+
+```python
+from devserver.words import content_words, split_identifier, word_keys
+
+assert split_identifier("changeBackground") == ["change", "background"]
+assert content_words("please make it blue") == ["blue"]
+assert "<color>" in word_keys("paint")
+```
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "COLOUR_NAMES",
+    "NUMBER_RE",
+    "STOPWORDS",
+    "WEAK_STEMS",
+    "WEAK_WORDS",
+    "WORD_RE",
+    "content_words",
+    "split_identifier",
+    "stem",
+    "word_keys",
+]
+
+STOPWORDS = frozenset(
+    """
+    a an the and or but if then else also just too very so
+    i me my mine we us our you your yours he him his she her it its they them their
+    this that these those there here what which who whom whose
+    is are was were be been being am do does did done doing have has had
+    can could would should will shall may might must
+    to of for with on in at by from into onto over under about as up down out off
+    please pls make let lets want like need some any all each every now
+    tool tools call calls run function functions use using slowly slow interleaved interleave
+    page thing things something stuff way value values given current
+    saying says called named
+    """.split()
+)
+"""Words that never count for matching. "off"/"not" are kept out of here on purpose only for booleans."""
+
+# Words that name a generic action: a match on them alone is weak.
+WEAK_WORDS = frozenset(
+    """
+    change set update modify get make do turn switch give put show display open add create new
+    """.split()
+)
+
+_BASIC_COLOURS = (
+    "red blue green yellow orange purple pink black white gray grey brown cyan magenta teal navy "
+    "lime maroon olive silver gold violet indigo beige coral salmon turquoise lavender crimson "
+    "aqua fuchsia khaki tan plum orchid chocolate tomato ivory azure mintcream skyblue steelblue "
+    "lightblue darkblue lightgreen darkgreen lightgray lightgrey darkgray darkgrey darkred "
+    "lightpink hotpink deeppink royalblue dodgerblue seagreen forestgreen gainsboro whitesmoke "
+    "rebeccapurple transparent"
+).split()
+
+_SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
+    "color": ("color", "colour", "colors", "colours", "background", "backgrounds", "bg", "paint",
+              "fill", "tint", "shade", "hue", "theme", *_BASIC_COLOURS),
+    "show": ("show", "display", "render", "present", "reveal", "visible", "view", "pop"),
+    "hide": ("hide", "conceal", "invisible", "dismiss"),
+    "greet": ("greet", "greeting", "greetings", "hello", "hi", "hey", "welcome", "salute",
+              "salutation", "howdy"),
+    "save": ("save", "store", "remember", "persist", "keep", "record", "memorize", "memorise",
+             "write"),
+    "read": ("read", "fetch", "load", "retrieve", "recall", "lookup"),
+    "delete": ("delete", "remove", "erase", "clear", "forget", "wipe"),
+    "copy": ("copy", "clipboard", "paste", "duplicate"),
+    "select": ("select", "selection", "selected", "highlight", "highlighted"),
+    "time": ("time", "clock", "date", "today", "hour", "hours", "minute", "timezone"),
+    "calc": ("sum", "plus", "calculate", "compute", "total", "math", "multiply", "add",
+             "addition", "subtract", "minus", "divide"),
+    "search": ("search", "find", "query", "look"),
+    "notify": ("alert", "notify", "notification", "warn", "warning", "toast", "popup", "banner"),
+    "note": ("note", "notes", "memo", "reminder", "todo"),
+    "count": ("count", "counter", "increment", "tally", "decrement"),
+    "title": ("title", "heading", "header", "headline"),
+    "size": ("size", "bigger", "smaller", "larger", "zoom", "scale", "font", "resize"),
+    "weather": ("weather", "temperature", "forecast", "rain", "sunny"),
+    "navigate": ("navigate", "visit", "link", "url", "goto", "redirect"),
+    "theme": ("theme", "dark", "light", "mode"),
+    "confirm": ("confirm", "ask", "approve", "question", "prompt"),
+    "random": ("random", "dice", "roll", "pick", "choose", "shuffle"),
+    "scroll": ("scroll", "top", "bottom"),
+    "storage": ("storage", "localstorage", "persisted", "saved"),
+}
+
+WORD_RE = re.compile(r"[A-Za-z][A-Za-z']*|\d+(?:\.\d+)?")
+NUMBER_RE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+
+
+def stem(word: str) -> str:
+    """A tiny suffix stripper, applied the same way to message and tool words."""
+    w = word.lower().replace("'", "")
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+    elif len(w) > 4 and w.endswith("ed"):
+        w = w[:-2]
+    elif len(w) > 4 and w.endswith("es") and not w.endswith("ses"):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+_GROUPS_BY_STEM: dict[str, frozenset[str]] = {}
+for _group, _words in _SYNONYM_GROUPS.items():
+    for _w in _words:
+        _s = stem(_w)
+        _GROUPS_BY_STEM[_s] = _GROUPS_BY_STEM.get(_s, frozenset()) | {f"<{_group}>"}
+WEAK_STEMS = frozenset(stem(w) for w in WEAK_WORDS)
+COLOUR_NAMES = frozenset(_BASIC_COLOURS)
+
+
+def word_keys(word: str) -> frozenset[str]:
+    """The keys a word matches on: its stem and the synonym groups it belongs to."""
+    root = stem(word)
+    return frozenset({root}) | _GROUPS_BY_STEM.get(root, frozenset())
+
+
+def split_identifier(name: str) -> list[str]:
+    """`change_background`, `change-background`, `changeBackground` → ["change", "background"]."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    return [p.lower() for p in re.split(r"[^A-Za-z0-9]+", spaced) if p]
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in (m.group(0).lower() for m in WORD_RE.finditer(text)) if w not in STOPWORDS]
+
