@@ -22,16 +22,18 @@ from ._agent import Agent
 from ._context import ToolContext
 from ._errors import (
     ConfigurationError,
+    FollowUpLimitError,
     LocalProtocolError,
     ProtocolError,
     PyClientError,
     RemoteProtocolError,
     RunAborted,
+    RunError,
     ToolError,
     TransportError,
 )
 from ._events import UnknownEvent
-from ._run import RunError
+from ._scopes import Registration, use_client_tool
 from ._thread import Thread, ThreadEvent
 from ._tools import ClientTool, ToolResult, client_tool
 from ._transport import HttpxTransport, MockTransport, Request, Transport
@@ -45,11 +47,13 @@ __all__ = [
     "Agent",
     "ClientTool",
     "ConfigurationError",
+    "FollowUpLimitError",
     "HttpxTransport",
     "LocalProtocolError",
     "MockTransport",
     "ProtocolError",
     "PyClientError",
+    "Registration",
     "RemoteProtocolError",
     "Request",
     "RunAborted",
@@ -63,6 +67,7 @@ __all__ = [
     "TransportError",
     "UnknownEvent",
     "client_tool",
+    "use_client_tool",
 ]
 
 import logging as _logging

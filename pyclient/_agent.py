@@ -2,8 +2,10 @@
 
 The agent owns the transport (httpx on CPython, fetch in the page, or one you pass) and
 creates threads. On CPython `agent.thread()` takes no element: the thread advertises the
-binding tools (plus any added with `thread.add_tool`). In the page, `agent.thread(element)`
-mounts the thread on a DOM element (provided by `pyclient.browser`).
+binding tools, the agent-level registrations (`agent.register_tool`) that apply to it and
+its own (`thread.register_tool`). In the page, `agent.thread(element)` mounts the thread on
+a DOM element and `agent.use_client_tool(tool, element)` scopes a tool to an element (both
+provided by `pyclient.browser`).
 
 ```python
 import asyncio
@@ -26,9 +28,11 @@ asyncio.run(main())
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from . import _scopes
 from ._errors import ConfigurationError
 from ._thread import DEFAULT_MAX_FOLLOW_UPS, Thread
 from ._tools import ClientTool
@@ -98,6 +102,10 @@ class Agent:
         self.headers: dict[str, str] = dict(headers or {})
         self.max_follow_ups = max_follow_ups
         self._transport = transport
+        self._binding = {tool.name: _scopes.Registration(tool, _scopes.BINDING, self) for tool in tools}
+        self._registrations: list[_scopes.Registration] = []   # AGENT level, oldest first
+        # Threads register themselves; weak, so a thread nobody holds can go away.
+        self._threads: weakref.WeakSet[Thread] = weakref.WeakSet()
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {self.url}>"
@@ -135,6 +143,61 @@ class Agent:
                 )
             return _mount_thread(self, element_or_selector, thread_id, **options)
         return Thread(self, thread_id, **options)
+
+    def register_tool(
+        self,
+        tool: ClientTool,
+        *,
+        applies_to: Callable[[Thread], bool] | None = None,
+        replace: bool = False,
+        mounted: bool = True,
+    ) -> _scopes.Registration:
+        """Register `tool` for the threads of this agent that `applies_to` selects.
+
+        An agent-level registration wins over a binding tool of the same name and loses to a
+        thread-level one. Unavailable calls of that tool in the selected threads run with it
+        as soon as it is registered mounted (or mounts).
+
+        Args:
+            tool: a `ClientTool` (decorate the function with `@client_tool`).
+            applies_to: `applies_to(thread) -> bool`, asked at every snapshot; None selects
+                every thread of the agent. The bridge passes "the registration's element
+                contains the thread's element".
+            replace: take over from a live agent-level registration of the same name (it
+                serves again once this one is unmounted or disposed) instead of raising.
+            mounted: False registers it unmounted; `registration.set_mounted(True)` mounts it.
+
+        Returns:
+            The `Registration`: `set_mounted(bool)`, `dispose()`.
+
+        Raises:
+            ConfigurationError: `tool` is not a `ClientTool`, `applies_to` is not callable, or
+                a live agent-level registration of the same name exists and `replace` is False.
+        """
+        return _scopes.register(self, _scopes.AGENT, tool, replace=replace, mounted=mounted,
+                                applies_to=applies_to, api="agent.register_tool")
+
+    def use_client_tool(self, tool: ClientTool, element: Any, *, replace: bool = False) -> Any:
+        """Scope `tool` to a DOM element: advertised while `element` is connected (page only).
+
+        Inside a thread element it is registered on that thread; around thread elements it
+        applies to the threads it encloses. The browser bridge implements it; on CPython use
+        `agent.register_tool()` or `thread.register_tool()`.
+
+        Args:
+            tool: a `ClientTool`.
+            element: a DOM element (or selector).
+            replace: take over a registration of the same name at the same level.
+
+        Returns:
+            The bridge's registration handle (`tool`, `mounted`, `dispose()`); dispose it when
+            the component goes away for good.
+
+        Raises:
+            ConfigurationError: `tool` is not a `ClientTool`, the bridge is not loaded
+                (CPython), or a duplicate registration without `replace`.
+        """
+        return _scopes.use_agent_tool(self, tool, element, replace=replace)
 
     async def aclose(self) -> None:
         """Close the transport (its pooled connections)."""

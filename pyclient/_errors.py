@@ -2,12 +2,14 @@
 
 ```
 PyClientError
-├── ConfigurationError      a tool or registration that can never work (raised at decoration)
+├── ConfigurationError      a tool or registration that can never work (raised at decoration/registration)
 ├── ProtocolError
 │   ├── LocalProtocolError  the caller misused the API (wrong state, unknown id)
 │   └── RemoteProtocolError the server sent a stream pyclient cannot read
 ├── TransportError          the request failed: HTTP status, dropped connection
 ├── RunAborted              a run or a tool execution was aborted (stop, unmount, resolution)
+├── RunError                a run ended in error: the agent sent RUN_ERROR
+│   └── FollowUpLimitError  the agent kept calling tools past `thread.max_follow_ups`
 └── ToolError               a tool call ended in error (the message goes to the model)
 ```
 
@@ -27,11 +29,13 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigurationError",
+    "FollowUpLimitError",
     "LocalProtocolError",
     "ProtocolError",
     "PyClientError",
     "RemoteProtocolError",
     "RunAborted",
+    "RunError",
     "ToolError",
     "TransportError",
 ]
@@ -42,7 +46,7 @@ class PyClientError(Exception):
 
 
 class ConfigurationError(PyClientError, ValueError):
-    """A tool definition or registration that can never work; raised at decoration time."""
+    """A tool definition or registration that can never work; raised when it is made."""
 
 
 class ProtocolError(PyClientError):
@@ -76,6 +80,40 @@ class RunAborted(PyClientError):
     def __init__(self, reason: object = None) -> None:
         super().__init__(f"aborted: {reason}" if reason is not None else "aborted")
         self.reason = reason
+
+
+class RunError(PyClientError):
+    """The agent ended a run with `RUN_ERROR`; `message` and `code` are the server's."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(
+            f"The agent reported an error: {message}" + (f" (code {code})" if code else "")
+            + ". See the agent server's log for the cause; `await thread.run()` retries."
+        )
+        self.message = message
+        self.code = code
+
+
+class FollowUpLimitError(RunError):
+    """The agent called client tools in `follow_ups` follow-up runs in a row; pyclient stopped.
+
+    Attributes:
+        follow_ups: how many automatic follow-up runs were sent.
+        tool_names: the names of the tools the last run called (sorted).
+    """
+
+    def __init__(self, follow_ups: int, tool_names: list[str]) -> None:
+        message = (
+            f"Stopped after {follow_ups} automatic follow-up runs in a row: the agent kept "
+            f"calling tools ({', '.join(tool_names)}). Check the agent's instructions, or raise "
+            "`thread.max_follow_ups`."
+        )
+        # Not RunError.__init__: the agent reported nothing, pyclient stopped the loop.
+        PyClientError.__init__(self, message)
+        self.message = message
+        self.code = None
+        self.follow_ups = follow_ups
+        self.tool_names = tool_names
 
 
 class ToolError(PyClientError):

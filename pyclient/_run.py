@@ -6,6 +6,11 @@ page). `run_until_idle(thread)` sends a run, applies its events as they stream i
 each exactly once: see `pyclient._actions`) and sends the follow-up run, until a run leaves
 nothing pending, the follow-up cap is hit, the thread is stopped, or a run fails.
 
+Each request advertises `thread.available_tools()` taken once, when it is sent. When the run
+finishes, a call of an advertised tool is served by the registration that serves that name
+now (see `pyclient._scopes`); with none mounted it waits as an `"unavailable"` action, and
+the follow-up goes out only once every call of the turn has its answer.
+
 Server behaviour it absorbs (see STACK.md): `TOOL_CALL_ARGS` after `TOOL_CALL_END`
 (pydantic-ai, parallel calls), no `outcome` on `RUN_FINISHED` (ag-ui-langgraph: the pending
 calls are derived from the stream), many RAW/STEP/snapshot events, unknown event types,
@@ -39,9 +44,16 @@ from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import RunAgentInput
 
+from . import _scopes
 from ._abort import AbortController
 from ._actions import Action
-from ._errors import PyClientError, RemoteProtocolError, RunAborted, TransportError
+from ._errors import (
+    FollowUpLimitError,
+    RemoteProtocolError,
+    RunAborted,
+    RunError,
+    TransportError,
+)
 from ._events import UnknownEvent, decode_event, event_type
 from ._messages import new_id
 from ._sse import SSEDecoder
@@ -52,6 +64,7 @@ from ._transport import Request
 if TYPE_CHECKING:
     from ._thread import Thread
 
+# RunError lives in pyclient._errors; re-exported here for code that imported it from _run.
 __all__ = ["PROTOCOL_VERSION", "RunContext", "RunError", "run_until_idle"]
 
 logger = logging.getLogger("pyclient")
@@ -60,25 +73,13 @@ PROTOCOL_VERSION = "1.0"
 """Sent as `protocolVersion`: servers (pydantic-ai) only report pending tool calls to 1.0 clients."""
 
 
-class RunError(PyClientError):
-    """The agent ended a run with `RUN_ERROR`; `message` and `code` are the server's."""
-
-    def __init__(self, message: str, code: str | None = None) -> None:
-        super().__init__(
-            f"The agent reported an error: {message}" + (f" (code {code})" if code else "")
-            + ". See the agent server's log for the cause; `await thread.run()` retries."
-        )
-        self.message = message
-        self.code = code
-
-
 @dataclass
 class RunContext:
     """One `send()`/`run()` call: its abort controller and the current request's details."""
 
     controller: AbortController = field(default_factory=AbortController)
     run_id: str = ""
-    tools: dict[str, ClientTool] = field(default_factory=dict)
+    tools: dict[str, ClientTool] = field(default_factory=dict)  # what the current request advertised
     finished: Any = None        # the RUN_FINISHED event (or UnknownEvent) of the current request
     run_error: Any = None       # the RUN_ERROR event of the current request
     events: int = 0
@@ -108,11 +109,7 @@ async def run_until_idle(thread: Thread) -> None:
                 return
             thread._transition(TOOLS_PENDING)
             if follow_ups >= thread.max_follow_ups:
-                error = PyClientError(
-                    f"Stopped after {follow_ups} automatic follow-up runs in a row: the agent kept "
-                    f"calling tools ({', '.join(sorted({c.function.name for c in pending}))}). "
-                    "Check the agent's instructions, or raise `thread.max_follow_ups`."
-                )
+                error = FollowUpLimitError(follow_ups, sorted({c.function.name for c in pending}))
                 thread._settle(f"Not run: {error}")
                 _fail(thread, ctx, error)
                 return
@@ -142,7 +139,11 @@ def _fail(thread: Thread, ctx: RunContext, error: BaseException) -> None:
 
 
 def build_request(thread: Thread, ctx: RunContext) -> Request:
-    """The HTTP request of the next run: the history, the tool snapshot, state, context."""
+    """The HTTP request of the next run: the history, the tool snapshot, state, context.
+
+    Takes the snapshot (`thread.available_tools()`) exactly once and remembers it in
+    `ctx.tools`: only those names may run when this request's calls come back.
+    """
     tools = thread.available_tools()
     ctx.tools = {tool.name: tool for tool in tools}
     ctx.run_id = new_id()
@@ -281,29 +282,32 @@ def _pending_ids(finished: Any) -> list[str] | None:
 
 
 async def _answer(thread: Thread, ctx: RunContext, calls: list[Any]) -> None:
-    """Answer every call: unadvertised ones at once with an error, the others through actions."""
+    """Answer every call: unadvertised ones at once with an error, the others through actions.
+
+    An advertised call is served by the registration that serves its name now (which may
+    differ from the one advertised, or be none: the action then waits as "unavailable").
+    """
     actions: list[Action] = []
 
     def resolved(action: Action, result: ToolResult) -> None:
         thread._add_tool_result(action.id, result)
         thread._notify("action", action)
 
+    _scopes.refresh()  # let the bridge report an element that left a moment ago
     for call in calls:
-        tool = thread._tool_for_call(call.function.name, ctx.tools)
-        if tool is None:
-            advertised = ", ".join(sorted(ctx.tools)) or "none"
+        advertised = ctx.tools.get(call.function.name)
+        if advertised is None:
+            names = ", ".join(sorted(ctx.tools)) or "none"
             thread._add_tool_result(call.id, ToolResult.failure(
                 f"Tool {call.function.name!r} is not available in this thread: it was not among "
-                f"the tools sent with this run (available: {advertised}). Call one of those instead."
+                f"the tools sent with this run (available: {names}). Call one of those instead."
             ))
             continue
-        status = "awaiting_approval" if tool.requires_approval else "executing"
-        action = Action(thread, call, tool, status, resolved)
+        action = Action(thread, call, advertised, resolved)
         thread._actions[action.id] = action
         actions.append(action)
-        if tool.requires_approval:
-            thread._notify("action", action)
-        else:
-            action._start()  # notifies
+    # Every action is in `pending_actions` before the first listener hears of one.
+    for action in actions:
+        action._begin()
     if actions:
         await asyncio.gather(*(action._wait() for action in actions))

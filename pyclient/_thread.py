@@ -15,7 +15,13 @@ Listeners (`thread.subscribe(callback)`) receive a `ThreadEvent(kind, payload)`:
 | `"state"` | the new shared state | `STATE_SNAPSHOT` / `STATE_DELTA` applied |
 | `"status"` | `"idle"`, `"running"` or `"error"` | `run_status` changed |
 | `"action"` | the `Action` | a pending action appeared, changed status or was answered |
+| `"tools"` | None | the available tools may have changed (a registration was added, mounted, unmounted or disposed); call `thread.available_tools()` |
 | `"error"` | the exception | `thread.error` was set |
+
+Tools: the agent's binding tools, the agent-level registrations that apply to the thread
+(`agent.register_tool`) and the thread's own (`thread.register_tool`); see `pyclient._scopes`
+for which one serves a name. A call whose tool has no mounted registration when the run
+finishes waits as an `"unavailable"` action until one mounts (or `action.cancel()`).
 
 ```python
 from pyclient import Agent, client_tool
@@ -45,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import Context, ToolMessage, UserMessage
 
+from . import _scopes
 from ._actions import Action
 from ._errors import ConfigurationError, LocalProtocolError
 from ._messages import History, new_id
@@ -67,7 +74,7 @@ class ThreadEvent:
     """What a `thread.subscribe()` callback receives; see the table in this module's docstring.
 
     Attributes:
-        kind: "event", "messages", "state", "status", "action" or "error".
+        kind: "event", "messages", "state", "status", "action", "tools" or "error".
         payload: depends on `kind`.
     """
 
@@ -95,8 +102,10 @@ class Thread:
         context: `ag_ui.core.Context` items sent with every run.
         forwarded_props: a JSON value sent as `forwardedProps` with every run.
         max_follow_ups: how many automatic follow-up runs in a row one `send()`/`run()` may
-            make before it stops with an error (a guard against a model that never stops
-            calling tools).
+            make before it stops with `FollowUpLimitError` (a guard against a model that never
+            stops calling tools).
+        element: the DOM element the thread is mounted on (set by the browser bridge; None
+            on CPython). `applies_to` predicates of agent-level registrations look at it.
     """
 
     def __init__(
@@ -123,10 +132,15 @@ class Thread:
         self._history = History([_message(m) for m in messages], state)
         self._run_state = RunState()
         self._error: BaseException | None = None
+        # In the page: the DOM element the thread is mounted on, and whether it is connected
+        # (set by pyclient.browser). On CPython: None and True.
+        self.element: Any = None
+        self.mounted = True
         self._actions: dict[str, Action] = {}
-        self._tools: list[ClientTool] = []
+        self._registrations: list[_scopes.Registration] = []   # THREAD level, oldest first
         self._listeners: list[Callable[[ThreadEvent], Any]] = []
         self._current: RunContext | None = None
+        agent._threads.add(self)
 
     def __repr__(self) -> str:
         return f"<Thread {self.thread_id!r} of agent {self.agent.name!r} {self.run_status}>"
@@ -164,53 +178,42 @@ class Thread:
         return [action for action in self._actions.values() if not action.done]
 
     def available_tools(self) -> list[ClientTool]:
-        """The tools the next request will advertise: the agent's binding tools, then the thread's.
+        """The tools the next request will advertise (its snapshot).
 
-        A thread tool with the same name as a binding tool replaces it.
+        One tool per name: the most specific mounted registration wins (thread-level over
+        agent-level over the agent's binding tools), the newest within a level. Binding tools
+        come first, then agent-level, then thread-level ones. Calls the bridge's refresh hook
+        first, so an element removed a moment ago is already left out.
 
         Returns:
-            A new list (a snapshot): later registrations do not change it.
+            A new list: later registrations do not change it.
         """
-        by_name: dict[str, ClientTool] = {}
-        for tool in (*self.agent.client_tools, *self._tools):
-            by_name.pop(tool.name, None)
-            by_name[tool.name] = tool
-        return list(by_name.values())
-
-    def _tool_for_call(self, name: str, advertised: dict[str, ClientTool]) -> ClientTool | None:
-        """The tool that answers a call named `name`, or None if it must not run.
-
-        Only a tool advertised in the request that produced the call may run (`advertised`
-        is that request's snapshot of `available_tools()`, by name).
-        """
-        return advertised.get(name)
+        return _scopes.snapshot(self)
 
     # -- registering ---------------------------------------------------------------------
 
-    def add_tool(self, tool: ClientTool) -> Callable[[], None]:
-        """Make `tool` available in this thread from the next request on.
+    def register_tool(self, tool: ClientTool, *, replace: bool = False, mounted: bool = True) -> _scopes.Registration:
+        """Register `tool` on this thread; it is in the very next request's tools while mounted.
+
+        A thread-level registration is the most specific: it wins over an agent-level one and
+        a binding tool of the same name. Calls of that tool waiting as `"unavailable"` run
+        with it at once.
 
         Args:
             tool: a `ClientTool` (decorate the function with `@client_tool`).
+            replace: take over from a live registration of the same name on this thread (it
+                serves again once this one is unmounted or disposed) instead of raising.
+            mounted: False registers it unmounted; `registration.set_mounted(True)` mounts it.
 
         Returns:
-            A function that removes the tool again (calls already made keep running).
+            The `Registration`: `set_mounted(bool)`, `dispose()`.
 
         Raises:
-            ConfigurationError: `tool` is not a `ClientTool`.
+            ConfigurationError: `tool` is not a `ClientTool`, or a live registration of the
+                same name exists on this thread and `replace` is False.
         """
-        if not isinstance(tool, ClientTool):
-            raise ConfigurationError(
-                f"thread.add_tool() needs a ClientTool, got {type(tool).__name__}. "
-                "Decorate the function with @client_tool first."
-            )
-        self._tools.append(tool)
-
-        def remove() -> None:
-            if tool in self._tools:
-                self._tools.remove(tool)
-
-        return remove
+        return _scopes.register(self, _scopes.THREAD, tool, replace=replace, mounted=mounted,
+                                api="thread.register_tool")
 
     def subscribe(self, callback: Callable[[ThreadEvent], Any]) -> Callable[[], None]:
         """Call `callback(ThreadEvent)` on every event and change (see the module docstring).
@@ -228,6 +231,12 @@ class Thread:
                 self._listeners.remove(callback)
 
         return unsubscribe
+
+    def _tools_changed(self) -> None:
+        """A registration for this thread changed: serve the calls waiting for one, then tell listeners."""
+        for action in list(self._actions.values()):
+            action._serve()  # does nothing unless it is unavailable and now served
+        self._notify("tools")
 
     def _notify(self, kind: str, payload: Any = None) -> None:
         event = ThreadEvent(kind, payload)
@@ -283,7 +292,7 @@ class Thread:
         self._current = None
         ctx.controller.abort(reason)
         for action in self.pending_actions:
-            action.cancel(reason)
+            action._cancel(reason, reason)  # the handler's signal says why: the stop reason
         self._settle(f"Tool call cancelled: {reason}")
         self._transition(STOP)
 

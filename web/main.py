@@ -33,7 +33,7 @@ def set_heading(text: str) -> str:
 
 
 agent = Agent("demo", url="/agent", client_tools=[change_background, set_heading])
-thread = agent.thread()
+thread = agent.thread("#chat")
 chat = Chat(thread, document.getElementById("chat"), placeholder='Try "make it blue"')
 
 versions = " · ".join(f"{name} {version(name)}" for name in ("pydantic", "ag-ui-protocol"))

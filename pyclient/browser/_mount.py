@@ -24,9 +24,9 @@ from collections.abc import Callable
 from typing import Any
 
 import js
-from pyodide.ffi import create_proxy
+from pyodide.ffi import create_proxy, to_js
 
-__all__ = ["watch"]
+__all__ = ["check", "watch"]
 
 logger = logging.getLogger("pyclient")
 
@@ -55,8 +55,8 @@ class _MountObserver:
             # Kept for the page's lifetime: one proxy, whatever the number of watches.
             self._proxy = create_proxy(self._changed)
             self._observer = js.MutationObserver.new(self._proxy)
-            self._observer.observe(js.document, js.Object.fromEntries(
-                js.JSON.parse('[["childList", true], ["subtree", true]]')))
+            options = to_js({"childList": True, "subtree": True}, dict_converter=js.Object.fromEntries)
+            self._observer.observe(js.document, options)
         key = self._next
         self._next += 1
         self._watches[key] = _Watch(element, on_mount, on_unmount)
@@ -98,3 +98,8 @@ def watch(element: Any, *, on_mount: Callable[[], Any], on_unmount: Callable[[],
         A function that stops watching.
     """
     return _observer.watch(element, on_mount, on_unmount)
+
+
+def check() -> None:
+    """Compare every watched element's connection now, without waiting for the observer."""
+    _observer.check()

@@ -63,8 +63,8 @@ class PageGuard:
         problems = []
         if self.outside:
             problems.append(f"requests left 127.0.0.1: {self.outside}")
-        if uncaught:
-            problems.append(f"uncaught errors in the page: {uncaught}")
+        if uncaught:  # the first lines of each say what and where; the rest is JS frames
+            problems.append("uncaught errors in the page:\n" + "\n---\n".join(m[-1500:] for m in uncaught[:3]))
         assert not problems, "; ".join(problems)
 
 

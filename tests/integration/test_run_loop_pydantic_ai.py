@@ -6,7 +6,14 @@ import asyncio
 import json
 import time
 
-from pyclient import Agent, HttpxTransport, RemoteProtocolError, ToolContext, TransportError, client_tool
+from pyclient import (
+    Agent,
+    HttpxTransport,
+    RemoteProtocolError,
+    ToolContext,
+    TransportError,
+    client_tool,
+)
 
 
 def arun(coro, timeout: float = 30):
@@ -192,3 +199,35 @@ def test_dropped_connection_keeps_history_and_run_retries(flaky_server, transpor
     assert len(flaky_server.bodies) == 2  # a response that had started is never resent by itself
     assert [m["role"] for m in flaky_server.bodies[1]["messages"]] == ["user", "assistant"]
     assert thread.messages[-1].content == "complete answer after 2 messages"
+
+
+def test_call_waits_unavailable_until_a_registration_mounts(agent_url, transport):
+    @client_tool
+    def save_note(key: str, text: str) -> str:
+        """Save a note in this browser."""
+        return f"saved {key}: {text}"
+
+    async def main():
+        async with Agent("test", f"{agent_url}/agent", transport=transport) as agent:
+            thread = agent.thread()
+            registration = thread.register_tool(save_note)
+            # The element holding the tool leaves the page while the model calls it.
+            thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "TOOL_CALL_START"
+                             and registration.set_mounted(False))
+            task = asyncio.create_task(thread.send("save a note called todo saying buy milk"))
+            while not thread.pending_actions:
+                await asyncio.sleep(0.01)
+            [action] = thread.pending_actions
+            assert action.status == "unavailable" and thread.run_status == "running"
+            await asyncio.sleep(0.2)
+            assert len(transport.bodies) == 1 and not task.done()
+            registration.set_mounted(True)   # it comes back: the waiting call runs
+            await task
+            return thread
+
+    thread = arun(main())
+    assert thread.run_status == "idle", thread.error
+    assert [t["name"] for t in transport.bodies[0]["tools"]] == ["save_note"]
+    [tool] = tool_messages(transport.bodies[1]).values()
+    assert tool["content"] == "saved buy: milk"
+    assert 'save_note returned: "saved buy: milk"' in thread.messages[-1].content

@@ -12,7 +12,7 @@ import pytest
 import pyclient
 
 PACKAGE = Path(pyclient.__file__).parent
-RUN_LOOP_MODULES = ["_actions", "_agent", "_events", "_messages", "_run", "_sse", "_state", "_thread", "_transport"]
+RUN_LOOP_MODULES = ["_actions", "_agent", "_events", "_messages", "_run", "_scopes", "_sse", "_state", "_thread", "_transport"]
 BROWSER_ONLY = {"js", "pyodide", "pyscript"}
 
 

@@ -144,7 +144,7 @@ def test_tools_are_a_snapshot_per_request():
 
     server = Server(script)
     thread = make_thread(server)
-    thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "RUN_STARTED" and thread.add_tool(late))
+    thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "RUN_STARTED" and thread.register_tool(late))
     arun(thread.send("go"))
     assert [t["name"] for t in server.bodies[0]["tools"]] == ["change_background"]
     assert [t["name"] for t in server.bodies[1]["tools"]] == ["change_background", "late"]

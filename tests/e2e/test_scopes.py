@@ -1,0 +1,249 @@
+"""Registrations on DOM elements, in Chromium: snapshots, unmount/remount, aborts, pending actions.
+
+The page is web/tests/scopes.html; `window.t` is its Python test API (web/tests/scopes.py).
+Every request body is captured at the server (`agent_log`), so the tests check what the
+agent really received.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+
+def call(page, name: str, *args):
+    """Call `window.t[name](*args)` (a Python function) and decode its JSON answer."""
+    result = page.evaluate("([name, args]) => window.t[name](...args)", [name, list(args)])
+    return json.loads(result) if isinstance(result, str) and result[:1] in "{[" else result
+
+
+def tools_of(body: dict) -> list[str]:
+    return sorted(tool["name"] for tool in body["tools"])
+
+
+def park(page, element_id: str) -> None:
+    """Detach an element (it stays in a JS variable for later re-insertion)."""
+    page.evaluate("id => { const e = document.getElementById(id); (window.__parked ||= {})[id] = [e, e.parentNode]; e.remove(); }", element_id)
+
+
+def unpark(page, element_id: str) -> None:
+    page.evaluate("id => { const [e, parent] = window.__parked[id]; parent.append(e); }", element_id)
+
+
+def wait_log(page, text: str, timeout: int = 20_000) -> None:
+    page.wait_for_function("t => window.__log.some(line => line.includes(t))", arg=text,
+                           timeout=timeout, polling=25)
+
+
+def log(page) -> list[str]:
+    return page.evaluate("[...window.__log]")
+
+
+@pytest.fixture
+def scopes(open_page, agent_log):
+    page = open_page("/tests/scopes.html")
+    agent_log.clear()
+    return page
+
+
+T1_TOOLS = ["binding_tool", "change_background", "slow_fetch", "wait_briefly", "wait_forever", "wrapper_tool"]
+
+
+def test_each_form_lands_in_the_right_thread_snapshot(scopes, agent_log):
+    page = scopes
+    for key in ("t1", "t2", "t3"):
+        call(page, "send", key, "what is new")
+    t1, t2, t3 = agent_log.bodies
+    # Binding tools in every thread of agent A; the wrapper registration in both threads it
+    # encloses; component-scoped and agent-agnostic ones only in their own thread.
+    assert tools_of(t1) == T1_TOOLS
+    assert tools_of(t2) == ["binding_tool", "set_heading", "wrapper_tool"]
+    # Agent B: no binding tools; the agent-agnostic registration inside its thread element.
+    assert tools_of(t3) == ["set_heading"]
+    assert len({t1["threadId"], t2["threadId"], t3["threadId"]}) == 3
+    assert call(page, "summary", "t1")["available"] == T1_TOOLS
+
+    # Unmount: synchronous for the next request, even before the observer's microtask.
+    agent_log.clear()
+    page.evaluate("""async () => {
+        document.getElementById('c1').remove();
+        document.getElementById('c2').remove();
+        await window.t.send('t1', 'what is new');
+        await window.t.send('t2', 'what is new');
+    }""")
+    assert "change_background" not in tools_of(agent_log.bodies[0])
+    assert tools_of(agent_log.bodies[1]) == ["binding_tool", "wrapper_tool"]
+
+    # Remount: back in the snapshot.
+    agent_log.clear()
+    page.evaluate("""async () => {
+        const c1 = document.createElement('div'); c1.id = 'c1';
+        document.getElementById('t1').append(c1);
+    }""")
+    call(page, "send", "t1", "what is new")
+    assert "change_background" not in tools_of(agent_log.bodies[0]), "a new element is not the old registration"
+
+    # Moving the wrapper's threads out of it removes the wrapper tool from their snapshots.
+    agent_log.clear()
+    page.evaluate("document.body.append(document.getElementById('t2'))")
+    call(page, "send", "t2", "what is new")
+    assert tools_of(agent_log.bodies[0]) == ["binding_tool"]
+
+
+def test_remount_of_the_same_element_restores_its_tools(scopes, agent_log):
+    page = scopes
+    park(page, "c1")
+    call(page, "send", "t1", "what is new")
+    unpark(page, "c1")
+    call(page, "send", "t1", "what is new")
+    assert "change_background" not in tools_of(agent_log.bodies[0])
+    assert "change_background" in tools_of(agent_log.bodies[1])
+    # The thread element itself: removed and re-inserted, the thread and its tools come back.
+    park(page, "t1")
+    unpark(page, "t1")
+    call(page, "send", "t1", "make it blue")
+    assert page.evaluate("document.body.style.background") == "blue"
+    assert page.evaluate("document.getElementById('t1').dataset.pyclientThread") == agent_log.bodies[-1]["threadId"]
+
+
+def test_registration_errors_are_clear(scopes):
+    page = scopes
+    duplicate = call(page, "config_error", "agent_a.use_client_tool(change_background, document.getElementById('c1'))")
+    assert duplicate.startswith("ConfigurationError") and "replace=True" in duplicate
+    replaced = call(page, "config_error", "agent_a.use_client_tool(change_background, document.getElementById('c1'), replace=True)")
+    assert replaced == "no error"
+    nowhere = call(page, "config_error", "use_client_tool(set_heading, document.getElementById('parking'))")
+    assert nowhere.startswith("ConfigurationError") and "thread" in nowhere
+    missing = call(page, "config_error", "agent_a.thread('#does-not-exist')")
+    assert missing.startswith("ConfigurationError") and "#does-not-exist" in missing
+
+
+def test_unmount_aborts_a_running_fetch_then_remount_completes(scopes, agent_log, slow_log):
+    page = scopes
+    slow_log.outcomes.clear()
+    call(page, "send_later", "t1", "slow fetch")
+    wait_log(page, "fetch started")
+    park(page, "c3")
+    wait_log(page, "fetch finally")
+    lines = log(page)
+    assert "fetch failed: CancelledError reason=unmounted" in lines, lines
+    assert "fetch finally aborted=True js_aborted=True" in lines, lines
+    # The server saw the browser drop the request: the fetch was really aborted.
+    deadline = time.monotonic() + 5
+    while not slow_log.outcomes and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert slow_log.outcomes == ["disconnected"]
+    summary = call(page, "summary", "t1")
+    assert [(a["name"], a["status"]) for a in summary["pending"]] == [("slow_fetch", "unavailable")]
+    assert summary["status"] == "running"
+    assert len(agent_log.bodies) == 1  # no follow-up while a call of the turn is unresolved
+
+    # Re-inserted: the call runs again and completes; the agent receives exactly one result.
+    page.evaluate("window.__slow_seconds = 0.2")
+    unpark(page, "c3")
+    wait_log(page, "fetch completed")
+    page.wait_for_function("() => JSON.parse(window.t.summary('t1')).status === 'idle'", timeout=20_000, polling=50)
+    follow_up = agent_log.bodies[-1]
+    results = [m for m in follow_up["messages"] if m["role"] == "tool"]
+    assert len(results) == 1 and results[0]["content"].startswith("fetched ")
+    assert slow_log.outcomes == ["disconnected", "completed"]
+
+
+@pytest.mark.parametrize(
+    ("how", "expected_reason", "tool_message"),
+    [
+        ("cancel", "cancelled", "no longer needed"),
+        ("stop", "stopped by the user", "stopped by the user"),
+    ],
+)
+def test_abort_on_cancel_and_stop(scopes, agent_log, how, expected_reason, tool_message):
+    page = scopes
+    call(page, "send_later", "t1", "wait forever")
+    wait_log(page, "wait started")
+    if how == "cancel":
+        call(page, "cancel", "t1", "no longer needed")
+    else:
+        call(page, "stop", "t1")
+    wait_log(page, "wait finally")
+    assert f"wait finally reason={expected_reason}" in log(page), log(page)
+    page.wait_for_function("() => JSON.parse(window.t.summary('t1')).status === 'idle'", timeout=20_000, polling=50)
+    summary = call(page, "summary", "t1")
+    tool_messages = [m for m in summary["messages"] if m["role"] == "tool"]
+    assert len(tool_messages) == 1 and tool_message in tool_messages[0]["content"]
+    if how == "cancel":
+        # The cancellation went to the agent as the call's error result, in the follow-up.
+        sent = [m for m in agent_log.bodies[-1]["messages"] if m["role"] == "tool"]
+        assert len(agent_log.bodies) == 2 and tool_message in sent[0]["content"]
+    else:
+        assert len(agent_log.bodies) == 1  # no follow-up after a stop
+
+
+def test_abort_on_timeout(scopes, agent_log):
+    page = scopes
+    call(page, "send", "t1", "wait briefly")
+    assert "briefly finally reason=timeout" in log(page)
+    sent = [m for m in agent_log.bodies[-1]["messages"] if m["role"] == "tool"]
+    assert "timed out" in sent[0]["content"]
+
+
+def make_unavailable(page, text: str) -> None:
+    """Send `text` in t2; while the call's arguments stream in, its tool's element leaves."""
+    call(page, "send_later", "t2", text)
+    page.wait_for_function("() => JSON.parse(window.t.summary('t2')).messages.length >= 2",
+                           timeout=20_000, polling=25)
+    park(page, "c2")
+    page.wait_for_function(
+        "() => JSON.parse(window.t.summary('t2')).pending.some(a => a.status === 'unavailable')",
+        timeout=20_000, polling=50)
+
+
+def test_unavailable_call_waits_then_runs_on_remount(scopes, agent_log):
+    page = scopes
+    make_unavailable(page, "set the heading to Later slowly")
+    assert "set_heading" in tools_of(agent_log.bodies[0])
+    assert len(agent_log.bodies) == 1 and page.locator("h1").text_content() == "scopes"
+    unpark(page, "c2")
+    page.wait_for_function("() => JSON.parse(window.t.summary('t2')).status === 'idle'", timeout=20_000, polling=50)
+    assert page.locator("h1").text_content() == "Later"
+    sent = [m for m in agent_log.bodies[-1]["messages"] if m["role"] == "tool"]
+    assert [m["content"] for m in sent] == ["heading is now Later"]
+
+
+def test_unavailable_call_cancelled_reaches_the_agent(scopes, agent_log):
+    page = scopes
+    make_unavailable(page, "set the heading to Never slowly")
+    call(page, "cancel", "t2", "the heading panel was closed")
+    page.wait_for_function("() => JSON.parse(window.t.summary('t2')).status === 'idle'", timeout=20_000, polling=50)
+    sent = [m for m in agent_log.bodies[-1]["messages"] if m["role"] == "tool"]
+    assert len(sent) == 1 and "the heading panel was closed" in sent[0]["content"]
+    assert sent[0].get("error")
+    answer = agent_log.bodies[-1]  # the agent answered, quoting the failure
+    assert answer and page.locator("h1").text_content() == "scopes"
+
+
+def test_200_mount_cycles_release_proxies_and_heap(scopes):
+    page = scopes
+    cdp = page.context.new_cdp_session(page)
+
+    def js_heap() -> int:
+        cdp.send("HeapProfiler.collectGarbage")
+        return cdp.send("Runtime.getHeapUsage")["usedSize"]
+
+    call(page, "trace_proxies")
+    warm = call(page, "cycles", 10)  # warm-up: imports, caches, first-use allocations
+    heap_before = js_heap()
+    after = call(page, "cycles", 200)
+    heap_after = js_heap()
+    figures = {
+        "live_proxies": (warm["live_proxies"], after["live_proxies"]),
+        "python_objects": (warm["python_objects"], after["python_objects"]),
+        "js_heap_bytes": (heap_before, heap_after),
+    }
+    print("200 cycles:", figures)
+    assert warm["tracing_works"] and after["tracing_works"]
+    assert after["errors"] == [] and after["results"] == ["cycle 199"]
+    assert after["live_proxies"] == warm["live_proxies"], figures
+    assert after["python_objects"] - warm["python_objects"] < 200, figures  # < 1 object a cycle
+    assert heap_after - heap_before < 1_000_000, figures

@@ -1,0 +1,95 @@
+"""A scripted AG-UI server over `MockTransport`, and small async helpers, for the unit tests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pyclient import Agent, MockTransport
+
+
+def arun(coro, timeout: float = 20):
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def sse(*events: dict) -> bytes:
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+
+
+def started(body: dict) -> dict:
+    return {"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]}
+
+
+def finished(body: dict, **extra) -> dict:
+    return {"type": "RUN_FINISHED", "threadId": body["threadId"], "runId": body["runId"], **extra}
+
+
+def call_events(call_id: str, name: str, args: dict, parent: str = "m1") -> list[dict]:
+    text = json.dumps(args)
+    return [
+        {"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": name, "parentMessageId": parent},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": text},
+        {"type": "TOOL_CALL_END", "toolCallId": call_id},
+    ]
+
+
+def text_events(message_id: str, text: str) -> list[dict]:
+    return [
+        {"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": text},
+        {"type": "TEXT_MESSAGE_END", "messageId": message_id},
+    ]
+
+
+class Server:
+    """`script(body, n)` returns the response of the n-th request; `bodies` keeps every request."""
+
+    def __init__(self, script: Callable[[dict, int], Any]) -> None:
+        self.script = script
+        self.bodies: list[dict] = []
+        self.transport = MockTransport(self.handle)
+
+    def handle(self, request):
+        body = json.loads(request.body)
+        self.bodies.append(body)
+        return self.script(body, len(self.bodies) - 1)
+
+    def tool_names(self, n: int) -> list[str]:
+        return [tool["name"] for tool in self.bodies[n]["tools"]]
+
+    def tool_messages(self, n: int) -> list[dict]:
+        return [m for m in self.bodies[n]["messages"] if m["role"] == "tool"]
+
+
+def calls_then_text(calls: list[tuple[str, str, dict]]):
+    """Request 0 makes the given calls; later requests answer with text (no calls)."""
+
+    def script(body, n):
+        if n == 0:
+            events = [started(body)]
+            for call_id, name, args in calls:
+                events += call_events(call_id, name, args)
+            return sse(*events, finished(body))
+        return sse(started(body), *text_events(f"answer{n}", "done"), finished(body))
+
+    return script
+
+
+def text_only(body, n):
+    return sse(started(body), *text_events(f"t{n}", "ok"), finished(body))
+
+
+def make_agent(server: Server, tools=()) -> Agent:
+    return Agent("test", "http://agent.test/agent", client_tools=tools, transport=server.transport)
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Wait until `predicate()` is true (polling the event loop), or fail after `timeout` s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.002)

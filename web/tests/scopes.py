@@ -1,0 +1,213 @@
+"""Test page for registration scopes: window.t exposes the threads to Playwright.
+
+Handlers log what happens to them in `window.__log` (a JS array of strings), so the test
+can see starts, aborts and their reasons without reaching into Python.
+"""
+
+import asyncio
+import gc
+import json
+
+import js
+from pyodide.ffi import create_proxy, to_js
+from pyscript import document
+
+from pyclient import Agent, ToolContext, client_tool, use_client_tool
+
+js.window.__log = to_js([])
+
+
+def log(text):
+    js.window.__log.push(text)
+
+
+@client_tool
+def binding_tool() -> str:
+    """A stable binding tool of agent A."""
+    return "binding"
+
+
+@client_tool
+def wrapper_tool() -> str:
+    """Registered on the wrapper that encloses both threads of agent A."""
+    return "wrapper"
+
+
+@client_tool
+def change_background(background: str) -> str:
+    """Change the page background.
+
+    Args:
+        background: a CSS background value.
+    """
+    document.body.style.background = background
+    return f"background is now {background}"
+
+
+@client_tool
+def set_heading(text: str) -> str:
+    """Change the page heading text.
+
+    Args:
+        text: the new heading.
+    """
+    document.querySelector("h1").textContent = text
+    log(f"set_heading {text}")
+    return f"heading is now {text}"
+
+
+@client_tool
+async def slow_fetch(ctx: ToolContext) -> str:
+    """Download the slow document."""
+    seconds = getattr(js.window, "__slow_seconds", 5) or 5
+    log("fetch started")
+    try:
+        response = await js.fetch(f"/test/slow?seconds={seconds}", to_js({"signal": ctx.signal.js}, dict_converter=js.Object.fromEntries))
+        text = await response.text()
+        log("fetch completed")
+        return f"fetched {len(str(text))} bytes"
+    except BaseException as exc:  # the task is cancelled (CancelledError) as the fetch aborts
+        log(f"fetch failed: {type(exc).__name__} reason={ctx.signal.reason}")
+        raise
+    finally:
+        log(f"fetch finally aborted={ctx.signal.aborted} js_aborted={ctx.signal.js.aborted}")
+
+
+@client_tool
+async def wait_forever(ctx: ToolContext) -> str:
+    """Wait until aborted."""
+    log("wait started")
+    try:
+        await asyncio.Future()
+    finally:
+        log(f"wait finally reason={ctx.signal.reason}")
+
+
+@client_tool(timeout_s=0.3)
+async def wait_briefly(ctx: ToolContext) -> str:
+    """Wait briefly, longer than its timeout."""
+    log("briefly started")
+    try:
+        await asyncio.sleep(30)
+    finally:
+        log(f"briefly finally reason={ctx.signal.reason}")
+
+
+@client_tool
+def cycle_tool(n: int) -> str:
+    """Count a mount cycle.
+
+    Args:
+        n: the cycle number.
+    """
+    return f"cycle {n}"
+
+
+agent_a = Agent("a", url="/agent", client_tools=[binding_tool])
+agent_b = Agent("b", url="/agent")
+threads = {
+    "t1": agent_a.thread("#t1"),
+    "t2": agent_a.thread(document.getElementById("t2")),
+    "t3": agent_b.thread("#t3"),
+}
+handles = {
+    "wrapper_tool": agent_a.use_client_tool(wrapper_tool, document.getElementById("wrapper")),
+    "change_background": agent_a.use_client_tool(change_background, document.getElementById("c1")),
+    "slow_fetch": agent_a.use_client_tool(slow_fetch, document.getElementById("c3")),
+    "wait_forever": agent_a.use_client_tool(wait_forever, document.getElementById("c3")),
+    "wait_briefly": agent_a.use_client_tool(wait_briefly, document.getElementById("c3")),
+    "set_heading@t2": use_client_tool(set_heading, document.getElementById("c2")),
+    "set_heading@t3": use_client_tool(set_heading, document.getElementById("c4")),
+}
+tasks = set()
+
+
+def summary(key):
+    thread = threads[key]
+    return json.dumps({
+        "status": thread.run_status,
+        "error": str(thread.error) if thread.error else None,
+        "available": sorted(tool.name for tool in thread.available_tools()),
+        "pending": [{"id": a.id, "name": a.name, "status": a.status} for a in thread.pending_actions],
+        "messages": [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in thread.messages],
+    })
+
+
+async def send(key, text):
+    await threads[key].send(text)
+    return summary(key)
+
+
+def send_later(key, text):
+    """Start a send without waiting for it (the test watches the page meanwhile)."""
+    task = asyncio.ensure_future(threads[key].send(text))
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
+
+
+def cancel(key, reason):
+    for action in threads[key].pending_actions:
+        action.cancel(reason)
+
+
+def stop(key):
+    threads[key].stop()
+
+
+def config_error(code):
+    """Run a registration that must fail; return the ConfigurationError's message."""
+    try:
+        exec(code, globals())
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return "no error"
+
+
+async def cycles(count):
+    """Mount, execute and unmount a registration `count` times; return proxy/heap figures."""
+    import pyodide_js
+
+    module = pyodide_js._module
+    # Prove the tracing counts: one proxy made here shows up, and goes when destroyed.
+    before = module.pyproxy_alloc_map.size
+    probe = create_proxy(lambda: None)
+    tracing_works = module.pyproxy_alloc_map.size == before + 1
+    probe.destroy()
+    thread = threads["t1"]
+    parent = document.getElementById("t1")
+    results = []
+    for n in range(count):
+        element = document.createElement("div")
+        parent.append(element)
+        handle = agent_a.use_client_tool(cycle_tool, element)
+        await thread.send(f"cycle tool {n}")
+        results.append(thread.messages[-2].content if thread.run_status == "idle" else thread.run_status)
+        element.remove()
+        handle.dispose()
+        # Start each cycle from an empty history, so what stays alive is what the cycle
+        # leaked, not the conversation (private: no public API forgets a conversation).
+        thread._history = type(thread._history)([], None)
+    gc.collect()
+    return json.dumps({
+        "live_proxies": module.pyproxy_alloc_map.size,
+        "tracing_works": tracing_works,
+        "python_objects": len(gc.get_objects()),
+        "results": results[-1:],
+        "errors": [r for r in results if not r.startswith("cycle")],
+        "messages": len(thread.messages),
+    })
+
+
+def trace_proxies():
+    import pyodide_js
+
+    pyodide_js._module.enable_pyproxy_allocation_tracing()
+
+
+api = {
+    "send": send, "send_later": send_later, "summary": summary, "cancel": cancel, "stop": stop,
+    "config_error": config_error, "cycles": cycles, "trace_proxies": trace_proxies,
+}
+# Kept for the page's life: these proxies are the test's handle on Python.
+js.window.t = to_js({name: create_proxy(fn) for name, fn in api.items()}, dict_converter=js.Object.fromEntries)
+document.documentElement.dataset.pyclient = "ready"
