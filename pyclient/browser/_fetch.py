@@ -16,10 +16,11 @@ agent = Agent("main", url="/agent", transport=FetchTransport())   # the default 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import js
-from pyodide.ffi import JsException, to_js
+from pyodide.ffi import to_js
 
 from .._abort import AbortSignal
 from .._errors import RunAborted, TransportError
@@ -51,15 +52,14 @@ class FetchTransport(Transport):
             },
             dict_converter=js.Object.fromEntries,
         )
-        try:
-            response = await js.fetch(request.url, init)
-        except JsException as exc:
+        response = await _settle(js.fetch(request.url, init))
+        if _failed(response):
             if signal.aborted:
-                raise RunAborted(signal.reason) from None
+                raise RunAborted(signal.reason)
             raise TransportError(
-                f"The request to {request.url} failed ({exc}). Check that the agent server is "
-                "running and reachable; `await thread.run()` retries."
-            ) from exc
+                f"The request to {request.url} failed ({_describe(response)}). Check that the "
+                "agent server is running and reachable; `await thread.run()` retries."
+            )
         if not response.ok:
             text = await _text_or_empty(response)
             raise http_error(request, int(response.status), text[: BODY_EXCERPT * 4])
@@ -69,15 +69,15 @@ class FetchTransport(Transport):
         finished = False
         try:
             while True:
-                try:
-                    chunk = await reader.read()
-                except JsException as exc:
+                chunk = await _settle(reader.read())
+                if _failed(chunk):
                     if signal.aborted:
-                        raise RunAborted(signal.reason) from None
+                        raise RunAborted(signal.reason)
                     raise TransportError(
                         f"The connection to {request.url} dropped after {received} bytes of the "
-                        f"response ({exc}). What arrived is kept; `await thread.run()` retries the run."
-                    ) from exc
+                        f"response ({_describe(chunk)}). What arrived is kept; "
+                        "`await thread.run()` retries the run."
+                    )
                 if chunk.done:
                     finished = True
                     return
@@ -88,15 +88,34 @@ class FetchTransport(Transport):
             if not finished:
                 # Closed early (stop(), an error above us): cancel so the browser drops the
                 # connection instead of buffering the rest of the stream.
-                try:
-                    reader.cancel()
-                except JsException:
-                    pass
+                reader.cancel().catch(js.Object)  # its rejection, if any, is nobody's business
             reader.releaseLock()
 
 
+async def _settle(promise):
+    """Await a JS promise safely when the awaiting task may be cancelled mid-way.
+
+    Returns its value, or the JS error it rejected with (check with `_failed`).
+
+    Why: `stop()` aborts the JS request and cancels the Python task reading it in the same
+    turn. Pyodide then either resolves a future that was cancelled ("InvalidStateError" in
+    the event loop) or rejects one whose exception nobody retrieves. So the promise never
+    rejects (`catch(Object)`: `Object(error)` is the error itself, and no function of ours,
+    hence no proxy, is handed to JS) and the future it settles is shielded from cancellation.
+    """
+    return await asyncio.shield(promise.catch(js.Object))
+
+
+def _failed(value) -> bool:
+    """True for what `_settle` made of a rejection: a JS Error/DOMException (name + message)."""
+    return getattr(value, "name", None) is not None and getattr(value, "message", None) is not None
+
+
+def _describe(error) -> str:
+    name, message = getattr(error, "name", None), getattr(error, "message", None)
+    return f"{name}: {message}" if name and message else str(error)
+
+
 async def _text_or_empty(response) -> str:
-    try:
-        return str(await response.text())
-    except JsException:  # the body of an error response is best-effort
-        return ""
+    text = await _settle(response.text())  # the body of an error response is best-effort
+    return "" if _failed(text) else str(text)
