@@ -1,0 +1,125 @@
+"""The dev server's static side and the runtime build: MIME types, gzip, caching, COOP/COEP,
+and a build that is instant when nothing changed and rebuilds pyclient's wheel when it did."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from devserver import assets
+from devserver.app import create_app
+from devserver.background import ServerThread
+from devserver.static import MIN_GZIP_SIZE
+
+
+@pytest.fixture(scope="module")
+def servers(runtime):
+    with ServerThread(create_app(runtime=runtime)) as plain, \
+            ServerThread(create_app(runtime=runtime, coi=True)) as isolated:
+        yield plain.url, isolated.url
+
+
+@pytest.mark.parametrize(
+    ("path", "media_type", "gzipped"),
+    [
+        ("/pyodide/pyodide.asm.wasm", "application/wasm", True),
+        ("/pyodide/pyodide.mjs", "text/javascript", True),
+        ("/pyodide/pyodide-lock.json", "application/json", True),
+        ("/pyodide/python_stdlib.zip", "application/zip", False),  # already deflated
+        ("/pyscript/core.css", "text/css", False),  # under MIN_GZIP_SIZE: not worth it
+        ("/demo.css", "text/css", True),
+        ("/", "text/html", None),  # None: gzipped when at least MIN_GZIP_SIZE bytes
+    ],
+)
+def test_mime_types_and_gzip(servers, path, media_type, gzipped):
+    plain, _ = servers
+    response = httpx.get(plain + path, headers={"accept-encoding": "gzip"})
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith(media_type)
+    if gzipped is None:
+        gzipped = len(response.content) >= MIN_GZIP_SIZE
+    assert (response.headers.get("content-encoding") == "gzip") is gzipped
+    identity = httpx.get(plain + path, headers={"accept-encoding": "identity"})
+    assert "content-encoding" not in identity.headers
+    assert response.content == identity.content  # httpx decoded the gzip: same bytes
+
+
+def test_wasm_is_served_much_smaller_gzipped(servers):
+    plain, _ = servers
+    with httpx.stream("GET", plain + "/pyodide/pyodide.asm.wasm", headers={"accept-encoding": "gzip"}) as response:
+        raw = b"".join(response.iter_raw())
+    assert len(gzip.decompress(raw)) > 2 * len(raw)
+
+
+def test_cache_headers_and_revalidation(servers):
+    plain, _ = servers
+    wasm = httpx.get(plain + "/pyodide/pyodide.asm.wasm")
+    assert wasm.headers["cache-control"] == "public, max-age=86400"
+    for path in ("/", "/pyodide/pyodide-lock.json"):  # change while you work: always revalidate
+        page = httpx.get(plain + path)
+        assert page.headers["cache-control"] == "no-cache"
+        again = httpx.get(plain + path, headers={"if-none-match": page.headers["etag"]})
+        assert again.status_code == 304 and again.content == b""
+
+
+def test_no_path_escapes_the_served_folders(servers):
+    plain, _ = servers
+    for path in ("/../pyproject.toml", "/pyodide/../../serve.py", "/%2e%2e/serve.py"):
+        assert httpx.get(plain + path).status_code == 404
+
+
+def test_coi_adds_coop_coep_only_when_asked(servers):
+    plain, isolated = servers
+    assert "cross-origin-opener-policy" not in httpx.get(plain + "/").headers
+    headers = httpx.get(isolated + "/").headers
+    assert headers["cross-origin-opener-policy"] == "same-origin"
+    assert headers["cross-origin-embedder-policy"] == "require-corp"
+
+
+def test_lock_lists_every_served_wheel_with_its_sha256(runtime):
+    pyodide = runtime / "pyodide"
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text())
+    wheels = sorted(p.name for p in pyodide.glob("*.whl"))
+    assert sorted(entry["file_name"] for entry in lock["packages"].values()) == wheels
+    for entry in lock["packages"].values():
+        assert entry["sha256"] == hashlib.sha256((pyodide / entry["file_name"]).read_bytes()).hexdigest()
+        assert all(dep in lock["packages"] for dep in entry["depends"]), entry["name"]
+    assert {"pyclient", "pydantic", "pydantic-core", "ag-ui-protocol", "jsonpatch"} <= set(lock["packages"])
+    assert lock["packages"]["pydantic-core"]["file_name"].endswith("pyemscripten_2026_0_wasm32.whl")
+
+
+def test_rebuild_with_nothing_changed_is_instant(runtime):
+    started = time.perf_counter()
+    assert assets.build() == runtime
+    assert time.perf_counter() - started < 2.0
+
+
+def test_changed_source_gives_a_new_wheel_and_lock(tmp_path, runtime, monkeypatch):
+    # A copy of the project (sources + pyproject) and of the runtime, so the real ones stay.
+    root = tmp_path / "project"
+    shutil.copytree(assets.ROOT / "pyclient", root / "pyclient")
+    shutil.copy(assets.ROOT / "pyproject.toml", root / "pyproject.toml")
+    copy = tmp_path / "runtime"
+    shutil.copytree(runtime, copy)
+    monkeypatch.setattr(assets, "ROOT", root)
+    assets.build(copy)  # the copy's stamp names the real sources: same hash, nothing to do
+    before = {p.name for p in (copy / "pyodide").glob("pyclient-*.whl")}
+    lock_before = (copy / "pyodide" / "pyodide-lock.json").read_text()
+
+    (root / "pyclient" / "_errors.py").write_text((root / "pyclient" / "_errors.py").read_text() + "\n# changed\n")
+    started = time.perf_counter()
+    assets.build(copy)
+    elapsed = time.perf_counter() - started
+    after = {p.name for p in (copy / "pyodide").glob("pyclient-*.whl")}
+    assert len(after) == 1 and after != before  # the old wheel is gone, the new one has a new name
+    lock = json.loads((copy / "pyodide" / "pyodide-lock.json").read_text())
+    assert lock["packages"]["pyclient"]["file_name"] == next(iter(after))
+    assert (copy / "pyodide" / "pyodide-lock.json").read_text() != lock_before
+    assert elapsed < 5.0  # only pyclient's wheel and the lock were rebuilt, nothing downloaded
