@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 import time
 from typing import Any
@@ -38,6 +39,20 @@ GREETING_SCHEMA = {
 # ------------------------------------------------------------------------------------------
 
 
+# (keyword, violated when, shown as) for numbers; (kind, lower, upper keyword) for the sizes of values.
+_NUMBER_BOUNDS = (
+    ("minimum", operator.lt, "<"),
+    ("maximum", operator.gt, ">"),
+    ("exclusiveMinimum", operator.le, "<="),
+    ("exclusiveMaximum", operator.ge, ">="),
+)
+_SIZE_BOUNDS = (
+    (str, "minLength", "maxLength"),
+    (dict, "minProperties", "maxProperties"),
+    (list, "minItems", "maxItems"),
+)
+
+
 def schema_errors(instance: Any, schema: Any, root: Any = None, path: str = "$") -> list[str]:
     root = schema if root is None else root
     if schema is True or schema == {}:
@@ -61,25 +76,21 @@ def schema_errors(instance: Any, schema: Any, root: Any = None, path: str = "$")
     if "enum" in schema and instance not in schema["enum"]:
         errors.append(f"{path}: {instance!r} not in enum {schema['enum']!r}")
     if _is_type(instance, "number"):
-        if "minimum" in schema and instance < schema["minimum"]:
-            errors.append(f"{path}: {instance} < minimum {schema['minimum']}")
-        if "maximum" in schema and instance > schema["maximum"]:
-            errors.append(f"{path}: {instance} > maximum {schema['maximum']}")
-        if "exclusiveMinimum" in schema and instance <= schema["exclusiveMinimum"]:
-            errors.append(f"{path}: {instance} <= exclusiveMinimum {schema['exclusiveMinimum']}")
-        if "exclusiveMaximum" in schema and instance >= schema["exclusiveMaximum"]:
-            errors.append(f"{path}: {instance} >= exclusiveMaximum {schema['exclusiveMaximum']}")
+        for keyword, violates, sign in _NUMBER_BOUNDS:
+            if keyword in schema and violates(instance, schema[keyword]):
+                errors.append(f"{path}: {instance} {sign} {keyword} {schema[keyword]}")
         if "multipleOf" in schema:
             q = instance / schema["multipleOf"]
             if abs(q - round(q)) > 1e-9:
                 errors.append(f"{path}: {instance} not a multiple of {schema['multipleOf']}")
-    if isinstance(instance, str):
-        if len(instance) < schema.get("minLength", 0):
-            errors.append(f"{path}: shorter than minLength")
-        if len(instance) > schema.get("maxLength", math.inf):
-            errors.append(f"{path}: longer than maxLength")
-        if "pattern" in schema and not re.search(schema["pattern"], instance):
-            errors.append(f"{path}: does not match {schema['pattern']!r}")
+    for kind, low, high in _SIZE_BOUNDS:
+        if isinstance(instance, kind):
+            if len(instance) < schema.get(low, 0):
+                errors.append(f"{path}: fewer than {low}")
+            if len(instance) > schema.get(high, math.inf):
+                errors.append(f"{path}: more than {high}")
+    if isinstance(instance, str) and "pattern" in schema and not re.search(schema["pattern"], instance):
+        errors.append(f"{path}: does not match {schema['pattern']!r}")
     if isinstance(instance, dict):
         props = schema.get("properties", {})
         for name in schema.get("required", []):
@@ -92,13 +103,7 @@ def schema_errors(instance: Any, schema: Any, root: Any = None, path: str = "$")
                 errors.append(f"{path}: unexpected property {name!r}")
             elif isinstance(schema.get("additionalProperties"), dict):
                 errors += schema_errors(value, schema["additionalProperties"], root, f"{path}.{name}")
-        if len(instance) < schema.get("minProperties", 0):
-            errors.append(f"{path}: fewer than minProperties")
     if isinstance(instance, list):
-        if len(instance) < schema.get("minItems", 0):
-            errors.append(f"{path}: fewer than minItems")
-        if len(instance) > schema.get("maxItems", math.inf):
-            errors.append(f"{path}: more than maxItems")
         if schema.get("uniqueItems") and len({json.dumps(i, sort_keys=True) for i in instance}) != len(instance):
             errors.append(f"{path}: items not unique")
         prefix = schema.get("prefixItems", [])

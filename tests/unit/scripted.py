@@ -26,19 +26,23 @@ def finished(body: dict, **extra) -> dict:
     return {"type": "RUN_FINISHED", "threadId": body["threadId"], "runId": body["runId"], **extra}
 
 
-def call_events(call_id: str, name: str, args: dict, parent: str = "m1") -> list[dict]:
+def call_events(call_id: str, name: str, args: dict, parent: str = "m1", *, chunked: bool = False) -> list[dict]:
+    """A tool call; `chunked` streams its arguments in two deltas (cut after 3 characters)."""
     text = json.dumps(args)
+    deltas = [text[:3], text[3:]] if chunked else [text]
     return [
         {"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": name, "parentMessageId": parent},
-        {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": text},
+        *({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": delta} for delta in deltas),
         {"type": "TOOL_CALL_END", "toolCallId": call_id},
     ]
 
 
-def text_events(message_id: str, text: str) -> list[dict]:
+def text_events(message_id: str, text: str, *, chunked: bool = False) -> list[dict]:
+    """An assistant text message; `chunked` streams it one character a delta."""
+    deltas = list(text) if chunked else [text]
     return [
         {"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"},
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": text},
+        *({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": delta} for delta in deltas),
         {"type": "TEXT_MESSAGE_END", "messageId": message_id},
     ]
 
@@ -60,19 +64,29 @@ class Server:
         return [tool["name"] for tool in self.bodies[n]["tools"]]
 
     def tool_messages(self, n: int) -> list[dict]:
-        return [m for m in self.bodies[n]["messages"] if m["role"] == "tool"]
+        return tool_messages_in(self.bodies[n])
+
+    def tool_contents(self, n: int) -> list[str]:
+        return [m["content"] for m in self.tool_messages(n)]
 
 
-def calls_then_text(calls: list[tuple[str, str, dict]]):
-    """Request 0 makes the given calls; later requests answer with text (no calls)."""
+def tool_messages_in(body: dict) -> list[dict]:
+    return [m for m in body["messages"] if m["role"] == "tool"]
+
+
+def calls_then_text(calls: list[tuple[str, str, dict]], *, quote_tools: bool = False, chunked: bool = False):
+    """Request 0 makes the given calls; later requests answer with text (no calls): "done", or
+    with `quote_tools` the contents of the request's tool messages joined by " | ".
+    `chunked` streams arguments and text in small deltas (see `call_events`, `text_events`)."""
 
     def script(body, n):
         if n == 0:
             events = [started(body)]
             for call_id, name, args in calls:
-                events += call_events(call_id, name, args)
+                events += call_events(call_id, name, args, chunked=chunked)
             return sse(*events, finished(body))
-        return sse(started(body), *text_events(f"answer{n}", "done"), finished(body))
+        text = " | ".join(m["content"] for m in tool_messages_in(body)) if quote_tools else "done"
+        return sse(started(body), *text_events(f"answer{n}", text, chunked=chunked), finished(body))
 
     return script
 
@@ -81,8 +95,8 @@ def text_only(body, n):
     return sse(started(body), *text_events(f"t{n}", "ok"), finished(body))
 
 
-def make_agent(server: Server, tools=()) -> Agent:
-    return Agent("test", "http://agent.test/agent", client_tools=tools, transport=server.transport)
+def make_agent(server: Server, tools=(), **options) -> Agent:
+    return Agent("test", "http://agent.test/agent", client_tools=tools, transport=server.transport, **options)
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:

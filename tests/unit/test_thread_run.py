@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Callable
-from typing import Any
+from functools import partial
 
 import pytest
 
@@ -13,7 +11,6 @@ from pyclient import (
     Agent,
     ConfigurationError,
     LocalProtocolError,
-    MockTransport,
     RemoteProtocolError,
     RunError,
     ToolContext,
@@ -22,69 +19,26 @@ from pyclient import (
     client_tool,
 )
 from pyclient._transport import MockHTTPResponse
+from tests.unit import scripted
+from tests.unit.scripted import (
+    Server,
+    arun,
+    calls_then_text,
+    finished,
+    make_agent,
+    sse,
+    started,
+)
 
-
-def arun(coro, timeout: float = 20):
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-def sse(*events: dict) -> bytes:
-    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
-
-
-def started(body: dict) -> dict:
-    return {"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]}
-
-
-def finished(body: dict, **extra) -> dict:
-    return {"type": "RUN_FINISHED", "threadId": body["threadId"], "runId": body["runId"], **extra}
-
-
-def call_events(call_id: str, name: str, args: dict, parent: str = "m1") -> list[dict]:
-    text = json.dumps(args)
-    return [
-        {"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": name, "parentMessageId": parent},
-        {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": text[:3]},
-        {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": text[3:]},
-        {"type": "TOOL_CALL_END", "toolCallId": call_id},
-    ]
-
-
-def text_events(message_id: str, text: str) -> list[dict]:
-    return [
-        {"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"},
-        *({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": ch} for ch in text),
-        {"type": "TEXT_MESSAGE_END", "messageId": message_id},
-    ]
-
-
-class Server:
-    """A scripted AG-UI server: `script(body, n)` returns the response of the n-th request."""
-
-    def __init__(self, script: Callable[[dict, int], Any]) -> None:
-        self.script = script
-        self.bodies: list[dict] = []
-        self.transport = MockTransport(self.handle)
-
-    def handle(self, request):
-        body = json.loads(request.body)
-        self.bodies.append(body)
-        return self.script(body, len(self.bodies) - 1)
+# This file streams tool-call arguments in two deltas and text one character a delta, so the run
+# loop reassembles them in every test.
+call_events = partial(scripted.call_events, chunked=True)
+text_events = partial(scripted.text_events, chunked=True)
 
 
 def tool_then_text(calls: list[tuple[str, str, dict]]):
     """First request: the given calls. Later requests: a text answer quoting the tool messages."""
-
-    def script(body, n):
-        if n == 0:
-            events = [started(body)]
-            for call_id, name, args in calls:
-                events += call_events(call_id, name, args)
-            return sse(*events, finished(body))
-        results = [m["content"] for m in body["messages"] if m["role"] == "tool"]
-        return sse(started(body), *text_events(f"answer{n}", " | ".join(results)), finished(body))
-
-    return script
+    return calls_then_text(calls, quote_tools=True, chunked=True)
 
 
 @client_tool
@@ -94,9 +48,7 @@ def change_background(background: str) -> str:
 
 
 def make_thread(server: Server, tools=(change_background,), **options):
-    agent = Agent("test", "http://agent.test/agent", client_tools=tools, transport=server.transport,
-                  headers={"Authorization": "Bearer x"})
-    return agent.thread(**options)
+    return make_agent(server, tools, headers={"Authorization": "Bearer x"}).thread(**options)
 
 
 # -- requests --------------------------------------------------------------------------------
@@ -146,8 +98,8 @@ def test_tools_are_a_snapshot_per_request():
     thread = make_thread(server)
     thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "RUN_STARTED" and thread.register_tool(late))
     arun(thread.send("go"))
-    assert [t["name"] for t in server.bodies[0]["tools"]] == ["change_background"]
-    assert [t["name"] for t in server.bodies[1]["tools"]] == ["change_background", "late"]
+    assert server.tool_names(0) == ["change_background"]
+    assert server.tool_names(1) == ["change_background", "late"]
     # `late` was not advertised in the run that called it: never run, answered with an error.
     tool = server.bodies[1]["messages"][-1]
     assert "not available" in tool["content"] and tool["error"] == tool["content"]
@@ -199,7 +151,7 @@ def test_two_calls_run_concurrently_and_both_results_reach_the_server():
         return server, thread
 
     server, thread = arun(main(), timeout=5)  # sequential execution would deadlock
-    tools = {m["toolCallId"]: m["content"] for m in server.bodies[1]["messages"] if m["role"] == "tool"}
+    tools = {m["toolCallId"]: m["content"] for m in server.tool_messages(1)}
     assert tools == {"a": "ping 1", "b": "pong 2"}
     assert thread.messages[-1].content in ("ping 1 | pong 2", "pong 2 | ping 1")
 
@@ -242,7 +194,7 @@ def test_pending_tool_call_ids_select_the_calls():
     server = Server(script)
     thread = make_thread(server)
     arun(thread.send("go"))
-    answered = [m["toolCallId"] for m in server.bodies[1]["messages"] if m["role"] == "tool"]
+    answered = [m["toolCallId"] for m in server.tool_messages(1)]
     assert answered == ["c2"]
 
 

@@ -212,21 +212,18 @@ def test_history_from_given_messages_round_trips():
 # -- the run state table ----------------------------------------------------------------
 
 
-def test_state_table_happy_path():
+@pytest.mark.parametrize("steps", [
+    pytest.param([(START, STREAMING, "running"), (TOOLS_PENDING, AWAITING_TOOLS, "running"),
+                  (START, STREAMING, "running"), (NOTHING_PENDING, IDLE, "idle")], id="happy_path"),
+    pytest.param([(START, STREAMING, "running"), (FAIL, ERROR, "error"),
+                  (START, STREAMING, "running"), (STOP, IDLE, "idle")], id="error_and_retry"),
+])
+def test_state_table(steps):
+    """Each step: the event handled, the state it leads to, and the public run status there."""
     state = RunState()
     assert state.run_status == "idle"
-    assert state.handle(START) is STREAMING and state.run_status == "running"
-    assert state.handle(TOOLS_PENDING) is AWAITING_TOOLS and state.run_status == "running"
-    assert state.handle(START) is STREAMING
-    assert state.handle(NOTHING_PENDING) is IDLE
-
-
-def test_state_table_error_and_retry():
-    state = RunState()
-    state.handle(START)
-    assert state.handle(FAIL) is ERROR and state.run_status == "error"
-    assert state.handle(START) is STREAMING
-    assert state.handle(STOP) is IDLE
+    for event, after, run_status in steps:
+        assert state.handle(event) is after and state.run_status == run_status
 
 
 def test_state_table_rejects_a_second_start():
