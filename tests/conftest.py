@@ -72,29 +72,52 @@ class SlowLog:
     outcomes: list[str] = field(default_factory=list)
 
 
-def _slow_route(log: SlowLog):
-    """`GET /test/slow?seconds=S`: a body that trickles for S seconds (for abort tests)."""
-    import asyncio
+class _SlowBody:
+    """`GET /test/slow?seconds=S`: a body that trickles for S seconds (for abort tests).
 
-    from starlette.responses import StreamingResponse
+    Raw ASGI, listening for `http.disconnect` itself: whether a server notices a client that
+    went away through a failed write depends on its flow control, and the test must know.
+    """
+
+    def __init__(self, log: SlowLog) -> None:
+        self.log = log
+
+    async def __call__(self, scope, receive, send) -> None:
+        import asyncio
+        from urllib.parse import parse_qs
+
+        seconds = float(parse_qs(scope["query_string"].decode()).get("seconds", ["5"])[0])
+
+        sent_all = False
+
+        async def trickle() -> str:
+            nonlocal sent_all
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"text/plain")]})
+            for _ in range(int(seconds * 20)):
+                await send({"type": "http.response.body", "body": b".", "more_body": True})
+                await asyncio.sleep(0.05)
+            sent_all = True
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return "completed"
+
+        async def disconnected() -> str:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            # Servers also report a disconnect once the response is complete.
+            return "completed" if sent_all else "disconnected"
+
+        tasks = [asyncio.ensure_future(trickle()), asyncio.ensure_future(disconnected())]
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        self.log.outcomes.append(done.pop().result())
+
+
+def _slow_route(log: SlowLog):
     from starlette.routing import Route
 
-    async def slow(request):
-        seconds = float(request.query_params.get("seconds", "5"))
-
-        async def body():
-            outcome = "disconnected"
-            try:
-                for _ in range(int(seconds * 20)):
-                    yield b"."
-                    await asyncio.sleep(0.05)
-                outcome = "completed"
-            finally:  # cancelled when the client goes away
-                log.outcomes.append(outcome)
-
-        return StreamingResponse(body(), media_type="text/plain")
-
-    return Route("/test/slow", slow)
+    return Route("/test/slow", _SlowBody(log))
 
 
 @pytest.fixture(scope="session")

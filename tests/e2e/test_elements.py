@@ -130,8 +130,9 @@ def test_unmount_aborts_a_running_fetch_then_remount_completes(scopes, agent_log
     lines = log(page)
     assert "fetch failed: CancelledError reason=unmounted" in lines, lines
     assert "fetch finally aborted=True js_aborted=True" in lines, lines
-    # The server saw the browser drop the request: the fetch was really aborted.
-    deadline = time.monotonic() + 5
+    # The server saw the browser drop the request: the fetch was really aborted. (Had it not
+    # been, the 5 s body would end as "completed"; wait long enough to tell the two apart.)
+    deadline = time.monotonic() + 15
     while not slow_log.outcomes and time.monotonic() < deadline:
         page.wait_for_timeout(50)
     assert slow_log.outcomes == ["disconnected"]
