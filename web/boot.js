@@ -1,9 +1,10 @@
 // Boot progress for PyScript pages: shows what is loading and how far along it is until
 // Python marks the page ready (document.documentElement.dataset.pyclient = "ready").
-// PyScript reports its steps as `py:progress` events ("Loading Pyodide", "Loaded packages"…).
+// PyScript reports its steps as `py:progress` events on window ("Loading Pyodide"…).
+// PyScript's own steps, in order (others it reports are shown but not counted), then ours.
 const STEPS = [
-  "Loading Pyodide", "Loaded Pyodide", "Loading packages", "Loaded packages",
-  "Loading files", "Loaded files", "Starting Python", "Ready",
+  "Loading Pyodide", "Loading Packages Graph", "Loading Storage", "Loading interpreter",
+  "Loaded interpreter", "Loaded Pyodide", "Starting Python", "Ready",
 ];
 const box = document.getElementById("boot");
 const label = box.querySelector(".boot-label");
@@ -20,9 +21,10 @@ function show(step) {
   label.textContent = `${step}… (${done}/${STEPS.length}, ${percent}%)`;
 }
 
-document.addEventListener("py:progress", ({ detail }) => show(String(detail)));
+addEventListener("py:progress", ({ detail }) => show(String(detail)));
 // Python runs; everything from here on is pyclient importing its modules.
-document.addEventListener("py:ready", () => show("Starting Python"));
+// PyScript fires py:ready on the script element; capture it on its way down.
+addEventListener("py:ready", () => show("Starting Python"), { capture: true });
 new MutationObserver(() => {
   if (document.documentElement.dataset.pyclient === "ready") {
     show("Ready");

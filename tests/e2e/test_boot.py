@@ -8,6 +8,12 @@ from playwright.sync_api import expect
 def test_demo_boots_with_progress_and_imports(page, guard):
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
+    # Record every label the progress indicator shows, as it shows it.
+    page.add_init_script("""window.__labels = [];
+        new MutationObserver(() => {
+            const label = document.querySelector('#boot .boot-label');
+            if (label) window.__labels.push(label.textContent);
+        }).observe(document, {subtree: true, childList: true, characterData: true});""")
     page.goto("/")
     # The progress indicator is visible while Pyodide loads and says what is loading.
     progress = page.locator("#boot")
@@ -17,6 +23,13 @@ def test_demo_boots_with_progress_and_imports(page, guard):
     page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'",
                            timeout=60_000, polling=25)
     expect(progress).to_be_hidden()
+    labels = page.evaluate("window.__labels")
+    # It said what was loading, with a step count and a percentage that went up.
+    # The long step (Pyodide loading its wasm and the wheels) is named with its place.
+    assert "Loading interpreter… (4/8, 50%)" in labels, labels
+    assert labels[-1] == "Ready… (8/8, 100%)", labels
+    percents = [int(label.split(", ")[1].rstrip("%)")) for label in labels if "%)" in label]
+    assert percents == sorted(percents) and len(set(percents)) >= 4, labels
     expect(page.locator("#status")).to_contain_text("ready")
     expect(page.locator("#status")).to_contain_text("change_background")
     modules = page.evaluate("document.documentElement.dataset.pyclientModules").split()
