@@ -1,4 +1,5 @@
-"""The run-loop modules stay browser-neutral: no js/pyodide/pyscript, httpx only lazily."""
+"""The core stays browser-neutral: only pyclient/browser/ imports js/pyodide/pyscript, and the
+core imports httpx only lazily (it is not in the page)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 import pyclient
 
 PACKAGE = Path(pyclient.__file__).parent
-RUN_LOOP_MODULES = ["_actions", "_agent", "_events", "_messages", "_run", "_scopes", "_sse", "_state", "_thread", "_transport"]
+CORE_MODULES = sorted(path.stem for path in PACKAGE.glob("*.py"))
 BROWSER_ONLY = {"js", "pyodide", "pyscript"}
 
 
@@ -27,7 +28,12 @@ def imported_modules(tree: ast.AST, *, top_level_only: bool) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("module", RUN_LOOP_MODULES)
+def test_the_core_is_every_module_but_the_bridge():
+    assert {"__init__", "_tools", "_thread", "_run", "_scopes", "_sse"} <= set(CORE_MODULES)
+    assert (PACKAGE / "browser" / "__init__.py").exists()
+
+
+@pytest.mark.parametrize("module", CORE_MODULES)
 def test_no_browser_imports(module):
     tree = ast.parse((PACKAGE / f"{module}.py").read_text())
     assert not imported_modules(tree, top_level_only=False) & BROWSER_ONLY
