@@ -17,6 +17,7 @@ Listeners (`thread.subscribe(callback)`) receive a `ThreadEvent(kind, payload)`:
 | `"action"` | the `Action` | a pending action appeared, changed status or was answered |
 | `"tools"` | None | the available tools may have changed (a registration was added, mounted, unmounted or disposed); call `thread.available_tools()` |
 | `"error"` | the exception | `thread.error` was set |
+| `"mounted"` | True or False | in the page: the thread's element was connected or disconnected |
 
 Tools: the agent's binding tools, the agent-level registrations that apply to the thread
 (`agent.register_tool`) and the thread's own (`thread.register_tool`); see `pyclient._scopes`
