@@ -35,24 +35,16 @@ def wrapper_tool() -> str:
 
 @client_tool
 def change_background(background: str) -> str:
-    """Change the page background.
-
-    Args:
-        background: a CSS background value.
-    """
+    """Change the page background to a CSS background value."""
     document.body.style.background = background
     return f"background is now {background}"
 
 
 @client_tool
 def set_heading(text: str) -> str:
-    """Change the page heading text.
-
-    Args:
-        text: the new heading.
-    """
-    document.querySelector("h1").textContent = text
+    """Change the page heading text."""
     log(f"set_heading {text}")
+    document.querySelector("h1").textContent = text
     return f"heading is now {text}"
 
 
