@@ -379,7 +379,7 @@ class History:
 
         operations = [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else op for op in event.delta]
         try:
-            self.state = jsonpatch.apply_patch(copy.deepcopy(self.state), operations)
+            self.state = jsonpatch.apply_patch(self.state, operations)  # copies: in_place=False
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
             raise RemoteProtocolError(
                 f"The server sent a STATE_DELTA that does not apply to the current state ({exc}): "

@@ -43,12 +43,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import RunAgentInput
+from pydantic_core import PydanticSerializationError
 
 from . import _scopes
 from ._abort import AbortController
 from ._actions import Action
 from ._errors import (
     FollowUpLimitError,
+    LocalProtocolError,
     RemoteProtocolError,
     RunAborted,
     RunError,
@@ -123,6 +125,11 @@ async def run_until_idle(thread: Thread) -> None:
         raise
     except Exception as exc:  # a bug (ours, a listener's, a transport's): surface it...
         if thread._current is ctx and thread._run_state.busy:
+            # ...without handlers still running into the next run's history.
+            reason = f"the run failed: {type(exc).__name__}: {exc}"
+            for action in thread.pending_actions:
+                action.cancel(reason)
+            thread._settle(f"Not run: {reason}")
             _fail(thread, ctx, exc)
         raise
     finally:
@@ -134,8 +141,10 @@ def _fail(thread: Thread, ctx: RunContext, error: BaseException) -> None:
     if thread._current is not ctx:
         return
     logger.warning("pyclient: run of thread %s failed: %s", thread.thread_id, error)
-    thread._set_error(error)
+    # State first, listeners last: an "error" listener may call stop() or send() again.
+    thread._error = error
     thread._transition(FAIL)
+    thread._notify("error", error)
 
 
 def build_request(thread: Thread, ctx: RunContext) -> Request:
@@ -163,7 +172,15 @@ def build_request(thread: Thread, ctx: RunContext) -> Request:
         "Content-Type": "application/json",
         "Accept": "text/event-stream",
     }
-    return Request(thread.agent.url, headers, run_input.model_dump_json(by_alias=True).encode())
+    try:
+        body = run_input.model_dump_json(by_alias=True).encode()
+    except PydanticSerializationError as exc:
+        raise LocalProtocolError(
+            f"Cannot send a run of thread {thread.thread_id!r}: its state, context or "
+            f"forwarded_props is not JSON ({exc}). Keep `thread.state` and "
+            "`thread.forwarded_props` to dicts, lists, strings, numbers, booleans and None."
+        ) from None
+    return Request(thread.agent.url, headers, body)
 
 
 async def _one_request(thread: Thread, ctx: RunContext) -> list[Any] | None:

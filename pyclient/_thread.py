@@ -260,8 +260,13 @@ class Thread:
             text: the user's message.
 
         Raises:
-            LocalProtocolError: a run is already in flight in this thread.
+            LocalProtocolError: a run is already in flight in this thread, or `text` is not a str.
         """
+        if not isinstance(text, str):
+            raise LocalProtocolError(
+                f"thread.send() takes the user's message as a str, got {type(text).__name__}. "
+                "Pass the text, e.g. `await thread.send('make it blue')`."
+            )
         self._check_idle("send a message")
         self._history.append(UserMessage(id=new_id(), content=text))
         self._notify("messages")
@@ -364,11 +369,17 @@ class Thread:
             self._add_tool_result(call.id, ToolResult.failure(message))
 
 
+_message_adapter: Any = None
+
+
 def _message(message: Any) -> Any:
     """A message model from a model or its JSON form (camelCase or snake_case keys)."""
+    global _message_adapter
     if isinstance(message, dict):
-        from ag_ui.core import Message
-        from pydantic import TypeAdapter
+        if _message_adapter is None:  # built once: a TypeAdapter per message is 100x slower
+            from ag_ui.core import Message
+            from pydantic import TypeAdapter
 
-        return TypeAdapter(Message).validate_python(message)
+            _message_adapter = TypeAdapter(Message)
+        return _message_adapter.validate_python(message)
     return message

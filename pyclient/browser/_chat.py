@@ -113,7 +113,13 @@ class Chat:
         self._input.value = ""
         task = asyncio.ensure_future(self.thread.send(text))
         self._tasks.add(task)  # keep a reference until it is done (asyncio holds tasks weakly)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            # send() raises only for misuse or a bug; say so instead of "never retrieved".
+            logger.error("pyclient: sending from the chat failed", exc_info=task.exception())
 
     def _on_stop(self, event: Any) -> None:
         self.thread.stop()
@@ -183,7 +189,13 @@ class Chat:
         if card is None:
             return
         card.dataset.action = action.status
-        if action.status != "awaiting_approval" or action.id in self._approvals:
+        if action.status != "awaiting_approval":
+            # No longer asking (its registration left, say): the buttons would lie.
+            bar = self._approvals.pop(action.id, None)
+            if bar is not None:
+                bar._pyclient_dispose()
+            return
+        if action.id in self._approvals:
             return
         bar = _el("span", "pyclient-approval")
         approve = _el("button", "pyclient-approve", "Approve")
@@ -196,7 +208,7 @@ class Chat:
                 if not event.isTrusted:  # a script's synthetic click is not the user's consent
                     logger.warning("pyclient: ignored an untrusted approval click for %s", action.id)
                     return
-                if action.done:
+                if action.done or action.status != "awaiting_approval":
                     return
                 if approved:
                     self.thread.approve_tool(action.id)

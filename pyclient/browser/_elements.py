@@ -143,16 +143,8 @@ class ElementRegistration:
         return f"<ElementRegistration {self.tool.name!r} mounted={self.mounted}>"
 
 
-def _check_tool(tool: Any, what: str) -> None:
-    if not isinstance(tool, ClientTool):
-        raise ConfigurationError(
-            f"{what} needs a ClientTool, got {type(tool).__name__}. Decorate the function with @client_tool."
-        )
-
-
 def use_agent_tool(agent: Any, tool: ClientTool, element: Any, *, replace: bool = False) -> ElementRegistration:
     """`agent.use_client_tool(tool, element)`: component-scoped to `element`."""
-    _check_tool(tool, "agent.use_client_tool()")
     element = _element(element, "agent.use_client_tool()")
     connected = bool(element.isConnected)
     thread = thread_of(element)
@@ -169,7 +161,6 @@ def use_agent_tool(agent: Any, tool: ClientTool, element: Any, *, replace: bool 
 
 def use_tool(tool: ClientTool, element: Any, *, replace: bool = False) -> ElementRegistration:
     """`use_client_tool(tool, element)`: bound to the nearest enclosing thread element."""
-    _check_tool(tool, "use_client_tool()")
     element = _element(element, "use_client_tool()")
     thread = thread_of(element)
     if thread is None:

@@ -537,3 +537,49 @@ def test_unexpected_transport_exception_surfaces_and_leaves_the_thread_usable():
     assert thread.run_status == "error" and isinstance(thread.error, OSError)
     arun(thread.run())
     assert thread.run_status == "idle" and calls == [0, 1]
+
+
+# -- misuse and listeners never break the contract of send() -----------------------------
+
+
+def test_an_error_listener_may_stop_the_thread():
+    server = Server(lambda body, n: MockHTTPResponse(500, b"boom"))
+
+    async def main():
+        thread = make_agent(server).thread()
+        thread.subscribe(lambda event: event.kind == "error" and thread.stop())
+        await thread.send("hi")  # must not raise: the listener ran after the state change
+        return thread
+
+    thread = arun(main())
+    assert thread.run_status == "idle"
+    assert isinstance(thread.error, TransportError) and thread.error.status == 500
+
+
+def test_send_needs_text():
+    server = Server(lambda body, n: sse(started(body), finished(body)))
+
+    async def main():
+        thread = make_agent(server).thread()
+        with pytest.raises(LocalProtocolError, match="takes the user's message as a str"):
+            await thread.send(None)  # type: ignore[arg-type]
+        return thread
+
+    thread = arun(main())
+    assert thread.messages == [] and server.bodies == [] and thread.run_status == "idle"
+
+
+def test_state_that_is_not_json_is_a_local_error():
+    server = Server(lambda body, n: sse(started(body), finished(body)))
+
+    async def main():
+        thread = make_agent(server).thread()
+        thread.state = {"when": object()}
+        with pytest.raises(LocalProtocolError, match="not JSON"):
+            await thread.send("hi")
+        thread.state = {"when": "now"}
+        await thread.send("again")  # the thread is usable once the state is fixed
+        return thread
+
+    thread = arun(main())
+    assert thread.run_status == "idle" and server.bodies[-1]["state"] == {"when": "now"}
