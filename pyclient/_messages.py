@@ -26,7 +26,6 @@ assert history.messages()[-1].content == "Hello"
 
 from __future__ import annotations
 
-import copy
 import logging
 import uuid
 from collections.abc import Callable
@@ -192,10 +191,6 @@ class History:
         """Start collecting the tool calls of a new run."""
         self._run_calls = []
         self._chunk_message_id = self._chunk_call_id = None
-
-    def run_call_ids(self) -> list[str]:
-        """Ids of the tool calls started during the current run, in order."""
-        return list(self._run_calls)
 
     def unanswered_run_calls(self, only: list[str] | None = None) -> list[ToolCall]:
         """The tool calls of the current run that have no tool message yet, in call order.

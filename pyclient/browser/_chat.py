@@ -80,7 +80,7 @@ class Chat:
         self._nodes: dict[str, Any] = {}       # message id -> its <li>
         self._texts: dict[str, str] = {}       # message id -> the text shown
         self._cards: dict[str, Any] = {}       # tool call id -> its card <li>
-        self._approvals: dict[str, Any] = {}   # tool call id -> the approval bar
+        self._approvals: dict[str, Any] = {}   # tool call id -> removes its approval bar
         self._tasks: set[asyncio.Task[None]] = set()
         # Kept so dispose() can remove the listeners and destroy the proxies.
         self._proxies = [
@@ -99,8 +99,8 @@ class Chat:
             target.removeEventListener(kind, proxy)
             proxy.destroy()
         self._proxies.clear()
-        for bar in self._approvals.values():
-            bar._pyclient_dispose()
+        for remove_bar in self._approvals.values():
+            remove_bar()
         self._root.remove()
 
     # -- user input ----------------------------------------------------------------------
@@ -180,9 +180,9 @@ class Chat:
         failed = getattr(message, "error", None) is not None
         card.dataset.state = "output-error" if failed else "output-available"
         card.querySelector(".pyclient-tool-result").textContent = message.content
-        bar = self._approvals.pop(message.tool_call_id, None)
-        if bar is not None:
-            bar._pyclient_dispose()
+        remove_bar = self._approvals.pop(message.tool_call_id, None)
+        if remove_bar is not None:
+            remove_bar()
 
     def _render_action(self, action: Any) -> None:
         card = self._cards.get(action.id)
@@ -191,9 +191,9 @@ class Chat:
         card.dataset.action = action.status
         if action.status != "awaiting_approval":
             # No longer asking (its registration left, say): the buttons would lie.
-            bar = self._approvals.pop(action.id, None)
-            if bar is not None:
-                bar._pyclient_dispose()
+            remove_bar = self._approvals.pop(action.id, None)
+            if remove_bar is not None:
+                remove_bar()
             return
         if action.id in self._approvals:
             return
@@ -226,12 +226,5 @@ class Chat:
                 proxy.destroy()
             bar.remove()
 
-        self._approvals[action.id] = _Bar(bar, dispose)
+        self._approvals[action.id] = dispose
 
-
-class _Bar:
-    """An approval bar and the function that removes it with its listeners."""
-
-    def __init__(self, node: Any, dispose: Any) -> None:
-        self.node = node
-        self._pyclient_dispose = dispose

@@ -78,10 +78,6 @@ class _MountObserver:
         """Run the comparison now (the observer runs it after every DOM change anyway)."""
         self._changed()
 
-    @property
-    def size(self) -> int:
-        return len(self._watches)
-
 
 _observer = _MountObserver()
 
