@@ -67,9 +67,15 @@ def agent_log() -> AgentLog:
 
 @dataclass
 class SlowLog:
-    """What `GET /test/slow` saw: one entry per request, "completed" or "disconnected"."""
+    """What `GET /test/slow` saw: how many requests arrived, and how each ended
+    ("completed" or "disconnected")."""
 
+    started: int = 0
     outcomes: list[str] = field(default_factory=list)
+
+    def clear(self) -> None:
+        self.started = 0
+        self.outcomes.clear()
 
 
 class _SlowBody:
@@ -87,6 +93,7 @@ class _SlowBody:
         from urllib.parse import parse_qs
 
         seconds = float(parse_qs(scope["query_string"].decode()).get("seconds", ["5"])[0])
+        self.log.started += 1
 
         sent_all = False
 

@@ -122,9 +122,15 @@ def test_registration_errors_are_clear(scopes):
 
 def test_unmount_aborts_a_running_fetch_then_remount_completes(scopes, agent_log, slow_log):
     page = scopes
-    slow_log.outcomes.clear()
+    slow_log.clear()
     call(page, "send_later", "t1", "slow fetch")
     wait_log(page, "fetch started")
+    # Unmount only once the request is at the server: an abort before Chromium has sent it
+    # would leave the server nothing to see.
+    deadline = time.monotonic() + 15
+    while not slow_log.started and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    assert slow_log.started == 1
     park(page, "c3")
     wait_log(page, "fetch finally")
     lines = log(page)
