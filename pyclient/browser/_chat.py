@@ -78,7 +78,7 @@ class Chat:
         element.append(self._root)
 
         self._nodes: dict[str, Any] = {}       # message id -> its <li>
-        self._texts: dict[str, str] = {}       # message id -> the text shown
+        self._texts: dict[str, str] = {}       # message or tool call id -> the text shown
         self._cards: dict[str, Any] = {}       # tool call id -> its card <li>
         self._approvals: dict[str, Any] = {}   # tool call id -> removes its approval bar
         self._tasks: set[asyncio.Task[None]] = set()
@@ -156,10 +156,17 @@ class Chat:
         if node is None:
             node = self._nodes[message_id] = _el("li", f"pyclient-message pyclient-{role}")
             node.dataset.role = role
+            node.append(js.document.createTextNode(""))
             self._list.append(node)
-        if self._texts.get(message_id) != text:
-            self._texts[message_id] = text
-            node.textContent = text
+        shown = self._texts.get(message_id, "")
+        if shown == text:
+            return
+        self._texts[message_id] = text
+        if text.startswith(shown):
+            # A streamed delta: append only the new part, so a long answer costs linear time.
+            node.firstChild.appendData(text[len(shown):])
+        else:
+            node.firstChild.data = text
 
     def _render_call(self, call: Any) -> None:
         card = self._cards.get(call.id)
@@ -169,9 +176,13 @@ class Chat:
             card.dataset.tool = call.function.name
             card.dataset.state = "input-available"
             card.append(_el("span", "pyclient-tool-name", call.function.name),
-                        _el("code", "pyclient-tool-args", _pretty(call.function.arguments)),
+                        _el("code", "pyclient-tool-args"),
                         _el("span", "pyclient-tool-result", "…"))
             self._list.append(card)
+        if self._texts.get(call.id) != call.function.arguments:
+            # Arguments stream in: show them as they grow, pretty once they parse.
+            self._texts[call.id] = call.function.arguments
+            card.querySelector(".pyclient-tool-args").textContent = _pretty(call.function.arguments)
 
     def _render_result(self, message: Any) -> None:
         card = self._cards.get(message.tool_call_id)

@@ -26,9 +26,11 @@ def browser_context_args(browser_context_args, live_server):
     return {**browser_context_args, "base_url": live_server}
 
 
-# Console errors that mean something went uncaught (other console errors, such as a handler's
-# logged traceback, are a tool failing on purpose and end as a tool result, not a crash).
-UNCAUGHT = ("Uncaught", "PythonError", "Task exception was never retrieved", "was never awaited")
+# Console errors that mean something went uncaught or a page's code is broken (other console
+# errors, such as a handler's logged traceback, are a tool failing on purpose and end as a
+# tool result, not a crash).
+UNCAUGHT = ("Uncaught", "PythonError", "Task exception was never retrieved", "was never awaited",
+            "a thread listener raised")
 
 
 class PageGuard:

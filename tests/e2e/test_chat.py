@@ -19,6 +19,8 @@ def test_make_it_blue_round_trip(open_page, agent_log):
     card = page.locator(".pyclient-tool")
     expect(card).to_have_attribute("data-tool", "change_background")
     expect(card).to_have_attribute("data-state", "output-available")
+    # The card was made when the call started (no arguments yet) and followed them as they streamed.
+    expect(card.locator(".pyclient-tool-args")).to_have_text('{"background": "blue"}')
     expect(card.locator(".pyclient-tool-result")).to_have_text("background is now blue")
     answer = page.locator(".pyclient-assistant").last
     expect(answer).to_contain_text("background is now blue")

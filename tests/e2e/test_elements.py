@@ -196,11 +196,10 @@ def test_abort_on_timeout(scopes, agent_log):
 
 
 def make_unavailable(page, text: str) -> None:
-    """Send `text` in t2; while the call's arguments stream in, its tool's element leaves."""
+    """Send `text` in t2; as soon as the tool call starts streaming, its tool's element leaves."""
+    call(page, "park_on_tool_call", "t2", "c2")
     call(page, "send_later", "t2", text)
-    page.wait_for_function("() => JSON.parse(window.t.summary('t2')).messages.length >= 2",
-                           timeout=20_000, polling=25)
-    park(page, "c2")
+    wait_log(page, "parked c2")
     page.wait_for_function(
         "() => JSON.parse(window.t.summary('t2')).pending.some(a => a.status === 'unavailable')",
         timeout=20_000, polling=50)

@@ -137,6 +137,26 @@ def send_later(key, text):
     task.add_done_callback(tasks.discard)
 
 
+# The same parking as the test's `park()`, so its `unpark()` puts the element back.
+_park = js.Function.new(
+    "id", "const e = document.getElementById(id); (window.__parked ||= {})[id] = [e, e.parentNode]; e.remove();")
+
+
+def park_on_tool_call(key, element_id):
+    """Detach `element_id` the moment a tool call starts streaming in thread `key`.
+
+    Done in the page, inside the run, so the element is gone before the call's arguments end
+    however slow the machine is (the test parks it again with `window.__parked`).
+    """
+    def listener(event):
+        if event.kind == "event" and getattr(event.payload, "type", None) == "TOOL_CALL_START":
+            unsubscribe()
+            _park(element_id)
+            log(f"parked {element_id}")
+
+    unsubscribe = threads[key].subscribe(listener)
+
+
 def cancel(key, reason):
     for action in threads[key].pending_actions:
         action.cancel(reason)
@@ -197,7 +217,7 @@ def trace_proxies():
 
 
 api = {
-    "send": send, "send_later": send_later, "summary": summary, "cancel": cancel, "stop": stop,
+    "send": send, "send_later": send_later, "park_on_tool_call": park_on_tool_call, "summary": summary, "cancel": cancel, "stop": stop,
     "config_error": config_error, "cycles": cycles, "trace_proxies": trace_proxies,
 }
 # Kept for the page's life: these proxies are the test's handle on Python.
