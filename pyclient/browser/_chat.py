@@ -78,7 +78,8 @@ class Chat:
         element.append(self._root)
 
         self._nodes: dict[str, Any] = {}       # message id -> its <li>
-        self._texts: dict[str, str] = {}       # message or tool call id -> the text shown
+        self._texts: dict[str, str] = {}       # message id -> the text shown
+        self._args: dict[str, str] = {}        # tool call id -> the arguments shown
         self._cards: dict[str, Any] = {}       # tool call id -> its card <li>
         self._approvals: dict[str, Any] = {}   # tool call id -> removes its approval bar
         self._tasks: set[asyncio.Task[None]] = set()
@@ -179,9 +180,9 @@ class Chat:
                         _el("code", "pyclient-tool-args"),
                         _el("span", "pyclient-tool-result", "…"))
             self._list.append(card)
-        if self._texts.get(call.id) != call.function.arguments:
+        if self._args.get(call.id) != call.function.arguments:
             # Arguments stream in: show them as they grow, pretty once they parse.
-            self._texts[call.id] = call.function.arguments
+            self._args[call.id] = call.function.arguments
             card.querySelector(".pyclient-tool-args").textContent = _pretty(call.function.arguments)
 
     def _render_result(self, message: Any) -> None:

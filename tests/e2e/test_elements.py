@@ -25,7 +25,7 @@ def tools_of(body: dict) -> list[str]:
 
 def park(page, element_id: str) -> None:
     """Detach an element (it stays in a JS variable for later re-insertion)."""
-    page.evaluate("id => { const e = document.getElementById(id); (window.__parked ||= {})[id] = [e, e.parentNode]; e.remove(); }", element_id)
+    call(page, "park", element_id)
 
 
 def unpark(page, element_id: str) -> None:

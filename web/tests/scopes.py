@@ -137,8 +137,8 @@ def send_later(key, text):
     task.add_done_callback(tasks.discard)
 
 
-# The same parking as the test's `park()`, so its `unpark()` puts the element back.
-_park = js.Function.new(
+# Detach an element, keeping it and its parent in `window.__parked` for the test's `unpark()`.
+park = js.Function.new(
     "id", "const e = document.getElementById(id); (window.__parked ||= {})[id] = [e, e.parentNode]; e.remove();")
 
 
@@ -151,7 +151,7 @@ def park_on_tool_call(key, element_id):
     def listener(event):
         if event.kind == "event" and getattr(event.payload, "type", None) == "TOOL_CALL_START":
             unsubscribe()
-            _park(element_id)
+            park(element_id)
             log(f"parked {element_id}")
 
     unsubscribe = threads[key].subscribe(listener)
@@ -222,4 +222,5 @@ api = {
 }
 # Kept for the page's life: these proxies are the test's handle on Python.
 js.window.t = to_js({name: create_proxy(fn) for name, fn in api.items()}, dict_converter=js.Object.fromEntries)
+js.window.t.park = park  # already a JS function
 document.documentElement.dataset.pyclient = "ready"
