@@ -79,10 +79,16 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _package_files() -> list[Path]:
+    """pyclient's files that go into its wheel: the modules and the PEP 561 `py.typed` marker."""
+    package = ROOT / "pyclient"
+    return sorted([*package.rglob("*.py"), *package.rglob("py.typed")])
+
+
 def _source_hash() -> str:
     """Hash of everything that goes into pyclient's wheel."""
     digest = hashlib.sha256()
-    for path in sorted((ROOT / "pyclient").rglob("*.py")):
+    for path in _package_files():
         digest.update(str(path.relative_to(ROOT)).encode())
         digest.update(path.read_bytes())
     digest.update((ROOT / "pyproject.toml").read_bytes())
@@ -155,7 +161,7 @@ def _build_pyclient_wheel(dest: Path, source_hash: str) -> Path:
     version = f"{project['version']}+g{source_hash[:10]}"
     dist_info = f"pyclient-{version}.dist-info"
     files: dict[str, bytes] = {}
-    for path in sorted((ROOT / "pyclient").rglob("*.py")):
+    for path in _package_files():
         files[path.relative_to(ROOT).as_posix()] = path.read_bytes()
     requires = "".join(f"Requires-Dist: {dep}\n" for dep in project["dependencies"])
     files[f"{dist_info}/METADATA"] = (

@@ -32,8 +32,11 @@ from ._errors import (
     ToolError,
     TransportError,
 )
+from ._environment import use_client_tool
 from ._events import UnknownEvent
-from ._scopes import Registration, use_client_tool
+from ._platform import Platform
+from ._scopes import Registration
+from ._state import CallStatusName, RunStatus
 from ._thread import Thread, ThreadEvent
 from ._tools import ClientTool, ToolResult, client_tool
 from ._transport import HttpxTransport, MockTransport, Request, Transport
@@ -45,12 +48,14 @@ __all__ = [
     "AbortSignal",
     "Action",
     "Agent",
+    "CallStatusName",
     "ClientTool",
     "ConfigurationError",
     "FollowUpLimitError",
     "HttpxTransport",
     "LocalProtocolError",
     "MockTransport",
+    "Platform",
     "ProtocolError",
     "PyClientError",
     "Registration",
@@ -58,6 +63,7 @@ __all__ = [
     "Request",
     "RunAborted",
     "RunError",
+    "RunStatus",
     "Thread",
     "ThreadEvent",
     "ToolContext",
@@ -72,12 +78,6 @@ __all__ = [
 
 import logging as _logging
 
-# A library's logger stays silent until the application configures logging.
+# A library's logger stays silent until the application configures logging (in the page,
+# `pyclient.browser.log_to_console()` sends it to devtools).
 _logging.getLogger("pyclient").addHandler(_logging.NullHandler())
-
-# In Pyodide the browser bridge plugs in the fetch transport and JS abort signals. Detected
-# explicitly (never by trying `import js`), and CPython never imports the bridge.
-import sys as _sys
-
-if _sys.platform == "emscripten":
-    from . import browser as _browser  # noqa: F401

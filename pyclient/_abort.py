@@ -3,7 +3,9 @@
 A handler that takes a `ToolContext` gets `ctx.signal`. It aborts when the registration
 unmounts, when the pending action resolves, on `thread.stop()` and on timeout. Python code
 checks `signal.aborted` or registers `signal.on_abort(cb)`; browser code passes `signal.js`
-(a real JS `AbortSignal`) to `fetch` so the browser cancels the request too.
+(a real JS `AbortSignal`) to `fetch` so the browser cancels the request too. The signals a
+thread hands out are mirrored through its platform (`pyclient.browser` in the page); a
+controller made by hand mirrors to JS when given `js=platform.js_abort`.
 See https://developer.mozilla.org/en-US/docs/Web/API/AbortSignal
 
 ```python
@@ -22,26 +24,26 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["AbortController", "AbortSignal"]
+__all__ = ["AbortController", "AbortSignal", "JsAbortFactory"]
 
 logger = logging.getLogger("pyclient")
 
-# Set by pyclient.browser at import: a factory that returns (js_signal, abort_fn) pairs.
-# The core never imports js; in CPython this stays None and `signal.js` is None.
-_js_controller_factory: Callable[[], tuple[Any, Callable[[Any], None]]] | None = None
+JsAbortFactory = Callable[[], "tuple[Any, Callable[[Any], None]]"]
+"""Makes a JS `AbortSignal` and the function that aborts it (`Platform.js_abort`)."""
 
 
 class AbortSignal:
     """Tells a running handler it should stop. Read-only: abort through its controller."""
 
-    __slots__ = ("_aborted", "_reason", "_callbacks", "_js", "_js_abort")
+    __slots__ = ("_aborted", "_reason", "_callbacks", "_js", "_js_abort", "_js_factory")
 
-    def __init__(self) -> None:
+    def __init__(self, js: JsAbortFactory | None = None) -> None:
         self._aborted = False
         self._reason: Any = None
         self._callbacks: list[Callable[[Any], Any]] = []
         self._js: Any = None
         self._js_abort: Callable[[Any], None] | None = None
+        self._js_factory = js
 
     @property
     def aborted(self) -> bool:
@@ -59,8 +61,8 @@ class AbortSignal:
 
         Created on first use, so executions that never touch JS create no proxy.
         """
-        if self._js is None and _js_controller_factory is not None:
-            self._js, self._js_abort = _js_controller_factory()
+        if self._js is None and self._js_factory is not None:
+            self._js, self._js_abort = self._js_factory()
             if self._aborted:
                 self._js_abort(str(self._reason))
         return self._js
@@ -88,7 +90,7 @@ class AbortSignal:
 
             raise RunAborted(self._reason)
 
-    def _abort(self, reason: Any) -> None:
+    def _abort(self, reason: Any) -> None:  # AbortController's, in this module
         if self._aborted:
             return
         self._aborted = True
@@ -107,12 +109,16 @@ class AbortSignal:
 
 
 class AbortController:
-    """Owns an `AbortSignal` and aborts it."""
+    """Owns an `AbortSignal` and aborts it.
+
+    Args:
+        js: makes the JS `AbortSignal` that `signal.js` returns (None: `signal.js` is None).
+    """
 
     __slots__ = ("signal",)
 
-    def __init__(self) -> None:
-        self.signal = AbortSignal()
+    def __init__(self, js: JsAbortFactory | None = None) -> None:
+        self.signal = AbortSignal(js)
 
     def abort(self, reason: Any = "aborted") -> None:
         """Abort the signal with `reason`; later calls do nothing."""

@@ -1,11 +1,12 @@
 """`Agent`: a binding to one AG-UI endpoint, its stable client tools, and the threads that talk to it.
 
 The agent owns the transport (httpx on CPython, fetch in the page, or one you pass) and
-creates threads. On CPython `agent.thread()` takes no element: the thread advertises the
-binding tools, the agent-level registrations (`agent.register_tool`) that apply to it and
-its own (`thread.register_tool`). In the page, `agent.thread(element)` mounts the thread on
-a DOM element and `agent.use_client_tool(tool, element)` scopes a tool to an element (both
-provided by `pyclient.browser`).
+creates threads. What differs between CPython and the page comes from its platform, picked
+once for the process (`pyclient._environment`) or passed as `Agent(..., platform=...)`.
+On CPython `agent.thread()` takes no element: the thread advertises the binding tools, the
+agent-level registrations (`agent.register_tool`) that apply to it and its own
+(`thread.register_tool`). In the page, `agent.thread(element)` mounts the thread on a DOM
+element and `agent.use_client_tool(tool, element)` scopes a tool to an element.
 
 ```python
 import asyncio
@@ -28,21 +29,19 @@ asyncio.run(main())
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from . import _scopes
+from ._environment import current_platform
 from ._errors import ConfigurationError
-from ._thread import DEFAULT_MAX_FOLLOW_UPS, Thread
+from ._machine import DEFAULT_MAX_FOLLOW_UPS
+from ._platform import Platform
+from ._scopes import AgentScope, Registration, check_tool
+from ._thread import Thread
 from ._tools import ClientTool
-from ._transport import Transport, default_transport
+from ._transport import Transport
 
 __all__ = ["Agent"]
-
-# Set by pyclient.browser at import: mounts a thread on an element and returns it. The core
-# never touches the DOM; without the bridge an element argument is an error.
-_mount_thread: Callable[..., Thread] | None = None
 
 
 class Agent:
@@ -53,12 +52,20 @@ class Agent:
         url: the AG-UI endpoint (`POST`, answers `text/event-stream`).
         client_tools: tools advertised in every thread of this agent.
         headers: extra request headers (e.g. `Authorization`).
-        transport: how requests are sent; by default fetch in the page, httpx on CPython.
+        transport: how requests are sent; by default the platform's (fetch in the page,
+            httpx on CPython).
         max_follow_ups: default for `thread.max_follow_ups`.
+        platform: the environment (`pyclient._platform.Platform`); by default the one picked
+            for this process. Tests pass a fake one (an in-memory DOM).
 
     Raises:
-        ConfigurationError: an empty name or URL, a tool that is not a `ClientTool`, or two
-            tools with the same name.
+        ConfigurationError: an empty name or URL, a tool that is not a `ClientTool`, two
+            tools with the same name, or a transport / platform of the wrong type.
+
+    Attributes:
+        name, url, headers, client_tools, max_follow_ups: as given.
+        platform: the environment.
+        scope: the agent's registrations (`pyclient._scopes.AgentScope`).
     """
 
     def __init__(
@@ -70,6 +77,7 @@ class Agent:
         headers: Mapping[str, str] | None = None,
         transport: Transport | None = None,
         max_follow_ups: int = DEFAULT_MAX_FOLLOW_UPS,
+        platform: Platform | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"Agent name must be a non-empty string, got {name!r}. Pass e.g. Agent('main', url).")
@@ -96,16 +104,19 @@ class Agent:
                 f"transport must be a pyclient Transport, got {type(transport).__name__}. "
                 "Subclass pyclient.Transport and implement stream(), or omit it."
             )
+        if platform is not None and not isinstance(platform, Platform):
+            raise ConfigurationError(
+                f"platform must be a pyclient Platform, got {type(platform).__name__}. "
+                "Omit it to use this process's platform."
+            )
         self.name = name
         self.url = url
         self.client_tools = tools
         self.headers: dict[str, str] = dict(headers or {})
         self.max_follow_ups = max_follow_ups
+        self.platform = platform if platform is not None else current_platform()
         self._transport = transport
-        self._binding = {tool.name: _scopes.Registration(tool, _scopes.BINDING, self) for tool in tools}
-        self._registrations: list[_scopes.Registration] = []   # AGENT level, oldest first
-        # Threads register themselves; weak, so a thread nobody holds can go away.
-        self._threads: weakref.WeakSet[Thread] = weakref.WeakSet()
+        self.scope = AgentScope(self, tools, self.platform.refresh)
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {self.url}>"
@@ -114,8 +125,13 @@ class Agent:
     def transport(self) -> Transport:
         """The transport requests go through (created on first use when none was given)."""
         if self._transport is None:
-            self._transport = default_transport()
+            self._transport = self.platform.transport()
         return self._transport
+
+    @property
+    def threads(self) -> list[Thread]:
+        """The agent's threads that are alive and not closed."""
+        return [scope.thread for scope in list(self.scope.threads) if scope.thread.run_status != "closed"]
 
     def thread(self, element_or_selector: Any = None, thread_id: str | None = None, **options: Any) -> Thread:
         """Create a thread with this agent.
@@ -131,17 +147,14 @@ class Agent:
             A new idle `Thread`.
 
         Raises:
-            ConfigurationError: an element was given but the browser bridge is not loaded.
+            ConfigurationError: an element was given but the platform has no DOM (CPython),
+                no element matches, or the element carries another live thread.
         """
         options.setdefault("max_follow_ups", self.max_follow_ups)
         if element_or_selector is not None:
-            if _mount_thread is None:
-                raise ConfigurationError(
-                    f"agent.thread({element_or_selector!r:.60}) mounts a thread on a DOM element, "
-                    "which needs the browser bridge (pyclient.browser, available in the page only). "
-                    "On CPython call agent.thread() without an element."
-                )
-            return _mount_thread(self, element_or_selector, thread_id, **options)
+            return self.platform.mount_thread(
+                self, element_or_selector, thread_id, lambda: Thread(self, thread_id, **options)
+            )
         return Thread(self, thread_id, **options)
 
     def register_tool(
@@ -151,7 +164,7 @@ class Agent:
         applies_to: Callable[[Thread], bool] | None = None,
         replace: bool = False,
         mounted: bool = True,
-    ) -> _scopes.Registration:
+    ) -> Registration:
         """Register `tool` for the threads of this agent that `applies_to` selects.
 
         An agent-level registration wins over a binding tool of the same name and loses to a
@@ -174,8 +187,7 @@ class Agent:
             ConfigurationError: `tool` is not a `ClientTool`, `applies_to` is not callable, or
                 a live agent-level registration of the same name exists and `replace` is False.
         """
-        return _scopes.register(self, _scopes.AGENT, tool, replace=replace, mounted=mounted,
-                                applies_to=applies_to, api="agent.register_tool")
+        return self.scope.register(tool, applies_to=applies_to, replace=replace, mounted=mounted)
 
     def use_client_tool(self, tool: ClientTool, element: Any, *, replace: bool = False) -> Any:
         """Scope `tool` to a DOM element: advertised while `element` is connected (page only).
@@ -194,10 +206,11 @@ class Agent:
             the component goes away for good.
 
         Raises:
-            ConfigurationError: `tool` is not a `ClientTool`, the bridge is not loaded
+            ConfigurationError: `tool` is not a `ClientTool`, the platform has no DOM
                 (CPython), or a duplicate registration without `replace`.
         """
-        return _scopes.use_agent_tool(self, tool, element, replace=replace)
+        check_tool(tool, "agent.use_client_tool")
+        return self.platform.use_client_tool(tool, element, agent=self, replace=replace)
 
     async def aclose(self) -> None:
         """Close the transport (its pooled connections)."""

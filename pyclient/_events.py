@@ -32,7 +32,7 @@ __all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_type"]
 
 logger = logging.getLogger("pyclient")
 
-_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
+_EVENT_ADAPTER: TypeAdapter[BaseEvent] = TypeAdapter(Event)
 _KNOWN_TYPES = frozenset(member.value for member in EventType)
 _EXCERPT = 200
 

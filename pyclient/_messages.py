@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ag_ui.core import (
     AssistantMessage,
     DeveloperMessage,
     FunctionCall,
+    Message,
     ReasoningMessage,
     SystemMessage,
     ToolCall,
@@ -66,13 +67,12 @@ def new_id() -> str:
 class _Call:
     """A tool call being assembled: its argument text is a list of pieces."""
 
-    __slots__ = ("id", "name", "parts", "ended", "encrypted_value", "owner", "base")
+    __slots__ = ("id", "name", "parts", "encrypted_value", "owner", "base")
 
     def __init__(self, call_id: str, name: str, owner: _Entry, base: ToolCall | None = None) -> None:
         self.id = call_id
         self.name = name
         self.parts: list[str] = []
-        self.ended = False
         self.encrypted_value: str | None = None
         self.owner = owner
         self.base = base
@@ -149,18 +149,30 @@ class _Entry:
 class History:
     """Messages and shared state of one thread, built from AG-UI events.
 
+    Args:
+        messages: the messages to start from.
+        state: the initial shared state (`{}` when None).
+        on_call_started: called with the id of every tool call an event starts (the
+            conversation machine tracks each call's status from there).
+
     Attributes:
         state: the shared agent state (JSON), replaced by `STATE_SNAPSHOT`, patched by
             `STATE_DELTA`.
     """
 
-    def __init__(self, messages: list[Any] | None = None, state: Any = None) -> None:
+    def __init__(
+        self,
+        messages: Iterable[Message] | None = None,
+        state: Any = None,
+        *,
+        on_call_started: Callable[[str, str], None] | None = None,
+    ) -> None:
         self._entries: list[_Entry] = []
         self._by_id: dict[str, _Entry] = {}
         self._calls: dict[str, _Call] = {}
         self._answered: set[str] = set()
         self._early_args: dict[str, list[str]] = {}
-        self._run_calls: list[str] = []
+        self._on_call_started = on_call_started
         self._chunk_message_id: str | None = None
         self._chunk_call_id: str | None = None
         self.state: Any = {} if state is None else state
@@ -169,7 +181,7 @@ class History:
 
     # -- reading -------------------------------------------------------------------------
 
-    def messages(self) -> list[Any]:
+    def messages(self) -> list[Message]:
         """The history as `ag_ui.core` message models, in order (a new list each call)."""
         return [entry.model() for entry in self._entries]
 
@@ -188,38 +200,31 @@ class History:
     # -- runs ----------------------------------------------------------------------------
 
     def begin_run(self) -> None:
-        """Start collecting the tool calls of a new run."""
-        self._run_calls = []
+        """A new run starts: id-less `*_CHUNK` events no longer continue the last run's message."""
         self._chunk_message_id = self._chunk_call_id = None
 
-    def unanswered_run_calls(self, only: list[str] | None = None) -> list[ToolCall]:
-        """The tool calls of the current run that have no tool message yet, in call order.
+    def attach(self, tool_call_id: str) -> ToolCall | None:
+        """The call with this id, given back an assistant message if a snapshot dropped it.
 
-        Args:
-            only: restrict to these ids (the server's `outcome.pendingToolCallIds`).
+        A `MESSAGES_SNAPSHOT` may replace the history without a call that is still waiting
+        for its result; the tool message that answers it must follow a call the server can see.
+
+        Returns:
+            The call as assembled so far, or None for an id no event started.
         """
-        wanted = self._run_calls if only is None else [i for i in only if i in self._calls]
-        pending = []
-        for call_id in wanted:
-            if call_id in self._answered:
-                continue
-            call = self._calls[call_id]
-            if self._by_id.get(call.owner.id) is not call.owner:
-                self._reattach(call)
-            pending.append(call.model())
-        return pending
-
-    def _reattach(self, call: _Call) -> None:
-        # A MESSAGES_SNAPSHOT replaced the history without this call: give it back a message,
-        # so the tool result that follows answers a call the server can see.
-        entry = _Entry(new_id(), "assistant")
-        call.owner = entry
-        entry.calls.append(call)
-        self._add_entry(entry)
+        call = self._calls.get(tool_call_id)
+        if call is None:
+            return None
+        if self._by_id.get(call.owner.id) is not call.owner:
+            entry = _Entry(new_id(), "assistant")
+            call.owner = entry
+            entry.calls.append(call)
+            self._add_entry(entry)
+        return call.model()
 
     # -- writing -------------------------------------------------------------------------
 
-    def append(self, message: Any) -> None:
+    def append(self, message: Message) -> None:
         """Append a message model (a user message, a tool result) to the history."""
         role = message.role
         entry = _Entry(message.id, role, base=message)
@@ -227,7 +232,6 @@ class History:
             for tool_call in message.tool_calls or ():
                 call = _Call(tool_call.id, tool_call.function.name, entry, base=tool_call)
                 call.parts.append(tool_call.function.arguments)
-                call.ended = True
                 entry.calls.append(call)
                 self._calls[call.id] = call
         if entry.assembled and isinstance(message.content, str):
@@ -324,7 +328,8 @@ class History:
         owner.calls.append(call)
         owner.changed()
         self._calls[call_id] = call
-        self._run_calls.append(call_id)
+        if self._on_call_started is not None:
+            self._on_call_started(call_id, name)
         return call
 
     def _add_args(self, call_id: str, delta: str) -> None:
@@ -345,9 +350,7 @@ class History:
         return {"messages"}
 
     def _on_call_end(self, event: Any) -> set[str]:
-        call = self._calls.get(event.tool_call_id)
-        if call is not None:
-            call.ended = True
+        # Nothing to fold: arguments may still follow (pydantic-ai ends parallel calls first).
         return set()
 
     def _on_call_chunk(self, event: Any) -> set[str]:
@@ -384,14 +387,15 @@ class History:
         return {"state"}
 
     def _on_messages_snapshot(self, event: Any) -> set[str]:
-        # The server's view of the conversation replaces ours. Calls of the current run stay
-        # indexed, so arguments still streaming and pending calls are not lost.
-        run_calls = {call_id: self._calls[call_id] for call_id in self._run_calls if call_id in self._calls}
+        # The server's view of the conversation replaces ours. Unanswered calls stay indexed,
+        # so arguments still streaming and pending calls are not lost (`attach` gives them a
+        # message back when they are answered).
+        open_calls = {call_id: call for call_id, call in self._calls.items() if call_id not in self._answered}
         self._entries, self._by_id, self._answered = [], {}, set()
         self._calls = {}
         for message in event.messages:
             self.append(message)
-        for call_id, call in run_calls.items():
+        for call_id, call in open_calls.items():
             self._calls.setdefault(call_id, call)
         return {"messages"}
 

@@ -48,7 +48,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import to_json
+from pydantic_core import ErrorDetails, to_json
 
 from ._context import ToolContext
 from ._errors import ConfigurationError
@@ -290,7 +290,7 @@ def _arguments_model(
     definitions: dict[str, Any], hints: dict[str, Any], tool_name: str
 ) -> tuple[type[BaseModel], dict[str, Any]]:
     try:
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             "Arguments",
             __config__=ConfigDict(extra="forbid", validate_by_alias=True, validate_by_name=False),
             **definitions,
@@ -379,7 +379,7 @@ def describe_validation_error(
     Returns:
         The message.
     """
-    grouped: dict[str, list[dict[str, Any]]] = {}
+    grouped: dict[str, list[ErrorDetails]] = {}
     for error in exc.errors(include_url=False):
         grouped.setdefault(_error_path(error, data), []).append(error)
     lines = [heading]
@@ -391,7 +391,7 @@ def describe_validation_error(
     return "\n".join(lines)
 
 
-def _error_path(error: Mapping[str, Any], data: Any) -> str:
+def _error_path(error: ErrorDetails, data: Any) -> str:
     """Render `loc` as `a.b[2].c`, skipping pydantic's union-member tags (`int`, `str`, …)."""
     loc = list(error["loc"])
     parts: list[str] = []
@@ -412,7 +412,7 @@ def _error_path(error: Mapping[str, Any], data: Any) -> str:
     return "".join(parts)
 
 
-def _describe_errors(errors: list[dict[str, Any]], *, top_level: bool) -> str:
+def _describe_errors(errors: list[ErrorDetails], *, top_level: bool) -> str:
     first = errors[0]
     if first["type"] == "missing":
         return "required, but missing"

@@ -1,106 +1,200 @@
-"""The run state of a thread and its transitions, as a table (h11 style).
+"""The states of a conversation and of each of its tool calls, and their transitions, as tables (h11 style).
 
 Rules:
 
-1. Every change of a thread's run state goes through `RunState.handle(event)` here; no other
-   module assigns a state.
-2. A transition missing from `_TRANSITIONS` is a bug or a misuse, never ignored: `handle`
-   raises `LocalProtocolError` naming the state and the event.
-3. No I/O and no asyncio here: the table is tested by driving it directly.
-4. The public `run_status` is derived from the state: IDLE → "idle", STREAMING and
-   AWAITING_TOOLS → "running", ERROR → "error".
+1. Every change of a run state or of a call status is a lookup in `RUN_TRANSITIONS` or
+   `CALL_TRANSITIONS` through `next_run_state()` / `next_call_status()`; no other code
+   assigns a state. The conversation machine (`pyclient._machine`) is the only caller.
+2. A transition missing from a table is a misuse or a bug, never ignored: it raises
+   `LocalProtocolError` naming the state and the event.
+3. No I/O, no asyncio, no clock here: the tables are tested by driving them directly.
+4. The public `run_status` is derived from the run state (`RUN_STATUS`); a call's public
+   status is its `CallStatus` value.
 
 ```python
-from pyclient._state import IDLE, START, NOTHING_PENDING, RunState
+from pyclient._state import CallEvent, CallStatus, RunEvent, RunState, next_call_status, next_run_state
 
-state = RunState()
-state.handle(START)              # a request is in flight
-state.handle(NOTHING_PENDING)    # RUN_FINISHED left no tool call to answer
-assert state.state is IDLE and state.run_status == "idle"
+state = next_run_state(RunState.IDLE, RunEvent.START)           # a request is in flight
+assert next_run_state(state, RunEvent.FINISH_IDLE) is RunState.IDLE
+status = next_call_status(CallStatus.STREAMING, CallEvent.PENDING)
+assert status is CallStatus.UNAVAILABLE and status.value == "unavailable"
 ```
 """
 
 from __future__ import annotations
 
+import enum
+from typing import Literal
+
 from ._errors import LocalProtocolError
 
 __all__ = [
-    "AWAITING_TOOLS",
-    "ERROR",
-    "FAIL",
-    "IDLE",
-    "NOTHING_PENDING",
+    "CALL_TRANSITIONS",
+    "RUN_STATUS",
+    "RUN_TRANSITIONS",
+    "TERMINAL",
+    "CallEvent",
+    "CallStatus",
+    "CallStatusName",
+    "RunEvent",
     "RunState",
-    "START",
-    "STOP",
-    "STREAMING",
-    "TOOLS_PENDING",
+    "RunStatus",
+    "next_call_status",
+    "next_run_state",
 ]
 
+RunStatus = Literal["idle", "running", "error", "closed"]
+"""`thread.run_status`."""
 
-class _Sentinel:
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
+CallStatusName = Literal[
+    "streaming", "unavailable", "awaiting_approval", "awaiting_input", "executing",
+    "interrupted", "completed", "failed", "cancelled",
+]
+"""`action.status`: a `CallStatus` value."""
 
 
-# States.
-IDLE = _Sentinel("IDLE")                      # no request in flight, nothing pending
-STREAMING = _Sentinel("STREAMING")            # a request is in flight, events are arriving
-AWAITING_TOOLS = _Sentinel("AWAITING_TOOLS")  # the run finished; its client tool calls are being answered
-ERROR = _Sentinel("ERROR")                    # the last run failed; `thread.error` says why
+class RunState(enum.Enum):
+    """Where a conversation is between its runs."""
 
-# Events.
-START = _Sentinel("START")                    # a request (first run or follow-up) is sent
-TOOLS_PENDING = _Sentinel("TOOLS_PENDING")    # RUN_FINISHED left client tool calls to answer
-NOTHING_PENDING = _Sentinel("NOTHING_PENDING")  # RUN_FINISHED left nothing to answer
-FAIL = _Sentinel("FAIL")                      # HTTP error, dropped stream, RUN_ERROR, follow-up cap
-STOP = _Sentinel("STOP")                      # thread.stop()
+    IDLE = "IDLE"                      # no request in flight, nothing pending
+    STREAMING = "STREAMING"            # a request is in flight, events are arriving
+    AWAITING_TOOLS = "AWAITING_TOOLS"  # the run finished; its client tool calls are being answered
+    ERROR = "ERROR"                    # the last run failed; `thread.error` says why
+    CLOSED = "CLOSED"                  # `thread.close()`: nothing runs again
 
-_TRANSITIONS: dict[_Sentinel, dict[_Sentinel, _Sentinel]] = {
-    IDLE: {START: STREAMING, STOP: IDLE},
-    ERROR: {START: STREAMING, STOP: IDLE},
-    STREAMING: {TOOLS_PENDING: AWAITING_TOOLS, NOTHING_PENDING: IDLE, FAIL: ERROR, STOP: IDLE},
-    AWAITING_TOOLS: {START: STREAMING, FAIL: ERROR, STOP: IDLE},
+    def __str__(self) -> str:
+        return self.value
+
+
+class RunEvent(enum.Enum):
+    """What moves a conversation between run states."""
+
+    START = "START"                    # a request (first run or follow-up) is sent
+    FINISH_PENDING = "FINISH_PENDING"  # the stream ended after RUN_FINISHED; calls wait for answers
+    FINISH_IDLE = "FINISH_IDLE"        # the stream ended after RUN_FINISHED; nothing to answer
+    FAIL = "FAIL"                      # HTTP error, dropped stream, RUN_ERROR, follow-up cap, a crash
+    STOP = "STOP"                      # `thread.stop()`
+    CLOSE = "CLOSE"                    # `thread.close()`
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class CallStatus(str, enum.Enum):
+    """The life of one tool call; the value is what `action.status` shows."""
+
+    STREAMING = "streaming"                  # its arguments are arriving; the run has not finished
+    UNAVAILABLE = "unavailable"              # no mounted registration serves the tool in the thread now
+    AWAITING_APPROVAL = "awaiting_approval"  # the tool requires approval; the user has not answered
+    AWAITING_INPUT = "awaiting_input"        # the page answers it (`action.submit()`), not a handler
+    EXECUTING = "executing"                  # its handler runs
+    INTERRUPTED = "interrupted"              # restored after the page died while it executed
+    COMPLETED = "completed"                  # answered with a result (or handled by the server)
+    FAILED = "failed"                        # answered with an error
+    CANCELLED = "cancelled"                  # abandoned: stop(), a failed run, `action.cancel()`
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class CallEvent(enum.Enum):
+    """What moves a tool call between statuses."""
+
+    PENDING = "PENDING"                # the run finished and the call is an advertised client tool's
+    REFUSE = "REFUSE"                  # the run finished and the tool was not advertised: never run
+    SERVER_SIDE = "SERVER_SIDE"        # the run finished and the server did not leave it to the client
+    SERVE_RUN = "SERVE_RUN"            # a registration serves it: run the handler
+    SERVE_APPROVAL = "SERVE_APPROVAL"  # a registration serves it, but the user must approve first
+    SERVE_INPUT = "SERVE_INPUT"        # a registration serves it; the page gives the answer
+    APPROVE = "APPROVE"                # the user approved it
+    LOSE = "LOSE"                      # its registration unmounted or was disposed
+    INTERRUPT = "INTERRUPT"            # restored after a reload while it was executing
+    RETRY = "RETRY"                    # `action.retry()` of an interrupted call
+    SUCCEED = "SUCCEED"                # answered with a result
+    FAIL = "FAIL"                      # answered with an error
+    CANCEL = "CANCEL"                  # abandoned
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_ANSWER = {CallEvent.SUCCEED: CallStatus.COMPLETED, CallEvent.FAIL: CallStatus.FAILED,
+           CallEvent.CANCEL: CallStatus.CANCELLED}
+
+RUN_TRANSITIONS: dict[RunState, dict[RunEvent, RunState]] = {
+    RunState.IDLE: {RunEvent.START: RunState.STREAMING, RunEvent.STOP: RunState.IDLE,
+                    RunEvent.CLOSE: RunState.CLOSED},
+    RunState.ERROR: {RunEvent.START: RunState.STREAMING, RunEvent.STOP: RunState.IDLE,
+                     RunEvent.CLOSE: RunState.CLOSED},
+    RunState.STREAMING: {RunEvent.FINISH_PENDING: RunState.AWAITING_TOOLS, RunEvent.FINISH_IDLE: RunState.IDLE,
+                         RunEvent.FAIL: RunState.ERROR, RunEvent.STOP: RunState.IDLE,
+                         RunEvent.CLOSE: RunState.CLOSED},
+    RunState.AWAITING_TOOLS: {RunEvent.START: RunState.STREAMING, RunEvent.FAIL: RunState.ERROR,
+                              RunEvent.STOP: RunState.IDLE, RunEvent.CLOSE: RunState.CLOSED},
+    RunState.CLOSED: {RunEvent.STOP: RunState.CLOSED, RunEvent.CLOSE: RunState.CLOSED},
 }
 
-_STATUS = {IDLE: "idle", STREAMING: "running", AWAITING_TOOLS: "running", ERROR: "error"}
+CALL_TRANSITIONS: dict[CallStatus, dict[CallEvent, CallStatus]] = {
+    CallStatus.STREAMING: {CallEvent.PENDING: CallStatus.UNAVAILABLE, CallEvent.REFUSE: CallStatus.FAILED,
+                           CallEvent.SERVER_SIDE: CallStatus.COMPLETED, **_ANSWER},
+    CallStatus.UNAVAILABLE: {CallEvent.SERVE_RUN: CallStatus.EXECUTING,
+                             CallEvent.SERVE_APPROVAL: CallStatus.AWAITING_APPROVAL,
+                             CallEvent.SERVE_INPUT: CallStatus.AWAITING_INPUT,
+                             CallEvent.INTERRUPT: CallStatus.INTERRUPTED, **_ANSWER},
+    CallStatus.AWAITING_APPROVAL: {CallEvent.APPROVE: CallStatus.EXECUTING, CallEvent.LOSE: CallStatus.UNAVAILABLE,
+                                   **_ANSWER},
+    CallStatus.AWAITING_INPUT: {CallEvent.LOSE: CallStatus.UNAVAILABLE, **_ANSWER},
+    CallStatus.EXECUTING: {CallEvent.LOSE: CallStatus.UNAVAILABLE, CallEvent.INTERRUPT: CallStatus.INTERRUPTED,
+                           **_ANSWER},
+    CallStatus.INTERRUPTED: {CallEvent.RETRY: CallStatus.UNAVAILABLE, **_ANSWER},
+    CallStatus.COMPLETED: {},
+    CallStatus.FAILED: {},
+    CallStatus.CANCELLED: {},
+}
+
+TERMINAL = frozenset(status for status, moves in CALL_TRANSITIONS.items() if not moves)
+"""The statuses a call never leaves: it has its one answer."""
+
+RUN_STATUS: dict[RunState, RunStatus] = {
+    RunState.IDLE: "idle", RunState.STREAMING: "running", RunState.AWAITING_TOOLS: "running",
+    RunState.ERROR: "error", RunState.CLOSED: "closed",
+}
+
+_RUN_HINTS = {
+    RunEvent.START: "a run is already in flight; wait for it, or call `thread.stop()` first.",
+}
 
 
-class RunState:
-    """The run state machine of one thread."""
+def next_run_state(state: RunState, event: RunEvent) -> RunState:
+    """The run state `event` leads to from `state`.
 
-    __slots__ = ("state",)
+    Raises:
+        LocalProtocolError: the table has no such transition.
+    """
+    try:
+        return RUN_TRANSITIONS[state][event]
+    except KeyError:
+        hint = "the thread is closed; create a new one with `agent.thread()`." if state is RunState.CLOSED \
+            else _RUN_HINTS.get(event, "this is a bug in pyclient; please report it.")
+        raise LocalProtocolError(f"Cannot handle {event} in run state {state}: {hint}") from None
 
-    def __init__(self) -> None:
-        self.state: _Sentinel = IDLE
 
-    @property
-    def run_status(self) -> str:
-        """`"idle"`, `"running"` or `"error"`."""
-        return _STATUS[self.state]
+def next_call_status(status: CallStatus, event: CallEvent, *, call: str = "") -> CallStatus:
+    """The call status `event` leads to from `status`.
 
-    @property
-    def busy(self) -> bool:
-        """True while a request is in flight or tool calls are being answered."""
-        return self.state is STREAMING or self.state is AWAITING_TOOLS
+    Args:
+        call: names the call in the error message (e.g. "'c1' (save_note)").
 
-    def handle(self, event: _Sentinel) -> _Sentinel:
-        """Apply `event` and return the new state.
-
-        Raises:
-            LocalProtocolError: the event is not allowed in the current state.
-        """
-        try:
-            self.state = _TRANSITIONS[self.state][event]
-        except KeyError:
-            raise LocalProtocolError(
-                f"Cannot handle {event} in run state {self.state}: "
-                + ("a run is already in flight; wait for it, or call `thread.stop()` first."
-                   if event is START else "this is a bug in pyclient; please report it.")
-            ) from None
-        return self.state
+    Raises:
+        LocalProtocolError: the table has no such transition.
+    """
+    try:
+        return CALL_TRANSITIONS[status][event]
+    except KeyError:
+        what = f"tool call {call} " if call else "a tool call "
+        if status in TERMINAL:
+            hint = "it already has its answer; each call is answered once."
+        else:
+            allowed = ", ".join(str(e) for e in CALL_TRANSITIONS[status])
+            hint = f"only {allowed} can happen in that status."
+        raise LocalProtocolError(f"Cannot handle {event} for {what}in status {status.value!r}: {hint}") from None

@@ -1,10 +1,17 @@
-"""`Thread`: one conversation with an agent: its history, run status, pending tool calls and listeners.
+"""`Thread`: one conversation with an agent, driven over the network.
+
+The conversation itself (history, runs, every call's status, the run status) is a sans-I/O
+machine (`pyclient._machine.Conversation`); `Thread` is its async driver: it sends the
+requests the machine asks for through the agent's transport, feeds it the decoded events,
+runs the handlers it names (`pyclient._executions`), resolves registrations
+(`pyclient._scopes`) and tells listeners what changed.
 
 `await thread.send(text)` appends a user message and runs the agent until the thread is
-idle: every client tool call is answered and followed up automatically (see `pyclient._run`).
-HTTP errors, dropped connections and `RUN_ERROR` do not raise: `send()` returns with
+idle: every client tool call is answered and followed up automatically. HTTP errors,
+dropped connections and `RUN_ERROR` do not raise: `send()` returns with
 `run_status == "error"` and `thread.error` set, the history keeps everything received, and
-`await thread.run()` retries. `thread.stop()` aborts the request and the running handlers.
+`await thread.run()` retries. `thread.stop()` aborts the request and the running handlers;
+`thread.close()` stops for good and releases the thread's registrations and element.
 
 Listeners (`thread.subscribe(callback)`) receive a `ThreadEvent(kind, payload)`:
 
@@ -12,19 +19,16 @@ Listeners (`thread.subscribe(callback)`) receive a `ThreadEvent(kind, payload)`:
 | --- | --- | --- |
 | `"event"` | the AG-UI event (`ag_ui.core` model or `UnknownEvent`) | every decoded event, after it is applied |
 | `"messages"` | None | the history changed (new message, text delta, tool result) |
-| `"state"` | the new shared state | `STATE_SNAPSHOT` / `STATE_DELTA` applied |
-| `"status"` | `"idle"`, `"running"` or `"error"` | `run_status` changed |
-| `"action"` | the `Action` | a pending action appeared, changed status or was answered |
-| `"tools"` | None | the available tools may have changed (a registration was added, mounted, unmounted or disposed); call `thread.available_tools()` |
+| `"state"` | the new shared state | `STATE_SNAPSHOT` / `STATE_DELTA` applied, or `thread.state` set |
+| `"status"` | `"idle"`, `"running"`, `"error"` or `"closed"` | `run_status` changed |
+| `"action"` | the `Action` | a call of a finished run appeared, changed status or was answered |
+| `"tools"` | None | the available tools may have changed (a registration was added, mounted, unmounted or disposed) |
 | `"error"` | the exception | `thread.error` was set |
 | `"mounted"` | True or False | in the page: the thread's element was connected or disconnected |
-
-Tools: the agent's binding tools, the agent-level registrations that apply to the thread
-(`agent.register_tool`) and the thread's own (`thread.register_tool`); see `pyclient._scopes`
-for which one serves a name. A call whose tool has no mounted registration when the run
-finishes waits as an `"unavailable"` action until one mounts (or `action.cancel()`).
+| `"closed"` | None | `thread.close()` |
 
 ```python
+import asyncio
 from pyclient import Agent, client_tool
 
 @client_tool
@@ -45,29 +49,42 @@ asyncio.run(main())
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from ag_ui.core import Context, ToolMessage, UserMessage
+from ag_ui.core import Context, Message
 
-from . import _scopes
+from ._abort import AbortController
 from ._actions import Action
-from ._errors import ConfigurationError, LocalProtocolError
-from ._messages import History, new_id
-from ._state import IDLE, STOP, RunState
+from ._errors import ConfigurationError, LocalProtocolError, RemoteProtocolError, RunAborted, TransportError
+from ._events import decode_event
+from ._executions import Executions
+from ._machine import (
+    DEFAULT_MAX_FOLLOW_UPS,
+    Call,
+    Conversation,
+    RunHandlers,
+    SendRequest,
+    WaitForActions,
+)
+from ._messages import new_id
+from ._scopes import Registration, ThreadScope
+from ._sse import SSEDecoder
+from ._state import RunStatus
 from ._tools import ClientTool, ToolResult
+from ._transport import Request
 
 if TYPE_CHECKING:
     from ._agent import Agent
-    from ._run import RunContext
 
 __all__ = ["Thread", "ThreadEvent"]
 
 logger = logging.getLogger("pyclient")
 
-DEFAULT_MAX_FOLLOW_UPS = 10
+EventKind = Literal["event", "messages", "state", "status", "action", "tools", "error", "mounted", "closed"]
 
 
 @dataclass(frozen=True)
@@ -75,38 +92,51 @@ class ThreadEvent:
     """What a `thread.subscribe()` callback receives; see the table in this module's docstring.
 
     Attributes:
-        kind: "event", "messages", "state", "status", "action", "tools" or "error".
-        payload: depends on `kind`.
+        kind: which change.
+        payload: depends on `kind`: an AG-UI event (`AGUIEvent`), the state (JSON), a
+            `RunStatus`, an `Action`, an exception, a bool or None; narrow it with
+            `isinstance` or by `kind`.
     """
 
-    kind: str
-    payload: Any = None
+    kind: EventKind
+    payload: object = None
+
+
+class _Turn:
+    """One `send()`/`run()`: aborted by `stop()`; woken when a call changes while it waits."""
+
+    __slots__ = ("controller", "wake")
+
+    def __init__(self, controller: AbortController) -> None:
+        self.controller = controller
+        self.wake = asyncio.Event()
+        controller.signal.on_abort(lambda reason: self.wake.set())
+
+    @property
+    def aborted(self) -> bool:
+        return self.controller.signal.aborted
 
 
 class Thread:
     """One conversation with an agent. Create it with `agent.thread()`.
 
     Args:
-        agent: the `Agent` whose endpoint, transport and binding tools the thread uses.
+        agent: the `Agent` whose endpoint, transport, platform and binding tools it uses.
         thread_id: the AG-UI `threadId`; a new UUID by default.
         messages: a history to start from (`ag_ui.core` messages or their JSON dicts).
         state: the initial shared state (JSON; `{}` by default).
         context: `ag_ui.core.Context` items or `{"description", "value"}` dicts.
-        forwarded_props: see Attributes.
-        max_follow_ups: see Attributes.
+        forwarded_props: a JSON value sent as `forwardedProps` with every run.
+        max_follow_ups: how many automatic follow-up runs in a row one `send()`/`run()` may
+            make before it stops with `FollowUpLimitError` (a guard against a model that never
+            stops calling tools).
 
     Raises:
         ConfigurationError: `max_follow_ups` is not an int >= 0.
 
     Attributes:
-        thread_id: the AG-UI `threadId`.
-        context: `ag_ui.core.Context` items sent with every run.
-        forwarded_props: a JSON value sent as `forwardedProps` with every run.
-        max_follow_ups: how many automatic follow-up runs in a row one `send()`/`run()` may
-            make before it stops with `FollowUpLimitError` (a guard against a model that never
-            stops calling tools).
-        element: the DOM element the thread is mounted on (set by the browser bridge; None
-            on CPython). `applies_to` predicates of agent-level registrations look at it.
+        agent: the agent.
+        scope: the thread's registrations (`pyclient._scopes.ThreadScope`).
     """
 
     def __init__(
@@ -114,7 +144,7 @@ class Thread:
         agent: Agent,
         thread_id: str | None = None,
         *,
-        messages: Iterable[Any] = (),
+        messages: Iterable[Message | dict[str, Any]] = (),
         state: Any = None,
         context: Iterable[Context | dict[str, str]] = (),
         forwarded_props: Any = None,
@@ -126,22 +156,17 @@ class Thread:
                 f"(default {DEFAULT_MAX_FOLLOW_UPS})."
             )
         self.agent = agent
-        self.thread_id = thread_id or new_id()
-        self.context = [item if isinstance(item, Context) else Context(**item) for item in context]
-        self.forwarded_props = forwarded_props
-        self.max_follow_ups = max_follow_ups
-        self._history = History([_message(m) for m in messages], state)
-        self._run_state = RunState()
-        self._error: BaseException | None = None
-        # In the page: the DOM element the thread is mounted on, and whether it is connected
-        # (set by pyclient.browser). On CPython: None and True.
-        self.element: Any = None
-        self.mounted = True
+        self._machine = Conversation(
+            thread_id or new_id(), messages=messages, state=state, context=context,
+            forwarded_props=forwarded_props, max_follow_ups=max_follow_ups,
+        )
+        self._platform = agent.platform
+        self._executions = Executions(self._platform, self._machine.thread_id, self._handler_returned)
         self._actions: dict[str, Action] = {}
-        self._registrations: list[_scopes.Registration] = []   # THREAD level, oldest first
         self._listeners: list[Callable[[ThreadEvent], Any]] = []
-        self._current: RunContext | None = None
-        agent._threads.add(self)
+        self._turn: _Turn | None = None
+        self._publishing = False
+        self.scope = ThreadScope(agent.scope, self, self._registration_changed, self._connection_changed)
 
     def __repr__(self) -> str:
         return f"<Thread {self.thread_id!r} of agent {self.agent.name!r} {self.run_status}>"
@@ -149,51 +174,102 @@ class Thread:
     # -- reading -------------------------------------------------------------------------
 
     @property
-    def messages(self) -> list[Any]:
+    def thread_id(self) -> str:
+        """The AG-UI `threadId`."""
+        return self._machine.thread_id
+
+    @property
+    def context(self) -> list[Context]:
+        """`ag_ui.core.Context` items sent with every run (a list you may change)."""
+        return self._machine.context
+
+    @property
+    def forwarded_props(self) -> Any:
+        """A JSON value sent as `forwardedProps` with every run."""
+        return self._machine.forwarded_props
+
+    @forwarded_props.setter
+    def forwarded_props(self, value: Any) -> None:
+        self._machine.forwarded_props = value
+
+    @property
+    def max_follow_ups(self) -> int:
+        """Automatic follow-up runs allowed in a row before `FollowUpLimitError`."""
+        return self._machine.max_follow_ups
+
+    @max_follow_ups.setter
+    def max_follow_ups(self, value: int) -> None:
+        self._machine.max_follow_ups = value
+
+    @property
+    def element(self) -> Any:
+        """The DOM element the thread is mounted on (None on CPython and once closed)."""
+        return self.scope.element
+
+    @property
+    def messages(self) -> list[Message]:
         """The history as `ag_ui.core` message models (a new list on each access)."""
-        return self._history.messages()
+        return self._machine.messages()
 
     @property
     def state(self) -> Any:
         """The shared agent state (JSON), sent with every run and updated by the server."""
-        return self._history.state
+        return self._machine.state
 
     @state.setter
     def state(self, value: Any) -> None:
-        self._history.state = value
-        self._notify("state", value)
+        self._machine.state = value
+        self._publish()
 
     @property
-    def run_status(self) -> str:
-        """`"idle"`, `"running"` (a request in flight or tool calls being answered) or `"error"`."""
-        return self._run_state.run_status
+    def run_status(self) -> RunStatus:
+        """`"idle"`, `"running"` (a request in flight or tool calls being answered), `"error"` or `"closed"`."""
+        return self._machine.run_status
 
     @property
     def error(self) -> BaseException | None:
         """The error of the last run (`TransportError`, `RemoteProtocolError`, `RunError`), or None."""
-        return self._error
+        return self._machine.error
 
     @property
     def pending_actions(self) -> list[Action]:
         """The tool calls of the finished run still waiting for their answer, in call order."""
-        return [action for action in self._actions.values() if not action.done]
+        return [self._action(call) for call in self._machine.pending()]
+
+    def action(self, tool_call_id: str) -> Action:
+        """The `Action` of a client tool call of this thread, pending or answered.
+
+        Raises:
+            LocalProtocolError: no call of a finished run has this id.
+        """
+        action = self._actions.get(tool_call_id)
+        if action is None:
+            call = self._machine.calls.get(tool_call_id)
+            if call is None or call.tool is None:
+                pending = ", ".join(repr(a.id) for a in self.pending_actions) or "none"
+                raise LocalProtocolError(
+                    f"No tool call of thread {self.thread_id!r} has id {tool_call_id!r} (pending: "
+                    f"{pending}). Use an id from `thread.pending_actions`."
+                )
+            action = self._action(call)
+        return action
 
     def available_tools(self) -> list[ClientTool]:
         """The tools the next request will advertise (its snapshot).
 
         One tool per name: the most specific mounted registration wins (thread-level over
         agent-level over the agent's binding tools), the newest within a level. Binding tools
-        come first, then agent-level, then thread-level ones. Calls the bridge's refresh hook
-        first, so an element removed a moment ago is already left out.
+        come first, then agent-level, then thread-level ones. The platform re-checks element
+        connections first, so an element removed a moment ago is already left out.
 
         Returns:
             A new list: later registrations do not change it.
         """
-        return _scopes.snapshot(self)
+        return self.scope.snapshot()
 
-    # -- registering ---------------------------------------------------------------------
+    # -- registering and listening -------------------------------------------------------
 
-    def register_tool(self, tool: ClientTool, *, replace: bool = False, mounted: bool = True) -> _scopes.Registration:
+    def register_tool(self, tool: ClientTool, *, replace: bool = False, mounted: bool = True) -> Registration:
         """Register `tool` on this thread; it is in the very next request's tools while mounted.
 
         A thread-level registration is the most specific: it wins over an agent-level one and
@@ -212,15 +288,16 @@ class Thread:
         Raises:
             ConfigurationError: `tool` is not a `ClientTool`, or a live registration of the
                 same name exists on this thread and `replace` is False.
+            LocalProtocolError: the thread is closed.
         """
-        return _scopes.register(self, _scopes.THREAD, tool, replace=replace, mounted=mounted,
-                                api="thread.register_tool")
+        self._check_open("register a tool")
+        return self.scope.register(tool, replace=replace, mounted=mounted)
 
     def subscribe(self, callback: Callable[[ThreadEvent], Any]) -> Callable[[], None]:
         """Call `callback(ThreadEvent)` on every event and change (see the module docstring).
 
-        Callbacks run synchronously in the run loop: keep them short. An exception in a
-        callback is logged and never breaks the run.
+        Callbacks run synchronously in the run loop, after the change is fully applied: keep
+        them short. An exception in a callback is logged and never breaks the run.
 
         Returns:
             A function that unsubscribes the callback.
@@ -232,20 +309,6 @@ class Thread:
                 self._listeners.remove(callback)
 
         return unsubscribe
-
-    def _tools_changed(self) -> None:
-        """A registration for this thread changed: serve the calls waiting for one, then tell listeners."""
-        for action in list(self._actions.values()):
-            action._serve()  # does nothing unless it is unavailable and now served
-        self._notify("tools")
-
-    def _notify(self, kind: str, payload: Any = None) -> None:
-        event = ThreadEvent(kind, payload)
-        for callback in list(self._listeners):
-            try:
-                callback(event)
-            except Exception:  # a broken listener must not break the run
-                logger.exception("pyclient: a thread listener raised on %s", kind)
 
     # -- running -------------------------------------------------------------------------
 
@@ -260,16 +323,16 @@ class Thread:
             text: the user's message.
 
         Raises:
-            LocalProtocolError: a run is already in flight in this thread, or `text` is not a str.
+            LocalProtocolError: a run is already in flight in this thread, the thread is
+                closed, or `text` is not a str.
         """
         if not isinstance(text, str):
             raise LocalProtocolError(
                 f"thread.send() takes the user's message as a str, got {type(text).__name__}. "
                 "Pass the text, e.g. `await thread.send('make it blue')`."
             )
-        self._check_idle("send a message")
-        self._history.append(UserMessage(id=new_id(), content=text))
-        self._notify("messages")
+        self._machine.add_user_message(text)
+        self._publish()
         await self.run()
 
     async def run(self) -> None:
@@ -278,12 +341,124 @@ class Thread:
         Same contract as `send()`, without adding a message.
 
         Raises:
-            LocalProtocolError: a run is already in flight in this thread.
+            LocalProtocolError: a run is already in flight in this thread, or it is closed.
+            asyncio.CancelledError: the task awaiting this was cancelled (the run is stopped first).
         """
-        from ._run import run_until_idle
+        self._machine.check_can_start("start a run")
+        turn = self._turn = _Turn(self._platform.abort_controller())
+        try:
+            await self._drive(turn)
+        except asyncio.CancelledError:
+            if not turn.aborted:
+                self.stop("cancelled")
+            raise
+        except Exception as exc:  # a bug (ours, a transport's): surface it, never leave "running"
+            if not turn.aborted and self._machine.busy:
+                for call in self._machine.fail(exc):
+                    self._executions.abort(call.id, f"the run failed: {type(exc).__name__}")
+                logger.warning("pyclient: run of thread %s failed: %s", self.thread_id, exc)
+                self._publish()
+            raise
+        finally:
+            if self._turn is turn:
+                self._turn = None
 
-        self._check_idle("start a run")
-        await run_until_idle(self)
+    async def _drive(self, turn: _Turn) -> None:
+        """Do what the machine asks until it is idle or failed, or the turn is stopped."""
+        machine = self._machine
+        step: object = SendRequest(follow_up=False)
+        while not turn.aborted:
+            if isinstance(step, SendRequest):
+                await self._request(turn)
+                if turn.aborted:
+                    return
+                self._serve_unavailable()
+                self._publish()
+            elif isinstance(step, RunHandlers):
+                for call in step.calls:
+                    self._executions.start(call, self._action(call).arguments)
+            elif isinstance(step, WaitForActions):
+                await turn.wake.wait()
+                turn.wake.clear()
+            else:  # Idle, Failed: the machine has set the status and told the listeners
+                if machine.error is not None and machine.run_status == "error":
+                    logger.warning("pyclient: run of thread %s failed: %s", self.thread_id, machine.error)
+                return
+            if turn.aborted:
+                return
+            step = machine.next_step()
+
+    async def _request(self, turn: _Turn) -> None:
+        """Send the next request and feed its events to the machine until the stream ends."""
+        run_request = self._machine.start_run(self.available_tools())
+        agent = self.agent
+        request = Request(agent.url, {
+            **agent.headers,
+            # pydantic-ai answers 415 without this content type.
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+        }, run_request.body)
+        logger.debug("pyclient: run %s of thread %s: POST %s", run_request.input.run_id, self.thread_id, agent.url)
+        self._publish()
+        task = asyncio.ensure_future(self._consume(turn, request))
+
+        def on_abort(reason: Any) -> None:
+            # stop() from a listener runs inside the task: it notices the abort before the next
+            # event; cancelling itself would interrupt the transport's clean-up instead.
+            if task is not asyncio.current_task():
+                task.cancel()
+
+        remove = turn.controller.signal.on_abort(on_abort)
+        try:
+            await task
+        except asyncio.CancelledError:
+            task.cancel()
+            current = asyncio.current_task()
+            if turn.aborted and not (current is not None and current.cancelling()):
+                return  # thread.stop(): the machine is already idle
+            raise
+        except RunAborted:
+            return
+        except (TransportError, RemoteProtocolError) as exc:
+            self._fail(exc)
+            return
+        finally:
+            remove()
+        if not turn.aborted:
+            self._machine.end_stream(request.url)  # published by the loop, once calls are served
+
+    async def _consume(self, turn: _Turn, request: Request) -> None:
+        decoder = SSEDecoder()
+        machine = self._machine
+        stream = self.agent.transport.stream(request, turn.controller.signal)
+        try:
+            async for chunk in stream:
+                for sse in decoder.feed(chunk):
+                    if turn.aborted:  # stop() from a listener: not one more event
+                        raise RunAborted(turn.controller.signal.reason)
+                    if not sse.data.strip():
+                        continue  # an empty data line is a keep-alive
+                    event = decode_event(sse.data)
+                    machine.receive(event)
+                    if self._listeners:
+                        self._notify("event", event)
+                    self._publish()
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        if decoder.incomplete and not turn.aborted:
+            raise RemoteProtocolError(
+                f"The stream from {request.url} ended in the middle of an event: "
+                f"{decoder.pending_text()!r}. The server closed the connection early; "
+                "`await thread.run()` retries."
+            )
+        decoder.close()
+
+    def _fail(self, error: BaseException) -> None:
+        for call in self._machine.fail(error):
+            self._executions.abort(call.id, "failed")
+        self._publish()
 
     def stop(self, reason: str = "stopped by the user") -> None:
         """Abort the run in flight: the request, running handlers, actions waiting for an answer.
@@ -292,94 +467,175 @@ class Thread:
         history stays valid for the next run. No follow-up run is sent. `run_status` becomes
         "idle" at once; the `send()`/`run()` in progress returns. Does nothing when idle.
         """
-        ctx = self._current
-        if ctx is None:
+        turn, self._turn = self._turn, None
+        if turn is None:
             return
-        self._current = None
-        ctx.controller.abort(reason)
-        for action in self.pending_actions:
-            action._cancel(reason, reason)  # the handler's signal says why: the stop reason
-        self._settle(f"Tool call cancelled: {reason}")
-        self._transition(STOP)
+        turn.controller.abort(reason)
+        for call in self._machine.stop(reason):
+            self._executions.abort(call.id, reason)  # the handler's signal says why: the stop reason
+        self._publish()
+
+    def close(self, reason: str = "closed") -> None:
+        """Stop for good: abort what runs, dispose the thread's registrations, release its element.
+
+        Calls not answered yet are cancelled with `reason`. Afterwards `run_status` is
+        `"closed"`, and `send()`/`run()`/`register_tool()` raise `LocalProtocolError`.
+        Idempotent.
+        """
+        if self._machine.run_status == "closed":
+            return
+        self.stop(reason)
+        for call in self._machine.close(reason):
+            self._executions.abort(call.id, reason)
+        self._executions.cancel_all()
+        self.scope.close()
+        self._platform.release_thread(self)
+        self._publish()
+
+    # -- answering calls -------------------------------------------------------------------
 
     def approve_tool(self, tool_call_id: str) -> None:
         """Let a call that awaits approval run its handler.
 
         Raises:
-            LocalProtocolError: no pending call has this id, or it is not awaiting approval.
+            LocalProtocolError: no call has this id, or it is not awaiting approval.
         """
-        self._action(tool_call_id)._approve()
+        self._machine.approve(tool_call_id)
+        self._changed()
 
     def reject_tool(self, tool_call_id: str, reason: str | None = None) -> None:
         """Refuse a pending call: the model receives "rejected by the user" (and `reason`).
 
         Raises:
-            LocalProtocolError: no pending call has this id.
+            LocalProtocolError: no call has this id, or it already has its answer.
         """
         message = f"rejected by the user: {reason}" if reason else "rejected by the user"
-        self._action(tool_call_id).fail(message)
+        self._answer(tool_call_id, ToolResult.failure(message), "failed")
 
-    def _action(self, tool_call_id: str) -> Action:
-        action = self._actions.get(tool_call_id)
-        if action is None or action.done:
-            pending = ", ".join(repr(a.id) for a in self.pending_actions) or "none"
-            raise LocalProtocolError(
-                f"No pending tool call has id {tool_call_id!r} in thread {self.thread_id!r} "
-                f"(pending: {pending}). It may have been answered or cancelled already; "
-                "use an id from `thread.pending_actions`."
-            )
+    def submit_tool(self, tool_call_id: str, output: Any) -> None:
+        """Answer a pending call with a result (`action.submit`); a running handler aborts ("submitted").
+
+        Args:
+            output: a `str` is sent as is, anything else as JSON (checked against the tool's
+                output schema when it has one).
+
+        Raises:
+            LocalProtocolError: no call has this id, or it already has its answer.
+        """
+        tool = self.action(tool_call_id).tool
+        assert tool is not None  # an Action exists only for a call with a tool
+        self._answer(tool_call_id, tool.encode_result(output), "submitted")
+
+    def fail_tool(self, tool_call_id: str, message: str) -> None:
+        """Answer a pending call with an error (`action.fail`); a running handler aborts ("failed").
+
+        Raises:
+            LocalProtocolError: no call has this id, or it already has its answer.
+        """
+        self._answer(tool_call_id, ToolResult.failure(str(message)), "failed")
+
+    def cancel_tool(self, tool_call_id: str, reason: str | None = None) -> None:
+        """Cancel a pending call (`action.cancel`); does nothing if it already has its answer.
+
+        Raises:
+            LocalProtocolError: no call has this id.
+        """
+        if self._machine.cancel(tool_call_id, reason) is not None:
+            self._executions.abort(tool_call_id, "cancelled")
+            self._changed()
+
+    def _answer(self, tool_call_id: str, result: ToolResult, why: str) -> None:
+        self._machine.answer(tool_call_id, result)
+        self._executions.abort(tool_call_id, why)
+        self._changed()
+
+    def _handler_returned(self, call_id: str, execution: int, result: ToolResult) -> None:
+        if self._machine.handler_returned(call_id, execution, result):
+            self._executions.abort(call_id, "finished")
+            self._changed()
+
+    # -- registrations and the element -------------------------------------------------------
+
+    def _registration_changed(self, registration: Registration, lost: str | None) -> None:
+        if lost is not None:
+            for call in self._machine.release(registration):
+                self._executions.renew(call.id, lost)
+                logger.info("pyclient: call %s of tool %r lost its registration (%s)", call.id, call.name, lost)
+        self._serve_unavailable()
+        self._publish()
+        self._notify("tools")
+        self._changed()
+
+    def _connection_changed(self, connected: bool) -> None:
+        self._notify("mounted", connected)
+
+    def _serve_unavailable(self) -> None:
+        """Serve every unavailable call whose tool has a mounted registration now."""
+        machine = self._machine
+        waiting = machine.unavailable()
+        if not waiting or not machine.busy:
+            return
+        serving = self.scope.serving()
+        for call in waiting:
+            registration = serving.get(call.name)
+            if registration is None:
+                if call.execution == 0:
+                    logger.info("pyclient: no registration of tool %r is mounted in thread %s; call %s waits for one",
+                                call.name, self.thread_id, call.id)
+                continue
+            machine.serve(call.id, registration.tool, registration)
+
+    def _changed(self) -> None:
+        """An input from outside the loop changed the machine: publish, and wake the loop."""
+        self._publish()
+        turn = self._turn
+        if turn is not None:
+            turn.wake.set()
+
+    # -- listeners ---------------------------------------------------------------------------
+
+    def _action(self, call: Call) -> Action:
+        action = self._actions.get(call.id)
+        if action is None:
+            tool_call = self._machine.tool_call(call.id)
+            assert tool_call is not None
+            action = self._actions[call.id] = Action(self, call, tool_call, self._executions)
         return action
 
-    def _check_idle(self, what: str) -> None:
-        if self._run_state.busy:
+    def _publish(self) -> None:
+        """Tell listeners what the machine changed (after the input is fully applied)."""
+        if self._publishing:
+            return  # a listener's own input: the loop below picks its changes up
+        self._publishing = True
+        try:
+            while True:
+                changes = self._machine.drain()
+                if not changes:
+                    return
+                if not self._listeners:
+                    continue
+                for change in changes:
+                    if change.kind == "action":
+                        call = self._machine.calls[change.payload]
+                        if call.tool is None:
+                            continue  # not a client tool call (a server-side one)
+                        self._notify("action", self._action(call))
+                    else:
+                        self._notify(change.kind, change.payload)
+        finally:
+            self._publishing = False
+
+    def _notify(self, kind: EventKind, payload: Any = None) -> None:
+        event = ThreadEvent(kind, payload)
+        for callback in list(self._listeners):
+            try:
+                callback(event)
+            except Exception:  # a broken listener must not break the run
+                logger.exception("pyclient: a thread listener raised on %s", kind)
+
+    def _check_open(self, what: str) -> None:
+        if self._machine.run_status == "closed":
             raise LocalProtocolError(
-                f"Cannot {what} in thread {self.thread_id!r} while run status is "
-                f"{self.run_status!r} (state {self._run_state.state}): a run is in flight. "
-                "Wait for the current `send()`/`run()` to return, or call `thread.stop()`."
+                f"Cannot {what} in thread {self.thread_id!r}: it is closed. Create a new thread "
+                "with `agent.thread()`."
             )
-
-    # -- used by the run loop ------------------------------------------------------------
-
-    def _transition(self, event: Any) -> None:
-        before = self.run_status
-        self._run_state.handle(event)
-        if self._run_state.state is IDLE:
-            self._actions.clear()
-        if self.run_status != before:
-            self._notify("status", self.run_status)
-
-    def _set_error(self, error: BaseException | None) -> None:
-        self._error = error
-        if error is not None:
-            self._notify("error", error)
-
-    def _add_tool_result(self, tool_call_id: str, result: ToolResult) -> None:
-        self._history.append(
-            ToolMessage(id=new_id(), tool_call_id=tool_call_id, content=result.content, error=result.error)
-        )
-        self._notify("messages")
-
-    def _settle(self, message: str) -> None:
-        """Give every call of the current run that has no answer an error tool message.
-
-        Used when a run ends without its tool loop (stop, error, follow-up cap), so the next
-        request never carries a tool call without its result (model APIs reject that).
-        """
-        for call in self._history.unanswered_run_calls():
-            self._add_tool_result(call.id, ToolResult.failure(message))
-
-
-_message_adapter: Any = None
-
-
-def _message(message: Any) -> Any:
-    """A message model from a model or its JSON form (camelCase or snake_case keys)."""
-    global _message_adapter
-    if isinstance(message, dict):
-        if _message_adapter is None:  # built once: a TypeAdapter per message is 100x slower
-            from ag_ui.core import Message
-            from pydantic import TypeAdapter
-
-            _message_adapter = TypeAdapter(Message)
-        return _message_adapter.validate_python(message)
-    return message

@@ -29,21 +29,20 @@ import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Union
 
 from ._abort import AbortSignal
 from ._errors import RunAborted, TransportError
 
-__all__ = ["HttpxTransport", "MockTransport", "Request", "Transport", "default_transport"]
+if TYPE_CHECKING:
+    import httpx  # imported lazily at run time: not a dependency, and absent in the page
+
+__all__ = ["HttpxTransport", "MockTransport", "Request", "Transport"]
 
 logger = logging.getLogger("pyclient")
 
 BODY_EXCERPT = 500
 """How much of an error response's body `TransportError.body` keeps (characters)."""
-
-# Set by pyclient.browser at import: returns the page's fetch transport. The core never
-# detects the environment itself; in CPython this stays None and httpx is used.
-_default_transport_factory: Callable[[], Transport] | None = None
 
 
 @dataclass(frozen=True)
@@ -140,26 +139,33 @@ class MockTransport(Transport):
         self.handler = handler
         self.requests: list[Request] = []
 
-    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:  # type: ignore[override]
+    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:
         self.requests.append(request)
         signal.throw_if_aborted()
-        response: Any = self.handler(request)
-        if inspect.isawaitable(response):
-            response = await response
+        result = self.handler(request)
+        response = await result if inspect.isawaitable(result) else result
         status = 200
+        chunks: bytes | Iterable[bytes] | AsyncIterator[bytes]
         if isinstance(response, MockHTTPResponse):
-            status, response = response.status, response.body
+            status, chunks = response.status, response.body
+        else:
+            chunks = response
         if not 200 <= status < 300:
-            body = response if isinstance(response, bytes) else b"".join(response)  # type: ignore[arg-type]
+            if isinstance(chunks, bytes):
+                body = chunks
+            elif isinstance(chunks, Iterable):
+                body = b"".join(chunks)
+            else:  # what b"".join() raised for it
+                raise TypeError("can only join an iterable")
             raise http_error(request, status, body.decode("utf-8", "replace"))
-        if isinstance(response, bytes):
-            response = [response]
-        if hasattr(response, "__aiter__"):
-            async for chunk in response:
+        if isinstance(chunks, bytes):
+            chunks = [chunks]
+        if hasattr(chunks, "__aiter__"):
+            async for chunk in chunks:
                 signal.throw_if_aborted()
                 yield chunk
         else:
-            for chunk in response:
+            for chunk in chunks:
                 signal.throw_if_aborted()
                 yield chunk
                 await asyncio.sleep(0)  # let other tasks (stop(), listeners) run between chunks
@@ -179,14 +185,14 @@ class HttpxTransport(Transport):
             socket).
     """
 
-    def __init__(self, client: Any = None, *, timeout: float = 300.0, retries: int = 1) -> None:
+    def __init__(self, client: httpx.AsyncClient | None = None, *, timeout: float = 300.0, retries: int = 1) -> None:
         self._client = client
         self._owns_client = client is None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self.timeout = timeout
         self.retries = retries
 
-    def _get_client(self) -> Any:
+    def _get_client(self) -> httpx.AsyncClient:
         try:
             import httpx
         except ImportError as exc:  # pragma: no cover - httpx is a test dependency
@@ -196,6 +202,7 @@ class HttpxTransport(Transport):
                 "transport); or pass a transport with `Agent(..., transport=...)`."
             ) from exc
         if not self._owns_client:
+            assert self._client is not None  # given by the caller, never cleared
             return self._client
         loop = asyncio.get_running_loop()
         # An AsyncClient's pool is bound to the loop that created it (each asyncio.run()
@@ -213,7 +220,7 @@ class HttpxTransport(Transport):
             except RuntimeError:  # created on another, closed loop: nothing left to release
                 pass
 
-    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:  # type: ignore[override]
+    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:
         import httpx
 
         client = self._get_client()
@@ -259,7 +266,7 @@ class HttpxTransport(Transport):
                 ) from exc
 
 
-async def _read_excerpt(response: Any) -> str:
+async def _read_excerpt(response: httpx.Response) -> str:
     chunks: list[bytes] = []
     size = 0
     try:
@@ -271,10 +278,3 @@ async def _read_excerpt(response: Any) -> str:
     except Exception:  # the body of an error response is best-effort
         logger.debug("pyclient: could not read the error response body", exc_info=True)
     return b"".join(chunks).decode("utf-8", "replace")
-
-
-def default_transport() -> Transport:
-    """The transport an `Agent` uses when none is given: fetch in the page, httpx elsewhere."""
-    if _default_transport_factory is not None:
-        return _default_transport_factory()
-    return HttpxTransport()

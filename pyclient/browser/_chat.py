@@ -4,6 +4,10 @@ It builds on the thread's listener API only (`thread.subscribe`), so it is also 
 reference for writing your own UI. Everything is written as text nodes: model output and
 tool arguments never become HTML. Approval buttons act only on trusted user events
 (`event.isTrusted`), never on synthetic clicks.
+
+The chat lives as long as its thread: the thread's listener holds it, and the page's event
+listeners hold it only weakly, so a chat whose thread is closed (`thread.close()`) or freed
+removes its nodes' listeners and destroys its proxies.
 See https://developer.mozilla.org/en-US/docs/Web/API/Event/isTrusted
 
 ```python
@@ -22,12 +26,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import js
 from pyodide.ffi import create_proxy
 
-from .._thread import Thread, ThreadEvent
+if TYPE_CHECKING:
+    from .._actions import Action
+    from .._thread import Thread, ThreadEvent
 
 __all__ = ["Chat"]
 
@@ -83,25 +91,34 @@ class Chat:
         self._cards: dict[str, Any] = {}       # tool call id -> its card <li>
         self._approvals: dict[str, Any] = {}   # tool call id -> removes its approval bar
         self._tasks: set[asyncio.Task[None]] = set()
-        # Kept so dispose() can remove the listeners and destroy the proxies.
-        self._proxies = [
-            (self._form, "submit", create_proxy(self._on_submit)),
-            (self._stop, "click", create_proxy(self._on_stop)),
-        ]
-        for target, kind, proxy in self._proxies:
-            target.addEventListener(kind, proxy)
+        # Kept so dispose() can remove the listeners and destroy the proxies. The proxies
+        # reach the chat through a weak reference: a JS listener must not keep it alive.
+        self._proxies: list[tuple[Any, str, Any]] = []
+        self._listen(self._form, "submit", Chat._on_submit)
+        self._listen(self._stop, "click", Chat._on_stop)
         self._unsubscribe = thread.subscribe(self._on_thread)
+        self._finalizer = weakref.finalize(self, _release, self._proxies)
         self._render()
+
+    def _listen(self, target: Any, kind: str, method: Callable[[Chat, Any], None]) -> None:
+        reference = weakref.ref(self)
+
+        def listener(event: Any) -> None:
+            chat = reference()
+            if chat is not None:
+                method(chat, event)
+
+        proxy = create_proxy(listener)
+        target.addEventListener(kind, proxy)
+        self._proxies.append((target, kind, proxy))
 
     def dispose(self) -> None:
         """Remove the chat's nodes and listeners; the thread is left as it is."""
         self._unsubscribe()
-        for target, kind, proxy in self._proxies:
-            target.removeEventListener(kind, proxy)
-            proxy.destroy()
-        self._proxies.clear()
-        for remove_bar in self._approvals.values():
+        self._finalizer()
+        for remove_bar in list(self._approvals.values()):
             remove_bar()
+        self._approvals.clear()
         self._root.remove()
 
     # -- user input ----------------------------------------------------------------------
@@ -128,7 +145,9 @@ class Chat:
     # -- rendering -----------------------------------------------------------------------
 
     def _on_thread(self, event: ThreadEvent) -> None:
-        if event.kind in ("messages", "status", "action", "error"):
+        if event.kind == "closed":
+            self.dispose()
+        elif event.kind in ("messages", "status", "action", "error"):
             self._render()
 
     def _render(self) -> None:
@@ -196,7 +215,7 @@ class Chat:
         if remove_bar is not None:
             remove_bar()
 
-    def _render_action(self, action: Any) -> None:
+    def _render_action(self, action: Action) -> None:
         card = self._cards.get(action.id)
         if card is None:
             return
@@ -215,17 +234,21 @@ class Chat:
         bar.append(approve, reject)
         card.append(bar)
 
-        def answer(approved: bool):
+        thread = weakref.ref(self.thread)
+        call_id = action.id
+
+        def answer(approved: bool) -> Any:
             def handler(event: Any) -> None:
+                live = thread()
                 if not event.isTrusted:  # a script's synthetic click is not the user's consent
-                    logger.warning("pyclient: ignored an untrusted approval click for %s", action.id)
+                    logger.warning("pyclient: ignored an untrusted approval click for %s", call_id)
                     return
-                if action.done or action.status != "awaiting_approval":
+                if live is None or live.action(call_id).status != "awaiting_approval":
                     return
                 if approved:
-                    self.thread.approve_tool(action.id)
+                    live.approve_tool(call_id)
                 else:
-                    self.thread.reject_tool(action.id, "the user clicked Reject")
+                    live.reject_tool(call_id, "the user clicked Reject")
             return create_proxy(handler)
 
         proxies = [(approve, answer(True)), (reject, answer(False))]
@@ -240,3 +263,10 @@ class Chat:
 
         self._approvals[action.id] = dispose
 
+
+def _release(proxies: list[tuple[Any, str, Any]]) -> None:
+    """Remove the chat's JS listeners and destroy their proxies (on dispose, or when it is freed)."""
+    for target, kind, proxy in proxies:
+        target.removeEventListener(kind, proxy)
+        proxy.destroy()
+    proxies.clear()

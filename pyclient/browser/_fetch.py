@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import js
 from pyodide.ffi import to_js
@@ -40,7 +41,7 @@ class FetchTransport(Transport):
     def __init__(self, *, credentials: str = "same-origin") -> None:
         self.credentials = credentials
 
-    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:  # type: ignore[override]
+    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:
         signal.throw_if_aborted()
         init = to_js(
             {
@@ -92,7 +93,7 @@ class FetchTransport(Transport):
             reader.releaseLock()
 
 
-async def _settle(promise):
+async def _settle(promise: Any) -> Any:
     """Await a JS promise safely when the awaiting task may be cancelled mid-way.
 
     Returns its value, or the JS error it rejected with (check with `_failed`).
@@ -106,16 +107,16 @@ async def _settle(promise):
     return await asyncio.shield(promise.catch(js.Object))
 
 
-def _failed(value) -> bool:
+def _failed(value: Any) -> bool:
     """True for what `_settle` made of a rejection: a JS Error/DOMException (name + message)."""
     return getattr(value, "name", None) is not None and getattr(value, "message", None) is not None
 
 
-def _describe(error) -> str:
+def _describe(error: Any) -> str:
     name, message = getattr(error, "name", None), getattr(error, "message", None)
     return f"{name}: {message}" if name and message else str(error)
 
 
-async def _text_or_empty(response) -> str:
+async def _text_or_empty(response: Any) -> str:
     text = await _settle(response.text())  # the body of an error response is best-effort
     return "" if _failed(text) else str(text)

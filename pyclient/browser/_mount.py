@@ -8,11 +8,12 @@ See https://developer.mozilla.org/en-US/docs/Web/API/MutationObserver
 
 ```python
 from pyscript import document
-from pyclient.browser._mount import watch
+from pyclient.browser._mount import MountObserver
 
+observer = MountObserver()
 element = document.querySelector("#panel")
-unwatch = watch(element, on_mount=lambda: print("in"), on_unmount=lambda: print("out"))
-element.remove()          # prints "out" once the observer runs (a microtask later)
+unwatch = observer.watch(element, lambda connected: print("connected" if connected else "left"))
+element.remove()          # prints "left" once the observer runs (a microtask later)
 unwatch()
 ```
 """
@@ -26,23 +27,22 @@ from typing import Any
 import js
 from pyodide.ffi import create_proxy, to_js
 
-__all__ = ["check", "watch"]
+__all__ = ["MountObserver"]
 
 logger = logging.getLogger("pyclient")
 
 
 class _Watch:
-    __slots__ = ("element", "connected", "on_mount", "on_unmount")
+    __slots__ = ("callback", "connected", "element")
 
-    def __init__(self, element: Any, on_mount: Callable[[], Any], on_unmount: Callable[[], Any]):
+    def __init__(self, element: Any, callback: Callable[[bool], None]) -> None:
         self.element = element
         self.connected = bool(element.isConnected)
-        self.on_mount = on_mount
-        self.on_unmount = on_unmount
+        self.callback = callback
 
 
-class _MountObserver:
-    """The page's single observer; `watch()` is its public face."""
+class MountObserver:
+    """One `MutationObserver` for any number of watched elements."""
 
     def __init__(self) -> None:
         self._watches: dict[int, _Watch] = {}
@@ -50,7 +50,8 @@ class _MountObserver:
         self._observer: Any = None
         self._proxy: Any = None
 
-    def watch(self, element: Any, on_mount: Callable[[], Any], on_unmount: Callable[[], Any]) -> Callable[[], None]:
+    def watch(self, element: Any, callback: Callable[[bool], None]) -> Callable[[], None]:
+        """Call `callback(connected)` each time `element` connects or leaves; returns unwatch."""
         if self._observer is None:
             # Kept for the page's lifetime: one proxy, whatever the number of watches.
             self._proxy = create_proxy(self._changed)
@@ -59,8 +60,15 @@ class _MountObserver:
             self._observer.observe(js.document, options)
         key = self._next
         self._next += 1
-        self._watches[key] = _Watch(element, on_mount, on_unmount)
-        return lambda: self._watches.pop(key, None) and None
+        self._watches[key] = _Watch(element, callback)
+
+        def unwatch() -> None:
+            self._watches.pop(key, None)
+
+        return unwatch
+
+    def __len__(self) -> int:
+        return len(self._watches)
 
     def _changed(self, records: Any = None, observer: Any = None) -> None:
         # Callbacks may add or remove watches, so iterate over a copy.
@@ -70,32 +78,10 @@ class _MountObserver:
                 continue
             watch.connected = connected
             try:
-                (watch.on_mount if connected else watch.on_unmount)()
+                watch.callback(connected)
             except Exception:  # one failing callback must not stop the others
                 logger.exception("pyclient: a mount callback raised")
 
     def check(self) -> None:
         """Run the comparison now (the observer runs it after every DOM change anyway)."""
         self._changed()
-
-
-_observer = _MountObserver()
-
-
-def watch(element: Any, *, on_mount: Callable[[], Any], on_unmount: Callable[[], Any]) -> Callable[[], None]:
-    """Call `on_mount()` when `element` is (re)connected and `on_unmount()` when it leaves.
-
-    Args:
-        element: a DOM element (JS proxy).
-        on_mount: called each time the element becomes connected again.
-        on_unmount: called each time it is disconnected.
-
-    Returns:
-        A function that stops watching.
-    """
-    return _observer.watch(element, on_mount, on_unmount)
-
-
-def check() -> None:
-    """Compare every watched element's connection now, without waiting for the observer."""
-    _observer.check()

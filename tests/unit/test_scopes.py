@@ -14,11 +14,10 @@ from pyclient import (
     ConfigurationError,
     FollowUpLimitError,
     LocalProtocolError,
+    Platform,
     Registration,
     RunError,
     ToolContext,
-    _run,
-    _scopes,
     client_tool,
     use_client_tool,
 )
@@ -49,12 +48,16 @@ async def new_thread(*binding, server=None):
     return agent, agent.thread()
 
 
-@pytest.fixture(autouse=True)
-def no_bridge_hooks(monkeypatch):
-    # The tests below set hooks through monkeypatch; start from none (the CPython default).
-    monkeypatch.setattr(_scopes, "_before_snapshot", None)
-    monkeypatch.setattr(_scopes, "_use_tool", None)
-    monkeypatch.setattr(_scopes, "_use_agent_tool", None)
+class HookPlatform(Platform):
+    """The CPython platform with a refresh hook a test sets."""
+
+    name = "hooks"
+
+    def __init__(self, refresh=lambda: None):
+        self.hook = refresh
+
+    def refresh(self):
+        self.hook()
 
 
 # -- levels and precedence -------------------------------------------------------------------
@@ -77,7 +80,7 @@ def test_thread_registration_is_synchronous_and_follows_mount_and_dispose():
         assert names(thread) == ["base"] and reg.disposed and not reg.mounted
         reg.dispose()                          # idempotent
         reg.set_mounted(True)                  # a late bridge callback: ignored
-        assert names(thread) == ["base"] and thread._registrations == []
+        assert names(thread) == ["base"] and thread.scope.registrations == []
         assert len(events) == 4                # register, unmount, mount, dispose
         unmounted = thread.register_tool(make_tool("later"), mounted=False)
         assert names(thread) == ["base"]
@@ -104,7 +107,7 @@ def test_most_specific_mounted_registration_wins():
         assert thread.available_tools() == [binding, agent.client_tools[1]]
         t.set_mounted(True)
         assert thread.available_tools()[-1] is thread_level
-        assert _scopes.serving(thread, "read") is t
+        assert thread.scope.serving()["read"] is t
 
     arun(main())
 
@@ -113,9 +116,9 @@ def test_binding_registrations_cannot_be_unmounted():
     async def main():
         agent, _thread = await new_thread(make_tool("base"))
         with pytest.raises(LocalProtocolError, match="fixed for the agent's lifetime"):
-            agent._binding["base"].set_mounted(False)
+            agent.scope.binding["base"].set_mounted(False)
         with pytest.raises(LocalProtocolError, match="register_tool"):
-            agent._binding["base"].dispose()
+            agent.scope.binding["base"].dispose()
 
     arun(main())
 
@@ -151,7 +154,7 @@ def test_replace_takes_over_and_the_older_serves_again_after_dispose():
         assert thread.available_tools() == [new_tool]
         new.dispose()
         assert thread.available_tools() == [old_tool]
-        assert thread._registrations == [old]
+        assert thread.scope.registrations == [old]
 
         a_old = agent.register_tool(make_tool("x", "old"))
         a_new = agent.register_tool(make_tool("x", "new"), replace=True)
@@ -166,8 +169,7 @@ def test_applies_to_selects_threads():
     async def main():
         agent, left = await new_thread()
         right = agent.thread()
-        left.element, right.element = "left-panel", "right-panel"
-        reg = agent.register_tool(make_tool("panel_tool"), applies_to=lambda thread: thread.element == "left-panel")
+        reg = agent.register_tool(make_tool("panel_tool"), applies_to=lambda thread: thread is left)
         everywhere = agent.register_tool(make_tool("everywhere"))
         assert names(left) == ["panel_tool", "everywhere"] and names(right) == ["everywhere"]
         assert reg.applies(left) and not reg.applies(right) and everywhere.applies(right)
@@ -262,37 +264,39 @@ def test_request_carries_the_snapshot_at_send_time():
     assert server.tool_names(1) == ["base"]
 
 
-def test_build_request_takes_one_snapshot_and_remembers_it(monkeypatch):
+def test_each_request_takes_one_snapshot_and_dispatch_resolves_again():
     calls = []
+    platform = HookPlatform(lambda: calls.append("refresh"))
 
     async def main():
         server = Server(calls_then_text([("c1", "late", {})]))
-        thread = make_agent(server).thread()
-        late = make_tool("late")
-        thread.register_tool(late)
-        monkeypatch.setattr(_scopes, "_before_snapshot", lambda: calls.append("refresh"))
-        ctx = _run.RunContext()
-        request = _run.build_request(thread, ctx)
-        return request, ctx, late
+        agent = Agent("test", "http://agent.test/agent", transport=server.transport, platform=platform)
+        thread = agent.thread()
+        thread.register_tool(make_tool("late"))
+        await thread.send("go")
+        return server, thread
 
-    request, ctx, late = arun(main())
-    assert calls == ["refresh"]
-    assert ctx.tools == {"late": late}
-    assert b'"name":"late"' in request.body
+    server, thread = arun(main())
+    # The first request's snapshot, the finished run's dispatch, the follow-up's snapshot:
+    # each resolution re-checks connections first (one rule, one refresh each).
+    assert calls == ["refresh", "refresh", "refresh"]
+    assert server.tool_names(0) == ["late"] and server.tool_contents(1) == ["late"]
 
 
-def test_available_tools_calls_the_refresh_hook_first(monkeypatch):
+def test_available_tools_calls_the_refresh_hook_first():
     async def main():
-        _agent, thread = await new_thread()
+        platform = HookPlatform()
+        agent = make_agent(Server(text_only), (), platform=platform)
+        thread = agent.thread()
         reg = thread.register_tool(make_tool("in_element"))
         calls = []
 
         def before_snapshot():
-            # The bridge re-checks isConnected: the element left a moment ago.
+            # The platform re-checks isConnected: the element left a moment ago.
             calls.append("hook")
             reg.set_mounted(False)
 
-        monkeypatch.setattr(_scopes, "_before_snapshot", before_snapshot)
+        platform.hook = before_snapshot
         # The unmount inside the hook tells listeners; one that takes a snapshot then does
         # not re-enter the hook.
         nested = []
@@ -304,17 +308,15 @@ def test_available_tools_calls_the_refresh_hook_first(monkeypatch):
     arun(main())
 
 
-def test_a_raising_refresh_hook_is_logged_and_the_snapshot_still_taken(monkeypatch, caplog):
+def test_a_raising_refresh_hook_is_logged_and_the_snapshot_still_taken(caplog):
+    def broken():
+        raise RuntimeError("platform bug")
+
     async def main():
-        _agent, thread = await new_thread(make_tool("base"))
-
-        def broken():
-            raise RuntimeError("bridge bug")
-
-        monkeypatch.setattr(_scopes, "_before_snapshot", broken)
+        agent = make_agent(Server(text_only), (make_tool("base"),), platform=HookPlatform(broken))
         with caplog.at_level(logging.ERROR, logger="pyclient"):
-            assert names(thread) == ["base"]
-        assert "_before_snapshot" in caplog.text
+            assert names(agent.thread()) == ["base"]
+        assert "the platform's refresh raised" in caplog.text and "platform bug" in caplog.text
 
     arun(main())
 
@@ -333,32 +335,31 @@ def test_use_client_tool_without_the_bridge_names_the_cpython_equivalents():
         use_client_tool(print, "#panel")
 
 
-def test_use_client_tool_delegates_to_the_bridge_hooks(monkeypatch):
+def test_use_client_tool_delegates_to_the_platform():
     async def main():
-        agent, thread = await new_thread()
         seen = []
 
-        def use_tool(tool, element, *, replace):
-            seen.append(("tool", tool.name, element, replace))
-            return thread.register_tool(tool, replace=replace)
+        class Recording(Platform):
+            def use_client_tool(self, tool, element, *, agent=None, replace=False):
+                seen.append((agent is not None, tool.name, element, replace))
+                if agent is None:
+                    return thread.register_tool(tool, replace=replace)
+                return agent.register_tool(tool, applies_to=lambda t: True, replace=replace)
 
-        def use_agent_tool(agent_, tool, element, *, replace):
-            seen.append(("agent", agent_ is agent, tool.name, element, replace))
-            return agent_.register_tool(tool, applies_to=lambda t: True, replace=replace)
-
-        monkeypatch.setattr(_scopes, "_use_tool", use_tool)
-        monkeypatch.setattr(_scopes, "_use_agent_tool", use_agent_tool)
-        one = pyclient.use_client_tool(make_tool("clip"), "el-1")
+        platform = Recording()
+        agent = make_agent(Server(text_only), (), platform=platform)
+        thread = agent.thread()
+        one = pyclient.use_client_tool(make_tool("clip"), "el-1", platform=platform)
         two = agent.use_client_tool(make_tool("save"), "el-2", replace=True)
         assert one.level == "thread" and two.level == "agent"
-        assert seen == [("tool", "clip", "el-1", False), ("agent", True, "save", "el-2", True)]
+        assert seen == [(False, "clip", "el-1", False), (True, "save", "el-2", True)]
         assert names(thread) == ["save", "clip"]
 
     arun(main())
 
 
 def test_error_exports():
-    assert _run.RunError is RunError and issubclass(FollowUpLimitError, RunError)
+    assert issubclass(FollowUpLimitError, RunError)
     error = FollowUpLimitError(3, ["a", "b"])
     assert error.follow_ups == 3 and error.tool_names == ["a", "b"] and error.code is None
     assert "3 automatic follow-up runs" in str(error) and "max_follow_ups" in str(error)
@@ -414,13 +415,13 @@ def test_200_cycles_leave_no_registrations_behind():
         return server, agent, threads
 
     server, agent, threads = arun(main(), timeout=60)
-    assert len(server.bodies) == 400 and agent._registrations == []
+    assert len(server.bodies) == 400 and agent.scope.registrations == []
     for i, thread in enumerate(threads):
-        assert thread.run_status == "idle" and thread._registrations == [] and thread._actions == {}
+        assert thread.run_status == "idle" and thread.scope.registrations == [] and thread.pending_actions == []
         # Exactly one tool message per call, never a late result from an unmounted execution.
         assert [m.content for m in thread.messages if m.role == "tool"] == [
             f"submitted {n}" if n % 2 == 0 else f"done {n}" for n in range(25 * i, 25 * i + 25)
         ]
     gc.collect()
     assert [o for o in gc.get_objects() if isinstance(o, Registration) and o.tool is work] == []
-    assert len(agent._threads) == len(threads) == 8
+    assert len(agent.threads) == len(threads) == 8

@@ -255,10 +255,13 @@ def test_rejected_call_tells_the_model_why():
     assert seen == ["awaiting_approval"]
 
 
-def test_approve_unknown_id_is_a_local_protocol_error():
+def test_approving_an_answered_or_unknown_call_is_a_local_protocol_error():
     server, thread, _ = approval_thread(lambda t: t.approve_tool("c1"))
-    with pytest.raises(LocalProtocolError, match="No pending tool call"):
+    with pytest.raises(LocalProtocolError, match=r"APPROVE for tool call 'c1' \(delete_all\) in status 'completed'"):
         thread.approve_tool("c1")
+    assert thread.action("c1").status == "completed"   # still true after the answer
+    with pytest.raises(LocalProtocolError, match="No tool call has id 'nope'"):
+        thread.approve_tool("nope")
 
 
 def test_action_submit_answers_for_the_handler():
@@ -505,9 +508,9 @@ def test_thread_starts_from_a_saved_history():
     assert [m.role for m in thread.messages] == ["user", "assistant", "user"]
 
 
-def test_agent_thread_with_element_needs_the_browser_bridge():
+def test_agent_thread_with_element_needs_the_browser_platform():
     agent = Agent("a", "/agent")
-    with pytest.raises(ConfigurationError, match="browser bridge"):
+    with pytest.raises(ConfigurationError, match="needs the page"):
         agent.thread("#chat")
 
 

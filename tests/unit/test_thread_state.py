@@ -1,4 +1,4 @@
-"""Thread history fed recorded AG-UI event sequences (no transport, no asyncio)."""
+"""History and the conversation machine fed recorded AG-UI event sequences (no transport, no asyncio)."""
 
 from __future__ import annotations
 
@@ -25,22 +25,11 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from pyclient import LocalProtocolError, RemoteProtocolError, UnknownEvent
+from pyclient import RemoteProtocolError, UnknownEvent, client_tool
 from pyclient._events import decode_event
+from pyclient._machine import Conversation
 from pyclient._messages import History
 from pyclient._sse import SSEDecoder
-from pyclient._state import (
-    AWAITING_TOOLS,
-    ERROR,
-    FAIL,
-    IDLE,
-    NOTHING_PENDING,
-    START,
-    STOP,
-    STREAMING,
-    TOOLS_PENDING,
-    RunState,
-)
 
 STREAMS = Path(__file__).parent / "streams"
 
@@ -52,40 +41,68 @@ def recorded(name: str) -> list:
     return events
 
 
-def fold(events, history: History | None = None) -> History:
-    history = history or History([UserMessage(id="u1", content="hi")])
-    history.begin_run()
+def tool(name: str):
+    def handler() -> str:
+        return name
+
+    handler.__doc__ = f"The {name} tool."
+    return client_tool(handler, name=name)
+
+
+ADVERTISED = [tool("change_background"), tool("save_note"), tool("t"), tool("first"), tool("second")]
+
+
+def converse(events, *, finish: dict | None = None, messages=({"id": "u1", "role": "user", "content": "hi"},)):
+    """A conversation that sent one request and received `events` (plus RUN_FINISHED when `finish` is given)."""
+    conversation = Conversation("t1", messages=messages)
+    request = conversation.start_run(ADVERTISED)
     for event in events:
-        history.apply(event)
-    return history
+        conversation.receive(event)
+    if finish is not None:
+        conversation.receive(decode_event(json.dumps(
+            {"type": "RUN_FINISHED", "threadId": "t1", "runId": request.input.run_id, **finish})))
+        conversation.end_stream()
+    return conversation
+
+
+def pending(conversation):
+    return [conversation.tool_call(call.id) for call in conversation.pending()]
 
 
 def test_pydantic_ai_parallel_calls_with_early_end_and_interleaved_args():
-    history = fold(recorded("pydantic_ai_parallel_interleaved.sse"))
-    pending = history.unanswered_run_calls()
-    assert [(c.function.name, json.loads(c.function.arguments)) for c in pending] == [
+    conversation = converse(recorded("pydantic_ai_parallel_interleaved.sse"))
+    conversation.end_stream()
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in pending(conversation)] == [
         ("change_background", {"background": "blue"}),
         ("save_note", {"key": "buy", "text": "milk"}),
     ]
-    messages = history.messages()
+    messages = conversation.messages()
     assert [m.role for m in messages] == ["user", "assistant"]
     assistant = messages[1]
     assert assistant.id == "9ce90167-c0de-4c88-8002-2501714a29c5"
     assert [c.id for c in assistant.tool_calls] == ["call_feb70b2fc67a45c4", "call_5bdc614497164f24"]
-    # The server's pendingToolCallIds select the same calls.
-    assert [c.id for c in history.unanswered_run_calls(["call_5bdc614497164f24"])] == ["call_5bdc614497164f24"]
+
+
+def test_the_servers_pending_ids_select_the_calls_to_answer():
+    events = [e for e in recorded("pydantic_ai_parallel_interleaved.sse") if e.type != "RUN_FINISHED"]
+    conversation = converse(events, finish={"outcome": {"type": "success", "pendingToolCallIds": ["call_5bdc614497164f24"]}})
+    assert [c.id for c in conversation.pending()] == ["call_5bdc614497164f24"]
+    # The other call was left to the server: it is done, with no tool message from the client.
+    assert conversation.calls["call_feb70b2fc67a45c4"].status.value == "completed"
+    assert [m.role for m in conversation.messages()] == ["user", "assistant"]
 
 
 def test_langgraph_frontend_tool_with_snapshots():
     events = recorded("langgraph_frontend_tool.sse")
     assert any(e.type == "RAW" for e in events)
-    history = fold(events)
+    conversation = converse(events)
+    conversation.end_stream()
     # MESSAGES_SNAPSHOT replaced the history with the server's view, which has the call.
-    assert [m.role for m in history.messages()] == ["user", "assistant"]
-    [call] = history.unanswered_run_calls()
+    assert [m.role for m in conversation.messages()] == ["user", "assistant"]
+    [call] = pending(conversation)
     assert call.function.name == "change_background"
     assert json.loads(call.function.arguments) == {"background": "blue"}
-    assert "messages" in history.state  # ag-ui-langgraph's STATE_SNAPSHOT carries its graph state
+    assert "messages" in conversation.state  # ag-ui-langgraph's STATE_SNAPSHOT carries its graph state
 
 
 def test_text_is_assembled_from_many_deltas():
@@ -114,22 +131,21 @@ def test_text_message_chunks_continue_without_ids():
 
 
 def test_tool_call_chunks_assemble_per_id():
-    history = History()
-    history.begin_run()
-    history.apply(ToolCallChunkEvent(tool_call_id="a", tool_call_name="first", parent_message_id="m"))
-    history.apply(ToolCallChunkEvent(tool_call_id="b", tool_call_name="second", parent_message_id="m"))
-    history.apply(ToolCallChunkEvent(tool_call_id="a", delta='{"x": '))
-    history.apply(ToolCallChunkEvent(tool_call_id="b", delta='{"y": 2}'))
-    history.apply(ToolCallChunkEvent(tool_call_id="a", delta="1}"))
-    history.apply(ToolCallChunkEvent(delta=""))  # no id: continues "a", adds nothing
-    calls = {c.id: json.loads(c.function.arguments) for c in history.unanswered_run_calls()}
+    conversation = converse([
+        ToolCallChunkEvent(tool_call_id="a", tool_call_name="first", parent_message_id="m"),
+        ToolCallChunkEvent(tool_call_id="b", tool_call_name="second", parent_message_id="m"),
+        ToolCallChunkEvent(tool_call_id="a", delta='{"x": '),
+        ToolCallChunkEvent(tool_call_id="b", delta='{"y": 2}'),
+        ToolCallChunkEvent(tool_call_id="a", delta="1}"),
+        ToolCallChunkEvent(delta=""),  # no id: continues "a", adds nothing
+    ], finish={}, messages=())
+    calls = {c.id: json.loads(c.function.arguments) for c in pending(conversation)}
     assert calls == {"a": {"x": 1}, "b": {"y": 2}}
-    assert [m.role for m in history.messages()] == ["assistant"]
+    assert [m.role for m in conversation.messages()] == ["assistant"]
 
 
 def test_args_before_start_and_after_end_are_kept():
     history = History()
-    history.begin_run()
     history.apply(ToolCallArgsEvent(tool_call_id="c", delta='{"a"'))
     history.apply(ToolCallStartEvent(tool_call_id="c", tool_call_name="t"))
     history.apply(ToolCallEndEvent(tool_call_id="c"))
@@ -138,13 +154,14 @@ def test_args_before_start_and_after_end_are_kept():
 
 
 def test_tool_call_result_answers_the_call():
-    history = History()
-    history.begin_run()
-    history.apply(ToolCallStartEvent(tool_call_id="c", tool_call_name="server_side", parent_message_id="m"))
-    history.apply(ToolCallEndEvent(tool_call_id="c"))
-    history.apply(ToolCallResultEvent(message_id="r", tool_call_id="c", content="42"))
-    assert history.is_answered("c") and history.unanswered_run_calls() == []
-    assert history.messages()[-1].role == "tool" and history.messages()[-1].content == "42"
+    conversation = converse([
+        ToolCallStartEvent(tool_call_id="c", tool_call_name="server_side", parent_message_id="m"),
+        ToolCallEndEvent(tool_call_id="c"),
+        ToolCallResultEvent(message_id="r", tool_call_id="c", content="42"),
+    ], finish={})
+    assert conversation.pending() == [] and conversation.run_status == "idle"
+    assert conversation.calls["c"].status.value == "completed" and conversation.calls["c"].result.content == "42"
+    assert conversation.messages()[-1].role == "tool" and conversation.messages()[-1].content == "42"
 
 
 def test_state_snapshot_and_delta():
@@ -166,16 +183,18 @@ def test_state_delta_that_does_not_apply_is_a_remote_protocol_error():
 
 
 def test_messages_snapshot_replaces_history_and_keeps_streaming_calls():
-    history = History([UserMessage(id="u1", content="old")])
-    history.begin_run()
-    history.apply(ToolCallStartEvent(tool_call_id="c", tool_call_name="t", parent_message_id="m"))
-    history.apply(ToolCallArgsEvent(tool_call_id="c", delta='{"a":'))
-    history.apply(MessagesSnapshotEvent(messages=[UserMessage(id="u2", content="server view")]))
-    history.apply(ToolCallArgsEvent(tool_call_id="c", delta=" 1}"))
-    assert [m.id for m in history.messages()] == ["u2"]
-    [call] = history.unanswered_run_calls()  # the call is given a message back
+    conversation = converse([
+        ToolCallStartEvent(tool_call_id="c", tool_call_name="t", parent_message_id="m"),
+        ToolCallArgsEvent(tool_call_id="c", delta='{"a":'),
+        MessagesSnapshotEvent(messages=[UserMessage(id="u2", content="server view")]),
+        ToolCallArgsEvent(tool_call_id="c", delta=" 1}"),
+    ])
+    assert [m.id for m in conversation.messages()] == ["u2"]
+    conversation.receive(decode_event(json.dumps({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r"})))
+    conversation.end_stream()
+    [call] = pending(conversation)  # the call is given a message back
     assert call.function.arguments == '{"a": 1}'
-    assert history.messages()[-1].tool_calls[0].id == "c"
+    assert conversation.messages()[-1].tool_calls[0].id == "c"
 
 
 def test_snapshot_messages_keep_unknown_fields_and_accept_deltas():
@@ -189,7 +208,6 @@ def test_snapshot_messages_keep_unknown_fields_and_accept_deltas():
 
 def test_encrypted_value_is_echoed_on_the_tool_call():
     history = History()
-    history.begin_run()
     history.apply(ToolCallStartEvent(tool_call_id="c", tool_call_name="t", parent_message_id="m"))
     history.apply(ReasoningEncryptedValueEvent(subtype="tool-call", entity_id="c", encrypted_value="opaque"))
     assert history.messages()[0].tool_calls[0].encrypted_value == "opaque"
@@ -207,29 +225,3 @@ def test_history_from_given_messages_round_trips():
     history = History(messages)
     assert history.messages() == messages
     assert not history.is_answered("c")
-
-
-# -- the run state table ----------------------------------------------------------------
-
-
-@pytest.mark.parametrize("steps", [
-    pytest.param([(START, STREAMING, "running"), (TOOLS_PENDING, AWAITING_TOOLS, "running"),
-                  (START, STREAMING, "running"), (NOTHING_PENDING, IDLE, "idle")], id="happy_path"),
-    pytest.param([(START, STREAMING, "running"), (FAIL, ERROR, "error"),
-                  (START, STREAMING, "running"), (STOP, IDLE, "idle")], id="error_and_retry"),
-])
-def test_state_table(steps):
-    """Each step: the event handled, the state it leads to, and the public run status there."""
-    state = RunState()
-    assert state.run_status == "idle"
-    for event, after, run_status in steps:
-        assert state.handle(event) is after and state.run_status == run_status
-
-
-def test_state_table_rejects_a_second_start():
-    state = RunState()
-    state.handle(START)
-    with pytest.raises(LocalProtocolError, match="STREAMING"):
-        state.handle(START)
-    with pytest.raises(LocalProtocolError):
-        RunState().handle(TOOLS_PENDING)

@@ -1,0 +1,64 @@
+"""The platform of this process, picked once (as micropip picks its compatibility layer).
+
+In Pyodide (`sys.platform == "emscripten"`, checked explicitly, never by trying `import js`)
+it is `pyclient.browser.BrowserPlatform`; elsewhere the CPython `Platform`. `Agent` uses it
+unless given `platform=`; the package-root `use_client_tool` uses it.
+
+```python
+from pyclient._environment import current_platform
+
+print(current_platform().name)    # "cpython" here, "browser" in the page
+```
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ._platform import Platform
+from ._scopes import check_tool
+from ._tools import ClientTool
+
+__all__ = ["current_platform", "use_client_tool"]
+
+_current: Platform | None = None
+
+
+def current_platform() -> Platform:
+    """The platform of this process (created on first use)."""
+    global _current
+    if _current is None:
+        if sys.platform == "emscripten":
+            from .browser import BrowserPlatform
+
+            _current = BrowserPlatform()
+        else:
+            _current = Platform()
+    return _current
+
+
+def use_client_tool(tool: ClientTool, element: Any, *, replace: bool = False, platform: Platform | None = None) -> Any:
+    """Register `tool` on the thread whose element encloses `element`, whichever agent drives it.
+
+    Agent-agnostic and component-scoped: the tool is advertised in that thread while
+    `element` is connected. Needs the page; on CPython use `thread.register_tool(tool)`.
+
+    Args:
+        tool: a `ClientTool`.
+        element: a DOM element (or selector) inside a thread element.
+        replace: take over a registration of the same name on that thread instead of raising.
+        platform: where the element lives; this process's platform by default (tests pass
+            the platform of their agents).
+
+    Returns:
+        An `ElementRegistration` (`tool`, `mounted`, `registration`, `dispose()`); dispose it
+        when the component goes away for good.
+
+    Raises:
+        ConfigurationError: `tool` is not a `ClientTool`, there is no DOM (CPython), the
+            element is in no thread element, or the name is already registered on that
+            thread and `replace` is False.
+    """
+    check_tool(tool, "use_client_tool")
+    return (platform or current_platform()).use_client_tool(tool, element, replace=replace)

@@ -1,0 +1,666 @@
+"""The conversation machine: one thread's history, runs, tool calls and run status, sans-I/O.
+
+h11's `Connection` is the model. `Conversation` never awaits, sends, sleeps or reads a
+clock: AG-UI events go in (`receive`), answers go in (`serve`, `approve`, `answer`,
+`cancel`, `release`), and `next_step()` says what the driver (`pyclient.Thread`) must do
+next: `SendRequest`, `RunHandlers`, `WaitForActions`, `Idle` or `Failed`. Every state change
+is a lookup in the tables of `pyclient._state`; an input that is illegal in the current
+state raises `LocalProtocolError` naming the state and the input. What changed is queued
+for the driver to publish (`drain()`), after the input is fully applied, so a listener
+always sees a consistent machine.
+
+Exactly once: a call's answer is one tool message, appended when the call reaches a
+terminal status; a terminal status has no way out (`pyclient._state.TERMINAL`).
+
+```python
+from ag_ui.core import RunFinishedEvent, RunStartedEvent, TextMessageContentEvent
+from pyclient._machine import Conversation, Idle
+
+conversation = Conversation("t1")
+conversation.add_user_message("hi")
+request = conversation.start_run(tools=[])     # send request.body
+conversation.receive(RunStartedEvent(thread_id="t1", run_id=request.input.run_id))
+conversation.receive(TextMessageContentEvent(message_id="m1", delta="Hello"))
+conversation.receive(RunFinishedEvent(thread_id="t1", run_id=request.input.run_id))
+conversation.end_stream()
+assert isinstance(conversation.next_step(), Idle)
+assert conversation.messages()[-1].content == "Hello" and conversation.run_status == "idle"
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+from ag_ui.core import Context, EventType, Message, RunAgentInput, ToolCall, ToolMessage, UserMessage
+from pydantic import TypeAdapter
+from pydantic_core import PydanticSerializationError
+
+from ._errors import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
+from ._events import AGUIEvent, UnknownEvent
+from ._messages import History, new_id
+from ._state import (
+    RUN_STATUS,
+    TERMINAL,
+    CallEvent,
+    CallStatus,
+    RunEvent,
+    RunState,
+    RunStatus,
+    next_call_status,
+    next_run_state,
+)
+from ._tools import ClientTool, ToolResult
+
+__all__ = [
+    "DEFAULT_MAX_FOLLOW_UPS",
+    "PROTOCOL_VERSION",
+    "Call",
+    "Change",
+    "Conversation",
+    "Failed",
+    "Idle",
+    "RunHandlers",
+    "RunRequest",
+    "SendRequest",
+    "Step",
+    "WaitForActions",
+]
+
+PROTOCOL_VERSION = "1.0"
+"""Sent as `protocolVersion`: servers (pydantic-ai) only report pending tool calls to 1.0 clients."""
+
+DEFAULT_MAX_FOLLOW_UPS = 10
+
+
+class Call:
+    """One tool call as the machine tracks it. Read its attributes; only the machine writes them.
+
+    Attributes:
+        id: the `toolCallId`.
+        name: the tool name the model called.
+        status: its `CallStatus`.
+        tool: the `ClientTool` that answers it: the serving registration's, or the advertised
+            one while none serves it (None until the run finishes, and for server-side calls).
+        registration: the registration serving it now (opaque to the machine), or None.
+        execution: how many times its handler was started; a handler's answer counts only
+            if it belongs to the current execution.
+        result: its answer once the status is terminal.
+    """
+
+    __slots__ = ("approved_for", "execution", "id", "name", "registration", "result", "status", "tool")
+
+    def __init__(self, call_id: str, name: str) -> None:
+        self.id = call_id
+        self.name = name
+        self.status = CallStatus.STREAMING
+        self.tool: ClientTool | None = None
+        self.registration: object | None = None
+        self.approved_for: ClientTool | None = None
+        self.execution = 0
+        self.result: ToolResult | None = None
+
+    @property
+    def done(self) -> bool:
+        """True once the call has its answer."""
+        return self.status in TERMINAL
+
+    def __repr__(self) -> str:
+        return f"<Call {self.id!r} {self.name} {self.status.value}>"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What `start_run` gives the driver to send: the input and its JSON body."""
+
+    input: RunAgentInput
+    body: bytes
+
+
+# -- steps: what the driver does next ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SendRequest:
+    """Send the next request (`start_run`): a follow-up carrying the calls' answers."""
+
+    follow_up: bool = True
+
+
+@dataclass(frozen=True)
+class RunHandlers:
+    """Start these calls' handlers (each in its own task), then ask again."""
+
+    calls: tuple[Call, ...]
+
+
+@dataclass(frozen=True)
+class WaitForActions:
+    """Nothing to do until one of these calls is answered, served, approved or cancelled."""
+
+    calls: tuple[Call, ...]
+
+
+@dataclass(frozen=True)
+class Idle:
+    """Nothing in flight, nothing pending (or the thread is closed)."""
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The last run failed with `error`; `start_run` retries."""
+
+    error: BaseException
+
+
+Step = Union[SendRequest, RunHandlers, WaitForActions, Idle, Failed]
+
+ChangeKind = Literal["messages", "state", "status", "action", "error", "closed"]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing that changed, for the driver's listeners: `kind` and what it concerns."""
+
+    kind: ChangeKind
+    payload: Any = None
+
+
+_message_adapter: TypeAdapter[Message] | None = None
+
+
+def as_message(message: Message | dict[str, Any]) -> Message:
+    """A message model from a model or its JSON form (camelCase or snake_case keys)."""
+    global _message_adapter
+    if isinstance(message, dict):
+        if _message_adapter is None:  # built once: a TypeAdapter per message is 100x slower
+            _message_adapter = TypeAdapter(Message)
+        return _message_adapter.validate_python(message)
+    return message
+
+
+def _field(event: AGUIEvent, name: str) -> Any:
+    if isinstance(event, UnknownEvent):
+        return event.raw.get(name)
+    return getattr(event, name, None)
+
+
+class Conversation:
+    """The sans-I/O state of one thread; see the module docstring.
+
+    Args:
+        thread_id: the AG-UI `threadId`.
+        messages: a history to start from (models or their JSON dicts).
+        state: the initial shared state (`{}` when None).
+        context: `Context` items or `{"description", "value"}` dicts, sent with every run.
+        forwarded_props: a JSON value sent as `forwardedProps` (`{}` when None).
+        max_follow_ups: automatic follow-up runs allowed in a row before `FollowUpLimitError`.
+
+    Attributes:
+        thread_id, context, forwarded_props, max_follow_ups: as given; the next request uses
+            their current values.
+    """
+
+    def __init__(
+        self,
+        thread_id: str,
+        *,
+        messages: Iterable[Message | dict[str, Any]] = (),
+        state: Any = None,
+        context: Iterable[Context | dict[str, str]] = (),
+        forwarded_props: Any = None,
+        max_follow_ups: int = DEFAULT_MAX_FOLLOW_UPS,
+    ) -> None:
+        self.thread_id = thread_id
+        self.context = [item if isinstance(item, Context) else Context(**item) for item in context]
+        self.forwarded_props = forwarded_props
+        self.max_follow_ups = max_follow_ups
+        self.run_state = RunState.IDLE
+        self.error: BaseException | None = None
+        self.run_id = ""
+        self.calls: dict[str, Call] = {}
+        self._history = History([as_message(m) for m in messages], state, on_call_started=self._call_started)
+        self._changes: list[Change] = []
+        self._advertised: dict[str, ClientTool] = {}
+        self._run_calls: list[Call] = []     # the calls the current request streamed, in order
+        self._to_start: list[Call] = []      # calls that entered EXECUTING since the last step
+        self._finished: AGUIEvent | None = None
+        self._run_error: AGUIEvent | None = None
+        self._events = 0
+        self._follow_ups = 0
+
+    def __repr__(self) -> str:
+        return f"<Conversation {self.thread_id!r} {self.run_state}>"
+
+    # -- reading -------------------------------------------------------------------------
+
+    @property
+    def run_status(self) -> RunStatus:
+        """`"idle"`, `"running"`, `"error"` or `"closed"`."""
+        return RUN_STATUS[self.run_state]
+
+    @property
+    def busy(self) -> bool:
+        """True while a request is in flight or the calls of a finished run are being answered."""
+        return self.run_state is RunState.STREAMING or self.run_state is RunState.AWAITING_TOOLS
+
+    @property
+    def state(self) -> Any:
+        """The shared agent state (JSON)."""
+        return self._history.state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self._history.state = value
+        self._changed("state", value)
+
+    def messages(self) -> list[Message]:
+        """The history as `ag_ui.core` message models (a new list each call)."""
+        return self._history.messages()
+
+    def tool_call(self, call_id: str) -> ToolCall | None:
+        """The AG-UI `ToolCall` with this id, arguments as assembled so far."""
+        return self._history.tool_call(call_id)
+
+    def pending(self) -> list[Call]:
+        """The calls of the finished run still waiting for their answer, in call order."""
+        return [call for call in self.calls.values()
+                if call.status is not CallStatus.STREAMING and call.status not in TERMINAL]
+
+    def drain(self) -> list[Change]:
+        """What changed since the last `drain()`, oldest first; a kind (and call) once each."""
+        changes, self._changes = self._changes, []
+        seen: set[tuple[str, Any]] = set()
+        unique = []
+        for change in changes:
+            key = (change.kind, change.payload if change.kind == "action" else None)
+            if key not in seen or change.kind == "error":
+                seen.add(key)
+                unique.append(change)
+        # A status or state change is published with the latest value.
+        return [Change(c.kind, self.run_status) if c.kind == "status"
+                else Change(c.kind, self.state) if c.kind == "state" else c for c in unique]
+
+    # -- a turn ---------------------------------------------------------------------------
+
+    def add_user_message(self, text: str) -> UserMessage:
+        """Append the user's message; allowed only between runs.
+
+        Raises:
+            LocalProtocolError: a run is in flight, or the thread is closed.
+        """
+        self._check_between_runs("send a message")
+        message = UserMessage(id=new_id(), content=text)
+        self._history.append(message)
+        self._changed("messages")
+        return message
+
+    def start_run(self, tools: Sequence[ClientTool]) -> RunRequest:
+        """Begin the next request: a new turn from idle or error, or the follow-up of a finished run.
+
+        Args:
+            tools: what this request advertises (the thread's snapshot, taken once now): only
+                these names may run when this request's calls come back.
+
+        Returns:
+            The `RunAgentInput` to send and its JSON body.
+
+        Raises:
+            LocalProtocolError: a request is in flight, calls still wait for answers, the
+                thread is closed, or its state / context / forwarded_props is not JSON.
+        """
+        if self.run_state is RunState.AWAITING_TOOLS:
+            waiting = self.pending()
+            if waiting:
+                raise LocalProtocolError(
+                    f"Cannot send the follow-up of thread {self.thread_id!r} in run state {self.run_state}: "
+                    f"{len(waiting)} tool call(s) still wait for an answer ({waiting[0]!r}, ...). "
+                    "Answer or cancel them first."
+                )
+            self._follow_ups += 1
+        elif self.run_state is not RunState.STREAMING:
+            self._follow_ups = 0
+        run_id = new_id()
+        request = self._request(run_id, tools)  # before the transition: a bad state raises cleanly
+        self._transition(RunEvent.START)
+        self.run_id = run_id
+        self._advertised = {tool.name: tool for tool in tools}
+        self._run_calls = []
+        self._finished = self._run_error = None
+        self._events = 0
+        if self.error is not None:
+            self.error = None
+        self._history.begin_run()
+        return request
+
+    def _request(self, run_id: str, tools: Sequence[ClientTool]) -> RunRequest:
+        run_input = RunAgentInput(
+            thread_id=self.thread_id,
+            run_id=run_id,
+            protocol_version=PROTOCOL_VERSION,
+            messages=self._history.messages(),
+            tools=[tool.to_agui_tool() for tool in tools],
+            state=self.state if self.state is not None else {},
+            context=self.context,
+            forwarded_props=self.forwarded_props if self.forwarded_props is not None else {},
+        )
+        try:
+            body = run_input.model_dump_json(by_alias=True).encode()
+        except PydanticSerializationError as exc:
+            raise LocalProtocolError(
+                f"Cannot send a run of thread {self.thread_id!r}: its state, context or "
+                f"forwarded_props is not JSON ({exc}). Keep `thread.state` and "
+                "`thread.forwarded_props` to dicts, lists, strings, numbers, booleans and None."
+            ) from None
+        return RunRequest(run_input, body)
+
+    def receive(self, event: AGUIEvent) -> None:
+        """Fold one AG-UI event of the request in flight into the conversation.
+
+        Raises:
+            LocalProtocolError: no request is in flight (the run was stopped or has ended).
+            RemoteProtocolError: a `STATE_DELTA` that does not apply to the current state.
+        """
+        if self.run_state is not RunState.STREAMING:
+            raise LocalProtocolError(
+                f"Cannot receive {_field(event, 'type')} in run state {self.run_state}: no request "
+                "is in flight. Events are fed between `start_run()` and `end_stream()` only."
+            )
+        self._events += 1
+        changed = self._history.apply(event)
+        kind = event.type  # EventType is a str enum: it equals an UnknownEvent's str type
+        if kind == EventType.RUN_FINISHED:
+            self._finished = event
+        elif kind == EventType.RUN_ERROR:
+            self._run_error = event
+        elif kind == EventType.TOOL_CALL_RESULT and not isinstance(event, UnknownEvent):
+            call = self.calls.get(_field(event, "tool_call_id"))
+            if call is not None and not call.done:  # a server-side tool's result
+                self._answer(call, CallEvent.SUCCEED, ToolResult.success(str(_field(event, "content"))),
+                             message=False)
+        if "messages" in changed:
+            self._changed("messages")
+        if "state" in changed:
+            self._changed("state")
+
+    def _call_started(self, call_id: str, name: str) -> None:
+        call = self.calls.get(call_id)
+        if call is None:
+            call = self.calls[call_id] = Call(call_id, name)
+        if call.status is CallStatus.STREAMING and call not in self._run_calls:
+            self._run_calls.append(call)
+
+    def end_stream(self, source: str = "the server") -> None:
+        """The response ended: finish the run (calls to answer, or idle) or fail it.
+
+        Args:
+            source: names the server in error messages (its URL).
+
+        Raises:
+            LocalProtocolError: no request is in flight.
+        """
+        if self.run_state is not RunState.STREAMING:
+            raise LocalProtocolError(f"Cannot end a stream in run state {self.run_state}: no request is in flight.")
+        if self._run_error is not None:
+            error: BaseException = RunError(_field(self._run_error, "message") or "(no message)",
+                                            _field(self._run_error, "code"))
+            self.fail(error)
+            return
+        if self._finished is None:
+            self.fail(RemoteProtocolError(
+                f"The stream from {source} ended before RUN_FINISHED (after {self._events} events): "
+                "the server closed the connection early or crashed. What arrived is kept; "
+                "`await thread.run()` retries."
+            ))
+            return
+        pending = self._pending_calls()
+        for call in self._run_calls:  # the server handled these (or left them to another client)
+            if call.status is CallStatus.STREAMING and call not in pending:
+                self._move(call, CallEvent.SERVER_SIDE)
+        if not pending:
+            self._transition(RunEvent.FINISH_IDLE)
+            return
+        if self._follow_ups >= self.max_follow_ups:
+            self.fail(FollowUpLimitError(self._follow_ups, sorted({call.name for call in pending})))
+            return
+        for call in pending:
+            self._history.attach(call.id)
+            tool = self._advertised.get(call.name)
+            if tool is None:
+                names = ", ".join(sorted(self._advertised)) or "none"
+                self._answer(call, CallEvent.REFUSE, ToolResult.failure(
+                    f"Tool {call.name!r} is not available in this thread: it was not among the tools "
+                    f"sent with this run (available: {names}). Call one of those instead."
+                ))
+            else:
+                call.tool = tool
+                self._move(call, CallEvent.PENDING)
+        self._transition(RunEvent.FINISH_PENDING)
+
+    def _pending_calls(self) -> list[Call]:
+        # RUN_FINISHED.outcome.pendingToolCallIds when the server names them (pydantic-ai does
+        # for 1.0 clients); absent or empty means "every unanswered call of the run".
+        assert self._finished is not None
+        outcome = _field(self._finished, "outcome")
+        ids = outcome.get("pendingToolCallIds") if isinstance(outcome, dict) \
+            else getattr(outcome, "pending_tool_call_ids", None)
+        if ids:
+            wanted = [self.calls[i] for i in ids if i in self.calls]
+        else:
+            wanted = self._run_calls
+        return [call for call in wanted
+                if call.status is CallStatus.STREAMING and not self._history.is_answered(call.id)]
+
+    def next_step(self) -> Step:
+        """What the driver does next; see the module docstring.
+
+        Raises:
+            LocalProtocolError: a request is in flight (feed its events, then `end_stream()`).
+        """
+        state = self.run_state
+        if state is RunState.STREAMING:
+            raise LocalProtocolError(
+                f"No next step in run state {state}: the request is in flight. Feed its events "
+                "with `receive()`, then call `end_stream()`."
+            )
+        if state is RunState.ERROR:
+            assert self.error is not None
+            return Failed(self.error)
+        if state is not RunState.AWAITING_TOOLS:
+            return Idle()
+        if self._to_start:
+            calls, self._to_start = tuple(self._to_start), []
+            return RunHandlers(tuple(c for c in calls if c.status is CallStatus.EXECUTING))
+        waiting = self.pending()
+        if waiting:
+            return WaitForActions(tuple(waiting))
+        return SendRequest()
+
+    # -- failing, stopping, closing -------------------------------------------------------
+
+    def fail(self, error: BaseException) -> list[Call]:
+        """The run failed: every call without an answer is cancelled ("Not run: ..."), status "error".
+
+        Returns:
+            The calls it cancelled (the driver aborts their handlers).
+
+        Raises:
+            LocalProtocolError: no run is in flight.
+        """
+        if not self.busy:
+            raise LocalProtocolError(f"Cannot fail a run in run state {self.run_state}: no run is in flight.")
+        cancelled = self._cancel_open(f"Not run: {error}")
+        self.error = error
+        self._transition(RunEvent.FAIL)
+        self._changed("error", error)
+        return cancelled
+
+    def stop(self, reason: str) -> list[Call]:
+        """Abandon the run: every call without an answer is cancelled with `reason`; status "idle".
+
+        Returns:
+            The calls it cancelled (the driver aborts their handlers with `reason`).
+        """
+        cancelled = self._cancel_open(f"Tool call cancelled: {reason}")
+        self._transition(RunEvent.STOP)
+        return cancelled
+
+    def close(self, reason: str = "closed") -> list[Call]:
+        """Stop for good: later `start_run`/`add_user_message` raise `LocalProtocolError`."""
+        cancelled = self._cancel_open(f"Tool call cancelled: {reason}")
+        if self.run_state is not RunState.CLOSED:
+            self._transition(RunEvent.CLOSE)
+            self._changed("closed")
+        return cancelled
+
+    def _cancel_open(self, message: str) -> list[Call]:
+        cancelled = [call for call in self.calls.values() if not call.done]
+        for call in cancelled:
+            self._answer(call, CallEvent.CANCEL, ToolResult.failure(message))
+        return cancelled
+
+    # -- answering calls ------------------------------------------------------------------
+
+    def serve(self, call_id: str, tool: ClientTool, registration: object, *, input: bool = False) -> Call:
+        """A registration serves an unavailable call: it runs, awaits approval, or awaits input.
+
+        Args:
+            tool: the serving registration's tool (it answers the call from now on).
+            registration: the serving registration (handed back by `release`).
+            input: the page answers the call (`answer`), not a handler.
+
+        Raises:
+            LocalProtocolError: the call is not unavailable.
+        """
+        call = self._call(call_id)
+        if input:
+            event = CallEvent.SERVE_INPUT
+        elif tool.requires_approval and call.approved_for is not tool:
+            event = CallEvent.SERVE_APPROVAL
+        else:
+            event = CallEvent.SERVE_RUN
+        self._move(call, event)
+        call.tool = tool
+        call.registration = registration
+        if call.status is CallStatus.EXECUTING:
+            self._executing(call)
+        return call
+
+    def approve(self, call_id: str) -> Call:
+        """The user approved a call awaiting approval: it executes.
+
+        Raises:
+            LocalProtocolError: no such call, or it is not awaiting approval.
+        """
+        call = self._call(call_id)
+        self._move(call, CallEvent.APPROVE)
+        call.approved_for = call.tool
+        self._executing(call)
+        return call
+
+    def release(self, registration: object) -> list[Call]:
+        """A registration unmounted or was disposed: the calls it serves become unavailable.
+
+        Returns:
+            The calls it served (the driver aborts their handlers).
+        """
+        lost = [call for call in self.calls.values() if call.registration is registration and not call.done]
+        for call in lost:
+            self._move(call, CallEvent.LOSE)
+            call.registration = None
+        return lost
+
+    def unavailable(self) -> list[Call]:
+        """The calls waiting for a registration, in call order."""
+        return [call for call in self.calls.values() if call.status is CallStatus.UNAVAILABLE]
+
+    def handler_returned(self, call_id: str, execution: int, result: ToolResult) -> bool:
+        """A handler finished: its result answers the call if that execution is still current.
+
+        Returns:
+            False when the result is stale (the call was answered meanwhile, or lost its
+            registration and may run again): it is dropped.
+        """
+        call = self.calls.get(call_id)
+        if call is None or call.status is not CallStatus.EXECUTING or call.execution != execution:
+            return False
+        self._answer(call, CallEvent.FAIL if result.error is not None else CallEvent.SUCCEED, result)
+        return True
+
+    def answer(self, call_id: str, result: ToolResult) -> Call:
+        """Answer a pending call from outside its handler (`submit`, `fail`, reject).
+
+        Raises:
+            LocalProtocolError: no such call, or it already has its answer.
+        """
+        call = self._call(call_id)
+        self._answer(call, CallEvent.FAIL if result.error is not None else CallEvent.SUCCEED, result)
+        return call
+
+    def cancel(self, call_id: str, reason: str | None = None) -> Call | None:
+        """Cancel a call (any status but terminal); the model is told it was cancelled.
+
+        Returns:
+            The call, or None when it already had its answer (nothing changes).
+        """
+        call = self._call(call_id)
+        if call.done:
+            return None
+        message = f"Tool call cancelled: {reason}" if reason else "Tool call cancelled"
+        self._answer(call, CallEvent.CANCEL, ToolResult.failure(message))
+        return call
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _call(self, call_id: str) -> Call:
+        call = self.calls.get(call_id)
+        if call is None:
+            pending = ", ".join(repr(c.id) for c in self.pending()) or "none"
+            raise LocalProtocolError(
+                f"No tool call has id {call_id!r} in thread {self.thread_id!r} (pending: {pending}). "
+                "Use an id from `thread.pending_actions`."
+            )
+        return call
+
+    def _executing(self, call: Call) -> None:
+        call.execution += 1
+        self._to_start.append(call)
+
+    def _answer(self, call: Call, event: CallEvent, result: ToolResult, *, message: bool = True) -> None:
+        self._move(call, event)
+        call.result = result
+        call.registration = None
+        if message:  # the call's one tool message
+            self._history.append(ToolMessage(id=new_id(), tool_call_id=call.id, content=result.content,
+                                             error=result.error))
+            self._changed("messages")
+
+    def _move(self, call: Call, event: CallEvent) -> None:
+        call.status = next_call_status(call.status, event, call=f"{call.id!r} ({call.name})")
+        if call.status is not CallStatus.STREAMING:
+            self._changed("action", call.id)
+
+    def _transition(self, event: RunEvent) -> None:
+        before = self.run_status
+        self.run_state = next_run_state(self.run_state, event)
+        if self.run_status != before:
+            self._changed("status")
+
+    def _changed(self, kind: ChangeKind, payload: Any = None) -> None:
+        self._changes.append(Change(kind, payload))
+
+    def _check_between_runs(self, what: str) -> None:
+        if self.busy or self.run_state is RunState.CLOSED:
+            raise LocalProtocolError(
+                f"Cannot {what} in thread {self.thread_id!r} in run state {self.run_state} "
+                f"(run status {self.run_status!r}): "
+                + ("the thread is closed; create a new one with `agent.thread()`."
+                   if self.run_state is RunState.CLOSED else
+                   "a run is in flight. Wait for the current `send()`/`run()` to return, or call `thread.stop()`.")
+            )
+
+    def check_can_start(self, what: str) -> None:
+        """Raise `LocalProtocolError` unless a new turn may start (idle or error)."""
+        self._check_between_runs(what)
