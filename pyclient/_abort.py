@@ -67,6 +67,10 @@ class AbortSignal:
                 self._js_abort(str(self._reason))
         return self._js
 
+    def new_controller(self) -> AbortController:
+        """A fresh controller of the same kind: its signal mirrors to JS when this one does."""
+        return AbortController(self._js_factory)
+
     def on_abort(self, callback: Callable[[Any], Any]) -> Callable[[], None]:
         """Call `callback(reason)` when the signal aborts (at once if it already has).
 

@@ -91,7 +91,7 @@ class Action:
     @property
     def status(self) -> CallStatusName:
         """Where the call is now; see the table in the module docstring."""
-        return self._call.status.value  # type: ignore[return-value]  # the enum's values are the Literal
+        return self._call.status.value
 
     @property
     def tool(self) -> ClientTool | None:
@@ -101,8 +101,7 @@ class Action:
     @property
     def registration(self) -> Registration | None:
         """The registration serving the call now (None while unavailable and once answered)."""
-        registration = self._call.registration
-        return registration  # type: ignore[return-value]  # the machine keeps it opaque
+        return self._call.registration
 
     @property
     def done(self) -> bool:

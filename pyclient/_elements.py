@@ -108,7 +108,7 @@ class DomPlatform(Platform):
         self._threads: weakref.WeakValueDictionary[str, Thread] = weakref.WeakValueDictionary()
         # ...except while its element is connected (the page shows it).
         self._mounted: set[Thread] = set()
-        self._releases: dict[str, weakref.finalize] = {}
+        self._releases: dict[str, weakref.finalize[[str, Any, Callable[[], None]], Thread]] = {}
 
     def refresh(self) -> None:
         self.dom.check()

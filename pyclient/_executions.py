@@ -33,6 +33,7 @@ asyncio.run(main())
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 
@@ -83,7 +84,7 @@ class Executions:
             self._execute(call.id, call.execution, tool, arguments, signal, previous)
         )
         self._tasks[call.id] = task
-        task.add_done_callback(lambda done, call_id=call.id: self._finished(call_id, done))
+        task.add_done_callback(functools.partial(self._finished, call.id))
 
     def _finished(self, call_id: str, task: asyncio.Task[None]) -> None:
         if self._tasks.get(call_id) is task:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ag_ui.core import Context, EventType, Message, RunAgentInput, ToolCall, ToolMessage, UserMessage
 from pydantic import TypeAdapter
@@ -53,6 +53,9 @@ from ._state import (
     next_run_state,
 )
 from ._tools import ClientTool, ToolResult
+
+if TYPE_CHECKING:
+    from ._scopes import Registration
 
 __all__ = [
     "DEFAULT_MAX_FOLLOW_UPS",
@@ -84,7 +87,7 @@ class Call:
         status: its `CallStatus`.
         tool: the `ClientTool` that answers it: the serving registration's, or the advertised
             one while none serves it (None until the run finishes, and for server-side calls).
-        registration: the registration serving it now (opaque to the machine), or None.
+        registration: the registration serving it now, or None.
         execution: how many times its handler was started; a handler's answer counts only
             if it belongs to the current execution.
         result: its answer once the status is terminal.
@@ -97,7 +100,7 @@ class Call:
         self.name = name
         self.status = CallStatus.STREAMING
         self.tool: ClientTool | None = None
-        self.registration: object | None = None
+        self.registration: Registration | None = None
         self.approved_for: ClientTool | None = None
         self.execution = 0
         self.result: ToolResult | None = None
@@ -523,7 +526,7 @@ class Conversation:
 
     # -- answering calls ------------------------------------------------------------------
 
-    def serve(self, call_id: str, tool: ClientTool, registration: object, *, input: bool = False) -> Call:
+    def serve(self, call_id: str, tool: ClientTool, registration: Registration, *, input: bool = False) -> Call:
         """A registration serves an unavailable call: it runs, awaits approval, or awaits input.
 
         Args:
@@ -560,7 +563,7 @@ class Conversation:
         self._executing(call)
         return call
 
-    def release(self, registration: object) -> list[Call]:
+    def release(self, registration: Registration) -> list[Call]:
         """A registration unmounted or was disposed: the calls it serves become unavailable.
 
         Returns:

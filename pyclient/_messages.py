@@ -228,7 +228,7 @@ class History:
         """Append a message model (a user message, a tool result) to the history."""
         role = message.role
         entry = _Entry(message.id, role, base=message)
-        if role == "assistant":
+        if isinstance(message, AssistantMessage):
             for tool_call in message.tool_calls or ():
                 call = _Call(tool_call.id, tool_call.function.name, entry, base=tool_call)
                 call.parts.append(tool_call.function.arguments)
@@ -236,7 +236,7 @@ class History:
                 self._calls[call.id] = call
         if entry.assembled and isinstance(message.content, str):
             entry.parts.append(message.content)
-        if role == "tool":
+        if isinstance(message, ToolMessage):
             self._answered.add(message.tool_call_id)
         self._add_entry(entry)
 

@@ -227,7 +227,8 @@ class ClientTool:
         except ToolError as exc:
             return ToolResult.failure(str(exc))
 
-        controller = AbortController()
+        # The handler's own signal (it also aborts on timeout), mirrored to JS like the caller's.
+        controller = signal.new_controller() if signal is not None else AbortController()
         context = ToolContext(signal=controller.signal, tool_call_id=tool_call_id, thread_id=thread_id)
         loop = asyncio.get_running_loop()
         task = loop.create_task(self._call(kwargs, context))

@@ -7,7 +7,9 @@ from pyscript import document
 
 import pyclient
 from pyclient import Agent, client_tool
-from pyclient.browser import Chat
+from pyclient.browser import Chat, log_to_console
+
+log_to_console()  # pyclient's warnings (a failing tool, a dropped stream) in devtools
 
 
 @client_tool

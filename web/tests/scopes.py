@@ -12,8 +12,12 @@ import js
 from pyodide.ffi import create_proxy, to_js
 from pyscript import document
 
-from pyclient import Agent, ToolContext, client_tool, use_client_tool
+import weakref
 
+from pyclient import Agent, ToolContext, client_tool, use_client_tool
+from pyclient.browser import Chat, log_to_console
+
+log_to_console()
 js.window.__log = to_js([])
 
 
@@ -175,8 +179,24 @@ def config_error(code):
     return "no error"
 
 
-async def cycles(count):
-    """Mount, execute and unmount a registration `count` times; return proxy/heap figures."""
+# How many panel threads and chats were created, and how many were freed (counted by
+# weakref.finalize, which leaves nothing behind once it has run).
+panel_counts = {"created": 0, "threads_freed": 0, "chats_freed": 0}
+
+
+def freed(what):
+    panel_counts[what] += 1
+
+
+async def panels(count):
+    """Create, use and remove `count` chat panels; return what stays alive.
+
+    Each panel is a section with its own thread, a `Chat` and a component-scoped tool inside
+    it; a message makes the model call that tool (a full round trip). Then the panel goes,
+    three ways in turn: `thread.close()`; the element removed with nothing else done (the
+    thread and its chat are freed once nobody references them); and the registration
+    disposed, then the element removed.
+    """
     import pyodide_js
 
     module = pyodide_js._module
@@ -185,20 +205,34 @@ async def cycles(count):
     probe = create_proxy(lambda: None)
     tracing_works = module.pyproxy_alloc_map.size == before + 1
     probe.destroy()
-    thread = threads["t1"]
-    parent = document.getElementById("t1")
+    host = document.getElementById("panels")
     results = []
     for n in range(count):
-        element = document.createElement("div")
-        parent.append(element)
-        handle = agent_a.use_client_tool(cycle_tool, element)
+        panel = document.createElement("section")
+        host.append(panel)
+        thread = agent_a.thread(panel)
+        chat = Chat(thread, panel)
+        tool_host = document.createElement("div")
+        panel.append(tool_host)
+        handle = agent_a.use_client_tool(cycle_tool, tool_host)
         await thread.send(f"cycle tool {n}")
         results.append(thread.messages[-2].content if thread.run_status == "idle" else thread.run_status)
-        element.remove()
-        handle.dispose()
-        # Start each cycle from an empty history, so what stays alive is what the cycle
-        # leaked, not the conversation (private: no public API forgets a conversation).
-        thread._history = type(thread._history)([], None)
+        shown = panel.querySelectorAll(".pyclient-message").length
+        if shown < 2:
+            results.append(f"panel {n} showed {shown} messages")
+        panel_counts["created"] += 1
+        weakref.finalize(thread, freed, "threads_freed")
+        weakref.finalize(chat, freed, "chats_freed")
+        if n % 3 == 0:
+            thread.close()
+            panel.remove()
+        elif n % 3 == 1:
+            panel.remove()
+        else:
+            handle.dispose()
+            panel.remove()
+        del thread, chat, handle
+    await asyncio.sleep(0)  # the MutationObserver reports the last removal
     gc.collect()
     return json.dumps({
         "live_proxies": module.pyproxy_alloc_map.size,
@@ -206,7 +240,12 @@ async def cycles(count):
         "python_objects": len(gc.get_objects()),
         "results": results[-1:],
         "errors": [r for r in results if not r.startswith("cycle")],
-        "messages": len(thread.messages),
+        "threads_alive": panel_counts["created"] - panel_counts["threads_freed"],
+        "chats_alive": panel_counts["created"] - panel_counts["chats_freed"],
+        "panels": panel_counts["created"],
+        "agent_threads": len(agent_a.threads),
+        "watched": len(agent_a.platform.dom.observer),
+        "marked": document.querySelectorAll("#panels [data-pyclient-thread]").length,
     })
 
 
@@ -218,7 +257,7 @@ def trace_proxies():
 
 api = {
     "send": send, "send_later": send_later, "park_on_tool_call": park_on_tool_call, "summary": summary, "cancel": cancel, "stop": stop,
-    "config_error": config_error, "cycles": cycles, "trace_proxies": trace_proxies,
+    "config_error": config_error, "panels": panels, "trace_proxies": trace_proxies,
 }
 # Kept for the page's life: these proxies are the test's handle on Python.
 js.window.t = to_js({name: create_proxy(fn) for name, fn in api.items()}, dict_converter=js.Object.fromEntries)
