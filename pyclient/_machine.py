@@ -39,7 +39,7 @@ from pydantic import TypeAdapter
 from pydantic_core import PydanticSerializationError
 
 from ._errors import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
-from ._events import AGUIEvent, UnknownEvent
+from ._events import AGUIEvent, UnknownEvent, event_type
 from ._messages import History, new_id
 from ._state import (
     RUN_STATUS,
@@ -368,7 +368,7 @@ class Conversation:
         """
         if self.run_state is not RunState.STREAMING:
             raise LocalProtocolError(
-                f"Cannot receive {_field(event, 'type')} in run state {self.run_state}: no request "
+                f"Cannot receive {event_type(event)} in run state {self.run_state}: no request "
                 "is in flight. Events are fed between `start_run()` and `end_stream()` only."
             )
         self._events += 1

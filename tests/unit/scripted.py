@@ -100,10 +100,31 @@ def make_agent(server: Server, tools=(), **options) -> Agent:
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Wait until `predicate()` is true (polling the event loop), or fail after `timeout` s."""
+    """Wait until `predicate()` is true, checking it after every turn of the event loop.
+
+    It yields with `asyncio.sleep(0)`: the other tasks advance one step per check, so it returns
+    as soon as the condition holds, however fast or slow the machine is. `timeout` is only a
+    guard that turns a condition that is never reached into a failure instead of a hang.
+    """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.002)
+            raise AssertionError(f"condition not reached within {timeout} s")
+        await asyncio.sleep(0)
+
+
+SETTLE_TURNS = 20
+
+
+async def settle(turns: int = SETTLE_TURNS) -> None:
+    """Let every ready task run `turns` more steps, without waiting for any clock.
+
+    For tests that prove something does NOT happen: first wait for the exact state (a
+    listener, `until`), then `settle()`, then assert. That is enough because the thread's
+    driver has no timers: everything it does (send a follow-up, start a handler) is triggered
+    by an input and follows it within a few turns of the loop (a follow-up reaches the
+    `MockTransport` handler in about three), so 20 turns leave it ample room to misbehave.
+    """
+    for _ in range(turns):
+        await asyncio.sleep(0)

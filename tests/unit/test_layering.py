@@ -1,5 +1,5 @@
-"""The core stays browser-neutral: only pyclient/browser/ imports js/pyodide/pyscript, and the
-core imports httpx only lazily (it is not in the page)."""
+"""The package's shape, written as tests: the core stays browser-neutral, imports go one way
+(no circles), and no module reaches into another module's private names."""
 
 from __future__ import annotations
 
@@ -14,11 +14,21 @@ import pyclient
 
 PACKAGE = Path(pyclient.__file__).parent
 CORE_MODULES = sorted(path.stem for path in PACKAGE.glob("*.py"))
-BROWSER_ONLY = {"js", "pyodide", "pyscript"}
+ALL_MODULES = sorted(
+    ".".join(("pyclient", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__")
+    for path in PACKAGE.rglob("*.py")
+)
+BROWSER_ONLY = {"js", "pyodide", "pyscript", "pyodide_js"}
+
+
+def source(module: str) -> Path:
+    parts = module.split(".")[1:]
+    path = PACKAGE.joinpath(*parts)
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
 
 
 def imported_modules(tree: ast.AST, *, top_level_only: bool) -> set[str]:
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))  # type: ignore[attr-defined]
     names: set[str] = set()
     for node in nodes:
         if isinstance(node, ast.Import):
@@ -28,8 +38,38 @@ def imported_modules(tree: ast.AST, *, top_level_only: bool) -> set[str]:
     return names
 
 
+def runtime_imports(module: str) -> set[str]:
+    """The pyclient modules `module` imports when it runs (function-level imports included,
+    `if TYPE_CHECKING:` blocks left out: they never run)."""
+    tree = ast.parse(source(module).read_text())
+    package = module if source(module).name == "__init__.py" else module.rpartition(".")[0]
+    edges: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".")
+            base = base[: len(base) - (node.level - 1)]
+            target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            names = [f"{target}.{alias.name}" for alias in node.names]
+            found = [name for name in names if name in ALL_MODULES]
+            edges.update(found or ([target] if target in ALL_MODULES else []))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            targets = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            edges.update(t for t in targets if t in ALL_MODULES)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    edges.discard(module)
+    return edges
+
+
 def test_the_core_is_every_module_but_the_bridge():
-    assert {"__init__", "_tools", "_thread", "_run", "_scopes", "_sse"} <= set(CORE_MODULES)
+    assert {"__init__", "_tools", "_thread", "_machine", "_state", "_scopes", "_sse", "_platform"} <= set(CORE_MODULES)
     assert (PACKAGE / "browser" / "__init__.py").exists()
 
 
@@ -40,7 +80,76 @@ def test_no_browser_imports(module):
     assert "httpx" not in imported_modules(tree, top_level_only=True)
 
 
-def test_importing_pyclient_does_not_import_httpx_or_jsonpatch():
-    code = "import sys, pyclient; print(sorted(m for m in ('httpx', 'jsonpatch') if m in sys.modules))"
+def test_only_the_environment_module_reaches_the_browser_package():
+    reach = {module for module in ALL_MODULES if not module.startswith("pyclient.browser")
+             and any(target.startswith("pyclient.browser") for target in runtime_imports(module))}
+    assert reach == {"pyclient._environment"}
+
+
+def test_the_machine_and_the_tables_do_no_io():
+    for module in ("_machine", "_state", "_messages", "_sse", "_events"):
+        names = imported_modules(ast.parse((PACKAGE / f"{module}.py").read_text()), top_level_only=False)
+        assert not names & {"asyncio", "time", "socket", "httpx", "threading"}, module
+
+
+def test_no_import_circles():
+    graph = {module: runtime_imports(module) for module in ALL_MODULES}
+    assert graph["pyclient._thread"] >= {"pyclient._machine", "pyclient._scopes"}  # the walk sees edges
+    cycles: list[list[str]] = []
+    state: dict[str, str] = {}
+
+    def walk(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for target in sorted(graph[module]):
+            if state.get(target) == "open":
+                cycles.append([*path[path.index(target):], target])
+            elif target not in state:
+                walk(target, [*path, target])
+        state[module] = "done"
+
+    for module in ALL_MODULES:
+        if module not in state:
+            walk(module, [module])
+    assert cycles == []
+
+
+def _defined_private_names(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)  # __slots__ entries
+    return {name for name in names if name.startswith("_") and not name.startswith("__")}
+
+
+@pytest.mark.parametrize("module", ALL_MODULES)
+def test_no_module_touches_another_modules_private_names(module):
+    """`obj._name` is only used where `_name` belongs to the same module (its own objects)."""
+    tree = ast.parse(source(module).read_text())
+    own = _defined_private_names(tree)
+    foreign = sorted(
+        f"{ast.unparse(node)} (line {node.lineno})"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+        and node.attr not in own
+    )
+    assert foreign == []
+
+
+def test_importing_pyclient_does_not_import_httpx_jsonpatch_or_the_browser():
+    code = ("import sys, pyclient; print(sorted(m for m in ('httpx', 'jsonpatch', 'pyclient.browser') "
+            "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_library_leaves_logging_alone():
+    code = ("import logging, pyclient; log = logging.getLogger('pyclient'); "
+            "print(log.propagate, log.level, [type(h).__name__ for h in log.handlers], logging.getLogger().handlers)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True 0 ['NullHandler'] []"

@@ -26,8 +26,10 @@ from tests.unit.scripted import (
     calls_then_text,
     finished,
     make_agent,
+    settle,
     sse,
     started,
+    until,
 )
 
 # This file streams tool-call arguments in two deltas and text one character a delta, so the run
@@ -385,25 +387,57 @@ def test_state_events_reach_listeners_and_the_next_request():
 # -- stop, concurrency misuse, cancellation -----------------------------------------------
 
 
-def slow_script(body, n):
-    async def stream():
-        yield sse(started(body), {"type": "TEXT_MESSAGE_START", "messageId": f"m{n}", "role": "assistant"})
-        for i in range(50):
-            await asyncio.sleep(0.02)
-            yield sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": f"m{n}", "delta": f"{i} "})
-        yield sse({"type": "TEXT_MESSAGE_END", "messageId": f"m{n}"}, finished(body))
+class PacedServer(Server):
+    """Answers with a text message of 50 deltas, "0 " to "49 ". The first response sends a delta
+    only when the test calls `allow()` (it stalls after TEXT_MESSAGE_START until then); later
+    responses send them all at once. `closed` lists the responses whose stream was closed."""
 
-    return stream()
+    def __init__(self) -> None:
+        super().__init__(self.respond)
+        self.permits: asyncio.Semaphore | None = None
+        self.closed: list[int] = []
+
+    def allow(self, deltas: int) -> None:
+        assert self.permits is not None, "the first request has not arrived yet"
+        for _ in range(deltas):
+            self.permits.release()
+
+    def respond(self, body, n):
+        if n == 0:
+            self.permits = asyncio.Semaphore(0)
+
+        async def stream():
+            try:
+                yield sse(started(body), {"type": "TEXT_MESSAGE_START", "messageId": f"m{n}", "role": "assistant"})
+                for i in range(50):
+                    if n == 0:
+                        await self.permits.acquire()
+                    yield sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": f"m{n}", "delta": f"{i} "})
+                yield sse({"type": "TEXT_MESSAGE_END", "messageId": f"m{n}"}, finished(body))
+            finally:
+                self.closed.append(n)
+
+        return stream()
+
+
+def recorded_events(thread, event_type: str) -> list:
+    """The AG-UI events of `event_type` the thread applies, recorded by a listener as they arrive."""
+    seen: list = []
+    thread.subscribe(lambda e: e.kind == "event" and e.payload.type == event_type and seen.append(e.payload))
+    return seen
 
 
 def test_stop_mid_stream_then_send_again():
     async def main():
-        server = Server(slow_script)
+        server = PacedServer()
         thread = make_thread(server)
         statuses = []
         thread.subscribe(lambda e: e.kind == "status" and statuses.append(e.payload))
+        deltas = recorded_events(thread, "TEXT_MESSAGE_CONTENT")
         task = asyncio.create_task(thread.send("tell me slowly"))
-        await asyncio.sleep(0.15)
+        await until(lambda: server.permits is not None)
+        server.allow(3)
+        await until(lambda: len(deltas) == 3)   # mid-stream: 3 of the 50 deltas applied
         assert thread.run_status == "running"
         with pytest.raises(LocalProtocolError, match="in flight"):
             await thread.send("again")
@@ -411,9 +445,12 @@ def test_stop_mid_stream_then_send_again():
         assert thread.run_status == "idle"
         await task
         partial = thread.messages[-1].content
-        await asyncio.sleep(0.1)
-        assert thread.messages[-1].content == partial  # nothing applied after stop()
-        assert 0 < len(partial.split()) < 50
+        assert partial == "0 1 2 " and server.closed == [0]   # the request was abandoned
+        # Let the server send the other 47 deltas: none may reach the thread. A live stream
+        # applies a permitted delta within a few loop turns (no timer involved).
+        server.allow(47)
+        await settle()
+        assert thread.messages[-1].content == partial and len(deltas) == 3  # nothing applied after stop()
         await thread.send("again")
         return server, thread, statuses
 
@@ -444,10 +481,12 @@ def test_stop_while_awaiting_approval_cancels_without_follow_up():
     async def main():
         server = Server(tool_then_text([("c1", "delete_all", {"scope": "x"})]))
         thread = make_thread(server, tools=(delete_all,))
+        awaiting = asyncio.Event()
+        thread.subscribe(lambda e: e.kind == "action" and e.payload.status == "awaiting_approval" and awaiting.set())
         task = asyncio.create_task(thread.send("delete"))
-        while not thread.pending_actions:
-            await asyncio.sleep(0.01)
-        action = thread.pending_actions[0]
+        await awaiting.wait()
+        [action] = thread.pending_actions
+        assert action.status == "awaiting_approval"
         thread.stop()
         await task
         return server, thread, action
@@ -465,37 +504,46 @@ def test_stop_aborts_a_running_handler():
     async def long_job(ctx: ToolContext) -> str:
         """Runs until aborted."""
         seen["signal"] = ctx.signal
+        seen["started"].set()
         try:
-            await asyncio.sleep(30)
+            await asyncio.Event().wait()   # nothing sets it: only an abort ends the handler
         finally:
-            seen["cleaned"] = True
+            seen["cleaned"].set()
         return "never"
 
     async def main():
+        seen["started"], seen["cleaned"] = asyncio.Event(), asyncio.Event()
         server = Server(tool_then_text([("c1", "long_job", {})]))
         thread = make_thread(server, tools=(long_job,))
         task = asyncio.create_task(thread.send("go"))
-        while "signal" not in seen:
-            await asyncio.sleep(0.01)
+        await seen["started"].wait()
+        assert not seen["signal"].aborted
         thread.stop()
         await task
-        await asyncio.sleep(0.01)
+        await seen["cleaned"].wait()   # the handler's `finally` ran (arun's timeout guards a hang)
         return server, thread
 
     server, thread = arun(main())
-    assert seen["signal"].aborted and seen["cleaned"]
+    assert seen["signal"].aborted and seen["signal"].reason == "stopped by the user"
     assert len(server.bodies) == 1 and thread.run_status == "idle"
+    assert "never" not in [m.content for m in thread.messages]
 
 
 def test_cancelling_the_awaiting_task_stops_the_run():
     async def main():
-        thread = make_thread(Server(slow_script))
-        with pytest.raises(asyncio.TimeoutError):
-            await asyncio.wait_for(thread.send("slowly"), 0.1)
-        return thread
+        server = PacedServer()   # no `allow()`: the stream stalls after TEXT_MESSAGE_START
+        thread = make_thread(server)
+        begun = recorded_events(thread, "TEXT_MESSAGE_START")
+        task = asyncio.create_task(thread.send("slowly"))
+        await until(lambda: bool(begun))
+        assert thread.run_status == "running"
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return server, thread
 
-    thread = arun(main())
-    assert thread.run_status == "idle"
+    server, thread = arun(main())
+    assert thread.run_status == "idle" and server.closed == [0]
 
 
 def test_thread_starts_from_a_saved_history():

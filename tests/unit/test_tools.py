@@ -309,29 +309,37 @@ def test_raising_handlers_end_in_an_error_result() -> None:
 
 
 def test_timeout_cancels_async_handler() -> None:
+    # The catalog's tool (shared with the browser page) times out after 0.05 s.
     assert run(catalog.slow_tool.execute({})) == ToolResult.failure("Tool 'slow_tool' timed out after 0.05 s")
 
     events: list[Any] = []
 
-    @client_tool(timeout_s=0.02)
+    # The timeout is the feature under test, so it stays a clock; the handler never finishes
+    # by itself, so only the timeout can end it, whatever the speed of the machine. The
+    # handler task is scheduled before the timeout's timer exists, so it always starts first.
+    @client_tool(timeout_s=0.001)
     async def hangs(ctx: ToolContext) -> str:
+        events.append("started")
         try:
-            await asyncio.sleep(5)
+            await asyncio.Event().wait()   # nothing sets it
         finally:
             events.append((ctx.signal.aborted, ctx.signal.reason))
         return "never"
 
     result = run(hangs.execute({}))
-    assert result.error == "Tool 'hangs' timed out after 0.02 s"
-    assert events == [(True, "timeout")]
+    assert result.error == "Tool 'hangs' timed out after 0.001 s"
+    assert events == ["started", (True, "timeout")]
 
 
 def test_timeout_cannot_interrupt_a_plain_def() -> None:
     import time
 
-    @client_tool(timeout_s=0.01)
+    # A plain def blocks the loop (the behaviour under test): it blocks for longer than the
+    # timeout (time.sleep sleeps at least that long), so the timeout is due before it returns;
+    # its result must still be used. Nothing here depends on how long it actually took.
+    @client_tool(timeout_s=0.001)
     def busy() -> str:
-        time.sleep(0.05)
+        time.sleep(0.005)
         return "finished"
 
     assert run(busy.execute({})) == ToolResult(content="finished")
@@ -339,20 +347,25 @@ def test_timeout_cannot_interrupt_a_plain_def() -> None:
 
 def test_external_abort_cancels_handler_and_raises_run_aborted() -> None:
     events: list[Any] = []
+    started = asyncio.Event()
 
     @client_tool
     async def waits(ctx: ToolContext) -> str:
+        started.set()
         try:
-            await asyncio.sleep(5)
+            await asyncio.Event().wait()   # nothing sets it: only an abort ends the handler
         finally:
             events.append((ctx.signal.aborted, ctx.signal.reason))
         return "never"
 
     async def main() -> None:
         controller = AbortController()
-        asyncio.get_running_loop().call_later(0.01, controller.abort, "unmounted")
+        execution = asyncio.ensure_future(waits.execute({}, signal=controller.signal))
+        await started.wait()
+        assert events == [] and not execution.done()
+        controller.abort("unmounted")
         with pytest.raises(RunAborted) as info:
-            await waits.execute({}, signal=controller.signal)
+            await execution
         assert info.value.reason == "unmounted"
 
     run(main())
@@ -376,16 +389,20 @@ def test_already_aborted_signal_runs_nothing() -> None:
 def test_cancelling_the_caller_cancels_the_handler() -> None:
     events: list[Any] = []
 
+    started = asyncio.Event()
+
     @client_tool
     async def waits(ctx: ToolContext) -> None:
+        started.set()
         try:
-            await asyncio.sleep(5)
+            await asyncio.Event().wait()   # nothing sets it: only the cancellation ends the handler
         finally:
             events.append(ctx.signal.reason)
 
     async def main() -> None:
         task = asyncio.ensure_future(waits.execute({}))
-        await asyncio.sleep(0.01)
+        await started.wait()
+        assert events == []
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -1,0 +1,57 @@
+"""Every browser block of a pyclient docstring runs in Chromium (the CPython ones: tests/unit).
+
+The blocks are those `tests.unit.test_docstring_examples.collect_blocks()` marks as browser
+blocks (pyclient/browser/, or importing `pyscript`, `js` or `pyodide`). One page,
+web/tests/examples.html, is loaded once for the module; each block is one test that hands
+the block's text to `window.t.run` (web/tests/examples.py), which creates the elements the
+examples select (`#chat`, `#panel`), execs the block with top-level await allowed and
+returns its error and what it printed. Printed output is checked against the block's
+comments by the unit test's rule (`check_prints`). Examples use the dev server's `/agent`.
+
+Each test also fails, like every Chromium test, when the page requested anything outside
+127.0.0.1 or had an uncaught error while its block ran (`PageGuard` of conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.e2e.conftest import PageGuard, wait_ready
+from tests.unit.test_docstring_examples import BLOCKS, check_prints
+
+BROWSER_BLOCKS = [block for block in BLOCKS if block.browser]
+
+
+@pytest.fixture(scope="module")
+def examples_page(browser, browser_context_args):
+    """The examples page, loaded once, and its guard (checked and emptied by each test)."""
+    guard = PageGuard()
+    context = browser.new_context(**browser_context_args)
+    context.route("**/*", guard.route)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: guard.errors.append(str(exc)))
+    page.on("console", lambda msg: msg.type == "error" and guard.console_errors.append(msg.text))
+    page.goto("/tests/examples.html")
+    wait_ready(page)
+    guard.check(page)
+    yield page, guard
+    context.close()
+
+
+@pytest.mark.parametrize("block", BROWSER_BLOCKS, ids=lambda block: block.id)
+def test_example_runs_in_the_page(block, examples_page):
+    page, guard = examples_page
+    try:
+        result = json.loads(page.evaluate("([source, file]) => window.t.run(source, file)",
+                                          [block.source, str(block.path)]))
+        assert result["error"] is None, result["error"]
+        problems = check_prints(block.source, [tuple(record) for record in result["prints"]])
+        assert not problems, "\n".join(problems)
+        guard.check(page)
+    finally:  # the next block starts with a clean record
+        guard.outside.clear()
+        guard.errors.clear()
+        guard.console_errors.clear()
+        page.evaluate("document.querySelectorAll('.py-error').forEach(box => box.remove())")
