@@ -238,8 +238,9 @@ class ElementRegistration:
                 live.set_mounted(connected)
 
         # The watch holds the registration weakly: it lives as long as its scope (a thread's
-        # goes with the thread), and the watch goes when it does.
+        # goes with the thread), and the watch goes when it is freed or disposed.
         self._unwatch = weakref.finalize(registration, dom.watch(element, connection))
+        registration.on_dispose(self._unwatch)
 
     @property
     def mounted(self) -> bool:

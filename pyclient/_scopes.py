@@ -85,7 +85,8 @@ class Registration:
         level: `"binding"`, `"agent"` or `"thread"` (see the table in `pyclient._scopes`).
     """
 
-    __slots__ = ("__weakref__", "_applies_to", "_disposed", "_mounted", "_number", "_scope", "level", "tool")
+    __slots__ = ("__weakref__", "_applies_to", "_disposed", "_mounted", "_number", "_on_dispose", "_scope", "level",
+                 "tool")
 
     def __init__(
         self,
@@ -102,6 +103,7 @@ class Registration:
         self._applies_to = applies_to
         self._mounted = mounted
         self._disposed = False
+        self._on_dispose: list[Callable[[], None]] = []
         self._number = next(_sequence)
 
     def __repr__(self) -> str:
@@ -156,7 +158,21 @@ class Registration:
         if self in self._scope.registrations:
             self._scope.registrations.remove(self)
         logger.debug("pyclient: %r", self)
+        callbacks, self._on_dispose = self._on_dispose, []
+        for callback in callbacks:
+            callback()
         self._scope.changed(self, "disposed")
+
+    def on_dispose(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` once when the registration is disposed (at once if it already is).
+
+        The platform releases what it keeps for the registration (its element's watch) here,
+        whoever disposes it: the handle, `thread.close()`, or code holding the registration.
+        """
+        if self._disposed:
+            callback()
+        else:
+            self._on_dispose.append(callback)
 
     def applies(self, thread: Thread) -> bool:
         """True if the registration is meant for `thread` (mounted or not).

@@ -242,9 +242,10 @@ class ClientTool:
         try:
             await asyncio.wait({task, external}, timeout=self.timeout_s, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
-            # Whoever awaits execute() was cancelled: the handler must not outlive it.
+            # Whoever awaits execute() was cancelled: the handler must not outlive it. Its
+            # signal says why the caller gave up when the caller said so first.
+            controller.abort(external.result() if external.done() else "cancelled")
             external.cancel()
-            controller.abort("cancelled")
             await _cancel_and_wait(task)
             raise
         finally:

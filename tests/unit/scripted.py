@@ -123,8 +123,9 @@ async def settle(turns: int = SETTLE_TURNS) -> None:
     For tests that prove something does NOT happen: first wait for the exact state (a
     listener, `until`), then `settle()`, then assert. That is enough because the thread's
     driver has no timers: everything it does (send a follow-up, start a handler) is triggered
-    by an input and follows it within a few turns of the loop (a follow-up reaches the
-    `MockTransport` handler in about three), so 20 turns leave it ample room to misbehave.
+    by an input and follows it within a few turns of the loop (measured: a follow-up reaches
+    the `MockTransport` handler 2 turns after the last answer, a handler starts 3 turns after
+    its registration mounts), so 20 turns leave it ample room to misbehave.
     """
     for _ in range(turns):
         await asyncio.sleep(0)

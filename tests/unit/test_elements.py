@@ -18,7 +18,7 @@ import pytest
 import pyclient
 from pyclient import ConfigurationError, LocalProtocolError, ToolContext, client_tool
 from pyclient._elements import THREAD_ATTRIBUTE, DomPlatform, ElementRegistration
-from tests.unit.fakedom import FakeDom, FakeElement
+from tests.unit.fakedom import FakeDom
 from tests.unit.scripted import Server, arun, calls_then_text, make_agent, text_only
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -67,6 +67,7 @@ class Held:
     def __init__(self) -> None:
         self.contexts: list[ToolContext] = []
         self.finished: list[str] = []
+        self.reasons: list[object] = []          # ctx.signal.reason as each execution unwinds
         self.started = [asyncio.Event(), asyncio.Event()]
         self.unwound = asyncio.Event()
         self.release = asyncio.Event()
@@ -82,6 +83,7 @@ class Held:
                 return f"saved {key} (execution {n})"
             finally:
                 self.finished.append(f"finally {n}")
+                self.reasons.append(ctx.signal.reason)
                 if n == 0:
                     self.unwound.set()
 
@@ -392,7 +394,7 @@ def test_removing_a_running_calls_element_aborts_it_and_reinsertion_runs_it_once
         assert action.status == "unavailable" and action.registration is None
         await held.unwound.wait()
         assert first.signal.aborted and first.signal.reason == "unmounted"
-        assert held.finished == ["finally 0"]
+        assert held.finished == ["finally 0"] and held.reasons == ["unmounted"]
         held.release.set()                                   # a late wake-up changes nothing
         await settle()
         assert not task.done() and thread.run_status == "running"
@@ -426,19 +428,23 @@ def test_close_aborts_the_running_handler_unmarks_and_refuses_to_send(dom, platf
     async def main():
         task = asyncio.create_task(thread.send("save"))
         await held.started[0].wait()
+        [action] = thread.pending_actions
         thread.close()
         assert thread.run_status == "closed"
-        await held.unwound.wait()
-        await task                                           # the send returns
+        assert action.signal.aborted and action.signal.reason == "closed"
+        await held.unwound.wait()                            # the handler was stopped...
+        held.release.set()
+        await task                                           # ...and the send returns
         with pytest.raises(LocalProtocolError, match="closed"):
             await thread.send("again")
         with pytest.raises(LocalProtocolError, match="closed"):
             await thread.run()
+        return action
 
-    arun(main())
-    assert held.contexts[0].signal.aborted and held.contexts[0].signal.reason == "closed"
-    assert held.finished == ["finally 0"]
-    assert ("status", "closed") in events and events[-1] == ("closed", None)
+    action = arun(main())
+    assert held.contexts[0].signal.aborted and held.finished == ["finally 0"]
+    assert action.status == "cancelled" and "closed" in action.result.content
+    assert ("status", "closed") in events and ("closed", None) in events
     assert THREAD_ATTRIBUTE not in panel.attributes and thread.element is None
     assert handle.registration.disposed and not handle.mounted
     assert thread.scope.registrations == [] and names(thread) == []
@@ -449,20 +455,50 @@ def test_close_aborts_the_running_handler_unmarks_and_refuses_to_send(dom, platf
     assert [kind for kind, _ in events].count("closed") == 1
 
 
-def test_close_releases_every_watch_and_the_element_stops_reporting(dom, platform):
+def test_close_the_running_handlers_own_signal_says_closed(dom, platform):
+    held = Held()
+    panel = dom.body.append_child("section", id="chat")
+    agent = agent_on(platform, one_call())
+    thread = agent.thread("#chat")
+    agent.use_client_tool(held.tool, panel.append_child("div"))
+
+    async def main():
+        task = asyncio.create_task(thread.send("save"))
+        await held.started[0].wait()
+        thread.close()
+        await held.unwound.wait()
+        await task
+
+    arun(main())
+    # What the handler sees while it unwinds, and after: the reason of action.signal, as for
+    # stop() ("stopped by the user"), unmount ("unmounted") and the other aborts.
+    assert held.reasons == ["closed"]
+    assert held.contexts[0].signal.reason == "closed"
+
+
+def test_close_releases_the_watches_and_the_element_stops_reporting(dom, platform):
+    panel = dom.body.append_child("section", id="chat")
+    agent = agent_on(platform)
+    baseline = dom.watch_count
+    thread = agent.thread("#chat")
+    agent.use_client_tool(make_tool("local"), panel.append_child("div"))   # handle not kept
+    assert dom.watch_count == baseline + 2                   # the thread's and the registration's
+    seen = mounted_events(thread)
+    thread.close()
+    assert dom.watch_count == baseline and agent.threads == []
+    panel.remove()
+    dom.flush()
+    assert seen == []                                        # nobody watches the element any more
+
+
+def test_close_releases_the_watch_of_a_registration_whose_handle_is_still_held(dom, platform):
     panel = dom.body.append_child("section", id="chat")
     agent = agent_on(platform)
     baseline = dom.watch_count
     thread = agent.thread("#chat")
     handle = agent.use_client_tool(make_tool("local"), panel.append_child("div"))
-    assert dom.watch_count == baseline + 2                   # the thread's and the registration's
-    seen = mounted_events(thread)
     thread.close()
     assert handle.registration.disposed
-    panel.remove()
-    dom.flush()
-    assert seen == [] and agent.threads == []
-    # Held by the test or not, a closed thread's registration watches nothing any more.
     assert dom.watch_count == baseline
 
 

@@ -374,7 +374,9 @@ def test_200_cycles_leave_no_registrations_behind():
     @client_tool
     async def work(n: int, ctx: ToolContext) -> str:
         """Works until done or aborted."""
-        await asyncio.sleep(0 if n % 2 else 30)   # odd calls finish, even ones get unmounted
+        if n % 2 == 0:   # odd calls finish; even ones wait until unmounted, then submitted
+            await asyncio.Event().wait()   # nothing sets it: only an abort ends this execution
+        await asyncio.sleep(0)
         return f"done {n}"
 
     def script(body, n):

@@ -31,8 +31,9 @@ from pyclient import (
 catalog = importlib.import_module("web.tests.tool_catalog")
 
 
-def run(coro: Any) -> Any:
-    return asyncio.run(coro)
+def run(coro: Any, timeout: float = 20) -> Any:
+    """Run `coro`; `timeout` only turns a hang (a handler nobody ends) into a failure."""
+    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 # -- the decorator's three forms and its defaults ----------------------------------------------

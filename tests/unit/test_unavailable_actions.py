@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from pyclient import ToolContext, client_tool
-from tests.unit.scripted import Server, arun, calls_then_text, make_agent, until
+from tests.unit.scripted import Server, arun, calls_then_text, make_agent, settle, until
 
 
 class Probe:
@@ -88,7 +88,9 @@ def test_unavailable_call_runs_when_its_registration_mounts_and_the_follow_up_ca
         thread, reg, task, [action] = await start_unavailable(server, make_probe(probe, hold=lambda n: False))
         seen = statuses(thread)
         assert action.status == "unavailable" and action.registration is None
-        await asyncio.sleep(0.05)
+        # The driver has no timers: while nothing answers or serves the call it must just wait.
+        # `settle()` gives it ample loop turns to (wrongly) send a follow-up or run the handler.
+        await settle()
         assert not task.done() and thread.run_status == "running" and len(server.bodies) == 1
         assert probe.started == []
         reg.set_mounted(True)
@@ -189,10 +191,14 @@ def test_follow_up_waits_for_every_call_of_the_turn():
 
     async def main():
         tool = make_probe(Probe(), hold=lambda n: False)
-        thread, reg, task, [first, _second] = await start_unavailable(server, tool, calls=2)
+        thread, reg, task, [first, second] = await start_unavailable(server, tool, calls=2)
         first.cancel()
-        await asyncio.sleep(0.05)
+        assert first.status == "cancelled" and second.status == "unavailable"
+        # The cancel woke the driver; with no timers, whatever it does about it (a follow-up
+        # would be wrong: c2 is unanswered) happens within the turns `settle()` gives it.
+        await settle()
         assert len(server.bodies) == 1 and [a.id for a in thread.pending_actions] == ["c2"]
+        assert not task.done() and second.status == "unavailable"
         reg.set_mounted(True)
         await task
 
@@ -240,8 +246,11 @@ def test_unmount_mid_execution_aborts_and_the_call_runs_again_on_remount():
         ctx = probe.started[0]
         assert ctx.signal.aborted and ctx.signal.reason == "unmounted"
         probe.release.set()          # a late wake-up must not produce a result
-        await asyncio.sleep(0.05)
-        assert not action.done and len(server.bodies) == 1 and thread.messages[-1].role == "assistant"
+        # No timers in the driver: a stray result or follow-up would show within these turns.
+        await settle()
+        assert not action.done and action.status == "unavailable"
+        assert len(server.bodies) == 1 and thread.messages[-1].role == "assistant"
+        assert probe.finished == ["finally"] and len(probe.started) == 1
         reg.set_mounted(True)
         await task
         return thread, seen
@@ -356,7 +365,9 @@ def test_timeout_aborts_the_handler_signal_with_timeout():
 
     async def main():
         thread = make_agent(server).thread()
-        thread.register_tool(make_probe(probe, timeout_s=0.05))
+        # The timeout is the feature under test: as short as possible. The handler waits for
+        # `probe.release`, which nothing sets, so only the timeout can end it.
+        thread.register_tool(make_probe(probe, timeout_s=0.001))
         await thread.send("save")
 
     arun(main())
