@@ -37,7 +37,8 @@ from ._events import UnknownEvent
 from ._platform import Platform
 from ._scopes import Registration
 from ._state import CallStatusName, RunStatus
-from ._thread import Thread, ThreadEvent
+from ._listeners import ThreadEvent
+from ._thread import Thread
 from ._tools import ClientTool, ToolResult, client_tool
 from ._transport import HttpxTransport, MockTransport, Request, Transport
 

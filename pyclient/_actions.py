@@ -27,11 +27,28 @@ action waits for a registration again, with a fresh signal). A timeout aborts th
 an unmount never runs twice at once: the new execution waits for the aborted one to unwind.
 
 ```python
-# In a page, a UI button answers a call of a tool that waits for input:
-action = thread.pending_actions[0]
-print(action.name, action.arguments, action.status)
-action.submit({"color": "blue"})     # or action.fail("no colour chosen"), action.cancel()
-print(action.status)                 # "completed"
+import asyncio
+from pyclient import Agent, client_tool
+
+@client_tool(requires_approval=True)
+def change_background(background: str) -> str:
+    \"\"\"Change the page background.\"\"\"
+    return f"background is now {background}"
+
+def on_event(event):
+    if event.kind == "action" and event.payload.status == "awaiting_approval":
+        # In a page, a UI button answers a call that waits for the user:
+        action = event.payload               # also in thread.pending_actions
+        print(action.name, action.arguments, action.status)
+        action.submit({"color": "blue"})     # or action.fail("no colour chosen"), action.cancel()
+        print(action.status)                 # "completed"
+
+async def main():
+    thread = Agent("main", "http://127.0.0.1:8000/agent", client_tools=[change_background]).thread()
+    thread.subscribe(on_event)
+    await thread.send("make it blue")        # returns once the call is answered and followed up
+
+asyncio.run(main())
 ```
 """
 

@@ -23,7 +23,7 @@ async def main():
     call = Call("c1", "double")
     call.tool, call.execution = double, 1
     executions.start(call, '{"x": 21}')
-    await asyncio.sleep(0)
+    await asyncio.sleep(0.1)           # the handler's task runs
     print(results)                     # ['42']
 
 asyncio.run(main())

@@ -13,19 +13,8 @@ dropped connections and `RUN_ERROR` do not raise: `send()` returns with
 `await thread.run()` retries. `thread.stop()` aborts the request and the running handlers;
 `thread.close()` stops for good and releases the thread's registrations and element.
 
-Listeners (`thread.subscribe(callback)`) receive a `ThreadEvent(kind, payload)`:
-
-| kind | payload | when |
-| --- | --- | --- |
-| `"event"` | the AG-UI event (`ag_ui.core` model or `UnknownEvent`) | every decoded event, after it is applied |
-| `"messages"` | None | the history changed (new message, text delta, tool result) |
-| `"state"` | the new shared state | `STATE_SNAPSHOT` / `STATE_DELTA` applied, or `thread.state` set |
-| `"status"` | `"idle"`, `"running"`, `"error"` or `"closed"` | `run_status` changed |
-| `"action"` | the `Action` | a call of a finished run appeared, changed status or was answered |
-| `"tools"` | None | the available tools may have changed (a registration was added, mounted, unmounted or disposed) |
-| `"error"` | the exception | `thread.error` was set |
-| `"mounted"` | True or False | in the page: the thread's element was connected or disconnected |
-| `"closed"` | None | `thread.close()` |
+Listeners (`thread.subscribe(callback)`) receive a `ThreadEvent(kind, payload)` for every
+event and change; the kinds are in `pyclient._listeners`.
 
 ```python
 import asyncio
@@ -51,17 +40,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from contextlib import aclosing
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import Context, Message
 
 from ._abort import AbortController
 from ._actions import Action
 from ._errors import ConfigurationError, LocalProtocolError, RemoteProtocolError, RunAborted, TransportError
-from ._events import decode_event
 from ._executions import Executions
+from ._listeners import EventKind, Listeners, ThreadEvent
 from ._machine import (
     DEFAULT_MAX_FOLLOW_UPS,
     Call,
@@ -72,35 +61,17 @@ from ._machine import (
 )
 from ._messages import new_id
 from ._scopes import Registration, ThreadScope
-from ._sse import SSEDecoder
 from ._state import RunStatus
+from ._stream import read_events
 from ._tools import ClientTool, ToolResult
 from ._transport import Request
 
 if TYPE_CHECKING:
     from ._agent import Agent
 
-__all__ = ["Thread", "ThreadEvent"]
+__all__ = ["Thread"]
 
 logger = logging.getLogger("pyclient")
-
-EventKind = Literal["event", "messages", "state", "status", "action", "tools", "error", "mounted", "closed"]
-
-
-@dataclass(frozen=True)
-class ThreadEvent:
-    """What a `thread.subscribe()` callback receives; see the table in this module's docstring.
-
-    Attributes:
-        kind: which change.
-        payload: depends on `kind`: an AG-UI event (`AGUIEvent`), the state (JSON), a
-            `RunStatus`, an `Action`, an exception, a bool or None; narrow it with
-            `isinstance` or by `kind`.
-    """
-
-    kind: EventKind
-    payload: object = None
-
 
 class _Turn:
     """One `send()`/`run()`: aborted by `stop()`; woken when a call changes while it waits."""
@@ -163,7 +134,7 @@ class Thread:
         self._platform = agent.platform
         self._executions = Executions(self._platform, self._machine.thread_id, self._handler_returned)
         self._actions: dict[str, Action] = {}
-        self._listeners: list[Callable[[ThreadEvent], Any]] = []
+        self._listeners = Listeners()
         self._turn: _Turn | None = None
         self._publishing = False
         self.scope = ThreadScope(agent.scope, self, self._registration_changed, self._connection_changed)
@@ -294,7 +265,7 @@ class Thread:
         return self.scope.register(tool, replace=replace, mounted=mounted)
 
     def subscribe(self, callback: Callable[[ThreadEvent], Any]) -> Callable[[], None]:
-        """Call `callback(ThreadEvent)` on every event and change (see the module docstring).
+        """Call `callback(ThreadEvent)` on every event and change (kinds: `pyclient._listeners`).
 
         Callbacks run synchronously in the run loop, after the change is fully applied: keep
         them short. An exception in a callback is logged and never breaks the run.
@@ -302,13 +273,7 @@ class Thread:
         Returns:
             A function that unsubscribes the callback.
         """
-        self._listeners.append(callback)
-
-        def unsubscribe() -> None:
-            if callback in self._listeners:
-                self._listeners.remove(callback)
-
-        return unsubscribe
+        return self._listeners.add(callback)
 
     # -- running -------------------------------------------------------------------------
 
@@ -428,32 +393,15 @@ class Thread:
             self._machine.end_stream(request.url)  # published by the loop, once calls are served
 
     async def _consume(self, turn: _Turn, request: Request) -> None:
-        decoder = SSEDecoder()
         machine = self._machine
-        stream = self.agent.transport.stream(request, turn.controller.signal)
-        try:
-            async for chunk in stream:
-                for sse in decoder.feed(chunk):
-                    if turn.aborted:  # stop() from a listener: not one more event
-                        raise RunAborted(turn.controller.signal.reason)
-                    if not sse.data.strip():
-                        continue  # an empty data line is a keep-alive
-                    event = decode_event(sse.data)
-                    machine.receive(event)
-                    if self._listeners:
-                        self._notify("event", event)
-                    self._publish()
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
-        if decoder.incomplete and not turn.aborted:
-            raise RemoteProtocolError(
-                f"The stream from {request.url} ended in the middle of an event: "
-                f"{decoder.pending_text()!r}. The server closed the connection early; "
-                "`await thread.run()` retries."
-            )
-        decoder.close()
+        signal = turn.controller.signal
+        # aclosing: a raising receive() closes the stream now, not when the generator is collected.
+        async with aclosing(read_events(self.agent.transport, request, signal)) as events:
+            async for event in events:
+                machine.receive(event)
+                if self._listeners:
+                    self._notify("event", event)
+                self._publish()
 
     def _fail(self, error: BaseException) -> None:
         for call in self._machine.fail(error):
@@ -625,13 +573,8 @@ class Thread:
         finally:
             self._publishing = False
 
-    def _notify(self, kind: EventKind, payload: Any = None) -> None:
-        event = ThreadEvent(kind, payload)
-        for callback in list(self._listeners):
-            try:
-                callback(event)
-            except Exception:  # a broken listener must not break the run
-                logger.exception("pyclient: a thread listener raised on %s", kind)
+    def _notify(self, kind: EventKind, payload: object = None) -> None:
+        self._listeners.notify(ThreadEvent(kind, payload))
 
     def _check_open(self, what: str) -> None:
         if self._machine.run_status == "closed":

@@ -35,7 +35,8 @@ from pyodide.ffi import create_proxy
 
 if TYPE_CHECKING:
     from .._actions import Action
-    from .._thread import Thread, ThreadEvent
+    from .._listeners import ThreadEvent
+    from .._thread import Thread
 
 __all__ = ["Chat"]
 
@@ -126,18 +127,21 @@ class Chat:
     def _on_submit(self, event: Any) -> None:
         event.preventDefault()
         text = str(self._input.value).strip()
-        if not text or self.thread.run_status == "running":
+        if not text or self._tasks or self.thread.run_status in ("running", "closed"):
             return
         self._input.value = ""
         task = asyncio.ensure_future(self.thread.send(text))
         self._tasks.add(task)  # keep a reference until it is done (asyncio holds tasks weakly)
         task.add_done_callback(self._sent)
+        self._render()  # "running" from the click on: the send starts a moment later
 
     def _sent(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             # send() raises only for misuse or a bug; say so instead of "never retrieved".
             logger.error("pyclient: sending from the chat failed", exc_info=task.exception())
+        if self._proxies:  # not disposed meanwhile
+            self._render()
 
     def _on_stop(self, event: Any) -> None:
         self.thread.stop()
@@ -163,7 +167,8 @@ class Chat:
                 self._render_call(call)
         for action in self.thread.pending_actions:
             self._render_action(action)
-        status = self.thread.run_status
+        # A send scheduled but not started yet counts as running (no second send meanwhile).
+        status = "running" if self._tasks and self.thread.run_status != "closed" else self.thread.run_status
         error = self.thread.error
         self._status.textContent = f"error: {error}" if status == "error" and error else status
         self._status.dataset.status = status

@@ -7,6 +7,7 @@ mounting is observed, never polled, and costs O(watched elements) per batch.
 See https://developer.mozilla.org/en-US/docs/Web/API/MutationObserver
 
 ```python
+import asyncio
 from pyscript import document
 from pyclient.browser._mount import MountObserver
 
@@ -14,6 +15,7 @@ observer = MountObserver()
 element = document.querySelector("#panel")
 unwatch = observer.watch(element, lambda connected: print("connected" if connected else "left"))
 element.remove()          # prints "left" once the observer runs (a microtask later)
+await asyncio.sleep(0)    # top-level await, as in a PyScript script: the observer runs
 unwatch()
 ```
 """

@@ -3,7 +3,7 @@
 `collect_blocks()` finds the blocks with `ast` (module, class and function docstrings of
 every pyclient/**/*.py) and names each `module:line`, the line of its opening fence. A block
 is a browser block when its module is under pyclient/browser/ or it imports `pyscript`, `js`
-or `pyodide`: tests/e2e/test_docstring_examples.py runs those in a real page. The others
+or `pyodide`: tests/e2e/test_browser_docstring_examples.py runs those in a real page. The others
 run here, each with `exec` in a fresh namespace whose `print` records what it printed and
 the line it was called from. `test_every_block_is_run_somewhere` checks that the two sets
 together are every block, so no block is dropped silently.
@@ -81,7 +81,7 @@ class Block:
         """Whether it runs in the page only (pyclient/browser/, or imports pyscript/js/pyodide)."""
         if BROWSER_DIR in self.path.parents:
             return True
-        for node in ast.walk(ast.parse(self.code)):
+        for node in ast.walk(_parse(self.code)):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -95,6 +95,11 @@ class Block:
     @property
     def needs_agent(self) -> bool:
         return EXAMPLE_AGENT in self.code
+
+
+def _parse(code: str) -> ast.Module:
+    """A block's syntax tree (browser blocks may `await` at top level, as PyScript allows)."""
+    return compile(code, "<example>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
 
 
 def _module_name(path: Path) -> str:
@@ -162,7 +167,7 @@ def _quoted(comment: str) -> str | None:
 def expectations(source: str) -> list[Expectation]:
     """The printed output a block's comments promise (see the module docstring for the rule)."""
     print_calls: dict[int, range] = {}  # the line a print(...) call ends on -> its lines
-    for node in ast.walk(ast.parse(source, flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)):
+    for node in ast.walk(_parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
             print_calls[node.end_lineno] = range(node.lineno, node.end_lineno + 1)
     found = []
@@ -224,7 +229,7 @@ def recording_print(prints: list[tuple[int, str]]):
 # -- the tests ------------------------------------------------------------------------------
 
 def test_every_block_is_run_somewhere():
-    from tests.e2e.test_docstring_examples import BROWSER_BLOCKS
+    from tests.e2e.test_browser_docstring_examples import BROWSER_BLOCKS
 
     cpython = {block.id for block in CPYTHON_BLOCKS}
     browser = {block.id for block in BROWSER_BLOCKS}

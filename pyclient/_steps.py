@@ -1,0 +1,136 @@
+"""What the conversation machine tracks and hands its driver: calls, requests, steps, changes.
+
+The machine (`pyclient._machine.Conversation`) keeps a `Call` per tool call; `start_run`
+returns a `RunRequest`; `next_step()` returns a `Step` (one of `SendRequest`,
+`RunHandlers`, `WaitForActions`, `Idle`, `Failed`); `drain()` returns `Change`s for the
+listeners. All are plain data: the driver reads them, only the machine writes a `Call`.
+
+```python
+from pyclient._state import CallStatus
+from pyclient._steps import Call, Idle, RunHandlers
+
+call = Call("c1", "save_note")
+assert call.status is CallStatus.STREAMING and not call.done
+step = RunHandlers((call,))
+print([c.id for c in step.calls], Idle() == Idle())    # ['c1'] True
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from ag_ui.core import RunAgentInput
+
+from ._state import TERMINAL, CallStatus
+from ._tools import ClientTool, ToolResult
+
+if TYPE_CHECKING:
+    from ._scopes import Registration
+
+__all__ = [
+    "Call",
+    "Change",
+    "ChangeKind",
+    "Failed",
+    "Idle",
+    "RunHandlers",
+    "RunRequest",
+    "SendRequest",
+    "Step",
+    "WaitForActions",
+]
+
+
+class Call:
+    """One tool call as the machine tracks it. Read its attributes; only the machine writes them.
+
+    Attributes:
+        id: the `toolCallId`.
+        name: the tool name the model called.
+        status: its `CallStatus`.
+        tool: the `ClientTool` that answers it: the serving registration's, or the advertised
+            one while none serves it (None until the run finishes, and for server-side calls).
+        registration: the registration serving it now, or None.
+        execution: how many times its handler was started; a handler's answer counts only
+            if it belongs to the current execution.
+        result: its answer once the status is terminal.
+    """
+
+    __slots__ = ("approved_for", "execution", "id", "name", "registration", "result", "status", "tool")
+
+    def __init__(self, call_id: str, name: str) -> None:
+        self.id = call_id
+        self.name = name
+        self.status = CallStatus.STREAMING
+        self.tool: ClientTool | None = None
+        self.registration: Registration | None = None
+        self.approved_for: ClientTool | None = None
+        self.execution = 0
+        self.result: ToolResult | None = None
+
+    @property
+    def done(self) -> bool:
+        """True once the call has its answer."""
+        return self.status in TERMINAL
+
+    def __repr__(self) -> str:
+        return f"<Call {self.id!r} {self.name} {self.status.value}>"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What `start_run` gives the driver to send: the input and its JSON body."""
+
+    input: RunAgentInput
+    body: bytes
+
+
+# -- steps: what the driver does next ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SendRequest:
+    """Send the next request (`start_run`): a follow-up carrying the calls' answers."""
+
+    follow_up: bool = True
+
+
+@dataclass(frozen=True)
+class RunHandlers:
+    """Start these calls' handlers (each in its own task), then ask again."""
+
+    calls: tuple[Call, ...]
+
+
+@dataclass(frozen=True)
+class WaitForActions:
+    """Nothing to do until one of these calls is answered, served, approved or cancelled."""
+
+    calls: tuple[Call, ...]
+
+
+@dataclass(frozen=True)
+class Idle:
+    """Nothing in flight, nothing pending (or the thread is closed)."""
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The last run failed with `error`; `start_run` retries."""
+
+    error: BaseException
+
+
+Step = Union[SendRequest, RunHandlers, WaitForActions, Idle, Failed]
+
+ChangeKind = Literal["messages", "state", "status", "action", "error", "closed"]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing that changed, for the driver's listeners: `kind` and what it concerns."""
+
+    kind: ChangeKind
+    payload: Any = None
