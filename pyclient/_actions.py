@@ -13,7 +13,7 @@ the follow-up run.
 | --- | --- | --- |
 | `"unavailable"` | no mounted registration serves the tool in this thread now | one is registered or mounts (→ approval or executing); answered |
 | `"awaiting_approval"` | the tool requires approval | `approve_tool` (→ executing); its registration unmounts (→ unavailable); answered |
-| `"awaiting_input"` | the page gives the answer (`submit`) | answered; its registration unmounts (→ unavailable) |
+| `"awaiting_input"` | a `render_only` tool: the page gives the answer (`submit`) | answered; its registration unmounts (→ unavailable) |
 | `"executing"` | the handler runs | it returns (answered); its registration unmounts or is disposed (→ unavailable) |
 | `"interrupted"` | restored after the page died while it executed | retried (→ unavailable); answered |
 | `"completed"`, `"failed"`, `"cancelled"` | answered (`action.result`) | never |
@@ -30,13 +30,13 @@ an unmount never runs twice at once: the new execution waits for the aborted one
 import asyncio
 from pyclient import Agent, client_tool
 
-@client_tool(requires_approval=True)
+@client_tool(render_only=True)             # the page answers each call; the body never runs
 def change_background(background: str) -> str:
     \"\"\"Change the page background.\"\"\"
-    return f"background is now {background}"
+    raise NotImplementedError
 
 def on_event(event):
-    if event.kind == "action" and event.payload.status == "awaiting_approval":
+    if event.kind == "action" and event.payload.status == "awaiting_input":
         # In a page, a UI button answers a call that waits for the user:
         action = event.payload               # also in thread.pending_actions
         print(action.name, action.arguments, action.status)

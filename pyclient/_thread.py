@@ -48,7 +48,14 @@ from ag_ui.core import Context, Message
 
 from ._abort import AbortController
 from ._actions import Action
-from ._errors import ConfigurationError, LocalProtocolError, RemoteProtocolError, RunAborted, TransportError
+from ._errors import (
+    ConfigurationError,
+    LocalProtocolError,
+    RemoteProtocolError,
+    RunAborted,
+    ToolError,
+    TransportError,
+)
 from ._executions import Executions
 from ._listeners import EventKind, Listeners, ThreadEvent
 from ._machine import (
@@ -531,7 +538,15 @@ class Thread:
                     logger.info("pyclient: no registration of tool %r is mounted in thread %s; call %s waits for one",
                                 call.name, self.thread_id, call.id)
                 continue
-            machine.serve(call.id, registration.tool, registration)
+            tool = registration.tool
+            machine.serve(call.id, tool, registration, input=tool.render_only)
+            if tool.render_only:
+                # Nothing runs to validate the arguments: check them before the user is asked.
+                try:
+                    tool.validate_arguments(self._action(call).arguments)
+                except ToolError as exc:
+                    machine.answer(call.id, ToolResult.failure(str(exc)))
+                    self._executions.abort(call.id, "failed")
 
     def _changed(self) -> None:
         """An input from outside the loop changed the machine: publish, and wake the loop."""

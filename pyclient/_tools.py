@@ -100,6 +100,9 @@ class ClientTool:
         output_schema: the JSON Schema of the result, from the return hint (None for `str`,
             `None`, `Any` or no hint).
         render: an optional renderer for the call's UI (used by the page's renderers, not here).
+        render_only: the handler never runs: a call waits as `"awaiting_input"` and the page
+            answers it (`action.submit(output)`); the handler's signature still gives the
+            schema the arguments are validated against.
     """
 
     name: str
@@ -110,12 +113,14 @@ class ClientTool:
     timeout_s: float | None = None
     output_schema: dict[str, Any] | None = field(default=None, repr=False)
     render: Callable[..., Any] | None = field(default=None, repr=False)
+    render_only: bool = False
     # Built by client_tool; rebuilt from the handler when the dataclass is constructed directly
     # or `dataclasses.replace()` swaps the handler, so validation always matches the handler.
     _schema: ToolSchema | None = field(default=None, repr=False, kw_only=True)
 
     def __post_init__(self) -> None:
-        _check_options(self.name, self.handler, self.timeout_s, self.render, self.requires_approval)
+        _check_options(self.name, self.handler, self.timeout_s, self.render, self.requires_approval,
+                       self.render_only)
         if self._schema is None or self._schema.func is not self.handler:
             object.__setattr__(self, "_schema", build_tool_schema(self.handler, tool_name=self.name))
 
@@ -351,7 +356,7 @@ def _json_type(value: Any) -> str:
 
 
 def _check_options(
-    name: Any, handler: Any, timeout_s: Any, render: Any, requires_approval: Any
+    name: Any, handler: Any, timeout_s: Any, render: Any, requires_approval: Any, render_only: Any = False
 ) -> None:
     if not callable(handler):
         raise ConfigurationError(
@@ -385,6 +390,17 @@ def _check_options(
             f"requires_approval for tool {name!r} must be True or False, got {requires_approval!r}. "
             "Pass a bool."
         )
+    if not isinstance(render_only, bool):
+        raise ConfigurationError(
+            f"render_only for tool {name!r} must be True or False, got {render_only!r}. Pass a bool."
+        )
+    if render_only and (requires_approval or timeout_s is not None):
+        option = "requires_approval=True" if requires_approval else f"timeout_s={timeout_s!r}"
+        raise ConfigurationError(
+            f"Tool {name!r} is render_only, so its handler never runs and the user answers the call "
+            f"in the page: {option} has nothing to act on. Remove {option.split('=')[0]}, or "
+            "drop render_only to run the handler."
+        )
 
 
 @overload
@@ -396,6 +412,7 @@ def client_tool(
     requires_approval: bool = False,
     timeout_s: float | None = None,
     render: Callable[..., Any] | None = None,
+    render_only: bool = False,
 ) -> ClientTool: ...
 
 
@@ -408,6 +425,7 @@ def client_tool(
     requires_approval: bool = False,
     timeout_s: float | None = None,
     render: Callable[..., Any] | None = None,
+    render_only: bool = False,
 ) -> Callable[[Callable[..., Any]], ClientTool]: ...
 
 
@@ -419,6 +437,7 @@ def client_tool(
     requires_approval: bool = False,
     timeout_s: float | None = None,
     render: Callable[..., Any] | None = None,
+    render_only: bool = False,
 ) -> ClientTool | Callable[[Callable[..., Any]], ClientTool]:
     """Make a `ClientTool` from a function: `@client_tool`, `@client_tool(...)` or `client_tool(f, ...)`.
 
@@ -435,6 +454,9 @@ def client_tool(
         requires_approval: wait for the user's approval before running the handler.
         timeout_s: seconds an `async def` handler may run; None for no limit.
         render: an optional renderer for the call's UI.
+        render_only: never run the handler: each call waits as `"awaiting_input"` until the
+            page answers it with `action.submit(output)` (or `fail`/`cancel`). Its arguments
+            are validated first; invalid ones are answered with the error at once.
 
     Returns:
         A `ClientTool`, or a decorator that makes one when `func` is omitted.
@@ -442,14 +464,15 @@ def client_tool(
     Raises:
         ConfigurationError: for what can never work: a non-callable `func`, an invalid name,
             `timeout_s <= 0`, a parameter without a hint or whose hint has no JSON Schema,
-            `*args`/`**kwargs`, or two `ToolContext` parameters.
+            `*args`/`**kwargs`, two `ToolContext` parameters, or `render_only` together with
+            `requires_approval` or `timeout_s`.
     """
 
     def decorate(handler: Callable[..., Any]) -> ClientTool:
         tool_name = name if name is not None else getattr(handler, "__name__", None)
         if tool_name is None and callable(handler):
             tool_name = type(handler).__name__
-        _check_options(tool_name, handler, timeout_s, render, requires_approval)
+        _check_options(tool_name, handler, timeout_s, render, requires_approval, render_only)
         if description is not None and not isinstance(description, str):
             raise ConfigurationError(
                 f"description for tool {tool_name!r} must be a string, got "
@@ -465,6 +488,7 @@ def client_tool(
             timeout_s=timeout_s,
             output_schema=schema.output_schema,
             render=render,
+            render_only=render_only,
             _schema=schema,
         )
 

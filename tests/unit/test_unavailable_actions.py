@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from pyclient import ToolContext, client_tool
+from pyclient import ConfigurationError, ToolContext, client_tool
 from tests.unit.scripted import Server, arun, calls_then_text, make_agent, settle, until
 
 
@@ -402,3 +402,71 @@ def test_calls_never_advertised_stay_an_error_even_if_registered_later():
     assert probe.started == []
     [tool] = server.tool_messages(1)
     assert "not among the tools sent with this run" in tool["content"]
+
+
+# -- render-only tools: the page answers ----------------------------------------------------
+
+
+@client_tool(render_only=True)
+def pick_color(background: str) -> dict:
+    """Ask the user to confirm a colour; the page answers."""
+    raise AssertionError("a render-only tool's body never runs")
+
+
+def test_a_render_only_call_awaits_input_and_the_page_answers():
+    server = Server(calls_then_text([("c1", "pick_color", {"background": "blue"})], quote_tools=True))
+
+    async def main():
+        thread = make_agent(server, (pick_color,)).thread()
+        waiting = asyncio.Event()
+        seen = []
+
+        def on_event(event):
+            if event.kind == "action":
+                seen.append(event.payload.status)
+                if event.payload.status == "awaiting_input":
+                    waiting.set()
+
+        thread.subscribe(on_event)
+        task = asyncio.create_task(thread.send("pick a colour"))
+        await waiting.wait()
+        [action] = thread.pending_actions
+        assert action.status == "awaiting_input" and action.tool is pick_color
+        await settle()
+        assert len(server.bodies) == 1 and not task.done()   # no follow-up while the user decides
+        action.submit({"picked": "navy"})
+        assert action.status == "completed" and action.done and action.signal.reason == "submitted"
+        await task
+        return thread, seen
+
+    thread, seen = arun(main())
+    assert seen == ["awaiting_input", "completed"]
+    assert server.tool_contents(1) == ['{"picked":"navy"}'] and thread.run_status == "idle"
+
+
+def test_a_render_only_call_with_invalid_arguments_is_answered_at_once():
+    server = Server(calls_then_text([("c1", "pick_color", {"colour": "blue"})]))
+
+    async def main():
+        thread = make_agent(server, (pick_color,)).thread()
+        await thread.send("pick a colour")
+        return thread
+
+    thread = arun(main())
+    [tool] = server.tool_messages(1)
+    assert "background" in tool["content"] and tool["error"] == tool["content"]
+    assert thread.action("c1").status == "failed" and thread.pending_actions == []
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"requires_approval": True}, "requires_approval=True has nothing to act on"),
+    ({"timeout_s": 5}, "timeout_s=5 has nothing to act on"),
+    ({"render_only": "yes"}, "must be True or False"),
+])
+def test_render_only_options_that_cannot_work(options, match):
+    def ask(text: str) -> str:
+        """Ask the user."""
+        return text
+
+    with pytest.raises(ConfigurationError, match=match):
+        client_tool(ask, **{"render_only": True, **options})
