@@ -9,7 +9,7 @@ unmount never runs twice at once (the new execution waits for the aborted one to
 import asyncio
 from pyclient import client_tool
 from pyclient._executions import Executions
-from pyclient._machine import Call
+from pyclient._steps import Call
 from pyclient._platform import Platform
 
 @client_tool
@@ -18,13 +18,13 @@ def double(x: int) -> int:
     return 2 * x
 
 async def main():
-    results = []
-    executions = Executions(Platform(), "t1", lambda call_id, n, result: results.append(result.content))
+    answered = asyncio.Queue()
+    executions = Executions(Platform(), "t1", lambda call_id, n, result: answered.put_nowait(result))
     call = Call("c1", "double")
     call.tool, call.execution = double, 1
     executions.start(call, '{"x": 21}')
-    await asyncio.sleep(0.1)           # the handler's task runs
-    print(results)                     # ['42']
+    result = await answered.get()      # the handler ran in its own task
+    print(result.content)              # 42
 
 asyncio.run(main())
 ```
