@@ -296,8 +296,10 @@ class Conversation:
         streaming = self.run_state is RunState.STREAMING
         for call in self.calls.values():
             event = RESTORE_CALL[call.status]
-            if event is CallEvent.INTERRUPT and call.id in idempotent:
-                event = RESTORE_IDEMPOTENT
+            if event is CallEvent.INTERRUPT:
+                call.approved_for = call.tool  # it was approved (or needed no approval) before it ran
+                if call.id in idempotent:
+                    event = RESTORE_IDEMPOTENT
             if event is CallEvent.CANCEL:
                 self._answer(call, event, ToolResult.failure(
                     "Not run: the page was reloaded while the run was streaming this call."
@@ -644,7 +646,8 @@ class Conversation:
         return call
 
     def retry(self, call_id: str) -> Call:
-        """Run an interrupted call again: it becomes unavailable, and is served by its registration.
+        """Run an interrupted call again: it becomes unavailable, and is served by its registration
+        (without asking approval again: the retry is the user's).
 
         Raises:
             LocalProtocolError: no such call, or it is not interrupted.
@@ -652,6 +655,7 @@ class Conversation:
         call = self._call(call_id)
         self._move(call, CallEvent.RETRY)
         call.registration = None
+        call.approved_for = call.tool  # retrying is the user's consent: not asked again
         return call
 
     def cancel(self, call_id: str, reason: str | None = None) -> Call | None:
