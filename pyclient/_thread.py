@@ -435,7 +435,8 @@ class Thread:
     # -- running -------------------------------------------------------------------------
 
     async def send(self, text: str) -> None:
-        """Append a user message and run until idle (all tool calls answered and followed up).
+        """Append a user message and run until idle (all tool calls answered and followed up,
+        and with a store, the last state saved).
 
         Does not raise for HTTP errors, dropped connections or `RUN_ERROR`: it returns with
         `run_status == "error"` and the cause in `thread.error`. After `stop()` it returns
@@ -475,6 +476,8 @@ class Thread:
         self._check_writable("start a run")
         self._machine.check_can_start("start a run")
         await self._run_turn(SendRequest(follow_up=False))
+        if self._store is not None:
+            await self.saved()  # idle means nothing in flight: the last save included
 
     async def _run_turn(self, step: Step) -> None:
         turn = self._turn = _Turn(self._platform.abort_controller())
