@@ -90,6 +90,11 @@ def test_reload_at_every_step_of_a_round_trip(page, agent_log):
     expect(card(page, "call2")).to_have_attribute("data-action", "interrupted", timeout=TIMEOUT)
     assert runs(page, thread) == 1
     expect(card(page, "call2").locator(".pyclient-cancel")).to_be_visible()
+    # A script's synthetic click is not the user's: ignored (the Chat says so in the console).
+    with page.expect_console_message(lambda m: "ignored an untrusted click for call2" in m.text):
+        card(page, "call2").locator(".pyclient-retry").dispatch_event("click")
+    expect(card(page, "call2")).to_have_attribute("data-action", "interrupted")
+    assert runs(page, thread) == 1
     card(page, "call2").locator(".pyclient-retry").click()
     wait_saved(page, "call2=completed call2b=awaiting_input")
     assert runs(page, thread) == 2
