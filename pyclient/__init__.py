@@ -37,6 +37,7 @@ from ._events import UnknownEvent
 from ._platform import Platform
 from ._scopes import Registration
 from ._state import CallStatusName, RunStatus
+from ._store import FileStore, MemoryStore, Store
 from ._listeners import ThreadEvent
 from ._thread import Thread
 from ._tools import ClientTool, ToolResult, client_tool
@@ -52,9 +53,11 @@ __all__ = [
     "CallStatusName",
     "ClientTool",
     "ConfigurationError",
+    "FileStore",
     "FollowUpLimitError",
     "HttpxTransport",
     "LocalProtocolError",
+    "MemoryStore",
     "MockTransport",
     "Platform",
     "ProtocolError",
@@ -65,6 +68,7 @@ __all__ = [
     "RunAborted",
     "RunError",
     "RunStatus",
+    "Store",
     "Thread",
     "ThreadEvent",
     "ToolContext",

@@ -15,7 +15,7 @@ the follow-up run.
 | `"awaiting_approval"` | the tool requires approval | `approve_tool` (→ executing); its registration unmounts (→ unavailable); answered |
 | `"awaiting_input"` | a `render_only` tool: the page gives the answer (`submit`) | answered; its registration unmounts (→ unavailable) |
 | `"executing"` | the handler runs | it returns (answered); its registration unmounts or is disposed (→ unavailable) |
-| `"interrupted"` | restored after the page died while it executed | retried (→ unavailable); answered |
+| `"interrupted"` | restored after the page died while it executed (a thread kept in a store) | `retry()` (→ unavailable); answered |
 | `"completed"`, `"failed"`, `"cancelled"` | answered (`action.result`) | never |
 
 Each execution gets its own abort signal (`action.signal`, which the handler's
@@ -157,6 +157,15 @@ class Action:
             LocalProtocolError: the action already has its answer.
         """
         self.thread.fail_tool(self.id, message)
+
+    def retry(self) -> None:
+        """Run an `"interrupted"` call again (the page died while it executed): it waits for its
+        registration, which runs it (asking approval again when the tool requires it).
+
+        Raises:
+            LocalProtocolError: the action is not interrupted.
+        """
+        self.thread.retry_tool(self.id)
 
     def cancel(self, reason: str | None = None) -> None:
         """Cancel the call: a running handler aborts ("cancelled"), the model is told it was cancelled.

@@ -141,7 +141,8 @@ class Agent:
                 mounted on; must be None on CPython.
             thread_id: the AG-UI `threadId`; a new UUID by default.
             **options: passed to `Thread` (`messages`, `state`, `context`,
-                `forwarded_props`, `max_follow_ups`).
+                `forwarded_props`, `max_follow_ups`, `store`: `True` for IndexedDB in the
+                page, or a `pyclient.Store` such as `FileStore(path)` / `MemoryStore()`).
 
         Returns:
             A new idle `Thread`.

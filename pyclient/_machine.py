@@ -30,17 +30,20 @@ assert conversation.messages()[-1].content == "Hello" and conversation.run_statu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import Context, EventType, Message, RunAgentInput, ToolCall, ToolMessage, UserMessage
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from ._errors import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
 from ._events import AGUIEvent, UnknownEvent, event_type
 from ._messages import History, new_id
 from ._state import (
+    RESTORE_CALL,
+    RESTORE_IDEMPOTENT,
+    RESTORE_RUN,
     RUN_STATUS,
     TERMINAL,
     CallEvent,
@@ -77,6 +80,17 @@ PROTOCOL_VERSION = "1.0"
 
 DEFAULT_MAX_FOLLOW_UPS = 10
 
+SNAPSHOT_VERSION = 1
+"""The `"version"` of `Conversation.snapshot()`; `from_snapshot` refuses any other."""
+
+# The events that complete something (a message, a call's arguments, the run, the state): a
+# thread kept in a store saves after these, never after a text or argument delta.
+_CHECKPOINT_EVENTS = frozenset({
+    EventType.TEXT_MESSAGE_END, EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT,
+    EventType.MESSAGES_SNAPSHOT, EventType.STATE_SNAPSHOT, EventType.STATE_DELTA,
+    EventType.RUN_FINISHED, EventType.RUN_ERROR, "REASONING_MESSAGE_END",
+})
+
 
 _message_adapter: TypeAdapter[Message] | None = None
 
@@ -111,6 +125,8 @@ class Conversation:
     Attributes:
         thread_id, context, forwarded_props, max_follow_ups: as given; the next request uses
             their current values.
+        interrupted: the ids of the messages whose run was streaming when the page died
+            (restored by `from_snapshot`): their text is partial.
     """
 
     def __init__(
@@ -140,6 +156,8 @@ class Conversation:
         self._run_error: AGUIEvent | None = None
         self._events = 0
         self._follow_ups = 0
+        self._run_start = 0                  # how many messages the history had when the run started
+        self.interrupted: list[str] = []
 
     def __repr__(self) -> str:
         return f"<Conversation {self.thread_id!r} {self.run_state}>"
@@ -193,6 +211,117 @@ class Conversation:
         return [Change(c.kind, self.run_status) if c.kind == "status"
                 else Change(c.kind, self.state) if c.kind == "state" else c for c in unique]
 
+    # -- saving and restoring -----------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The conversation as JSON, for a store; `from_snapshot()` restores it after a reload.
+
+        Returns:
+            A new dict: `version`, `thread_id`, `run_state`, `run_start` (the history's length
+            when the last run started), `messages` (AG-UI JSON, camelCase), `state`, `calls`
+            (`Call.to_json()`: status, result, execution, tool name, whether the answer was
+            sent) and `interrupted`.
+        """
+        return {
+            "version": SNAPSHOT_VERSION,
+            "thread_id": self.thread_id,
+            "run_state": self.run_state.value,
+            "run_start": self._run_start,
+            "messages": [m.model_dump(mode="json", by_alias=True) for m in self._history.messages()],
+            "state": self.state,
+            "calls": [call.to_json() for call in self.calls.values()],
+            "interrupted": list(self.interrupted),
+        }
+
+    @classmethod
+    def from_snapshot(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        tools: Mapping[str, ClientTool] | None = None,
+        context: Iterable[Context | dict[str, str]] = (),
+        forwarded_props: Any = None,
+        max_follow_ups: int = DEFAULT_MAX_FOLLOW_UPS,
+    ) -> Conversation:
+        """The conversation a `snapshot()` saved, as it must go on after the page died.
+
+        The saved states are loaded, then `pyclient._state.RESTORE_RUN` / `RESTORE_CALL` say
+        what becomes of what was in flight: a streaming run is not resumed (its partial
+        messages are listed in `interrupted`, its unanswered calls cancelled); an executing
+        call is interrupted (an idempotent tool's call waits to run again); a call awaiting
+        approval or input waits for its registration again; a finished run whose answers
+        were not sent yet stays in AWAITING_TOOLS, so `next_step()` asks for the follow-up.
+        Every change is queued for `drain()`, with a checkpoint.
+
+        Args:
+            data: what `snapshot()` returned (through JSON).
+            tools: the tools by name, to give restored calls their tool (an `Action` needs it).
+            context, forwarded_props, max_follow_ups: as for `Conversation` (not saved: the
+                page gives them again).
+
+        Raises:
+            LocalProtocolError: `data` is not a snapshot this version can read.
+        """
+        if not isinstance(data, Mapping) or data.get("version") != SNAPSHOT_VERSION:
+            version = data.get("version") if isinstance(data, Mapping) else type(data).__name__
+            raise LocalProtocolError(
+                f"Cannot restore a conversation from snapshot version {version!r}: this pyclient "
+                f"reads version {SNAPSHOT_VERSION}. Delete the saved thread (`await store.delete(key)`)."
+            )
+        tools = tools or {}
+        idempotent: set[str] = set()
+        try:
+            conversation = cls(str(data["thread_id"]), messages=data["messages"], state=data.get("state"),
+                               context=context, forwarded_props=forwarded_props, max_follow_ups=max_follow_ups)
+            conversation.run_state = RunState(data["run_state"])
+            conversation._run_start = int(data.get("run_start", 0))
+            conversation.interrupted = [str(i) for i in data.get("interrupted", ())]
+            for item in data.get("calls", ()):
+                tool = tools.get(str(item.get("tool") or item["name"]))
+                call = Call.from_json(item, tool)
+                conversation.calls[call.id] = call
+                if tool.idempotent if tool is not None else item.get("idempotent") is True:
+                    idempotent.add(call.id)
+        except (KeyError, TypeError, ValueError, ValidationError) as exc:
+            raise LocalProtocolError(
+                f"Cannot restore thread {data.get('thread_id')!r}: its snapshot is damaged "
+                f"({type(exc).__name__}: {exc}). Delete the saved thread (`await store.delete(key)`)."
+            ) from None
+        conversation._restore(idempotent)
+        return conversation
+
+    def _restore(self, idempotent: set[str]) -> None:
+        if self.run_state is RunState.CLOSED:  # never saved; a new thread on the same id goes on
+            self.run_state = RunState.IDLE
+        streaming = self.run_state is RunState.STREAMING
+        for call in self.calls.values():
+            event = RESTORE_CALL[call.status]
+            if event is CallEvent.INTERRUPT:
+                call.approved_for = call.tool  # it was approved (or needed no approval) before it ran
+                if call.id in idempotent:
+                    event = RESTORE_IDEMPOTENT
+            if event is CallEvent.CANCEL:
+                self._answer(call, event, ToolResult.failure(
+                    "Not run: the page was reloaded while the run was streaming this call."
+                ), message=self._history.tool_call(call.id) is not None)
+            elif event is not None:
+                self._move(call, event)
+                call.registration = None
+        if streaming:
+            partial = [m.id for m in self._history.messages()[self._run_start:]
+                       if m.role in ("assistant", "reasoning") and m.id not in self.interrupted]
+            self.interrupted.extend(partial)
+        run_event = RESTORE_RUN[self.run_state]
+        if run_event is not None:
+            self._transition(run_event)
+        for call in self.calls.values():
+            if call.status is not CallStatus.STREAMING:
+                self._changed("action", call.id)
+        self._changed("messages")
+        self._changed("state")
+        self._changed("status")
+        self._changed("checkpoint")
+
     # -- a turn ---------------------------------------------------------------------------
 
     def add_user_message(self, text: str) -> UserMessage:
@@ -205,6 +334,7 @@ class Conversation:
         message = UserMessage(id=new_id(), content=text)
         self._history.append(message)
         self._changed("messages")
+        self._changed("checkpoint")
         return message
 
     def start_run(self, tools: Sequence[ClientTool]) -> RunRequest:
@@ -235,6 +365,10 @@ class Conversation:
         run_id = new_id()
         request = self._request(run_id, tools)  # before the transition: a bad state raises cleanly
         self._transition(RunEvent.START)
+        for call in self.calls.values():  # their answers are in this request's history now
+            if call.done:
+                call.sent = True
+        self._run_start = len(self._history)
         self.run_id = run_id
         self._advertised = {tool.name: tool for tool in tools}
         self._run_calls = []
@@ -294,6 +428,8 @@ class Conversation:
             self._changed("messages")
         if "state" in changed:
             self._changed("state")
+        if kind in _CHECKPOINT_EVENTS:
+            self._changed("checkpoint")
 
     def _call_started(self, call_id: str, name: str) -> None:
         call = self.calls.get(call_id)
@@ -509,6 +645,19 @@ class Conversation:
         self._answer(call, CallEvent.FAIL if result.error is not None else CallEvent.SUCCEED, result)
         return call
 
+    def retry(self, call_id: str) -> Call:
+        """Run an interrupted call again: it becomes unavailable, and is served by its registration
+        (without asking approval again: the retry is the user's).
+
+        Raises:
+            LocalProtocolError: no such call, or it is not interrupted.
+        """
+        call = self._call(call_id)
+        self._move(call, CallEvent.RETRY)
+        call.registration = None
+        call.approved_for = call.tool  # retrying is the user's consent: not asked again
+        return call
+
     def cancel(self, call_id: str, reason: str | None = None) -> Call | None:
         """Cancel a call (any status but terminal); the model is told it was cancelled.
 
@@ -551,10 +700,12 @@ class Conversation:
         call.status = next_call_status(call.status, event, call=f"{call.id!r} ({call.name})")
         if call.status is not CallStatus.STREAMING:
             self._changed("action", call.id)
+            self._changed("checkpoint")
 
     def _transition(self, event: RunEvent) -> None:
         before = self.run_status
         self.run_state = next_run_state(self.run_state, event)
+        self._changed("checkpoint")
         if self.run_status != before:
             self._changed("status")
 

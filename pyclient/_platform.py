@@ -27,6 +27,7 @@ from ._transport import HttpxTransport, Transport
 
 if TYPE_CHECKING:
     from ._agent import Agent
+    from ._store import Store
     from ._thread import Thread
     from ._tools import ClientTool
 
@@ -71,6 +72,27 @@ class Platform:
             "which needs the page (the browser platform, pyclient.browser). "
             "On CPython call agent.thread() without an element."
         )
+
+    def default_store(self) -> Store:
+        """The store `agent.thread(..., store=True)` uses.
+
+        Raises:
+            ConfigurationError: always here: CPython has no browser storage.
+        """
+        raise ConfigurationError(
+            "store=True keeps a thread in the browser's IndexedDB, which needs the page "
+            "(pyclient.browser). On CPython pass a store: store=pyclient.FileStore(path) or "
+            "store=pyclient.MemoryStore()."
+        )
+
+    async def hold_thread(self, key: str) -> Callable[[], None] | None:
+        """Hold a stored thread for this process, so no other tab answers its calls.
+
+        Returns:
+            A function that lets it go, or None when another holder has it (the thread is then
+            read-only here). On CPython there is no other tab: always held.
+        """
+        return lambda: None
 
     def release_thread(self, thread: Thread) -> None:
         """`thread.close()`: forget the thread's element and stop watching it (nothing here)."""

@@ -10,6 +10,9 @@ Rules:
 3. No I/O, no asyncio, no clock here: the tables are tested by driving them directly.
 4. The public `run_status` is derived from the run state (`RUN_STATUS`); a call's public
    status is its `CallStatus` value.
+5. Restoring a saved conversation (after a page reload) loads the saved states as they were,
+   then applies the events of `RESTORE_RUN` / `RESTORE_CALL` through the same tables: what
+   was in flight when the page died is not resumed, and nothing is answered twice.
 
 ```python
 from pyclient._state import CallEvent, CallStatus, RunEvent, RunState, next_call_status, next_run_state
@@ -30,6 +33,9 @@ from ._errors import LocalProtocolError
 
 __all__ = [
     "CALL_TRANSITIONS",
+    "RESTORE_CALL",
+    "RESTORE_IDEMPOTENT",
+    "RESTORE_RUN",
     "RUN_STATUS",
     "RUN_TRANSITIONS",
     "TERMINAL",
@@ -154,6 +160,33 @@ CALL_TRANSITIONS: dict[CallStatus, dict[CallEvent, CallStatus]] = {
 
 TERMINAL = frozenset(status for status, moves in CALL_TRANSITIONS.items() if not moves)
 """The statuses a call never leaves: it has its one answer."""
+
+RESTORE_RUN: dict[RunState, RunEvent | None] = {
+    RunState.IDLE: None,
+    RunState.ERROR: RunEvent.STOP,           # the error object is gone; the history is kept, send() works
+    RunState.STREAMING: RunEvent.STOP,       # the request died with the page: not resumed, its text is kept
+    RunState.AWAITING_TOOLS: None,           # its calls are answered (again), then the follow-up goes out
+    RunState.CLOSED: None,                   # never saved (a closed thread stops saving)
+}
+"""Restoring a conversation: the event applied to the saved run state (None: kept)."""
+
+RESTORE_CALL: dict[CallStatus, CallEvent | None] = {
+    CallStatus.STREAMING: CallEvent.CANCEL,          # its run is not resumed: told it was cancelled
+    CallStatus.UNAVAILABLE: None,                    # still waits for a registration
+    CallStatus.AWAITING_APPROVAL: CallEvent.LOSE,    # served again when its registration mounts: asked again
+    CallStatus.AWAITING_INPUT: CallEvent.LOSE,       # served again: the page shows its card again
+    CallStatus.EXECUTING: CallEvent.INTERRUPT,       # its handler died with the page: the user retries or cancels
+    CallStatus.INTERRUPTED: None,
+    CallStatus.COMPLETED: None,
+    CallStatus.FAILED: None,
+    CallStatus.CANCELLED: None,
+}
+"""Restoring a conversation: the event applied to each saved call status (None: kept).
+
+An `"executing"` call of an idempotent tool (`client_tool(idempotent=True)`) gets
+`RESTORE_IDEMPOTENT` instead: it runs again by itself."""
+
+RESTORE_IDEMPOTENT = CallEvent.LOSE
 
 RUN_STATUS: dict[RunState, RunStatus] = {
     RunState.IDLE: "idle", RunState.STREAMING: "running", RunState.AWAITING_TOOLS: "running",

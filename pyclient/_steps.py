@@ -56,9 +56,11 @@ class Call:
         execution: how many times its handler was started; a handler's answer counts only
             if it belongs to the current execution.
         result: its answer once the status is terminal.
+        sent: its answer went out in a request (the follow-up, or a later run): it is in the
+            history the server saw and is never sent as a new answer again.
     """
 
-    __slots__ = ("approved_for", "execution", "id", "name", "registration", "result", "status", "tool")
+    __slots__ = ("approved_for", "execution", "id", "name", "registration", "result", "sent", "status", "tool")
 
     def __init__(self, call_id: str, name: str) -> None:
         self.id = call_id
@@ -69,6 +71,7 @@ class Call:
         self.approved_for: ClientTool | None = None
         self.execution = 0
         self.result: ToolResult | None = None
+        self.sent = False
 
     @property
     def done(self) -> bool:
@@ -77,6 +80,30 @@ class Call:
 
     def __repr__(self) -> str:
         return f"<Call {self.id!r} {self.name} {self.status.value}>"
+
+    def to_json(self) -> dict[str, Any]:
+        """The call as JSON, for `Conversation.snapshot()` (its tool by name; no registration)."""
+        result = self.result
+        return {
+            "id": self.id, "name": self.name, "status": self.status.value,
+            "tool": self.tool.name if self.tool is not None else None,
+            "idempotent": self.tool.idempotent if self.tool is not None else False,
+            "execution": self.execution, "sent": self.sent,
+            "result": None if result is None else {"content": result.content, "error": result.error},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], tool: ClientTool | None) -> Call:
+        """A call as `to_json()` saved it, in its saved status (the machine then applies `RESTORE_CALL`)."""
+        call = cls(str(data["id"]), str(data["name"]))
+        call.status = CallStatus(data["status"])
+        call.tool = tool
+        call.execution = int(data.get("execution", 0))
+        call.sent = bool(data.get("sent", False))
+        result = data.get("result")
+        if isinstance(result, dict):
+            call.result = ToolResult(content=str(result.get("content", "")), error=result.get("error"))
+        return call
 
 
 @dataclass(frozen=True)
@@ -125,7 +152,10 @@ class Failed:
 
 Step = Union[SendRequest, RunHandlers, WaitForActions, Idle, Failed]
 
-ChangeKind = Literal["messages", "state", "status", "action", "error", "closed"]
+ChangeKind = Literal["messages", "state", "status", "action", "error", "closed", "checkpoint"]
+"""What changed. "checkpoint" is not published: it tells the driver a transition that matters
+happened (a message completed, a call changed status, a run started or ended), so a thread
+kept in a store saves `snapshot()` now; text deltas never make one."""
 
 
 @dataclass(frozen=True)

@@ -64,11 +64,13 @@ from ._machine import (
     Conversation,
     RunHandlers,
     SendRequest,
+    Step,
     WaitForActions,
 )
 from ._messages import new_id
 from ._scopes import Registration, ThreadScope
 from ._state import RunStatus
+from ._store import Store
 from ._stream import read_events
 from ._tools import ClientTool, ToolResult
 from ._transport import Request
@@ -108,9 +110,15 @@ class Thread:
         max_follow_ups: how many automatic follow-up runs in a row one `send()`/`run()` may
             make before it stops with `FollowUpLimitError` (a guard against a model that never
             stops calling tools).
+        store: keep the thread across page loads: a `pyclient.Store` (`MemoryStore`,
+            `FileStore(path)`, or any object with its async `load`/`save`/`delete`), or True
+            for the platform's (IndexedDB in the page). The conversation is saved at every
+            transition that matters and restored by `restore()` (which `send()`/`run()`
+            await). None (the default) keeps nothing.
 
     Raises:
-        ConfigurationError: `max_follow_ups` is not an int >= 0.
+        ConfigurationError: `max_follow_ups` is not an int >= 0; `store` is not a `Store`,
+            or is given without a `thread_id`, or is True on a platform without a store.
 
     Attributes:
         agent: the agent.
@@ -127,6 +135,7 @@ class Thread:
         context: Iterable[Context | dict[str, str]] = (),
         forwarded_props: Any = None,
         max_follow_ups: int = DEFAULT_MAX_FOLLOW_UPS,
+        store: Store | bool | None = None,
     ) -> None:
         if not isinstance(max_follow_ups, int) or max_follow_ups < 0:
             raise ConfigurationError(
@@ -144,10 +153,151 @@ class Thread:
         self._listeners = Listeners()
         self._turn: _Turn | None = None
         self._publishing = False
+        self._store = self._check_store(store, thread_id)
+        self._store_key = f"{agent.name}/{self._machine.thread_id}"
+        self._restoring: asyncio.Future[bool] | None = None
+        self._restored = store is None
+        self._saving: asyncio.Future[None] | None = None
+        self._dirty = False
+        self._resuming: asyncio.Future[None] | None = None
+        self._release_lock: Callable[[], None] | None = None
+        self.read_only = False
         self.scope = ThreadScope(agent.scope, self, self._registration_changed, self._connection_changed)
+        if self._store is not None:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                pass  # no loop yet (a CPython script): the first restore()/send()/run() starts it
+            else:
+                self._start_restore()
 
     def __repr__(self) -> str:
         return f"<Thread {self.thread_id!r} of agent {self.agent.name!r} {self.run_status}>"
+
+    def _check_store(self, store: Store | bool | None, thread_id: str | None) -> Store | None:
+        if store is None or store is False:
+            return None
+        if thread_id is None:
+            raise ConfigurationError(
+                "store= keeps a thread across page loads under its thread_id, but no thread_id was "
+                "given (a new random one would never be found again). Pass e.g. "
+                "agent.thread(..., thread_id='support', store=...)."
+            )
+        if store is True:
+            return self._platform.default_store()
+        if not isinstance(store, Store):
+            raise ConfigurationError(
+                f"store must be a pyclient Store (async load, save and delete), True or None, got "
+                f"{type(store).__name__}. Pass pyclient.MemoryStore() or pyclient.FileStore(path)."
+            )
+        return store
+
+    # -- saving and restoring -------------------------------------------------------------
+
+    @property
+    def store(self) -> Store | None:
+        """Where the thread is kept across page loads (None: nowhere)."""
+        return self._store
+
+    @property
+    def interrupted_messages(self) -> list[str]:
+        """The ids of the messages whose run was streaming when the page died: their text is partial."""
+        return list(self._machine.interrupted)
+
+    async def restore(self) -> bool:
+        """Load the saved conversation (once; later calls wait for the same load).
+
+        The messages come back, and every unfinished call: a result computed but not sent is
+        sent in a follow-up; a call that was executing becomes `"interrupted"` (an idempotent
+        tool's runs again); a call awaiting approval or input waits again; a run that was
+        streaming keeps its partial text (`interrupted_messages`). If another tab holds the
+        thread, it is shown read-only (`read_only`): `send()` and `run()` raise.
+
+        Returns:
+            True when a saved conversation was restored.
+        """
+        if self._store is None:
+            return False
+        return await asyncio.shield(self._start_restore())
+
+    def _start_restore(self) -> asyncio.Future[bool]:
+        if self._restoring is None:
+            self._restoring = asyncio.ensure_future(self._load())
+        return self._restoring
+
+    async def _load(self) -> bool:
+        assert self._store is not None
+        try:
+            release = await self._platform.hold_thread(self._store_key)
+            if release is None:
+                self.read_only = True
+                logger.info("pyclient: thread %s is held by another tab: read-only here", self.thread_id)
+            else:
+                self._release_lock = release
+            data = await self._store.load(self._store_key)
+            if data is None or self._machine.run_status == "closed":
+                return False
+            machine = self._machine
+            try:
+                restored = Conversation.from_snapshot(
+                    data, tools={tool.name: tool for tool in self.available_tools()}, context=machine.context,
+                    forwarded_props=machine.forwarded_props, max_follow_ups=machine.max_follow_ups,
+                )
+            except LocalProtocolError as exc:
+                logger.warning("pyclient: thread %s starts afresh: %s", self.thread_id, exc)
+                return False
+            self._machine = restored
+        finally:
+            self._restored = True
+        logger.info("pyclient: restored thread %s (%d messages)", self.thread_id, len(restored.messages()))
+        if self.read_only:
+            restored.drain()  # nothing to save here; listeners learn of the history below
+            self._notify("messages")
+            self._notify("status", self.run_status)
+            return True
+        self._publish()
+        if restored.busy:  # a finished run's calls: answer them (again) and send the follow-up
+            self._resuming = asyncio.ensure_future(self._resume())
+        return True
+
+    async def _resume(self) -> None:
+        self._serve_unavailable()
+        self._publish()
+        try:
+            await self._run_turn(self._machine.next_step())
+        except Exception:  # _run_turn has logged it and failed the run
+            pass
+        finally:
+            self._resuming = None
+
+    def _schedule_save(self) -> None:
+        if self._store is None or not self._restored or self.read_only or self._machine.run_status == "closed":
+            return
+        self._dirty = True
+        if self._saving is None:
+            try:
+                self._saving = asyncio.ensure_future(self._save_loop())
+            except RuntimeError:
+                pass  # no event loop: the next change inside one saves
+
+    async def _save_loop(self) -> None:
+        # At most one save in flight; changes made meanwhile are written by the next pass, so
+        # the last state is always the one saved.
+        assert self._store is not None
+        try:
+            while self._dirty and self._machine.run_status != "closed":
+                self._dirty = False
+                try:
+                    await self._store.save(self._store_key, self._machine.snapshot())
+                except Exception as exc:
+                    logger.warning("pyclient: saving thread %s failed: %s", self.thread_id, exc)
+        finally:
+            self._saving = None
+
+    async def saved(self) -> None:
+        """Wait until the latest state is saved (nothing when the thread has no store)."""
+        while self._saving is not None:
+            await asyncio.shield(self._saving)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -285,7 +435,8 @@ class Thread:
     # -- running -------------------------------------------------------------------------
 
     async def send(self, text: str) -> None:
-        """Append a user message and run until idle (all tool calls answered and followed up).
+        """Append a user message and run until idle (all tool calls answered and followed up,
+        and with a store, the last state saved).
 
         Does not raise for HTTP errors, dropped connections or `RUN_ERROR`: it returns with
         `run_status == "error"` and the cause in `thread.error`. After `stop()` it returns
@@ -303,6 +454,9 @@ class Thread:
                 f"thread.send() takes the user's message as a str, got {type(text).__name__}. "
                 "Pass the text, e.g. `await thread.send('make it blue')`."
             )
+        if self._store is not None:
+            await self.restore()
+        self._check_writable("send a message")
         self._machine.add_user_message(text)
         self._publish()
         await self.run()
@@ -313,13 +467,22 @@ class Thread:
         Same contract as `send()`, without adding a message.
 
         Raises:
-            LocalProtocolError: a run is already in flight in this thread, or it is closed.
+            LocalProtocolError: a run is already in flight in this thread, it is closed, or
+                another tab holds it (`read_only`).
             asyncio.CancelledError: the task awaiting this was cancelled (the run is stopped first).
         """
+        if self._store is not None:
+            await self.restore()
+        self._check_writable("start a run")
         self._machine.check_can_start("start a run")
+        await self._run_turn(SendRequest(follow_up=False))
+        if self._store is not None:
+            await self.saved()  # idle means nothing in flight: the last save included
+
+    async def _run_turn(self, step: Step) -> None:
         turn = self._turn = _Turn(self._platform.abort_controller())
         try:
-            await self._drive(turn)
+            await self._drive(turn, step)
         except asyncio.CancelledError:
             if not turn.aborted:
                 self.stop("cancelled")
@@ -335,10 +498,9 @@ class Thread:
             if self._turn is turn:
                 self._turn = None
 
-    async def _drive(self, turn: _Turn) -> None:
-        """Do what the machine asks until it is idle or failed, or the turn is stopped."""
+    async def _drive(self, turn: _Turn, step: Step) -> None:
+        """Do what the machine asks, from `step`, until it is idle or failed, or the turn is stopped."""
         machine = self._machine
-        step: object = SendRequest(follow_up=False)
         while not turn.aborted:
             if isinstance(step, SendRequest):
                 await self._request(turn)
@@ -372,6 +534,12 @@ class Thread:
         }, run_request.body)
         logger.debug("pyclient: run %s of thread %s: POST %s", run_request.input.run_id, self.thread_id, agent.url)
         self._publish()
+        if self._store is not None:
+            # Write-ahead: the answers this request carries are saved as sent before it goes
+            # out, so a reload never sends them in a second follow-up.
+            await self.saved()
+            if turn.aborted:
+                return
         task = asyncio.ensure_future(self._consume(turn, request))
 
         def on_abort(reason: Any) -> None:
@@ -445,6 +613,9 @@ class Thread:
         self._executions.cancel_all()
         self.scope.close()
         self._platform.release_thread(self)
+        release, self._release_lock = self._release_lock, None
+        if release is not None:
+            release()
         self._publish()
 
     # -- answering calls -------------------------------------------------------------------
@@ -488,6 +659,16 @@ class Thread:
             LocalProtocolError: no call has this id, or it already has its answer.
         """
         self._answer(tool_call_id, ToolResult.failure(str(message)), "failed")
+
+    def retry_tool(self, tool_call_id: str) -> None:
+        """Run an `"interrupted"` call again (`action.retry()`): it is served by its registration.
+
+        Raises:
+            LocalProtocolError: no call has this id, or it is not interrupted.
+        """
+        self._machine.retry(tool_call_id)
+        self._serve_unavailable()
+        self._changed()
 
     def cancel_tool(self, tool_call_id: str, reason: str | None = None) -> None:
         """Cancel a pending call (`action.cancel`); does nothing if it already has its answer.
@@ -575,10 +756,12 @@ class Thread:
                 changes = self._machine.drain()
                 if not changes:
                     return
-                if not self._listeners:
-                    continue
                 for change in changes:
-                    if change.kind == "action":
+                    if change.kind == "checkpoint":
+                        self._schedule_save()
+                    elif not self._listeners:
+                        continue
+                    elif change.kind == "action":
                         call = self._machine.calls[change.payload]
                         if call.tool is None:
                             continue  # not a client tool call (a server-side one)
@@ -590,6 +773,13 @@ class Thread:
 
     def _notify(self, kind: EventKind, payload: object = None) -> None:
         self._listeners.notify(ThreadEvent(kind, payload))
+
+    def _check_writable(self, what: str) -> None:
+        if self.read_only:
+            raise LocalProtocolError(
+                f"Cannot {what} in thread {self.thread_id!r}: another tab holds it, so it is shown "
+                "read-only here. Continue in that tab, or close it and reload this one."
+            )
 
     def _check_open(self, what: str) -> None:
         if self._machine.run_status == "closed":

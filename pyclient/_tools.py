@@ -103,6 +103,9 @@ class ClientTool:
         render_only: the handler never runs: a call waits as `"awaiting_input"` and the page
             answers it (`action.submit(output)`); the handler's signature still gives the
             schema the arguments are validated against.
+        idempotent: running the handler twice for one call is harmless: a call that was
+            executing when the page died runs again by itself after the thread is restored
+            (otherwise it waits as `"interrupted"` for `action.retry()` or `cancel()`).
     """
 
     name: str
@@ -114,13 +117,14 @@ class ClientTool:
     output_schema: dict[str, Any] | None = field(default=None, repr=False)
     render: Callable[..., Any] | None = field(default=None, repr=False)
     render_only: bool = False
+    idempotent: bool = False
     # Built by client_tool; rebuilt from the handler when the dataclass is constructed directly
     # or `dataclasses.replace()` swaps the handler, so validation always matches the handler.
     _schema: ToolSchema | None = field(default=None, repr=False, kw_only=True)
 
     def __post_init__(self) -> None:
         _check_options(self.name, self.handler, self.timeout_s, self.render, self.requires_approval,
-                       self.render_only)
+                       self.render_only, self.idempotent)
         if self._schema is None or self._schema.func is not self.handler:
             object.__setattr__(self, "_schema", build_tool_schema(self.handler, tool_name=self.name))
 
@@ -356,7 +360,8 @@ def _json_type(value: Any) -> str:
 
 
 def _check_options(
-    name: Any, handler: Any, timeout_s: Any, render: Any, requires_approval: Any, render_only: Any = False
+    name: Any, handler: Any, timeout_s: Any, render: Any, requires_approval: Any, render_only: Any = False,
+    idempotent: Any = False,
 ) -> None:
     if not callable(handler):
         raise ConfigurationError(
@@ -394,6 +399,10 @@ def _check_options(
         raise ConfigurationError(
             f"render_only for tool {name!r} must be True or False, got {render_only!r}. Pass a bool."
         )
+    if not isinstance(idempotent, bool):
+        raise ConfigurationError(
+            f"idempotent for tool {name!r} must be True or False, got {idempotent!r}. Pass a bool."
+        )
     if render_only and (requires_approval or timeout_s is not None):
         option = "requires_approval=True" if requires_approval else f"timeout_s={timeout_s!r}"
         raise ConfigurationError(
@@ -413,6 +422,7 @@ def client_tool(
     timeout_s: float | None = None,
     render: Callable[..., Any] | None = None,
     render_only: bool = False,
+    idempotent: bool = False,
 ) -> ClientTool: ...
 
 
@@ -426,6 +436,7 @@ def client_tool(
     timeout_s: float | None = None,
     render: Callable[..., Any] | None = None,
     render_only: bool = False,
+    idempotent: bool = False,
 ) -> Callable[[Callable[..., Any]], ClientTool]: ...
 
 
@@ -438,6 +449,7 @@ def client_tool(
     timeout_s: float | None = None,
     render: Callable[..., Any] | None = None,
     render_only: bool = False,
+    idempotent: bool = False,
 ) -> ClientTool | Callable[[Callable[..., Any]], ClientTool]:
     """Make a `ClientTool` from a function: `@client_tool`, `@client_tool(...)` or `client_tool(f, ...)`.
 
@@ -457,6 +469,10 @@ def client_tool(
         render_only: never run the handler: each call waits as `"awaiting_input"` until the
             page answers it with `action.submit(output)` (or `fail`/`cancel`). Its arguments
             are validated first; invalid ones are answered with the error at once.
+        idempotent: the handler may safely run twice for one call. A thread kept in a store
+            (`agent.thread(..., store=...)`) runs a call that was executing when the page died
+            again by itself; without it the call waits as `"interrupted"` for the user to retry
+            (`action.retry()`) or cancel it.
 
     Returns:
         A `ClientTool`, or a decorator that makes one when `func` is omitted.
@@ -472,7 +488,7 @@ def client_tool(
         tool_name = name if name is not None else getattr(handler, "__name__", None)
         if tool_name is None and callable(handler):
             tool_name = type(handler).__name__
-        _check_options(tool_name, handler, timeout_s, render, requires_approval, render_only)
+        _check_options(tool_name, handler, timeout_s, render, requires_approval, render_only, idempotent)
         if description is not None and not isinstance(description, str):
             raise ConfigurationError(
                 f"description for tool {tool_name!r} must be a string, got "
@@ -489,6 +505,7 @@ def client_tool(
             output_schema=schema.output_schema,
             render=render,
             render_only=render_only,
+            idempotent=idempotent,
             _schema=schema,
         )
 

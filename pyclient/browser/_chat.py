@@ -2,8 +2,11 @@
 
 It builds on the thread's listener API only (`thread.subscribe`), so it is also the
 reference for writing your own UI. Everything is written as text nodes: model output and
-tool arguments never become HTML. Approval buttons act only on trusted user events
-(`event.isTrusted`), never on synthetic clicks.
+tool arguments never become HTML. Approval buttons (and the Retry/Cancel buttons of a call
+interrupted by a reload) act only on trusted user events (`event.isTrusted`), never on
+synthetic clicks. A thread kept in a store (`store=`) is restored at once
+(`thread.restore()`): its history, its cards, the partial text of a run the reload cut
+(marked `data-interrupted`); a thread another tab holds is shown read-only.
 
 The chat lives as long as its thread: the thread's listener holds it, and the page's event
 listeners hold it only weakly, so a chat whose thread is closed (`thread.close()`) or freed
@@ -90,7 +93,8 @@ class Chat:
         self._texts: dict[str, str] = {}       # message id -> the text shown
         self._args: dict[str, str] = {}        # tool call id -> the arguments shown
         self._cards: dict[str, Any] = {}       # tool call id -> its card <li>
-        self._approvals: dict[str, Any] = {}   # tool call id -> removes its approval bar
+        self._approvals: dict[str, Any] = {}   # tool call id -> removes its button bar
+        self._bar_kinds: dict[str, str] = {}   # tool call id -> the status its bar answers
         self._tasks: set[asyncio.Task[None]] = set()
         # Kept so dispose() can remove the listeners and destroy the proxies. The proxies
         # reach the chat through a weak reference: a JS listener must not keep it alive.
@@ -100,6 +104,17 @@ class Chat:
         self._unsubscribe = thread.subscribe(self._on_thread)
         self._finalizer = weakref.finalize(self, _release, self._proxies)
         self._render()
+        if thread.store is not None:
+            restoring = asyncio.ensure_future(self._restore())
+            self._restoring = restoring  # asyncio holds tasks weakly
+
+    async def _restore(self) -> None:
+        try:
+            await self.thread.restore()
+        except Exception:
+            logger.exception("pyclient: restoring thread %s failed", self.thread.thread_id)
+        if self._proxies:  # not disposed meanwhile
+            self._render()
 
     def _listen(self, target: Any, kind: str, method: Callable[[Chat, Any], None]) -> None:
         reference = weakref.ref(self)
@@ -120,6 +135,7 @@ class Chat:
         for remove_bar in list(self._approvals.values()):
             remove_bar()
         self._approvals.clear()
+        self._bar_kinds.clear()
         self._root.remove()
 
     # -- user input ----------------------------------------------------------------------
@@ -127,7 +143,7 @@ class Chat:
     def _on_submit(self, event: Any) -> None:
         event.preventDefault()
         text = str(self._input.value).strip()
-        if not text or self._tasks or self.thread.run_status in ("running", "closed"):
+        if not text or self._tasks or self.thread.run_status in ("running", "closed") or self.thread.read_only:
             return
         self._input.value = ""
         task = asyncio.ensure_future(self.thread.send(text))
@@ -155,6 +171,7 @@ class Chat:
             self._render()
 
     def _render(self) -> None:
+        interrupted = set(self.thread.interrupted_messages)
         for message in self.thread.messages:
             role = message.role
             if role == "tool":
@@ -163,17 +180,27 @@ class Chat:
             text = message.content if isinstance(message.content, str) else ""
             if text or role == "user":
                 self._render_text(message.id, role, text or "")
+                if message.id in interrupted:
+                    node = self._nodes[message.id]
+                    node.dataset.interrupted = "true"
+                    node.title = "interrupted: the page was reloaded while this answer streamed"
             for call in getattr(message, "tool_calls", None) or []:
                 self._render_call(call)
+                if message.id in interrupted:
+                    self._cards[call.id].dataset.interrupted = "true"
         for action in self.thread.pending_actions:
             self._render_action(action)
         # A send scheduled but not started yet counts as running (no second send meanwhile).
         status = "running" if self._tasks and self.thread.run_status != "closed" else self.thread.run_status
         error = self.thread.error
-        self._status.textContent = f"error: {error}" if status == "error" and error else status
+        if self.thread.read_only:
+            self._status.textContent = "read-only: another tab holds this thread"
+            self._root.dataset.readOnly = "true"
+        else:
+            self._status.textContent = f"error: {error}" if status == "error" and error else status
         self._status.dataset.status = status
         self._root.dataset.status = status
-        self._send.disabled = status == "running"
+        self._send.disabled = status == "running" or self.thread.read_only
         self._stop.disabled = status != "running"
 
     def _render_text(self, message_id: str, role: str, text: str) -> None:
@@ -217,6 +244,7 @@ class Chat:
         card.dataset.state = "output-error" if failed else "output-available"
         card.querySelector(".pyclient-tool-result").textContent = message.content
         remove_bar = self._approvals.pop(message.tool_call_id, None)
+        self._bar_kinds.pop(message.tool_call_id, None)
         if remove_bar is not None:
             remove_bar()
 
@@ -225,40 +253,39 @@ class Chat:
         if card is None:
             return
         card.dataset.action = action.status
-        if action.status != "awaiting_approval":
-            # No longer asking (its registration left, say): the buttons would lie.
-            remove_bar = self._approvals.pop(action.id, None)
-            if remove_bar is not None:
-                remove_bar()
+        if self._bar_kinds.get(action.id) == action.status:
             return
-        if action.id in self._approvals:
+        # The buttons answer one status; in any other they would lie (its registration left, say).
+        remove_bar = self._approvals.pop(action.id, None)
+        self._bar_kinds.pop(action.id, None)
+        if remove_bar is not None:
+            remove_bar()
+        buttons = _BARS.get(action.status)
+        if buttons is None:
             return
-        bar = _el("span", "pyclient-approval")
-        approve = _el("button", "pyclient-approve", "Approve")
-        reject = _el("button", "pyclient-reject", "Reject")
-        bar.append(approve, reject)
+        bar = _el("span", "pyclient-approval" if action.status == "awaiting_approval" else "pyclient-interrupted")
         card.append(bar)
-
         thread = weakref.ref(self.thread)
-        call_id = action.id
+        call_id, status = action.id, action.status
 
-        def answer(approved: bool) -> Any:
+        def answer(act: Callable[[Thread, str], None]) -> Any:
             def handler(event: Any) -> None:
                 live = thread()
                 if not event.isTrusted:  # a script's synthetic click is not the user's consent
-                    logger.warning("pyclient: ignored an untrusted approval click for %s", call_id)
+                    logger.warning("pyclient: ignored an untrusted click for %s", call_id)
                     return
-                if live is None or live.action(call_id).status != "awaiting_approval":
+                if live is None or live.action(call_id).status != status:
                     return
-                if approved:
-                    live.approve_tool(call_id)
-                else:
-                    live.reject_tool(call_id, "the user clicked Reject")
+                act(live, call_id)
             return create_proxy(handler)
 
-        proxies = [(approve, answer(True)), (reject, answer(False))]
-        for button, proxy in proxies:
+        proxies = []
+        for cls, label, act in buttons:
+            button = _el("button", cls, label)
+            bar.append(button)
+            proxy = answer(act)
             button.addEventListener("click", proxy)
+            proxies.append((button, proxy))
 
         def dispose() -> None:
             for button, proxy in proxies:
@@ -267,6 +294,20 @@ class Chat:
             bar.remove()
 
         self._approvals[action.id] = dispose
+        self._bar_kinds[action.id] = status
+
+
+# The buttons of a card, per action status: (class, label, what a trusted click does).
+_BARS: dict[str, list[tuple[str, str, Callable[[Thread, str], None]]]] = {
+    "awaiting_approval": [
+        ("pyclient-approve", "Approve", lambda thread, call_id: thread.approve_tool(call_id)),
+        ("pyclient-reject", "Reject", lambda thread, call_id: thread.reject_tool(call_id, "the user clicked Reject")),
+    ],
+    "interrupted": [  # the page was reloaded while it ran: run it again, or give up
+        ("pyclient-retry", "Retry", lambda thread, call_id: thread.retry_tool(call_id)),
+        ("pyclient-cancel", "Cancel", lambda thread, call_id: thread.cancel_tool(call_id, "the user clicked Cancel")),
+    ],
+}
 
 
 def _release(proxies: list[tuple[Any, str, Any]]) -> None:

@@ -1,0 +1,77 @@
+"""Test page for threads kept across reloads: `?thread=<id>` names the thread.
+
+The thread is kept in IndexedDB (`store=True` with `?plain=1`; otherwise the same store,
+wrapped so each completed save is written to `<html data-saved>` as "RUN_STATE id=status[/sent] ...",
+which the test waits for before it reloads). `act` counts its runs in localStorage
+(`runs:<thread>`) and hangs while `window.actMode == "hang"`; `ask` is answered with
+`window.submitInput(id, text)`.
+"""
+
+import asyncio
+
+import js
+from pyodide.ffi import create_proxy
+from pyscript import document
+
+from pyclient import Agent, client_tool
+from pyclient.browser import Chat, log_to_console
+
+log_to_console()
+params = js.URLSearchParams.new(js.location.search)
+THREAD = params.get("thread")
+RUNS = f"runs:{THREAD}"
+
+
+@client_tool(requires_approval=True)
+async def act(x: str) -> str:
+    """Act on x."""
+    js.localStorage.setItem(RUNS, str(int(js.localStorage.getItem(RUNS) or 0) + 1))
+    if getattr(js.window, "actMode", None) == "hang":
+        await asyncio.Event().wait()   # until the page is reloaded
+    return f"acted {x}"
+
+
+@client_tool(render_only=True)
+def ask(question: str) -> str:
+    """Ask the user."""
+    raise NotImplementedError
+
+
+class Recording:
+    """The page's IndexedDB store; each completed save is summarised in <html data-saved>."""
+
+    def __init__(self, store):
+        self.store = store
+
+    async def load(self, key):
+        return await self.store.load(key)
+
+    async def save(self, key, data):
+        await self.store.save(key, data)
+        calls = " ".join(f"{c['id']}={c['status']}{'/sent' if c['sent'] else ''}" for c in data["calls"])
+        document.documentElement.dataset.saved = f"{data['run_state']} {calls}".strip()
+
+    async def delete(self, key):
+        await self.store.delete(key)
+
+
+agent = Agent("store", url="/agent/scripted", client_tools=[act, ask])
+store = True if params.get("plain") else Recording(agent.platform.default_store())
+thread = agent.thread("#chat", thread_id=THREAD, store=store)
+chat = Chat(thread, document.querySelector("#chat"))
+
+
+def submit_input(call_id, text):
+    thread.action(call_id).submit(text)
+
+
+js.window.submitInput = create_proxy(submit_input)
+
+
+async def main():
+    await thread.restore()
+    document.documentElement.dataset.readOnly = "true" if thread.read_only else "false"
+    document.documentElement.dataset.pyclient = "ready"
+
+
+asyncio.ensure_future(main())
