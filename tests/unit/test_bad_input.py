@@ -201,6 +201,19 @@ def test_hostile_json_in_tool_arguments_fails_that_call_and_the_run_goes_on(argu
     assert message["error"] and "were not read" in message["error"]
 
 
+def test_state_nested_to_the_limit_is_accepted_and_sent_back():
+    state = "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)
+
+    def script(body, n):
+        return run_events(body, '{"type": "STATE_SNAPSHOT", "snapshot": ' + state + "}")
+
+    server = Server(script)
+    thread = make_agent(server).thread()
+    arun(thread.send("hello"))
+    arun(thread.send("again"))
+    assert thread.run_status == "idle" and json.dumps(server.bodies[1]["state"]).count("[") == MAX_DEPTH - 1
+
+
 def test_loads_measures_depth_without_recursing():
     with pytest.raises(JSONLimitError):
         loads("{\"a\": " * 5_000 + "1" + "}" * 5_000)
