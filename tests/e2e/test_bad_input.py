@@ -30,5 +30,9 @@ def test_deep_json_and_broken_text_leave_pyodide_alive_and_the_thread_sending(op
     assert cases["lone"]["last"] == "cut \ufffd"
     assert cases["nested-ok"]["status"] == "idle" and cases["nested-ok"]["state_depth"] == NESTED_OK_DEPTH
 
+    # A lone surrogate in a JS string the user typed: repaired, and the request went out.
+    assert cases["user-lone-sent"] == "typed \ufffd"
+    assert cases["user-lone"]["status"] == "idle" and cases["user-lone"]["last"] == "ok"
+
     # After all of it, the same thread still sends and gets its answer.
     assert cases["hello"] == {**cases["hello"], "status": "idle", "error": None, "last": "ok"}
