@@ -43,7 +43,7 @@ from ._abort import AbortController, AbortSignal
 from ._context import ToolContext
 from ._errors import ConfigurationError, RunAborted, ToolError
 from ._schema import ToolSchema, build_tool_schema, describe_validation_error
-from ._json import JSONLimitError, loads, repair
+from ._json import JSONLimitError, loads
 
 __all__ = ["ClientTool", "ToolResult", "client_tool"]
 
@@ -242,11 +242,10 @@ class ClientTool:
         controller = signal.new_controller() if signal is not None else AbortController()
         context = ToolContext(signal=controller.signal, tool_call_id=tool_call_id, thread_id=thread_id)
         loop = asyncio.get_running_loop()
-        task = loop.create_task(self._call(kwargs, context))
+        task = loop.create_task(self._call(kwargs, context, signal))
         external: asyncio.Future[Any] = loop.create_future()
 
         def on_external_abort(reason: Any) -> None:
-            controller.abort(reason)  # now: a handler task not started yet must see it (`_call`)
             if not external.done():
                 external.set_result(reason)
 
@@ -278,11 +277,12 @@ class ClientTool:
         await _cancel_and_wait(task)
         return ToolResult.failure(f"Tool {self.name!r} timed out after {self.timeout_s:g} s")
 
-    async def _call(self, kwargs: dict[str, Any], context: ToolContext) -> Any:
+    async def _call(self, kwargs: dict[str, Any], context: ToolContext, signal: AbortSignal | None) -> Any:
         assert self._schema is not None
         # This task's first step may come in the loop turn after a stop or an unmount: it must
         # not start a handler whose result nobody will send.
-        context.signal.throw_if_aborted()
+        if signal is not None:
+            signal.throw_if_aborted()
         args = [kwargs.pop(name) for name, _ in self._schema.fields if name in self._schema.positional_only]
         if self._schema.context_parameter is not None:
             kwargs[self._schema.context_parameter] = context
