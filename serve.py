@@ -27,13 +27,15 @@ def main() -> None:
                         help="send COOP/COEP headers (cross-origin isolation)")
     parser.add_argument("--max-body", type=int, default=1_000_000, metavar="BYTES",
                         help="agent requests larger than this get 413 (default 1000000)")
+    parser.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS",
+                        help="a request body still arriving after this gets 408 (default 30)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
 
     started = time.perf_counter()
     runtime = build()
     print(f"runtime ready in {time.perf_counter() - started:.2f} s: {runtime}")
-    app = create_app(model=args.model, coi=args.coi, max_body_bytes=args.max_body)
+    app = create_app(model=args.model, coi=args.coi, max_body_bytes=args.max_body, body_timeout=args.body_timeout)
     url = f"http://{args.host}:{args.port}/"
     print(f"pyclient dev server on {url}")
     print(f"  /           {WEB} (demo: {url})")

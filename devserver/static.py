@@ -45,6 +45,8 @@ MIME = {
 # Zips and wheels are already deflated; gzip would only cost time.
 COMPRESSIBLE = {".wasm", ".mjs", ".js", ".css", ".html", ".json", ".map", ".toml", ".py", ".svg"}
 MIN_GZIP_SIZE = 1024
+# Longer paths are refused (414) before they reach the file system (which fails on them).
+MAX_PATH_LENGTH = 1024
 
 
 class StaticDir:
@@ -65,12 +67,15 @@ class StaticDir:
         self._gz: dict[Path, tuple[tuple[int, int], bytes]] = {}
 
     def _resolve(self, rel: str) -> Path | None:
-        path = (self.root / rel.lstrip("/")).resolve()
-        if path != self.root and self.root not in path.parents:
-            return None  # a `..` that escapes the folder
-        if path.is_dir():
-            path = path / "index.html"
-        return path if path.is_file() else None
+        try:
+            path = (self.root / rel.lstrip("/")).resolve()
+            if path != self.root and self.root not in path.parents:
+                return None  # a `..` that escapes the folder
+            if path.is_dir():
+                path = path / "index.html"
+            return path if path.is_file() else None
+        except (OSError, ValueError):  # a name the file system refuses: no such file
+            return None
 
     def _gzipped(self, path: Path, key: tuple[int, int]) -> bytes:
         cached = self._gz.get(path)
@@ -86,6 +91,13 @@ class StaticDir:
             return
         # Under a Mount, Starlette keeps the full path and puts the prefix in root_path.
         route_path = scope["path"].removeprefix(scope.get("root_path", ""))
+        if "\0" in route_path:
+            await PlainTextResponse("Bad Request: a NUL byte in the path", status_code=400)(scope, receive, send)
+            return
+        if len(route_path) > MAX_PATH_LENGTH:
+            await PlainTextResponse(f"URI Too Long: paths are at most {MAX_PATH_LENGTH} characters",
+                                    status_code=414)(scope, receive, send)
+            return
         path = self._resolve(route_path)
         if path is None:
             await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)

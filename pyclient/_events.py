@@ -18,7 +18,6 @@ assert isinstance(other, UnknownEvent) and other.raw["x"] == 1
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -27,6 +26,7 @@ from ag_ui.core import BaseEvent, Event, EventType
 from pydantic import TypeAdapter, ValidationError
 
 from ._errors import RemoteProtocolError
+from ._json import JSONLimitError, loads
 
 __all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_type"]
 
@@ -78,10 +78,19 @@ def decode_event(data: str) -> AGUIEvent:
         know or a known type whose fields do not validate.
 
     Raises:
-        RemoteProtocolError: the payload is not a JSON object with a string `type`.
+        RemoteProtocolError: the payload is not a JSON object with a string `type`, or it
+            is nested deeper than `pyclient._json.MAX_DEPTH` or holds an integer of more
+            than 4,300 digits (decoding it could exhaust the stack: in Pyodide, fatally).
     """
     try:
-        obj = json.loads(data)
+        obj = loads(data)
+    except JSONLimitError as exc:
+        raise RemoteProtocolError(
+            f"The server sent an AG-UI event pyclient does not read ({len(data)} characters, "
+            f"starting {_excerpt(data[:60])}): {exc} The run stops here; what arrived before it is "
+            "kept. Fix the server (or the state or tool arguments it echoes) so its events stay "
+            "within these limits; `await thread.run()` retries."
+        ) from None
     except ValueError as exc:
         raise RemoteProtocolError(
             f"The server sent an SSE event whose data is not JSON: {_excerpt(data)} ({exc}). "

@@ -124,6 +124,11 @@ class Executions:
         if controller is not None:
             controller.abort(reason)
 
+    def forget(self, call_id: str) -> None:
+        """A later run uses the id of an answered call again: the next attempt starts afresh."""
+        self._controllers.pop(call_id, None)
+        self._tasks.pop(call_id, None)
+
     def cancel_all(self) -> None:
         """Cancel every handler task still running (the thread is closing)."""
         for task in list(self._tasks.values()):

@@ -30,6 +30,8 @@ assert conversation.messages()[-1].content == "Hello" and conversation.run_statu
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,7 @@ from pydantic_core import PydanticSerializationError
 
 from ._errors import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
 from ._events import AGUIEvent, UnknownEvent, event_type
+from ._json import repair
 from ._messages import History, new_id
 from ._state import (
     RESTORE_CALL,
@@ -91,6 +94,8 @@ _CHECKPOINT_EVENTS = frozenset({
     EventType.RUN_FINISHED, EventType.RUN_ERROR, "REASONING_MESSAGE_END",
 })
 
+logger = logging.getLogger("pyclient")
+
 
 _message_adapter: TypeAdapter[Message] | None = None
 
@@ -103,6 +108,17 @@ def as_message(message: Message | dict[str, Any]) -> Message:
             _message_adapter = TypeAdapter(Message)
         return _message_adapter.validate_python(message)
     return message
+
+
+def _repair_all(value: Any) -> Any:
+    """`value` (JSON data) with every string `repair`ed, keys included."""
+    if isinstance(value, str):
+        return repair(value)
+    if isinstance(value, dict):
+        return {repair(k) if isinstance(k, str) else k: _repair_all(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_repair_all(v) for v in value]
+    return value
 
 
 def _field(event: AGUIEvent, name: str) -> Any:
@@ -168,6 +184,15 @@ class Conversation:
     def run_status(self) -> RunStatus:
         """`"idle"`, `"running"`, `"error"` or `"closed"`."""
         return RUN_STATUS[self.run_state]
+
+    @property
+    def run_ended(self) -> bool:
+        """True once the request in flight has sent RUN_FINISHED or RUN_ERROR.
+
+        The driver stops reading then and calls `end_stream()`: a server that keeps the
+        connection open after the end of its run must not hold the run's tool calls back.
+        """
+        return self.run_state is RunState.STREAMING and (self._finished is not None or self._run_error is not None)
 
     @property
     def busy(self) -> bool:
@@ -331,7 +356,7 @@ class Conversation:
             LocalProtocolError: a run is in flight, or the thread is closed.
         """
         self._check_between_runs("send a message")
-        message = UserMessage(id=new_id(), content=text)
+        message = UserMessage(id=new_id(), content=repair(text))  # a lone surrogate could never be sent
         self._history.append(message)
         self._changed("messages")
         self._changed("checkpoint")
@@ -393,6 +418,12 @@ class Conversation:
         try:
             body = run_input.model_dump_json(by_alias=True).encode()
         except PydanticSerializationError as exc:
+            if "surrogates not allowed" in str(exc):
+                # A lone UTF-16 surrogate from somewhere no repair covers (a server's snapshot,
+                # the page's state): replace it everywhere rather than never send again.
+                logger.warning("pyclient: lone surrogates in thread %s replaced with U+FFFD", self.thread_id)
+                data = _repair_all(run_input.model_dump(mode="json", by_alias=True))
+                return RunRequest(run_input, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
             raise LocalProtocolError(
                 f"Cannot send a run of thread {self.thread_id!r}: its state, context or "
                 f"forwarded_props is not JSON ({exc}). Keep `thread.state` and "
@@ -433,7 +464,7 @@ class Conversation:
 
     def _call_started(self, call_id: str, name: str) -> None:
         call = self.calls.get(call_id)
-        if call is None:
+        if call is None or call.done:  # a later run may use an id again: a new call
             call = self.calls[call_id] = Call(call_id, name)
         if call.status is CallStatus.STREAMING and call not in self._run_calls:
             self._run_calls.append(call)
@@ -488,13 +519,18 @@ class Conversation:
     def _pending_calls(self) -> list[Call]:
         # RUN_FINISHED.outcome.pendingToolCallIds when the server names them (pydantic-ai does
         # for 1.0 clients); absent or empty means "every unanswered call of the run".
+        # Ids that are not strings (a server bug) are skipped; repeats count once.
         assert self._finished is not None
         outcome = _field(self._finished, "outcome")
         ids = outcome.get("pendingToolCallIds") if isinstance(outcome, dict) \
             else getattr(outcome, "pending_tool_call_ids", None)
-        if ids:
-            wanted = [self.calls[i] for i in ids if i in self.calls]
+        named = [i for i in ids if isinstance(i, str)] if isinstance(ids, (list, tuple)) else []
+        if named:
+            wanted = list(dict.fromkeys(self.calls[i] for i in named if i in self.calls))
         else:
+            if ids:
+                logger.warning("pyclient: RUN_FINISHED.outcome.pendingToolCallIds is not a list of ids "
+                               "(%.100r); taking every unanswered call of the run as pending", ids)
             wanted = self._run_calls
         return [call for call in wanted
                 if call.status is CallStatus.STREAMING and not self._history.is_answered(call.id)]
@@ -692,8 +728,11 @@ class Conversation:
         call.result = result
         call.registration = None
         if message:  # the call's one tool message
-            self._history.append(ToolMessage(id=new_id(), tool_call_id=call.id, content=result.content,
-                                             error=result.error))
+            # Repaired: a lone surrogate in a result would make every later request unwritable.
+            self._history.append(ToolMessage(
+                id=new_id(), tool_call_id=call.id, content=repair(result.content),
+                error=repair(result.error) if result.error is not None else None,
+            ))
             self._changed("messages")
 
     def _move(self, call: Call, event: CallEvent) -> None:

@@ -45,6 +45,7 @@ from ag_ui.core import (
 
 from ._errors import RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
+from ._json import repair
 
 __all__ = ["History", "new_id"]
 
@@ -67,21 +68,23 @@ def new_id() -> str:
 class _Call:
     """A tool call being assembled: its argument text is a list of pieces."""
 
-    __slots__ = ("id", "name", "parts", "encrypted_value", "owner", "base")
+    __slots__ = ("id", "name", "parts", "encrypted_value", "owner", "base", "run")
 
-    def __init__(self, call_id: str, name: str, owner: _Entry, base: ToolCall | None = None) -> None:
+    def __init__(self, call_id: str, name: str, owner: _Entry, base: ToolCall | None = None, run: int = -1) -> None:
         self.id = call_id
         self.name = name
         self.parts: list[str] = []
         self.encrypted_value: str | None = None
         self.owner = owner
         self.base = base
+        self.run = run  # the run whose events started it; -1 for a call given as a message
 
     @property
     def arguments(self) -> str:
         if len(self.parts) > 1:  # compact, so the next join only costs the new pieces
             self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
+        # The raw pieces stay as received: a surrogate half at the end may still meet its pair.
+        return repair(self.parts[0]) if self.parts else ""
 
     def model(self) -> ToolCall:
         function = FunctionCall(name=self.name, arguments=self.arguments)
@@ -127,7 +130,7 @@ class _Entry:
             return self._cache
         if len(self.parts) > 1:
             self.parts[:] = ["".join(self.parts)]
-        text = self.parts[0] if self.parts else None
+        text = repair(self.parts[0]) if self.parts else None
         update: dict[str, Any] = {}
         if self.role == "assistant":
             update["content"] = text if text is not None or not self.calls else None
@@ -175,6 +178,7 @@ class History:
         self._on_call_started = on_call_started
         self._chunk_message_id: str | None = None
         self._chunk_call_id: str | None = None
+        self._run = 0
         self.state: Any = {} if state is None else state
         for message in messages or ():
             self.append(message)
@@ -200,8 +204,10 @@ class History:
     # -- runs ----------------------------------------------------------------------------
 
     def begin_run(self) -> None:
-        """A new run starts: id-less `*_CHUNK` events no longer continue the last run's message."""
+        """A new run starts: id-less `*_CHUNK` events no longer continue the last run's message,
+        and a `toolCallId` an earlier run used starts a new call."""
         self._chunk_message_id = self._chunk_call_id = None
+        self._run += 1
 
     def attach(self, tool_call_id: str) -> ToolCall | None:
         """The call with this id, given back an assistant message if a snapshot dropped it.
@@ -224,14 +230,35 @@ class History:
 
     # -- writing -------------------------------------------------------------------------
 
-    def append(self, message: Message) -> None:
-        """Append a message model (a user message, a tool result) to the history."""
+    def append(self, message: Message, *, streamed: dict[str, _Call] | None = None) -> None:
+        """Append a message model (a user message, a tool result) to the history.
+
+        A tool call whose id is already in the history without a tool message after it is a
+        repeat and is left out (Microsoft Agent Framework's snapshots list each call twice).
+
+        Args:
+            streamed: calls of a `MESSAGES_SNAPSHOT`'s run that streamed here, by id: a call
+                the snapshot lists with empty arguments keeps the streamed ones.
+        """
         role = message.role
         entry = _Entry(message.id, role, base=message)
         if isinstance(message, AssistantMessage):
             for tool_call in message.tool_calls or ():
+                if tool_call.id in self._calls and tool_call.id not in self._answered:
+                    logger.debug("pyclient: tool call %s repeated in one message list; kept once", tool_call.id)
+                    entry.changed()  # the message as given lists it twice
+                    continue
+                self._answered.discard(tool_call.id)  # an id used again: a new call
                 call = _Call(tool_call.id, tool_call.function.name, entry, base=tool_call)
-                call.parts.append(tool_call.function.arguments)
+                origin = streamed.get(tool_call.id) if streamed else None
+                if origin is not None and not tool_call.function.arguments.strip():
+                    call.parts.extend(origin.parts)
+                    call.run = origin.run
+                    entry.changed()
+                    if call.encrypted_value is None:
+                        call.encrypted_value = origin.encrypted_value
+                else:
+                    call.parts.append(tool_call.function.arguments)
                 entry.calls.append(call)
                 self._calls[call.id] = call
         if entry.assembled and isinstance(message.content, str):
@@ -314,8 +341,14 @@ class History:
         return set()
 
     def _start_call(self, call_id: str, name: str, parent_id: str | None) -> _Call:
-        if call_id in self._calls:
-            return self._calls[call_id]
+        existing = self._calls.get(call_id)
+        if existing is not None:
+            if existing.run == self._run:  # started twice in one run: the same call
+                return existing
+            # An id an earlier run (or a given message) used: a new call. The old one keeps
+            # its arguments and its tool message in the history.
+            logger.debug("pyclient: tool call id %s used again by a later run: a new call", call_id)
+            self._answered.discard(call_id)
         owner = self._by_id.get(parent_id) if parent_id is not None else None
         if owner is None or owner.role != "assistant":
             last = self._entries[-1] if self._entries else None
@@ -323,7 +356,7 @@ class History:
                 owner = last  # no parent named: the assistant message being streamed
             else:
                 owner = self._text_entry(parent_id if owner is None else None, "assistant")
-        call = _Call(call_id, name, owner)
+        call = _Call(call_id, name, owner, run=self._run)
         call.parts.extend(self._early_args.pop(call_id, ()))
         owner.calls.append(call)
         owner.changed()
@@ -357,7 +390,7 @@ class History:
         call_id = event.tool_call_id or self._chunk_call_id
         if call_id is None:
             call_id = new_id()
-        if call_id not in self._calls and event.tool_call_name:
+        if event.tool_call_name:  # a repeat in the same run returns the call being assembled
             self._start_call(call_id, event.tool_call_name, event.parent_message_id)
         self._chunk_call_id = call_id
         if event.delta:
@@ -394,7 +427,7 @@ class History:
         self._entries, self._by_id, self._answered = [], {}, set()
         self._calls = {}
         for message in event.messages:
-            self.append(message)
+            self.append(message, streamed=open_calls)
         for call_id, call in open_calls.items():
             self._calls.setdefault(call_id, call)
         return {"messages"}

@@ -149,7 +149,7 @@ class Thread:
         )
         self._platform = agent.platform
         self._executions = Executions(self._platform, self._machine.thread_id, self._handler_returned)
-        self._actions: dict[str, Action] = {}
+        self._actions: dict[str, tuple[Call, Action]] = {}  # by id; a later run may use an id again
         self._listeners = Listeners()
         self._turn: _Turn | None = None
         self._publishing = False
@@ -370,17 +370,14 @@ class Thread:
         Raises:
             LocalProtocolError: no call of a finished run has this id.
         """
-        action = self._actions.get(tool_call_id)
-        if action is None:
-            call = self._machine.calls.get(tool_call_id)
-            if call is None or call.tool is None:
-                pending = ", ".join(repr(a.id) for a in self.pending_actions) or "none"
-                raise LocalProtocolError(
-                    f"No tool call of thread {self.thread_id!r} has id {tool_call_id!r} (pending: "
-                    f"{pending}). Use an id from `thread.pending_actions`."
-                )
-            action = self._action(call)
-        return action
+        call = self._machine.calls.get(tool_call_id)
+        if call is None or call.tool is None:
+            pending = ", ".join(repr(a.id) for a in self.pending_actions) or "none"
+            raise LocalProtocolError(
+                f"No tool call of thread {self.thread_id!r} has id {tool_call_id!r} (pending: "
+                f"{pending}). Use an id from `thread.pending_actions`."
+            )
+        return self._action(call)
 
     def available_tools(self) -> list[ClientTool]:
         """The tools the next request will advertise (its snapshot).
@@ -577,6 +574,10 @@ class Thread:
                 if self._listeners:
                     self._notify("event", event)
                 self._publish()
+                if machine.run_ended:
+                    # RUN_FINISHED / RUN_ERROR: the run is over even if the server holds the
+                    # connection open; leaving the block closes it.
+                    break
 
     def _fail(self, error: BaseException) -> None:
         for call in self._machine.fail(error):
@@ -739,11 +740,15 @@ class Thread:
     # -- listeners ---------------------------------------------------------------------------
 
     def _action(self, call: Call) -> Action:
-        action = self._actions.get(call.id)
-        if action is None:
-            tool_call = self._machine.tool_call(call.id)
-            assert tool_call is not None
-            action = self._actions[call.id] = Action(self, call, tool_call, self._executions)
+        known = self._actions.get(call.id)
+        if known is not None and known[0] is call:
+            return known[1]
+        if known is not None:  # the id's earlier call is answered; its signal and task are not this one's
+            self._executions.forget(call.id)
+        tool_call = self._machine.tool_call(call.id)
+        assert tool_call is not None
+        action = Action(self, call, tool_call, self._executions)
+        self._actions[call.id] = (call, action)
         return action
 
     def _publish(self) -> None:

@@ -43,6 +43,7 @@ from ._abort import AbortController, AbortSignal
 from ._context import ToolContext
 from ._errors import ConfigurationError, RunAborted, ToolError
 from ._schema import ToolSchema, build_tool_schema, describe_validation_error
+from ._json import JSONLimitError, loads
 
 __all__ = ["ClientTool", "ToolResult", "client_tool"]
 
@@ -180,7 +181,12 @@ class ClientTool:
         if not arguments.strip():
             return {}
         try:
-            data = json.loads(arguments)
+            data = loads(arguments)
+        except JSONLimitError as exc:
+            raise ToolError(
+                f"The arguments of tool {self.name!r} were not read ({len(arguments)} characters): {exc} "
+                f"Call {self.name!r} again with flat arguments that match its parameters schema."
+            ) from None
         except json.JSONDecodeError as exc:
             excerpt = arguments if len(arguments) <= 80 else arguments[:79] + "…"
             raise ToolError(
@@ -240,7 +246,7 @@ class ClientTool:
         controller = signal.new_controller() if signal is not None else AbortController()
         context = ToolContext(signal=controller.signal, tool_call_id=tool_call_id, thread_id=thread_id)
         loop = asyncio.get_running_loop()
-        task = loop.create_task(self._call(kwargs, context))
+        task = loop.create_task(self._call(kwargs, context, signal))
         external: asyncio.Future[Any] = loop.create_future()
 
         def on_external_abort(reason: Any) -> None:
@@ -275,15 +281,28 @@ class ClientTool:
         await _cancel_and_wait(task)
         return ToolResult.failure(f"Tool {self.name!r} timed out after {self.timeout_s:g} s")
 
-    async def _call(self, kwargs: dict[str, Any], context: ToolContext) -> Any:
+    async def _call(self, kwargs: dict[str, Any], context: ToolContext, signal: AbortSignal | None) -> Any:
         assert self._schema is not None
+        # This task's first step may come in the loop turn after a stop or an unmount: it must
+        # not start a handler whose result nobody will send.
+        if signal is not None:
+            signal.throw_if_aborted()
         args = [kwargs.pop(name) for name, _ in self._schema.fields if name in self._schema.positional_only]
         if self._schema.context_parameter is not None:
             kwargs[self._schema.context_parameter] = context
-        result = self.handler(*args, **kwargs)
-        # A plain def may still return an awaitable (a coroutine from a helper, a Future).
-        if inspect.isawaitable(result):
-            result = await result
+        try:
+            result = self.handler(*args, **kwargs)
+            # A plain def may still return an awaitable (a coroutine from a helper, a Future).
+            if inspect.isawaitable(result):
+                result = await result
+        except (KeyboardInterrupt, SystemExit) as exc:
+            # Raised out of a task they would stop the whole event loop (every thread, the
+            # page): the call fails instead.
+            raise ToolError(
+                f"Tool {self.name!r} raised {type(exc).__name__}"
+                + (f"({exc})" if str(exc) else "")
+                + ": a handler cannot stop the program. Return a result or raise an exception."
+            ) from exc
         return result
 
     def _outcome(self, task: asyncio.Task[Any]) -> ToolResult:

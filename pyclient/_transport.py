@@ -161,9 +161,14 @@ class MockTransport(Transport):
         if isinstance(chunks, bytes):
             chunks = [chunks]
         if hasattr(chunks, "__aiter__"):
-            async for chunk in chunks:
-                signal.throw_if_aborted()
-                yield chunk
+            try:
+                async for chunk in chunks:
+                    signal.throw_if_aborted()
+                    yield chunk
+            finally:  # the reader stopped early: close the handler's generator now, as a server would see
+                aclose = getattr(chunks, "aclose", None)
+                if aclose is not None:
+                    await aclose()
         else:
             for chunk in chunks:
                 signal.throw_if_aborted()

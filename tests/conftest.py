@@ -127,6 +127,48 @@ def _slow_route(log: SlowLog):
     return Route("/test/slow", _SlowBody(log))
 
 
+DEEP_JSON = "[" * 10_000 + "]" * 10_000
+HUGE_INT = "7" * 5_000
+NESTED_OK_DEPTH = 39  # with the event's own object: pyclient._json.MAX_DEPTH
+
+
+def _bad_agent_route():
+    """`POST /test/bad-agent`: an AG-UI agent that answers the last user message with bad input.
+
+    "deep-event": a STATE_SNAPSHOT nested 10,000 deep; "huge-int": one holding a 5,000-digit
+    integer; "deep-args": a call of `nested` whose arguments are nested 10,000 deep; "emoji":
+    an emoji whose surrogate halves come in two escaped deltas; "lone": a text delta ending in
+    half a surrogate pair; "nested-ok": a STATE_SNAPSHOT nested `NESTED_OK_DEPTH` deep (within
+    the limit). Anything else, and every follow-up, is answered "ok".
+    """
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def endpoint(request):
+        body = json.loads(await request.body())
+        ids = {"threadId": body["threadId"], "runId": body["runId"]}
+        last = body["messages"][-1] if body["messages"] else {}
+        case = last.get("content") if last.get("role") == "user" else "follow-up"
+        message = '{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m-%s", "delta": %%s}' % body["runId"]
+        payloads = {
+            "deep-event": ['{"type": "STATE_SNAPSHOT", "snapshot": ' + DEEP_JSON + "}"],
+            "huge-int": ['{"type": "STATE_SNAPSHOT", "snapshot": ' + HUGE_INT + "}"],
+            "deep-args": [
+                json.dumps({"type": "TOOL_CALL_START", "toolCallId": "c-" + body["runId"],
+                            "toolCallName": "nested", "parentMessageId": "m-" + body["runId"]}),
+                json.dumps({"type": "TOOL_CALL_ARGS", "toolCallId": "c-" + body["runId"],
+                            "delta": '{"data": ' + DEEP_JSON + "}"}),
+            ],
+            "emoji": [message % '"hi \\ud83d"', message % '"\\ude00!"'],
+            "lone": [message % '"cut \\ud83d"'],
+            "nested-ok": ['{"type": "STATE_SNAPSHOT", "snapshot": ' + "[" * NESTED_OK_DEPTH + "]" * NESTED_OK_DEPTH + "}"],
+        }.get(case, [message % '"ok"'])
+        events = [json.dumps({"type": "RUN_STARTED", **ids}), *payloads, json.dumps({"type": "RUN_FINISHED", **ids})]
+        return Response("".join(f"data: {e}\n\n" for e in events), media_type="text/event-stream")
+
+    return Route("/test/bad-agent", endpoint, methods=["POST"])
+
+
 @pytest.fixture(scope="session")
 def slow_log() -> SlowLog:
     return SlowLog()
@@ -207,14 +249,15 @@ def live_server(runtime, agent_log, slow_log) -> Iterator[str]:
     """The dev server (pages, runtime, embedded agent) on a free port; yields its base URL.
 
     It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, and
-    `POST /agent/scripted` (see `_ScriptedAgent`) for the reload tests.
+    `POST /agent/scripted` (see `_ScriptedAgent`) for the reload tests, and `POST /test/bad-agent`
+    (see `_bad_agent_route`) for tests of hostile agent streams.
     """
     from devserver.app import create_app
 
     from starlette.routing import Route
 
     app = create_app(runtime=runtime, extra_routes=[
-        _slow_route(slow_log), Route("/agent/scripted", _ScriptedAgent(), methods=["POST"]),
+        _slow_route(slow_log), Route("/agent/scripted", _ScriptedAgent(), methods=["POST"]), _bad_agent_route(),
     ])
     with ServerThread(_RecordAgentBodies(app, agent_log)) as server:
         yield server.url

@@ -1,0 +1,112 @@
+"""A server that sends RUN_FINISHED and then holds the connection open, over real sockets.
+
+The calls of the run must run on RUN_FINISHED, and the client must close the held
+connection itself: waiting for the body to end would wait as long as the server likes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socketserver
+import threading
+
+from pyclient import Agent, HttpxTransport, client_tool
+
+
+def _sse(*events: dict) -> bytes:
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+
+
+class HoldOpenServer:
+    """Answer 1: a tool call and RUN_FINISHED in a chunked body that never ends; the handler
+    then waits for the client to close. Later answers: a complete text run."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict] = []
+        self.client_closed = threading.Event()
+        outer = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                outer._handle(self.rfile, self.connection)
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/agent"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def _handle(self, rfile, connection) -> None:
+        length = 0
+        while True:
+            line = rfile.readline()
+            if line in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        body = json.loads(rfile.read(length))
+        self.bodies.append(body)
+        ids = {"threadId": body["threadId"], "runId": body["runId"]}
+        if len(self.bodies) == 1:
+            events = _sse(
+                {"type": "RUN_STARTED", **ids},
+                {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo", "parentMessageId": "m1"},
+                {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": '{"text": "held"}'},
+                {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+                {"type": "RUN_FINISHED", **ids},
+            )
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                               b"Transfer-Encoding: chunked\r\n\r\n"
+                               + f"{len(events):x}\r\n".encode() + events + b"\r\n")
+            # Hold the connection open: no final chunk. recv() returns b"" once the client closes.
+            connection.settimeout(30)
+            try:
+                while connection.recv(1024):
+                    pass
+                self.client_closed.set()
+            except OSError:
+                pass
+            return
+        events = _sse({"type": "RUN_STARTED", **ids},
+                      {"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"},
+                      {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": "thanks"},
+                      {"type": "TEXT_MESSAGE_END", "messageId": "m2"},
+                      {"type": "RUN_FINISHED", **ids})
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                           + f"Content-Length: {len(events)}\r\n\r\n".encode() + events)
+
+    def __enter__(self) -> HoldOpenServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_calls_run_on_run_finished_and_the_held_connection_is_closed():
+    ran: list[str] = []
+
+    @client_tool
+    def echo(text: str) -> str:
+        """Echo the text."""
+        ran.append(text)
+        return text
+
+    async def main(url: str):
+        transport = HttpxTransport(timeout=20)  # a guard: the test fails (not hangs) if pyclient waits
+        thread = Agent("held", url, client_tools=[echo], transport=transport).thread()
+        try:
+            await asyncio.wait_for(thread.send("go"), 20)
+        finally:
+            await transport.aclose()
+        return thread
+
+    with HoldOpenServer() as server:
+        thread = asyncio.run(main(server.url))
+        assert server.client_closed.wait(10), "pyclient never closed the connection the server held open"
+    assert thread.run_status == "idle" and thread.error is None
+    assert ran == ["held"] and len(server.bodies) == 2
+    assert [m["content"] for m in server.bodies[1]["messages"] if m["role"] == "tool"] == ["held"]
+    assert thread.messages[-1].content == "thanks"
