@@ -7,8 +7,23 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import settings
 
 from devserver.background import ServerThread
+
+CI_EXAMPLES = 1000
+
+# Hypothesis profiles for the property tests (tests/unit/test_properties_*.py). "ci" is loaded
+# unless `--hypothesis-profile` names another: "deep" runs 10,000 examples per property. Timing
+# never matters (deadline=None); examples stay random (derandomize=False), and a failure prints
+# the seed and a blob to reproduce it.
+settings.register_profile("ci", max_examples=CI_EXAMPLES, deadline=None, derandomize=False, print_blob=True)
+settings.register_profile("deep", max_examples=10_000, deadline=None, derandomize=False, print_blob=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("--hypothesis-profile", None):
+        settings.load_profile("ci")
 
 
 @dataclass
