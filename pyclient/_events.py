@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -28,7 +29,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ._errors import RemoteProtocolError
 
-__all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_type"]
+__all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_type", "sendable_text"]
 
 logger = logging.getLogger("pyclient")
 
@@ -67,6 +68,64 @@ def _excerpt(text: str) -> str:
     return repr(text if len(text) <= _EXCERPT else text[:_EXCERPT] + "…")
 
 
+# `\ud800`..`\udfff` escapes: JSON allows them unpaired, UTF-8 (and so the next request) cannot carry them.
+_LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _fix_text(text: str) -> str:
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def sendable_text(text: str) -> str:
+    """`text` with every unpaired surrogate replaced by U+FFFD, so it can go out as UTF-8 JSON.
+
+    A tool result may carry one: a handler that returns its arguments, decoded from a model's
+    `\\ud800` escape, or a JavaScript string (JS strings may hold unpaired surrogates).
+    """
+    return _fix_text(text) if _LONE_SURROGATE.search(text) else text
+
+
+def _without_lone_surrogates(obj: Any) -> Any:
+    """`obj` with every unpaired surrogate in its strings (keys too) replaced by U+FFFD.
+
+    Iterative: the value may be nested as deep as `json.loads` allows.
+    """
+    root = [obj]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        parent, key = stack.pop()
+        value = parent[key]
+        if isinstance(value, str):
+            parent[key] = _fix_text(value)
+        elif isinstance(value, list):
+            stack.extend((value, i) for i in range(len(value)))
+        elif isinstance(value, dict):
+            fixed = {_fix_text(k): v for k, v in value.items()}
+            parent[key] = fixed
+            stack.extend((fixed, k) for k in fixed)
+    return root[0]
+
+
+MAX_DEPTH = 200
+"""The deepest event accepted: its state goes back in the next request, whose encoder stops at 255."""
+
+
+def _deeper_than(obj: Any, limit: int) -> bool:
+    stack = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values() if isinstance(v, (dict, list)))
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value if isinstance(v, (dict, list)))
+    return False
+
+
 def decode_event(data: str) -> AGUIEvent:
     """Decode one SSE `data:` payload into an AG-UI event.
 
@@ -82,12 +141,20 @@ def decode_event(data: str) -> AGUIEvent:
     """
     try:
         obj = json.loads(data)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python's stack
         raise RemoteProtocolError(
             f"The server sent an SSE event whose data is not JSON: {_excerpt(data)} ({exc}). "
             "An AG-UI server sends one JSON event per `data:` line; check that the URL is an "
             "AG-UI endpoint and that nothing between (proxy, middleware) rewrites the stream."
         ) from None
+    if data.count("[") + data.count("{") > MAX_DEPTH and _deeper_than(obj, MAX_DEPTH):
+        raise RemoteProtocolError(
+            f"The server sent an event nested deeper than {MAX_DEPTH} levels: {_excerpt(data)}. "
+            "pyclient could not send such a value back in the next request (JSON encoders stop "
+            "at about 255 levels); the server should send flatter state."
+        )
+    if _LONE_SURROGATE_ESCAPE.search(data):
+        obj = _without_lone_surrogates(obj)
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise RemoteProtocolError(
             f"The server sent an SSE event that is not an AG-UI event: {_excerpt(data)}. "

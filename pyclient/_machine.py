@@ -38,7 +38,7 @@ from pydantic import TypeAdapter
 from pydantic_core import PydanticSerializationError
 
 from ._errors import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
-from ._events import AGUIEvent, UnknownEvent, event_type
+from ._events import AGUIEvent, UnknownEvent, event_type, sendable_text
 from ._messages import History, new_id
 from ._state import (
     RUN_STATUS,
@@ -353,11 +353,14 @@ class Conversation:
         # RUN_FINISHED.outcome.pendingToolCallIds when the server names them (pydantic-ai does
         # for 1.0 clients); absent or empty means "every unanswered call of the run".
         assert self._finished is not None
+        # A malformed outcome (an UnknownEvent's raw JSON: not a list, ids that are not strings)
+        # names nothing; each id counts once however often it is repeated.
         outcome = _field(self._finished, "outcome")
         ids = outcome.get("pendingToolCallIds") if isinstance(outcome, dict) \
             else getattr(outcome, "pending_tool_call_ids", None)
-        if ids:
-            wanted = [self.calls[i] for i in ids if i in self.calls]
+        named = list(dict.fromkeys(i for i in ids if isinstance(i, str))) if isinstance(ids, list) else []
+        if named:
+            wanted = [self.calls[i] for i in named if i in self.calls]
         else:
             wanted = self._run_calls
         return [call for call in wanted
@@ -543,8 +546,9 @@ class Conversation:
         call.result = result
         call.registration = None
         if message:  # the call's one tool message
-            self._history.append(ToolMessage(id=new_id(), tool_call_id=call.id, content=result.content,
-                                             error=result.error))
+            error = sendable_text(result.error) if result.error is not None else None
+            self._history.append(ToolMessage(id=new_id(), tool_call_id=call.id,
+                                             content=sendable_text(result.content), error=error))
             self._changed("messages")
 
     def _move(self, call: Call, event: CallEvent) -> None:

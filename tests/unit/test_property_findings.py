@@ -1,0 +1,130 @@
+"""Regression tests for the failures the property tests (test_properties_*.py) found.
+
+Each test is the shrunk failing input written out by hand, with the symptom it had.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pyclient import client_tool
+from pyclient._events import UnknownEvent, decode_event
+from tests.unit.scripted import Server, arun, call_events, finished, make_agent, sse, started, text_events
+
+
+@client_tool
+def echo(text: str) -> str:
+    """Echo the text."""
+    return text
+
+
+def first_then_text(events_of):
+    """Request 0 answers with `events_of(body)`; later requests with a short text run."""
+
+    def script(body, n):
+        if n == 0:
+            return sse(*events_of(body))
+        return sse(started(body), *text_events(f"t{n}", "done"), finished(body))
+
+    return script
+
+
+def tool_message_ids(body: dict) -> list[str]:
+    return [m["toolCallId"] for m in body["messages"] if m["role"] == "tool"]
+
+
+def test_duplicate_pending_tool_call_ids_answer_the_call_once():
+    # Was: LocalProtocolError "Cannot handle PENDING for tool call 'c1' (echo) in status
+    # 'unavailable'" raised out of send().
+    server = Server(first_then_text(lambda body: [
+        started(body), *call_events("c1", "echo", {"text": "a"}),
+        finished(body, outcome={"type": "success", "pendingToolCallIds": ["c1", "c1"]}),
+    ]))
+    thread = make_agent(server, [echo]).thread()
+    arun(thread.send("go"))
+    assert thread.run_status == "idle"
+    assert tool_message_ids(server.bodies[1]) == ["c1"]
+
+
+def test_wrong_typed_pending_tool_call_ids_mean_every_call_of_the_run():
+    # Was: TypeError "'int' object is not iterable" (and "unhashable type" for a list of lists)
+    # raised out of send(); RUN_FINISHED did not validate and the machine read the raw JSON.
+    for ids in (1, "c1", [["c1"]], [{"id": "c1"}], None):
+        server = Server(first_then_text(lambda body: [
+            started(body), *call_events("c1", "echo", {"text": "a"}),
+            finished(body, outcome={"type": "success", "pendingToolCallIds": ids}),
+        ]))
+        thread = make_agent(server, [echo]).thread()
+        arun(thread.send("go"))
+        assert thread.run_status == "idle", ids
+        assert tool_message_ids(server.bodies[1]) == ["c1"], ids
+
+
+def test_lone_surrogates_from_the_server_do_not_break_the_next_request():
+    # Was: LocalProtocolError "... is not JSON (... surrogates not allowed)" raised out of send()
+    # when the follow-up carried the assistant's text and the call's arguments.
+    def events(body):
+        return [started(body),
+                {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+                {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a\ud800b"},
+                *call_events("c1", "echo", {"text": "\udfff"}),
+                finished(body)]
+
+    server = Server(first_then_text(events))
+    thread = make_agent(server, [echo]).thread()
+    arun(thread.send("go"))
+    assert thread.run_status == "idle", thread.error
+    follow_up = server.bodies[1]
+    assistant = follow_up["messages"][1]
+    assert assistant["content"] == "a\ufffdb"
+    # The arguments are JSON text: the escape itself is plain ASCII and goes back as it came.
+    assert assistant["toolCalls"][0]["function"]["arguments"] == '{"text": "\\udfff"}'
+    # The handler returned the decoded surrogate: its tool message carries U+FFFD instead.
+    assert [m["content"] for m in follow_up["messages"] if m["role"] == "tool"] == ["\ufffd"]
+
+
+def test_decode_event_replaces_lone_surrogates_and_keeps_pairs():
+    event = decode_event(r'{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m\udc00", "delta": "\ud83d\ude00\ud83d"}')
+    assert event.delta == "😀\ufffd" and event.message_id == "m\ufffd"
+    other = decode_event(r'{"type": "NEW", "\ud800": [{"k": "\udbff"}]}')
+    assert isinstance(other, UnknownEvent) and other.raw == {"type": "NEW", "\ufffd": [{"k": "\ufffd"}]}
+
+
+def test_json_nested_too_deep_fails_the_run_instead_of_raising():
+    # Was: RecursionError "maximum recursion depth exceeded while decoding a JSON array"
+    # raised out of send().
+    deep = "[" * 10_000 + "]" * 10_000
+
+    def script(body, n):
+        return (b"data: " + json.dumps(started(body)).encode() + b"\n\n"
+                + b'data: {"type": "STATE_SNAPSHOT", "snapshot": ' + deep.encode() + b"}\n\n"
+                + b"data: " + json.dumps(finished(body)).encode() + b"\n\n")
+
+    server = Server(script)
+    thread = make_agent(server, [echo]).thread()
+    arun(thread.send("go"))
+    assert thread.run_status == "error"
+    assert "recursion" in str(thread.error)
+
+
+def test_state_nested_deeper_than_the_encoder_allows_fails_the_run():
+    # Was: LocalProtocolError "Cannot send a run ...: its state ... is not JSON (Maximum
+    # serialization depth exceeded)" raised out of send() by the follow-up, after a
+    # STATE_SNAPSHOT 900 levels deep (json.loads accepts it, pydantic's encoder stops at 255).
+    deep = "[" * 900 + "]" * 900
+
+    def script(body, n):
+        return (sse(started(body)) + b'data: {"type": "STATE_SNAPSHOT", "snapshot": ' + deep.encode() + b"}\n\n"
+                + sse(*call_events("c1", "echo", {"text": "a"}), finished(body)))
+
+    server = Server(script)
+    thread = make_agent(server, [echo]).thread()
+    arun(thread.send("go"))
+    assert thread.run_status == "error" and "nested deeper than 200" in str(thread.error)
+    assert len(server.bodies) == 1
+
+
+def test_decode_event_accepts_state_200_levels_deep():
+    snapshot = "[" * 199 + "]" * 199
+    event = decode_event('{"type": "STATE_SNAPSHOT", "snapshot": ' + snapshot + "}")
+    assert not isinstance(event, UnknownEvent)
