@@ -545,7 +545,9 @@ class Conversation:
         self._move(call, event)
         call.result = result
         call.registration = None
-        if message:  # the call's one tool message
+        # The call's one tool message, unless the history has it already: a server-side result,
+        # or a MESSAGES_SNAPSHOT that answered the call while it was streaming.
+        if message and not self._history.is_answered(call.id):
             error = sendable_text(result.error) if result.error is not None else None
             self._history.append(ToolMessage(id=new_id(), tool_call_id=call.id,
                                              content=sendable_text(result.content), error=error))

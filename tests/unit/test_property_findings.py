@@ -128,3 +128,23 @@ def test_decode_event_accepts_state_200_levels_deep():
     snapshot = "[" * 199 + "]" * 199
     event = decode_event('{"type": "STATE_SNAPSHOT", "snapshot": ' + snapshot + "}")
     assert not isinstance(event, UnknownEvent)
+
+
+def test_a_call_the_snapshot_answered_gets_no_second_answer_when_the_run_fails():
+    # Was: two tool messages for c1 in the history: the server's (in a MESSAGES_SNAPSHOT) and
+    # "Not run: ..." added when the stream ended before RUN_FINISHED.
+    def script(body, n):
+        return sse(started(body), *call_events("c1", "echo", {"text": ""}), {
+            "type": "MESSAGES_SNAPSHOT", "messages": [
+                {"id": "u1", "role": "user", "content": "go"},
+                {"id": "m1", "role": "assistant", "toolCalls": [
+                    {"id": "c1", "type": "function", "function": {"name": "echo", "arguments": "{}"}}]},
+                {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "from the server"},
+            ]})
+
+    server = Server(script)
+    thread = make_agent(server, [echo]).thread()
+    arun(thread.send("go"))
+    assert thread.run_status == "error"
+    tool_messages = [m for m in thread.messages if m.role == "tool"]
+    assert [(m.tool_call_id, m.content) for m in tool_messages] == [("c1", "from the server")]
