@@ -365,6 +365,12 @@ class History:
         return {"messages"}
 
     def _on_call_result(self, event: Any) -> set[str]:
+        previous = self._by_id.get(event.message_id)
+        if event.tool_call_id in self._answered and not (previous is not None and previous.role == "tool"):
+            # A second result for an answered call: a call has one tool message (a repeated
+            # message id replaces the first in place instead).
+            logger.debug("pyclient: dropped a second result for tool call %s", event.tool_call_id)
+            return set()
         self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content))
         return {"messages"}
 

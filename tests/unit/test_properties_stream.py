@@ -118,8 +118,10 @@ ANSWERS = st.sampled_from(["succeed", "fail", "cancel", "approve", "reject_late"
 def decoded(event_list: list[Any], draw_bool: Any) -> list[Any]:
     out = []
     for event in event_list:
+        # As the SSE decoder hands it over: UTF-8 bytes decoded with replacement.
+        data = payload(draw_bool, event).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
         try:
-            out.append(decode_event(payload(draw_bool, event)))
+            out.append(decode_event(data))
         except RemoteProtocolError:
             out.append(None)  # the driver fails the run here
     return out

@@ -148,3 +148,16 @@ def test_a_call_the_snapshot_answered_gets_no_second_answer_when_the_run_fails()
     assert thread.run_status == "error"
     tool_messages = [m for m in thread.messages if m.role == "tool"]
     assert [(m.tool_call_id, m.content) for m in tool_messages] == [("c1", "from the server")]
+
+
+def test_a_second_server_result_for_a_call_is_dropped():
+    # Was: two tool messages for c1 (t1 and t2) in the history and the follow-up.
+    from pyclient._messages import History
+    from ag_ui.core import ToolCallResultEvent, ToolCallStartEvent
+
+    history = History()
+    history.apply(ToolCallStartEvent(tool_call_id="c1", tool_call_name="search"))
+    history.apply(ToolCallResultEvent(message_id="t1", tool_call_id="c1", content="first"))
+    history.apply(ToolCallResultEvent(message_id="t2", tool_call_id="c1", content="second"))
+    history.apply(ToolCallResultEvent(message_id="t1", tool_call_id="c1", content="first, again"))
+    assert [(m.id, m.content) for m in history.messages() if m.role == "tool"] == [("t1", "first, again")]
