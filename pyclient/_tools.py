@@ -240,6 +240,9 @@ class ClientTool:
         external: asyncio.Future[Any] = loop.create_future()
 
         def on_external_abort(reason: Any) -> None:
+            # At once, not when this coroutine resumes: a handler task created but not started
+            # yet must see it and never start (`_call`), a running one sees why it stops.
+            controller.abort(reason)
             if not external.done():
                 external.set_result(reason)
 
@@ -273,6 +276,8 @@ class ClientTool:
 
     async def _call(self, kwargs: dict[str, Any], context: ToolContext) -> Any:
         assert self._schema is not None
+        if context.signal.aborted:  # stopped between this task's creation and its first step
+            raise RunAborted(context.signal.reason)
         args = [kwargs.pop(name) for name, _ in self._schema.fields if name in self._schema.positional_only]
         if self._schema.context_parameter is not None:
             kwargs[self._schema.context_parameter] = context

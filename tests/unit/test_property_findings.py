@@ -5,9 +5,10 @@ Each test is the shrunk failing input written out by hand, with the symptom it h
 
 from __future__ import annotations
 
+import asyncio
 import json
 
-from pyclient import client_tool
+from pyclient import ToolContext, client_tool
 from pyclient._events import UnknownEvent, decode_event
 from tests.unit.scripted import Server, arun, call_events, finished, make_agent, sse, started, text_events
 
@@ -161,3 +162,38 @@ def test_a_second_server_result_for_a_call_is_dropped():
     history.apply(ToolCallResultEvent(message_id="t2", tool_call_id="c1", content="second"))
     history.apply(ToolCallResultEvent(message_id="t1", tool_call_id="c1", content="first, again"))
     assert [(m.id, m.content) for m in history.messages() if m.role == "tool"] == [("t1", "first, again")]
+
+
+def test_a_handler_whose_task_has_not_started_never_runs_after_stop():
+    # Was: stop() in the loop turn after the handler's task was created (before its first
+    # step) aborted the call, yet the handler body still ran, with the action already
+    # "cancelled". Found by test_properties_driver: stop, send, send at random moments.
+    ran = []
+
+    @client_tool
+    def quick(ctx: ToolContext) -> str:
+        """Answer at once."""
+        ran.append(thread.action(ctx.tool_call_id).status)
+        return "ok"
+
+    server = Server(first_then_text(lambda body: [started(body), *call_events("c1", "quick", {}), finished(body)]))
+    thread = make_agent(server, [quick]).thread()
+
+    async def main():
+        statuses = []
+        # Stop the moment the call starts executing: its handler task exists, its body has not run.
+        thread.subscribe(lambda event: event.kind == "action" and event.payload.status == "executing"
+                         and statuses.append(event.payload.status))
+        task = asyncio.ensure_future(thread.send("go"))
+        while not statuses:
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)  # the driver creates the handler task in the loop turn after "executing"
+        thread.stop()
+        await task
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    arun(main())
+    assert thread.run_status == "idle"
+    assert ran == []
+    assert thread.action("c1").status == "cancelled"
