@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import given, note
+from hypothesis import event, given, note
 from hypothesis import strategies as st
 
 from pyclient import Agent, LocalProtocolError, MockTransport, ToolContext, client_tool
@@ -105,6 +105,8 @@ def event_bytes(event: dict[str, Any]) -> bytes:
 def response(body: dict[str, Any], n: int, plan: list[str]) -> list[bytes]:
     """One event per chunk (MockTransport yields to the loop between chunks)."""
     events = [started(body)]
+    if plan == ["!error"]:
+        return [event_bytes(e) for e in (*events, {"type": "RUN_ERROR", "message": "the model failed"})]
     if plan:
         events.append({"type": "TEXT_MESSAGE_START", "messageId": f"m{n}", "role": "assistant"})
         events.append({"type": "TEXT_MESSAGE_END", "messageId": f"m{n}"})
@@ -125,16 +127,23 @@ OPS = st.one_of(
     st.tuples(st.just("send")),
     st.tuples(st.just("stop")),
     st.tuples(st.just("open")),                       # open the oldest closed gate of a slow handler
+    st.tuples(st.just("open")),
+    st.tuples(st.just("mount"), st.sampled_from(TOOLS), st.booleans()),
     st.tuples(st.just("mount"), st.sampled_from(TOOLS), st.booleans()),
     st.tuples(st.just("cancel"), st.integers(0, 3)),
     st.tuples(st.just("approve"), st.integers(0, 3)),
+    st.tuples(st.just("approve"), st.integers(0, 3)),
     st.tuples(st.just("reject"), st.integers(0, 3)),
     st.tuples(st.just("submit"), st.integers(0, 3)),
+    st.tuples(st.just("submit"), st.integers(0, 3)),
 )
-PLANS = st.lists(st.lists(st.sampled_from(TOOLS), max_size=3), max_size=4)
+"""One operation; `stop` and `send` are drawn less often than the answers, so runs get somewhere."""
+PLANS = st.lists(st.one_of(st.lists(st.sampled_from(TOOLS), min_size=1, max_size=3), st.just(["!error"])),
+                 min_size=1, max_size=3)
+"""The calls of each request (then a text answer); `["!error"]` answers with RUN_ERROR."""
 
 
-async def scenario(plans: list[list[str]], ops: list[tuple[int, tuple[Any, ...]]], ending: str,
+async def scenario(plans: list[list[str]], ops: list[tuple[int, tuple[Any, ...]]], linger: int, ending: str,
                    unmounted: list[str]) -> None:
     world = WORLD
 
@@ -195,6 +204,8 @@ async def scenario(plans: list[list[str]], ops: list[tuple[int, tuple[Any, ...]]
             elif kind == "submit":
                 action.submit(f"submitted {action.id}")
 
+    for _ in range(linger):
+        await asyncio.sleep(0)
     if ending == "stop":
         thread.stop()
         if thread.run_status not in ("idle", "error"):
@@ -220,18 +231,25 @@ async def scenario(plans: list[list[str]], ops: list[tuple[int, tuple[Any, ...]]
     await asyncio.gather(*sends)  # every send() returns (the caller's guard turns a hang into a failure)
 
 
-@given(plans=PLANS, ops=st.lists(st.tuples(st.integers(0, 6), OPS), max_size=12),
-       ending=st.sampled_from(["stop", "drain"]), unmounted=st.lists(st.sampled_from(TOOLS), unique=True, max_size=2))
-def test_any_interleaving_answers_each_call_once_and_ends(plans, ops, ending, unmounted) -> None:
+@given(plans=PLANS, ops=st.lists(st.tuples(st.integers(0, 12), OPS), max_size=16),
+       linger=st.integers(0, 80), ending=st.sampled_from(["stop", "drain"]),
+       unmounted=st.lists(st.sampled_from(TOOLS), unique=True, max_size=1))
+def test_any_interleaving_answers_each_call_once_and_ends(plans, ops, linger, ending, unmounted) -> None:
     global WORLD
     world = WORLD = World()
 
     async def main() -> None:
-        await asyncio.wait_for(scenario(plans, ops, ending, unmounted), GUARD_S)
+        await asyncio.wait_for(scenario(plans, ops, linger, ending, unmounted), GUARD_S)
 
     asyncio.run(main())
     thread = world.thread
     note(f"bodies: {len(world.bodies)}; started: {world.started}")
+    event(f"requests: {min(len(world.bodies), 4)}")
+    event(f"handlers started: {min(len(world.started), 3)}")
+    event(f"ends {thread.run_status} after {ending}")
+    answers = Counter(m.content.split(" ")[0] for m in thread.messages if m.role == "tool")
+    for word in answers:
+        event(f"answer: {word}")
     assert not world.violations, world.violations
     assert thread.run_status in ("idle", "error"), thread.run_status
     if thread.run_status == "error":
