@@ -166,6 +166,15 @@ class Conversation:
         self._history.state = value
         self._changed("state", value)
 
+    @property
+    def run_ended(self) -> bool:
+        """True once the request in flight received its RUN_FINISHED or RUN_ERROR: read no further.
+
+        A server may hold the connection open after the run's last event; the driver ends the
+        stream there instead of waiting for the close.
+        """
+        return self.run_state is RunState.STREAMING and (self._finished is not None or self._run_error is not None)
+
     def messages(self) -> list[Message]:
         """The history as `ag_ui.core` message models (a new list each call)."""
         return self._history.messages()

@@ -409,6 +409,8 @@ class Thread:
                 if self._listeners:
                     self._notify("event", event)
                 self._publish()
+                if machine.run_ended:  # the run's last event: the server may hold the connection open
+                    return
 
     def _fail(self, error: BaseException) -> None:
         for call in self._machine.fail(error):

@@ -18,7 +18,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import settings
 from hypothesis import strategies as st
+
+def budget(ci: int) -> settings:
+    """`ci` examples under the "ci" profile (tests/conftest.py); the loaded profile's count otherwise.
+
+    The ci profile sizes the property tests together to about a minute on two cores: a slow
+    property gets fewer examples there, while "deep" still runs 10,000 of each.
+    """
+    return settings(max_examples=ci) if settings.get_current_profile_name() == "ci" else settings()
+
 
 ADVERTISED = ("echo", "add")
 TOOL_NAMES = ("echo", "add", "secret", "nowhere")
@@ -48,6 +58,8 @@ class Stream:
     body: bytes
     chunks: list[bytes] = field(repr=False)
     notes: list[str] = field(default_factory=list)
+    hold_open: bool = False
+    """The server keeps the connection open after the last chunk (it never closes it)."""
 
 
 class _Ids:
@@ -352,4 +364,4 @@ def chunked(draw: st.DrawFn, body: bytes) -> list[bytes]:
 def streams(draw: st.DrawFn) -> Stream:
     event_list = draw(events())
     body, notes = draw(bodies(event_list))
-    return Stream(event_list, body, draw(chunked(body)), notes)
+    return Stream(event_list, body, draw(chunked(body)), notes, hold_open=_sometimes(draw))

@@ -197,3 +197,29 @@ def test_a_handler_whose_task_has_not_started_never_runs_after_stop():
     assert thread.run_status == "idle"
     assert ran == []
     assert thread.action("c1").status == "cancelled"
+
+
+def test_run_finished_ends_the_run_while_the_server_holds_the_connection_open():
+    # Was: send() waited forever: the client read on after RUN_FINISHED until the connection
+    # closed, and this server never closes it (the call's follow-up never went out).
+    closed = []
+
+    def script(body, n):
+        if n:
+            return sse(started(body), *text_events("t1", "done"), finished(body))
+
+        async def held_open():
+            try:
+                yield sse(started(body), *call_events("c1", "echo", {"text": "a"}), finished(body))
+                await asyncio.Event().wait()
+            finally:
+                closed.append(True)
+
+        return held_open()
+
+    server = Server(script)
+    thread = make_agent(server, [echo]).thread()
+    arun(thread.send("go"), timeout=5)
+    assert thread.run_status == "idle" and len(server.bodies) == 2
+    assert tool_message_ids(server.bodies[1]) == ["c1"]
+    assert closed == [True]  # the held-open response was closed, not leaked
