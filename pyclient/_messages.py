@@ -393,16 +393,18 @@ class History:
         return {"state"}
 
     def _on_messages_snapshot(self, event: Any) -> set[str]:
-        # The server's view of the conversation replaces ours. Unanswered calls stay indexed,
-        # so arguments still streaming and pending calls are not lost (`attach` gives them a
-        # message back when they are answered).
-        open_calls = {call_id: call for call_id, call in self._calls.items() if call_id not in self._answered}
+        # The server's view of the conversation replaces ours. Calls it leaves unanswered stay
+        # indexed, so arguments still streaming and pending calls are not lost (`attach` gives
+        # them a message back when they are answered); that includes a call an earlier
+        # snapshot answered whose answer this one dropped.
+        previous = self._calls
         self._entries, self._by_id, self._answered = [], {}, set()
         self._calls = {}
         for message in event.messages:
             self.append(message)
-        for call_id, call in open_calls.items():
-            self._calls.setdefault(call_id, call)
+        for call_id, call in previous.items():
+            if call_id not in self._answered:
+                self._calls.setdefault(call_id, call)
         return {"messages"}
 
 

@@ -223,3 +223,26 @@ def test_run_finished_ends_the_run_while_the_server_holds_the_connection_open():
     assert thread.run_status == "idle" and len(server.bodies) == 2
     assert tool_message_ids(server.bodies[1]) == ["c1"]
     assert closed == [True]  # the held-open response was closed, not leaked
+
+
+def test_a_call_whose_answer_a_later_snapshot_drops_is_answered_by_the_client():
+    # Was: AssertionError in Thread._action (no ToolCall for a pending call): the first
+    # MESSAGES_SNAPSHOT answered c1, the second dropped c1 and its answer, and the history
+    # had forgotten the call while the machine still saw it pending.
+    def events(body):
+        return [started(body), *call_events("c1", "echo", {"text": "a"}),
+                {"type": "MESSAGES_SNAPSHOT", "messages": [
+                    {"id": "u1", "role": "user", "content": "go"},
+                    {"id": "m2", "role": "assistant", "toolCalls": [
+                        {"id": "c1", "type": "function", "function": {"name": "echo", "arguments": "{}"}}]},
+                    {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "server"}]},
+                {"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "u1", "role": "user", "content": "go"}]},
+                finished(body)]
+
+    server = Server(first_then_text(events))
+    thread = make_agent(server, [echo]).thread()
+    arun(thread.send("go"))
+    assert thread.run_status == "idle", thread.error
+    follow_up = server.bodies[1]
+    assert tool_message_ids(follow_up) == ["c1"]
+    assert [m["role"] for m in follow_up["messages"]] == ["user", "assistant", "tool"]
