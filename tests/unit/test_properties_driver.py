@@ -27,7 +27,6 @@ from hypothesis import event, given, note
 from hypothesis import strategies as st
 
 from pyclient import Agent, LocalProtocolError, MockTransport, ToolContext, client_tool
-from tests.unit.agui_streams import budget
 from tests.unit.scripted import finished, started, text_events
 
 TOOLS = ("quick", "slow", "gated", "ask")
@@ -232,7 +231,6 @@ async def scenario(plans: list[list[str]], ops: list[tuple[int, tuple[Any, ...]]
     await asyncio.gather(*sends)  # every send() returns (the caller's guard turns a hang into a failure)
 
 
-@budget(ci=1500)
 @given(plans=PLANS, ops=st.lists(st.tuples(st.integers(0, 12), OPS), max_size=16),
        linger=st.integers(0, 80), ending=st.sampled_from(["stop", "drain"]),
        unmounted=st.lists(st.sampled_from(TOOLS), unique=True, max_size=1))
