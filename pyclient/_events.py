@@ -4,7 +4,9 @@ Known event types become ag-ui-protocol's models (through `TypeAdapter(ag_ui.cor
 An event type this version of ag-ui-protocol does not know, or a known type whose fields do
 not validate, becomes an `UnknownEvent` that keeps the raw object: listeners still see it
 and a run never fails because a server is newer than the client. A payload that is not a
-JSON object with a `type` is a `RemoteProtocolError` that quotes what was received.
+JSON object with a `type` is a `RemoteProtocolError` that quotes what was received, and so is
+one nested deeper than 200 levels (its state could not be sent back). Unpaired surrogates
+(`\\ud800` escapes, valid JSON but not UTF-8) become U+FFFD, so the history can always be sent.
 
 ```python
 from pyclient._events import UnknownEvent, decode_event
@@ -70,8 +72,6 @@ def _excerpt(text: str) -> str:
 
 # `\ud800`..`\udfff` escapes: JSON allows them unpaired, UTF-8 (and so the next request) cannot carry them.
 _LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -109,7 +109,7 @@ def _without_lone_surrogates(obj: Any) -> Any:
     return root[0]
 
 
-MAX_DEPTH = 200
+_MAX_DEPTH = 200
 """The deepest event accepted: its state goes back in the next request, whose encoder stops at 255."""
 
 
@@ -147,9 +147,9 @@ def decode_event(data: str) -> AGUIEvent:
             "An AG-UI server sends one JSON event per `data:` line; check that the URL is an "
             "AG-UI endpoint and that nothing between (proxy, middleware) rewrites the stream."
         ) from None
-    if data.count("[") + data.count("{") > MAX_DEPTH and _deeper_than(obj, MAX_DEPTH):
+    if data.count("[") + data.count("{") > _MAX_DEPTH and _deeper_than(obj, _MAX_DEPTH):
         raise RemoteProtocolError(
-            f"The server sent an event nested deeper than {MAX_DEPTH} levels: {_excerpt(data)}. "
+            f"The server sent an event nested deeper than {_MAX_DEPTH} levels: {_excerpt(data)}. "
             "pyclient could not send such a value back in the next request (JSON encoders stop "
             "at about 255 levels); the server should send flatter state."
         )
