@@ -4,7 +4,9 @@ Known event types become ag-ui-protocol's models (through `TypeAdapter(ag_ui.cor
 An event type this version of ag-ui-protocol does not know, or a known type whose fields do
 not validate, becomes an `UnknownEvent` that keeps the raw object: listeners still see it
 and a run never fails because a server is newer than the client. A payload that is not a
-JSON object with a `type` is a `RemoteProtocolError` that quotes what was received.
+JSON object with a `type` is a `RemoteProtocolError` that quotes what was received, and so is
+one nested deeper than 200 levels (its state could not be sent back). Unpaired surrogates
+(`\\ud800` escapes, valid JSON but not UTF-8) become U+FFFD, so the history can always be sent.
 
 ```python
 from pyclient._events import UnknownEvent, decode_event

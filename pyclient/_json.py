@@ -21,7 +21,7 @@ assert loads('{"a": [1, 2]}') == {"a": [1, 2]}
 try:
     loads("[" * 10_000 + "]" * 10_000)
 except JSONLimitError as exc:
-    print(exc)         # JSON nested deeper than 128 levels (at least 129) ...
+    print(exc)         # JSON nested deeper than 40 levels (at least 41) ...
 ```
 """
 
@@ -33,10 +33,12 @@ from typing import Any
 
 __all__ = ["MAX_DEPTH", "JSONLimitError", "has_surrogates", "loads", "repair"]
 
-MAX_DEPTH = 128
-"""Deepest nesting of arrays and objects `loads` accepts. AG-UI events nest a handful of
-levels, tool arguments and shared state a few dozen at most; Pyodide's stack holds a few
-hundred levels of the decoder's recursion (and pydantic's) with room to spare."""
+MAX_DEPTH = 40
+"""Deepest nesting of arrays and objects `loads` accepts (the event's own object counts).
+AG-UI events nest a handful of levels, tool arguments and shared state a few dozen at most.
+The bound is what the page can send back: shared state returns in the next request, and
+pydantic-core in Pyodide serializes about 49 levels (CPython 255); anything pyclient accepts
+must stay sendable, or one event would make every later request of the thread fail."""
 
 # A string token as a whole (so brackets inside strings are skipped in C), or one bracket.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)

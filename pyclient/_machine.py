@@ -30,7 +30,6 @@ assert conversation.messages()[-1].content == "Hello" and conversation.run_statu
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -422,8 +421,9 @@ class Conversation:
                 # A lone UTF-16 surrogate from somewhere no repair covers (a server's snapshot,
                 # the page's state): replace it everywhere rather than never send again.
                 logger.warning("pyclient: lone surrogates in thread %s replaced with U+FFFD", self.thread_id)
-                data = _repair_all(run_input.model_dump(mode="json", by_alias=True))
-                return RunRequest(run_input, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
+                # model_dump's Python mode encodes nothing, so it cannot fail on them.
+                repaired = RunAgentInput.model_validate(_repair_all(run_input.model_dump(by_alias=True)))
+                return RunRequest(repaired, repaired.model_dump_json(by_alias=True).encode())
             raise LocalProtocolError(
                 f"Cannot send a run of thread {self.thread_id!r}: its state, context or "
                 f"forwarded_props is not JSON ({exc}). Keep `thread.state` and "
@@ -521,6 +521,8 @@ class Conversation:
         # for 1.0 clients); absent or empty means "every unanswered call of the run".
         # Ids that are not strings (a server bug) are skipped; repeats count once.
         assert self._finished is not None
+        # A malformed outcome (an UnknownEvent's raw JSON: not a list, ids that are not strings)
+        # names nothing; each id counts once however often it is repeated.
         outcome = _field(self._finished, "outcome")
         ids = outcome.get("pendingToolCallIds") if isinstance(outcome, dict) \
             else getattr(outcome, "pending_tool_call_ids", None)
@@ -727,8 +729,10 @@ class Conversation:
         self._move(call, event)
         call.result = result
         call.registration = None
-        if message:  # the call's one tool message
-            # Repaired: a lone surrogate in a result would make every later request unwritable.
+        # The call's one tool message, unless the history has it already (a server-side result,
+        # or a MESSAGES_SNAPSHOT that answered the call while it was streaming). Repaired: a
+        # lone surrogate in a result would make every later request unwritable.
+        if message and not self._history.is_answered(call.id):
             self._history.append(ToolMessage(
                 id=new_id(), tool_call_id=call.id, content=repair(result.content),
                 error=repair(result.error) if result.error is not None else None,

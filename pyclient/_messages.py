@@ -398,6 +398,12 @@ class History:
         return {"messages"}
 
     def _on_call_result(self, event: Any) -> set[str]:
+        previous = self._by_id.get(event.message_id)
+        if event.tool_call_id in self._answered and not (previous is not None and previous.role == "tool"):
+            # A second result for an answered call: a call has one tool message (a repeated
+            # message id replaces the first in place instead).
+            logger.debug("pyclient: dropped a second result for tool call %s", event.tool_call_id)
+            return set()
         self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content))
         return {"messages"}
 
@@ -420,16 +426,19 @@ class History:
         return {"state"}
 
     def _on_messages_snapshot(self, event: Any) -> set[str]:
-        # The server's view of the conversation replaces ours. Unanswered calls stay indexed,
-        # so arguments still streaming and pending calls are not lost (`attach` gives them a
-        # message back when they are answered).
-        open_calls = {call_id: call for call_id, call in self._calls.items() if call_id not in self._answered}
+        # The server's view of the conversation replaces ours. Calls it leaves unanswered stay
+        # indexed, so arguments still streaming and pending calls are not lost (`attach` gives
+        # them a message back when they are answered); that includes a call an earlier
+        # snapshot answered whose answer this one dropped.
+        previous = self._calls
+        open_calls = {call_id: call for call_id, call in previous.items() if call_id not in self._answered}
         self._entries, self._by_id, self._answered = [], {}, set()
         self._calls = {}
         for message in event.messages:
             self.append(message, streamed=open_calls)
-        for call_id, call in open_calls.items():
-            self._calls.setdefault(call_id, call)
+        for call_id, call in previous.items():
+            if call_id not in self._answered:
+                self._calls.setdefault(call_id, call)
         return {"messages"}
 
 

@@ -250,6 +250,9 @@ class ClientTool:
         external: asyncio.Future[Any] = loop.create_future()
 
         def on_external_abort(reason: Any) -> None:
+            # At once, not when this coroutine resumes: a handler task created but not started
+            # yet must see it and never start (`_call`), a running one sees why it stops.
+            controller.abort(reason)
             if not external.done():
                 external.set_result(reason)
 

@@ -1,0 +1,223 @@
+"""Property tests: generated AG-UI streams (valid, mutated, cut into random chunks) against a real run.
+
+Hypothesis draws one response body (`tests.unit.agui_streams`) and the scripted server answers
+the first request with it, follow-ups with a plain finished run. Whatever the stream holds:
+
+- `send()` returns (it never raises for what a server sends);
+- the thread ends `"idle"`, or `"error"` with `thread.error` set and a message;
+- each toolCallId has at most one tool message, in `thread.messages` and in every request;
+- a handler runs only for a tool the request advertised, and at most once per call id;
+- every request body is JSON (lone surrogates from the server included).
+
+A second suite feeds the decoded events straight into the sans-I/O `Conversation`.
+
+The profiles (`tests/conftest.py`) size the runs: `ci` by default, `--hypothesis-profile=deep`
+for 10,000 examples each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from typing import Any
+
+from hypothesis import given, note
+from hypothesis import strategies as st
+
+from pyclient import Agent, MockTransport, ToolContext, client_tool
+from pyclient._errors import RemoteProtocolError
+from pyclient._events import decode_event
+from pyclient._machine import Conversation, Failed, Idle, RunHandlers, SendRequest, WaitForActions
+from pyclient._tools import ToolResult
+from tests.unit.agui_streams import ADVERTISED, Stream, budget, events, payload, streams
+
+HOLD_TURNS = 2_000
+"""Loop turns a held-open run gets to end by itself once its last chunk is delivered (it needs a few)."""
+
+RAN: list[tuple[str, str]] = []
+"""(tool name, toolCallId) of every handler that started, for the example being run."""
+
+
+@client_tool
+def echo(text: str, ctx: ToolContext) -> str:
+    """Echo the text."""
+    RAN.append(("echo", ctx.tool_call_id))
+    return text
+
+
+@client_tool
+async def add(a: int, b: int, ctx: ToolContext) -> int:
+    """Add two numbers."""
+    RAN.append(("add", ctx.tool_call_id))
+    await asyncio.sleep(0)
+    return a + b
+
+
+@client_tool
+def secret(text: str, ctx: ToolContext) -> str:
+    """Registered on the thread but never mounted: never advertised, must never run."""
+    RAN.append(("secret", ctx.tool_call_id))
+    return "leaked"
+
+
+def tool_message_counts(messages: list[dict[str, Any]]) -> Counter[str]:
+    return Counter(m["toolCallId"] for m in messages if m.get("role") == "tool")
+
+
+def finished_run(body: dict[str, Any]) -> bytes:
+    events = [{"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]},
+              {"type": "RUN_FINISHED", "threadId": body["threadId"], "runId": body["runId"]}]
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+
+
+def run_thread(stream: Stream) -> None:
+    RAN.clear()
+    raw_bodies: list[bytes] = []
+
+    async def held_open() -> Any:
+        for chunk in stream.chunks:
+            yield chunk
+            await asyncio.sleep(0)
+        delivered.append(True)
+        await asyncio.Event().wait()  # the server never closes the connection
+
+    def handle(request: Any) -> Any:
+        raw_bodies.append(request.body)
+        body = json.loads(request.body)  # must never fail: checked again below
+        if len(raw_bodies) > 1:
+            return finished_run(body)
+        return held_open() if stream.hold_open else stream.chunks
+
+    agent = Agent("prop", "http://agent.test/agent", client_tools=[echo, add], transport=MockTransport(handle))
+    thread = agent.thread()
+    thread.register_tool(secret, mounted=False)
+    terminal: list[str] = []
+    delivered: list[bool] = []
+    thread.subscribe(lambda e: e.kind == "event" and str(e.payload.type) in ("RUN_FINISHED", "RUN_ERROR")
+                     and terminal.append(str(e.payload.type)))
+
+    async def main() -> None:
+        task = asyncio.ensure_future(thread.send("go"))
+        if not stream.hold_open:
+            await asyncio.wait_for(task, 30)
+            return
+        while not delivered and not task.done():
+            await asyncio.sleep(0)
+        for _ in range(HOLD_TURNS):
+            if task.done():
+                break
+            await asyncio.sleep(0)
+        else:
+            # Only a server that never ends the run may keep send() waiting: once RUN_FINISHED
+            # or RUN_ERROR arrived, the run must go on without the connection closing.
+            assert stream.hold_open and not terminal, f"send() still waiting after {terminal}"
+            thread.stop()
+        await asyncio.wait_for(task, 30)
+
+    asyncio.run(main())
+
+    assert thread.run_status in ("idle", "error"), thread.run_status
+    if thread.run_status == "error":
+        assert thread.error is not None and str(thread.error)
+    bodies = [json.loads(raw) for raw in raw_bodies]
+    assert bodies, "no request went out"
+    for body in bodies:
+        assert sorted(t["name"] for t in body["tools"]) == sorted(ADVERTISED)
+        counts = tool_message_counts(body["messages"])
+        assert all(n == 1 for n in counts.values()), counts
+    history = [m.model_dump(by_alias=True) for m in thread.messages]
+    counts = tool_message_counts(history)
+    assert all(n == 1 for n in counts.values()), counts
+    names = Counter(name for name, _ in RAN)
+    assert set(names) <= set(ADVERTISED), RAN
+    ran_ids = Counter(call_id for _, call_id in RAN)
+    assert all(n == 1 for n in ran_ids.values()), RAN
+
+
+@given(stream=streams())
+def test_any_stream_ends_idle_or_error_with_one_answer_per_call(stream: Stream) -> None:
+    note(f"notes: {stream.notes}; {len(stream.chunks)} chunks")
+    run_thread(stream)
+
+
+# -- the machine alone ------------------------------------------------------------------------
+
+ANSWERS = st.sampled_from(["succeed", "fail", "cancel", "approve", "reject_late"])
+
+
+def decoded(event_list: list[Any], draw_bool: Any) -> list[Any]:
+    out = []
+    for event in event_list:
+        # As the SSE decoder hands it over: UTF-8 bytes decoded with replacement.
+        data = payload(draw_bool, event).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        try:
+            out.append(decode_event(data))
+        except RemoteProtocolError:
+            out.append(None)  # the driver fails the run here
+    return out
+
+
+class _Registration:
+    """Stands for the registration serving a call (the machine only compares identities)."""
+
+
+@budget(ci=1000)  # its huge and deep values make it the slowest per example
+@given(event_list=events(), data=st.data())
+def test_machine_folds_any_event_sequence(event_list: list[Any], data: st.DataObject) -> None:
+    tools = [echo, add]
+    by_name = {tool.name: tool for tool in tools}
+    machine = Conversation("THREAD")
+    machine.add_user_message("go")
+    registration = _Registration()
+    request = machine.start_run(tools)
+    json.loads(request.body)
+    for event in decoded(event_list, data.draw):
+        if event is None:
+            machine.fail(RemoteProtocolError("not an AG-UI event"))
+            break
+        try:
+            machine.receive(event)
+        except RemoteProtocolError as exc:  # a STATE_DELTA that does not apply: the driver fails the run
+            machine.fail(exc)
+            break
+    else:
+        machine.end_stream()
+    for _ in range(200):
+        for call in machine.unavailable():
+            tool = by_name.get(call.name)
+            assert tool is not None, f"an unadvertised tool's call waits to run: {call!r}"
+            machine.serve(call.id, tool, registration)  # type: ignore[arg-type]
+        step = machine.next_step()
+        if isinstance(step, (Idle, Failed)):
+            break
+        if isinstance(step, RunHandlers):
+            for call in step.calls:
+                assert call.name in by_name, call
+                answer = data.draw(ANSWERS)
+                if answer == "fail":
+                    machine.handler_returned(call.id, call.execution, ToolResult.failure("no"))
+                elif answer == "cancel":
+                    machine.cancel(call.id, "test")
+                else:
+                    machine.handler_returned(call.id, call.execution, ToolResult.success("ok"))
+        elif isinstance(step, WaitForActions):
+            for call in step.calls:
+                if call.status.value == "awaiting_approval":
+                    machine.approve(call.id)
+                else:
+                    machine.cancel(call.id, "test")
+        elif isinstance(step, SendRequest):
+            request = machine.start_run(tools)
+            json.loads(request.body)
+            from ag_ui.core import RunFinishedEvent, RunStartedEvent
+            machine.receive(RunStartedEvent(thread_id="THREAD", run_id=request.input.run_id))
+            machine.receive(RunFinishedEvent(thread_id="THREAD", run_id=request.input.run_id))
+            machine.end_stream()
+    else:
+        raise AssertionError("the machine never settled")
+    assert machine.run_status in ("idle", "error")
+    if machine.run_status == "error":
+        assert machine.error is not None and str(machine.error)
+    counts = tool_message_counts([m.model_dump(by_alias=True) for m in machine.messages()])
+    assert all(n == 1 for n in counts.values()), counts
