@@ -259,6 +259,10 @@ class History:
                         call.encrypted_value = origin.encrypted_value
                 else:
                     call.parts.append(tool_call.function.arguments)
+                    if streamed is not None:
+                        # The server's view of this run: a START for this id later in the
+                        # run is this call again, not a new one.
+                        call.run = self._run
                 entry.calls.append(call)
                 self._calls[call.id] = call
         if entry.assembled and isinstance(message.content, str):

@@ -250,9 +250,8 @@ class ClientTool:
         external: asyncio.Future[Any] = loop.create_future()
 
         def on_external_abort(reason: Any) -> None:
-            # At once, not when this coroutine resumes: a handler task created but not started
-            # yet must see it and never start (`_call`), a running one sees why it stops.
-            controller.abort(reason)
+            # The handler's own signal aborts below, as its task is cancelled (so a fetch in it
+            # ends with CancelledError); a task not started yet checks `signal` itself (`_call`).
             if not external.done():
                 external.set_result(reason)
 
