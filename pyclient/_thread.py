@@ -82,6 +82,10 @@ __all__ = ["Thread"]
 
 logger = logging.getLogger("pyclient")
 
+STREAMING_SAVE_INTERVAL = 1.0
+"""Seconds between saves of a thread kept in a store while text streams (`thread.streaming_save_interval`)."""
+
+
 class _Turn:
     """One `send()`/`run()`: aborted by `stop()`; woken when a call changes while it waits."""
 
@@ -123,6 +127,9 @@ class Thread:
     Attributes:
         agent: the agent.
         scope: the thread's registrations (`pyclient._scopes.ThreadScope`).
+        streaming_save_interval: with a store, while text streams, the seconds between two
+            saves of the partial text (1.0; saves otherwise follow completed messages and
+            call changes, never each delta).
     """
 
     def __init__(
@@ -159,6 +166,8 @@ class Thread:
         self._restored = store is None
         self._saving: asyncio.Future[None] | None = None
         self._dirty = False
+        self._save_timer: asyncio.TimerHandle | None = None
+        self.streaming_save_interval = STREAMING_SAVE_INTERVAL
         self._resuming: asyncio.Future[None] | None = None
         self._release_lock: Callable[[], None] | None = None
         self.read_only = False
@@ -293,6 +302,24 @@ class Thread:
                     logger.warning("pyclient: saving thread %s failed: %s", self.thread_id, exc)
         finally:
             self._saving = None
+
+    def _save_streaming_text(self) -> None:
+        """Text is streaming: save what arrived, at most every `streaming_save_interval` seconds.
+
+        Never one write per delta, yet a page that dies mid-answer keeps what had arrived by the
+        last timed save (restored as interrupted text).
+        """
+        if self._store is None or self._save_timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._save_timer = loop.call_later(self.streaming_save_interval, self._save_timer_fired)
+
+    def _save_timer_fired(self) -> None:
+        self._save_timer = None
+        self._schedule_save()
 
     async def saved(self) -> None:
         """Wait until the latest state is saved (nothing when the thread has no store)."""
@@ -612,6 +639,9 @@ class Thread:
         for call in self._machine.close(reason):
             self._executions.abort(call.id, reason)
         self._executions.cancel_all()
+        if self._save_timer is not None:
+            self._save_timer.cancel()
+            self._save_timer = None
         self.scope.close()
         self._platform.release_thread(self)
         release, self._release_lock = self._release_lock, None
@@ -764,7 +794,9 @@ class Thread:
                 for change in changes:
                     if change.kind == "checkpoint":
                         self._schedule_save()
-                    elif not self._listeners:
+                    elif change.kind == "messages" and self._machine.run_status == "running":
+                        self._save_streaming_text()
+                    if change.kind == "checkpoint" or not self._listeners:
                         continue
                     elif change.kind == "action":
                         call = self._machine.calls[change.payload]

@@ -442,3 +442,42 @@ def test_client_tool_idempotent_is_validated():
     with pytest.raises(ConfigurationError, match="idempotent"):
         client_tool(lambda: "x", name="f", idempotent="yes")  # type: ignore[call-overload]
     assert make_tool(idempotent=True).idempotent is True and make_tool().idempotent is False
+
+
+def test_text_cut_mid_message_is_kept_by_the_timed_save_and_marked_interrupted():
+    """A page that dies while an answer streams (no TEXT_MESSAGE_END yet) keeps the text that
+    arrived by the last timed save; deltas alone never trigger a save."""
+    words = [f"w{i} " for i in range(40)]
+
+    def script(body, n):
+        return sse(started(body), {"type": "TEXT_MESSAGE_START", "messageId": "a0", "role": "assistant"},
+                   *({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a0", "delta": w} for w in words),
+                   finished(body))
+
+    server = Server(script)
+    shared = MemoryStore()
+
+    async def main():
+        # The page dies at the first save that holds partial text (the run still streaming).
+        page = Page(server, shared, save_turns=0, die_when=lambda d: d["run_state"] == "STREAMING" and any(
+            m.get("content", "").startswith("w0") for m in d["messages"] if m["role"] == "assistant"))
+        thread = page.thread([])
+        thread.streaming_save_interval = 0          # the timer fires a loop turn later
+        saves_before_text = len(page.store.saves)
+        KEEP.append(asyncio.ensure_future(thread.send("tell me")))
+        await until(lambda: page.dead)
+        text_saves = page.store.saves[saves_before_text:]
+        # One timed save of the partial answer (no save per delta: 40 deltas, a handful of saves).
+        assert len(text_saves) <= 5
+
+        page = Page(server, shared)
+        thread = page.thread([])
+        assert await thread.restore() is True
+        answer = thread.messages[-1]
+        assert answer.role == "assistant" and answer.content.startswith("w0 ") and answer.content != "".join(words)
+        assert thread.interrupted_messages == ["a0"] and thread.run_status == "idle"
+        await thread.send("again")                   # the next send works
+        assert thread.run_status == "idle" and len(server.bodies) == 2
+
+    arun(main())
+
