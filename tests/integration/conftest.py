@@ -80,20 +80,24 @@ def langgraph_url() -> Iterator[str]:
         yield server.url
 
 
-def _sse(*events: dict) -> bytes:
-    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+def read_request(rfile: Any) -> dict:
+    """Read one HTTP request from `rfile` (headers, then a Content-Length body); its JSON body."""
+    length = 0
+    while True:
+        line = rfile.readline()
+        if line in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = line.decode("latin-1").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    return json.loads(rfile.read(length))
 
 
-class FlakyServer:
-    """Raw HTTP over sockets: answer 1 drops mid-stream, the others are complete runs.
+class RawServer:
+    """A threaded TCP server on a free 127.0.0.1 port whose `_handle(rfile, connection)` writes
+    the raw HTTP answer (for what a well-behaved HTTP server never sends)."""
 
-    `mode` says how the first answer ends: "chunked" cuts a chunked body (the client sees a
-    protocol error), "close" ends a `Connection: close` body in the middle of an event (the
-    client sees a clean EOF without RUN_FINISHED).
-    """
-
-    def __init__(self, mode: str) -> None:
-        self.mode = mode
+    def __init__(self) -> None:
         self.bodies: list[dict] = []
         outer = self
 
@@ -106,16 +110,28 @@ class FlakyServer:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/agent"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
+    def _handle(self, rfile: Any, connection: Any) -> None:
+        raise NotImplementedError
+
+
+def _sse(*events: dict) -> bytes:
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+
+
+class FlakyServer(RawServer):
+    """Raw HTTP over sockets: answer 1 drops mid-stream, the others are complete runs.
+
+    `mode` says how the first answer ends: "chunked" cuts a chunked body (the client sees a
+    protocol error), "close" ends a `Connection: close` body in the middle of an event (the
+    client sees a clean EOF without RUN_FINISHED).
+    """
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
     def _handle(self, rfile, connection) -> None:
-        length = 0
-        while True:
-            line = rfile.readline()
-            if line in (b"\r\n", b"\n", b""):
-                break
-            name, _, value = line.decode("latin-1").partition(":")
-            if name.strip().lower() == "content-length":
-                length = int(value)
-        body = json.loads(rfile.read(length))
+        body = read_request(rfile)
         self.bodies.append(body)
         ids = {"threadId": body["threadId"], "runId": body["runId"]}
         if len(self.bodies) == 1:

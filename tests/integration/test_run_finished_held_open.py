@@ -7,45 +7,22 @@ connection itself: waiting for the body to end would wait as long as the server 
 from __future__ import annotations
 
 import asyncio
-import json
-import socketserver
 import threading
 
 from pyclient import Agent, HttpxTransport, client_tool
+from tests.integration.conftest import RawServer, _sse, read_request
 
 
-def _sse(*events: dict) -> bytes:
-    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
-
-
-class HoldOpenServer:
+class HoldOpenServer(RawServer):
     """Answer 1: a tool call and RUN_FINISHED in a chunked body that never ends; the handler
     then waits for the client to close. Later answers: a complete text run."""
 
     def __init__(self) -> None:
-        self.bodies: list[dict] = []
+        super().__init__()
         self.client_closed = threading.Event()
-        outer = self
-
-        class Handler(socketserver.StreamRequestHandler):
-            def handle(self) -> None:
-                outer._handle(self.rfile, self.connection)
-
-        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/agent"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def _handle(self, rfile, connection) -> None:
-        length = 0
-        while True:
-            line = rfile.readline()
-            if line in (b"\r\n", b"\n", b""):
-                break
-            name, _, value = line.decode("latin-1").partition(":")
-            if name.strip().lower() == "content-length":
-                length = int(value)
-        body = json.loads(rfile.read(length))
+        body = read_request(rfile)
         self.bodies.append(body)
         ids = {"threadId": body["threadId"], "runId": body["runId"]}
         if len(self.bodies) == 1:
