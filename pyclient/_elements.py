@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._errors import ConfigurationError
 from ._platform import Platform
-from ._scopes import Registration
+from ._scopes import Registration, check_agent_agnostic
 from ._tools import ClientTool
 
 if TYPE_CHECKING:
@@ -192,6 +192,8 @@ class DomPlatform(Platform):
                 element; a duplicate registration without `replace`.
         """
         api = "use_client_tool()" if agent is None else "agent.use_client_tool()"
+        if agent is None:
+            check_agent_agnostic(tool, "use_client_tool")
         element = self.dom.element(element, api)
         connected = self.dom.is_connected(element)
         thread = self.thread_of(element)

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from ._platform import Platform
-from ._scopes import check_tool
+from ._scopes import check_agent_agnostic, check_tool
 from ._tools import ClientTool
 
 __all__ = ["current_platform", "use_client_tool"]
@@ -56,9 +56,11 @@ def use_client_tool(tool: ClientTool, element: Any, *, replace: bool = False, pl
         when the component goes away for good.
 
     Raises:
-        ConfigurationError: `tool` is not a `ClientTool`, there is no DOM (CPython), the
+        ConfigurationError: `tool` is not a `ClientTool` or is server-declared (it belongs
+            to one agent: use `agent.use_client_tool`), there is no DOM (CPython), the
             element is in no thread element, or the name is already registered on that
             thread and `replace` is False.
     """
     check_tool(tool, "use_client_tool")
+    check_agent_agnostic(tool, "use_client_tool")
     return (platform or current_platform()).use_client_tool(tool, element, replace=replace)

@@ -165,6 +165,7 @@ class Conversation:
         self._history = History([as_message(m) for m in messages], state, on_call_started=self._call_started)
         self._changes: list[Change] = []
         self._advertised: dict[str, ClientTool] = {}
+        self._declared: dict[str, ClientTool] = {}   # server-declared tools this request's calls may use
         self._run_calls: list[Call] = []     # the calls the current request streamed, in order
         self._to_start: list[Call] = []      # calls that entered EXECUTING since the last step
         self._finished: AGUIEvent | None = None
@@ -361,12 +362,14 @@ class Conversation:
         self._changed("checkpoint")
         return message
 
-    def start_run(self, tools: Sequence[ClientTool]) -> RunRequest:
+    def start_run(self, tools: Sequence[ClientTool], declared: Sequence[ClientTool] = ()) -> RunRequest:
         """Begin the next request: a new turn from idle or error, or the follow-up of a finished run.
 
         Args:
-            tools: what this request advertises (the thread's snapshot, taken once now): only
-                these names may run when this request's calls come back.
+            tools: what this request advertises (the thread's snapshot, taken once now): these
+                names may run when this request's calls come back.
+            declared: the server-declared tools this client serves for the agent (never sent):
+                calls to these names may run too. A name in `tools` takes precedence.
 
         Returns:
             The `RunAgentInput` to send and its JSON body.
@@ -395,6 +398,7 @@ class Conversation:
         self._run_start = len(self._history)
         self.run_id = run_id
         self._advertised = {tool.name: tool for tool in tools}
+        self._declared = {tool.name: tool for tool in declared if tool.name not in self._advertised}
         self._run_calls = []
         self._finished = self._run_error = None
         self._events = 0
@@ -504,12 +508,13 @@ class Conversation:
             return
         for call in pending:
             self._history.attach(call.id)
-            tool = self._advertised.get(call.name)
+            tool = self._advertised.get(call.name) or self._declared.get(call.name)
             if tool is None:
-                names = ", ".join(sorted(self._advertised)) or "none"
+                names = ", ".join(sorted({*self._advertised, *self._declared})) or "none"
                 self._answer(call, CallEvent.REFUSE, ToolResult.failure(
                     f"Tool {call.name!r} is not available in this thread: it was not among the tools "
-                    f"sent with this run (available: {names}). Call one of those instead."
+                    f"sent with this run nor a tool of the agent this client serves (available: {names}). "
+                    "Call one of those instead."
                 ))
             else:
                 call.tool = tool

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from ._agent import Agent
     from ._thread import Thread
 
-__all__ = ["AgentScope", "Level", "Registration", "ThreadScope", "check_tool"]
+__all__ = ["AgentScope", "Level", "Registration", "ThreadScope", "check_agent_agnostic", "check_tool"]
 
 logger = logging.getLogger("pyclient")
 
@@ -212,6 +212,18 @@ def check_tool(tool: object, api: str) -> ClientTool:
     return tool
 
 
+def check_agent_agnostic(tool: ClientTool, api: str) -> None:
+    """A `ConfigurationError` if `tool` is server-declared: `api` registers for whichever agent drives a thread."""
+    if tool.server_declared:
+        raise ConfigurationError(
+            f"{api}() cannot register the server-declared tool {tool.name!r}: a server-declared tool "
+            "belongs to one agent's contract (that agent declares it, the page only serves it), and "
+            f"{api}() serves whichever agent drives the thread. Register it with that agent: "
+            "Agent(..., client_tools=[tool]) or agent.use_client_tool(tool, element); or drop "
+            "server_declared=True to advertise the tool with every request."
+        )
+
+
 def _register(
     scope: Scope,
     level: Level,
@@ -356,7 +368,11 @@ class ThreadScope:
         return by_name
 
     def snapshot(self) -> list[ClientTool]:
-        """The tools the thread advertises now: `serving()`'s tools."""
+        """The tools the thread advertises now: `serving()`'s tools, less the server-declared ones."""
+        return [registration.tool for registration in self.serving().values() if not registration.tool.server_declared]
+
+    def served(self) -> list[ClientTool]:
+        """Every tool the thread serves now, advertised or server-declared (`serving()`'s tools)."""
         return [registration.tool for registration in self.serving().values()]
 
     def changed(self, registration: Registration, lost: str | None) -> None:

@@ -249,7 +249,7 @@ class Thread:
             machine = self._machine
             try:
                 restored = Conversation.from_snapshot(
-                    data, tools={tool.name: tool for tool in self.available_tools()}, context=machine.context,
+                    data, tools={tool.name: tool for tool in self.registered_tools()}, context=machine.context,
                     forwarded_props=machine.forwarded_props, max_follow_ups=machine.max_follow_ups,
                 )
             except LocalProtocolError as exc:
@@ -414,10 +414,24 @@ class Thread:
         come first, then agent-level, then thread-level ones. The platform re-checks element
         connections first, so an element removed a moment ago is already left out.
 
+        Server-declared tools (`client_tool(..., server_declared=True)`) are left out: the
+        agent declares them itself; `registered_tools()` lists them too.
+
         Returns:
             A new list: later registrations do not change it.
         """
         return self.scope.snapshot()
+
+    def registered_tools(self) -> list[ClientTool]:
+        """Every tool this thread can serve now: the advertised ones and the server-declared ones.
+
+        Same rule and order as `available_tools()`; a server-declared tool is listed here but
+        never advertised, and a call to it from this thread's agent runs its handler.
+
+        Returns:
+            A new list: later registrations do not change it.
+        """
+        return self.scope.served()
 
     # -- registering and listening -------------------------------------------------------
 
@@ -548,7 +562,9 @@ class Thread:
 
     async def _request(self, turn: _Turn) -> None:
         """Send the next request and feed its events to the machine until the stream ends."""
-        run_request = self._machine.start_run(self.available_tools())
+        served = self.registered_tools()
+        run_request = self._machine.start_run([tool for tool in served if not tool.server_declared],
+                                              [tool for tool in served if tool.server_declared])
         agent = self.agent
         request = Request(agent.url, {
             **agent.headers,

@@ -107,6 +107,10 @@ class ClientTool:
         idempotent: running the handler twice for one call is harmless: a call that was
             executing when the page died runs again by itself after the thread is restored
             (otherwise it waits as `"interrupted"` for `action.retry()` or `cancel()`).
+        server_declared: the agent declares the tool in its own contract: it is never put in a
+            request's `tools`, and a call to its name from the agent it is registered with is
+            routed here all the same. Register it with that agent only (`Agent(client_tools=...)`,
+            `agent.register_tool`, `agent.use_client_tool`, or one of its threads).
     """
 
     name: str
@@ -119,13 +123,14 @@ class ClientTool:
     render: Callable[..., Any] | None = field(default=None, repr=False)
     render_only: bool = False
     idempotent: bool = False
+    server_declared: bool = False
     # Built by client_tool; rebuilt from the handler when the dataclass is constructed directly
     # or `dataclasses.replace()` swaps the handler, so validation always matches the handler.
     _schema: ToolSchema | None = field(default=None, repr=False, kw_only=True)
 
     def __post_init__(self) -> None:
         _check_options(self.name, self.handler, self.timeout_s, self.render, self.requires_approval,
-                       self.render_only, self.idempotent)
+                       self.render_only, self.idempotent, self.server_declared)
         if self._schema is None or self._schema.func is not self.handler:
             object.__setattr__(self, "_schema", build_tool_schema(self.handler, tool_name=self.name))
 
@@ -382,7 +387,7 @@ def _json_type(value: Any) -> str:
 
 def _check_options(
     name: Any, handler: Any, timeout_s: Any, render: Any, requires_approval: Any, render_only: Any = False,
-    idempotent: Any = False,
+    idempotent: Any = False, server_declared: Any = False,
 ) -> None:
     if not callable(handler):
         raise ConfigurationError(
@@ -424,6 +429,10 @@ def _check_options(
         raise ConfigurationError(
             f"idempotent for tool {name!r} must be True or False, got {idempotent!r}. Pass a bool."
         )
+    if not isinstance(server_declared, bool):
+        raise ConfigurationError(
+            f"server_declared for tool {name!r} must be True or False, got {server_declared!r}. Pass a bool."
+        )
     if render_only and (requires_approval or timeout_s is not None):
         option = "requires_approval=True" if requires_approval else f"timeout_s={timeout_s!r}"
         raise ConfigurationError(
@@ -444,6 +453,7 @@ def client_tool(
     render: Callable[..., Any] | None = None,
     render_only: bool = False,
     idempotent: bool = False,
+    server_declared: bool = False,
 ) -> ClientTool: ...
 
 
@@ -458,6 +468,7 @@ def client_tool(
     render: Callable[..., Any] | None = None,
     render_only: bool = False,
     idempotent: bool = False,
+    server_declared: bool = False,
 ) -> Callable[[Callable[..., Any]], ClientTool]: ...
 
 
@@ -471,6 +482,7 @@ def client_tool(
     render: Callable[..., Any] | None = None,
     render_only: bool = False,
     idempotent: bool = False,
+    server_declared: bool = False,
 ) -> ClientTool | Callable[[Callable[..., Any]], ClientTool]:
     """Make a `ClientTool` from a function: `@client_tool`, `@client_tool(...)` or `client_tool(f, ...)`.
 
@@ -494,6 +506,12 @@ def client_tool(
             (`agent.thread(..., store=...)`) runs a call that was executing when the page died
             again by itself; without it the call waits as `"interrupted"` for the user to retry
             (`action.retry()`) or cancel it.
+        server_declared: the agent itself declares the tool (its contract names it): the tool
+            is never sent in a request's `tools`, and the agent's calls to it are routed to
+            this handler (or, with `render_only`, wait for the page) with the same validation,
+            approval, timeout and abort rules. Only the agent-bound registrations accept it
+            (`Agent(client_tools=...)`, `agent.register_tool`, `agent.use_client_tool`,
+            `thread.register_tool`); the package-root `use_client_tool` refuses it.
 
     Returns:
         A `ClientTool`, or a decorator that makes one when `func` is omitted.
@@ -509,7 +527,8 @@ def client_tool(
         tool_name = name if name is not None else getattr(handler, "__name__", None)
         if tool_name is None and callable(handler):
             tool_name = type(handler).__name__
-        _check_options(tool_name, handler, timeout_s, render, requires_approval, render_only, idempotent)
+        _check_options(tool_name, handler, timeout_s, render, requires_approval, render_only, idempotent,
+                       server_declared)
         if description is not None and not isinstance(description, str):
             raise ConfigurationError(
                 f"description for tool {tool_name!r} must be a string, got "
@@ -527,6 +546,7 @@ def client_tool(
             render=render,
             render_only=render_only,
             idempotent=idempotent,
+            server_declared=server_declared,
             _schema=schema,
         )
 
