@@ -265,14 +265,18 @@ def live_server(runtime, agent_log, slow_log) -> Iterator[str]:
 
     It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, and
     `POST /agent/scripted` (see `_ScriptedAgent`) for the reload tests, and `POST /test/bad-agent`
-    (see `_bad_agent_route`) for tests of hostile agent streams.
+    (see `_bad_agent_route`) for tests of hostile agent streams, and `POST /agent/declared`, a
+    pydantic-ai agent that declares its client tools itself (`tests.servers.declared_agent`).
     """
     from devserver.app import create_app
 
     from starlette.routing import Route
 
+    from tests.servers.declared_agent import declared_endpoint
+
     app = create_app(runtime=runtime, extra_routes=[
         _slow_route(slow_log), Route("/agent/scripted", _ScriptedAgent(), methods=["POST"]), _bad_agent_route(),
+        Route("/agent/declared", declared_endpoint(), methods=["POST"]),
     ])
     with ServerThread(_RecordAgentBodies(app, agent_log)) as server:
         yield server.url
