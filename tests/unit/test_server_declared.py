@@ -113,10 +113,21 @@ def test_render_only_server_declared_waits_for_submit():
 
 
 def test_the_machine_routes_declared_names_to_pending():
+    from ag_ui.core import RunFinishedEvent, RunStartedEvent
+
+    from tests.unit.test_machine import call_events
+
     conversation = Conversation("t1")
     conversation.add_user_message("go")
     request = conversation.start_run([change_background], [lookup_stock])
     assert [tool.name for tool in request.input.tools] == ["change_background"]
+    conversation.receive(RunStartedEvent(thread_id="t1", run_id=request.input.run_id))
+    for event in [*call_events("c1", "lookup_stock", {"sku": "A1"}), *call_events("c2", "secret", {})]:
+        conversation.receive(event)
+    conversation.receive(RunFinishedEvent(thread_id="t1", run_id=request.input.run_id))
+    conversation.end_stream()
+    assert conversation.calls["c1"].tool is lookup_stock and not conversation.calls["c1"].done
+    assert conversation.calls["c2"].done and conversation.calls["c2"].result.error is not None
 
 
 def test_package_root_registration_is_refused():
