@@ -32,28 +32,37 @@ JsAbortFactory = Callable[[], "tuple[Any, Callable[[Any], None]]"]
 """Makes a JS `AbortSignal` and the function that aborts it (`Platform.js_abort`)."""
 
 
+class _State:
+    """What a controller and its signal share: the controller writes it, the signal reads it."""
+
+    __slots__ = ("aborted", "callbacks", "js", "js_abort", "js_factory", "reason")
+
+    def __init__(self, js_factory: JsAbortFactory | None) -> None:
+        self.aborted = False
+        self.reason: Any = None
+        self.callbacks: list[Callable[[Any], Any]] = []
+        self.js: Any = None
+        self.js_abort: Callable[[Any], None] | None = None
+        self.js_factory = js_factory
+
+
 class AbortSignal:
     """Tells a running handler it should stop. Read-only: abort through its controller."""
 
-    __slots__ = ("_aborted", "_reason", "_callbacks", "_js", "_js_abort", "_js_factory")
+    __slots__ = ("_state",)
 
-    def __init__(self, js: JsAbortFactory | None = None) -> None:
-        self._aborted = False
-        self._reason: Any = None
-        self._callbacks: list[Callable[[Any], Any]] = []
-        self._js: Any = None
-        self._js_abort: Callable[[Any], None] | None = None
-        self._js_factory = js
+    def __init__(self, state: _State) -> None:
+        self._state = state
 
     @property
     def aborted(self) -> bool:
         """True once the signal has aborted."""
-        return self._aborted
+        return self._state.aborted
 
     @property
     def reason(self) -> Any:
         """Why it aborted (a string such as `"unmounted"`), or None while not aborted."""
-        return self._reason
+        return self._state.reason
 
     @property
     def js(self) -> Any:
@@ -61,55 +70,43 @@ class AbortSignal:
 
         Created on first use, so executions that never touch JS create no proxy.
         """
-        if self._js is None and self._js_factory is not None:
-            self._js, self._js_abort = self._js_factory()
-            if self._aborted:
-                self._js_abort(str(self._reason))
-        return self._js
+        state = self._state
+        if state.js is None and state.js_factory is not None:
+            state.js, state.js_abort = state.js_factory()
+            if state.aborted:
+                state.js_abort(str(state.reason))
+        return state.js
 
     def new_controller(self) -> AbortController:
         """A fresh controller of the same kind: its signal mirrors to JS when this one does."""
-        return AbortController(self._js_factory)
+        return AbortController(self._state.js_factory)
 
     def on_abort(self, callback: Callable[[Any], Any]) -> Callable[[], None]:
         """Call `callback(reason)` when the signal aborts (at once if it already has).
 
         Returns a function that removes the callback.
         """
-        if self._aborted:
-            callback(self._reason)
+        state = self._state
+        if state.aborted:
+            callback(state.reason)
             return lambda: None
-        self._callbacks.append(callback)
+        state.callbacks.append(callback)
 
         def remove() -> None:
-            if callback in self._callbacks:
-                self._callbacks.remove(callback)
+            if callback in state.callbacks:
+                state.callbacks.remove(callback)
 
         return remove
 
     def throw_if_aborted(self) -> None:
         """Raise `RunAborted(reason)` if the signal has aborted."""
-        if self._aborted:
+        if self._state.aborted:
             from ._errors import RunAborted
 
-            raise RunAborted(self._reason)
-
-    def _abort(self, reason: Any) -> None:  # AbortController's, in this module
-        if self._aborted:
-            return
-        self._aborted = True
-        self._reason = reason
-        callbacks, self._callbacks = self._callbacks, []
-        if self._js_abort is not None:
-            self._js_abort(str(reason))
-        for callback in callbacks:
-            try:
-                callback(reason)
-            except Exception:  # one bad listener must not stop the others
-                logger.exception("pyclient: an on_abort callback raised")
+            raise RunAborted(self._state.reason)
 
     def __repr__(self) -> str:
-        return f"<AbortSignal aborted={self._aborted} reason={self._reason!r}>"
+        return f"<AbortSignal aborted={self._state.aborted} reason={self._state.reason!r}>"
 
 
 class AbortController:
@@ -119,11 +116,24 @@ class AbortController:
         js: makes the JS `AbortSignal` that `signal.js` returns (None: `signal.js` is None).
     """
 
-    __slots__ = ("signal",)
+    __slots__ = ("_state", "signal")
 
     def __init__(self, js: JsAbortFactory | None = None) -> None:
-        self.signal = AbortSignal(js)
+        self._state = _State(js)
+        self.signal = AbortSignal(self._state)
 
     def abort(self, reason: Any = "aborted") -> None:
         """Abort the signal with `reason`; later calls do nothing."""
-        self.signal._abort(reason)
+        state = self._state
+        if state.aborted:
+            return
+        state.aborted = True
+        state.reason = reason
+        callbacks, state.callbacks = state.callbacks, []
+        if state.js_abort is not None:
+            state.js_abort(str(reason))
+        for callback in callbacks:
+            try:
+                callback(reason)
+            except Exception:  # one bad listener must not stop the others
+                logger.exception("pyclient: an on_abort callback raised")

@@ -63,7 +63,7 @@ from ._state import TERMINAL, CallStatusName
 if TYPE_CHECKING:
     from ._abort import AbortSignal
     from ._executions import Executions
-    from ._machine import Call
+    from ._steps import Call
     from ._scopes import Registration
     from ._thread import Thread
     from ._tools import ClientTool, ToolResult

@@ -39,7 +39,7 @@ from collections.abc import Callable
 
 from ._abort import AbortController, AbortSignal
 from ._errors import RunAborted
-from ._machine import Call
+from ._steps import Call
 from ._platform import Platform
 from ._tools import ClientTool, ToolResult
 

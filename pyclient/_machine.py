@@ -14,7 +14,8 @@ terminal status; a terminal status has no way out (`pyclient._state.TERMINAL`).
 
 ```python
 from ag_ui.core import RunFinishedEvent, RunStartedEvent, TextMessageContentEvent
-from pyclient._machine import Conversation, Idle
+from pyclient._machine import Conversation
+from pyclient._steps import Idle
 
 conversation = Conversation("t1")
 conversation.add_user_message("hi")
@@ -34,11 +35,24 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ag_ui.core import Context, EventType, Message, RunAgentInput, ToolCall, ToolMessage, UserMessage
+from ag_ui.core import (
+    Context,
+    EventType,
+    Message,
+    RunAgentInput,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from ._errors import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
+from ._errors import (
+    FollowUpLimitError,
+    LocalProtocolError,
+    RemoteProtocolError,
+    RunError,
+)
 from ._events import AGUIEvent, UnknownEvent, event_type
 from ._json import repair
 from ._messages import History, new_id
@@ -56,26 +70,25 @@ from ._state import (
     next_call_status,
     next_run_state,
 )
-from ._steps import Call, Change, ChangeKind, Failed, Idle, RunHandlers, RunRequest, SendRequest, Step, WaitForActions
+from ._steps import (
+    Call,
+    Change,
+    ChangeKind,
+    Failed,
+    Idle,
+    RunHandlers,
+    RunRequest,
+    SendRequest,
+    Step,
+    WaitForActions,
+)
 from ._tools import ClientTool, ToolResult
 
 if TYPE_CHECKING:
     from ._scopes import Registration
 
-__all__ = [
-    "DEFAULT_MAX_FOLLOW_UPS",
-    "PROTOCOL_VERSION",
-    "Call",
-    "Change",
-    "Conversation",
-    "Failed",
-    "Idle",
-    "RunHandlers",
-    "RunRequest",
-    "SendRequest",
-    "Step",
-    "WaitForActions",
-]
+# The steps and call records it hands out are defined in `pyclient._steps`.
+__all__ = ["DEFAULT_MAX_FOLLOW_UPS", "PROTOCOL_VERSION", "SNAPSHOT_VERSION", "Conversation", "as_message"]
 
 PROTOCOL_VERSION = "1.0"
 """Sent as `protocolVersion`: servers (pydantic-ai) only report pending tool calls to 1.0 clients."""
@@ -136,6 +149,7 @@ class Conversation:
         context: `Context` items or `{"description", "value"}` dicts, sent with every run.
         forwarded_props: a JSON value sent as `forwardedProps` (`{}` when None).
         max_follow_ups: automatic follow-up runs allowed in a row before `FollowUpLimitError`.
+        restore: a snapshot and the tools by name (what `from_snapshot` passes; use that).
 
     Attributes:
         thread_id, context, forwarded_props, max_follow_ups: as given; the next request uses
@@ -153,6 +167,7 @@ class Conversation:
         context: Iterable[Context | dict[str, str]] = (),
         forwarded_props: Any = None,
         max_follow_ups: int = DEFAULT_MAX_FOLLOW_UPS,
+        restore: tuple[Mapping[str, Any], Mapping[str, ClientTool]] | None = None,
     ) -> None:
         self.thread_id = thread_id
         self.context = [item if isinstance(item, Context) else Context(**item) for item in context]
@@ -174,6 +189,8 @@ class Conversation:
         self._follow_ups = 0
         self._run_start = 0                  # how many messages the history had when the run started
         self.interrupted: list[str] = []
+        if restore is not None:  # from_snapshot(): the saved run state and calls, then the rules
+            self._restore(self._load_calls(*restore))
 
     def __repr__(self) -> str:
         return f"<Conversation {self.thread_id!r} {self.run_state}>"
@@ -293,27 +310,29 @@ class Conversation:
                 f"Cannot restore a conversation from snapshot version {version!r}: this pyclient "
                 f"reads version {SNAPSHOT_VERSION}. Delete the saved thread (`await store.delete(key)`)."
             )
-        tools = tools or {}
-        idempotent: set[str] = set()
         try:
-            conversation = cls(str(data["thread_id"]), messages=data["messages"], state=data.get("state"),
-                               context=context, forwarded_props=forwarded_props, max_follow_ups=max_follow_ups)
-            conversation.run_state = RunState(data["run_state"])
-            conversation._run_start = int(data.get("run_start", 0))
-            conversation.interrupted = [str(i) for i in data.get("interrupted", ())]
-            for item in data.get("calls", ()):
-                tool = tools.get(str(item.get("tool") or item["name"]))
-                call = Call.from_json(item, tool)
-                conversation.calls[call.id] = call
-                if tool.idempotent if tool is not None else item.get("idempotent") is True:
-                    idempotent.add(call.id)
+            return cls(str(data["thread_id"]), messages=data["messages"], state=data.get("state"),
+                       context=context, forwarded_props=forwarded_props, max_follow_ups=max_follow_ups,
+                       restore=(data, tools or {}))
         except (KeyError, TypeError, ValueError, ValidationError) as exc:
             raise LocalProtocolError(
                 f"Cannot restore thread {data.get('thread_id')!r}: its snapshot is damaged "
                 f"({type(exc).__name__}: {exc}). Delete the saved thread (`await store.delete(key)`)."
             ) from None
-        conversation._restore(idempotent)
-        return conversation
+
+    def _load_calls(self, data: Mapping[str, Any], tools: Mapping[str, ClientTool]) -> set[str]:
+        """Take the run state and the calls from a snapshot; the ids of idempotent tools' calls."""
+        self.run_state = RunState(data["run_state"])
+        self._run_start = int(data.get("run_start", 0))
+        self.interrupted = [str(i) for i in data.get("interrupted", ())]
+        idempotent: set[str] = set()
+        for item in data.get("calls", ()):
+            tool = tools.get(str(item.get("tool") or item["name"]))
+            call = Call.from_json(item, tool)
+            self.calls[call.id] = call
+            if tool.idempotent if tool is not None else item.get("idempotent") is True:
+                idempotent.add(call.id)
+        return idempotent
 
     def _restore(self, idempotent: set[str]) -> None:
         if self.run_state is RunState.CLOSED:  # never saved; a new thread on the same id goes on

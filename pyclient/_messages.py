@@ -293,8 +293,8 @@ class History:
         """
         if isinstance(event, UnknownEvent):
             return set()
-        handler = _HANDLERS.get(event_type(event))
-        return handler(self, event) if handler is not None else set()
+        name = _HANDLERS.get(event_type(event))
+        return getattr(self, name)(event) if name is not None else set()
 
     def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None) -> _Entry:
         if message_id is not None and message_id in self._by_id:
@@ -321,6 +321,9 @@ class History:
         if event.delta:
             entry.add_text(event.delta)
         return {"messages"}
+
+    def _on_reasoning_chunk(self, event: Any) -> set[str]:
+        return self._on_text_chunk(event, "reasoning")
 
     def _on_reasoning_start(self, event: Any) -> set[str]:
         self._text_entry(event.message_id, "reasoning")
@@ -446,20 +449,21 @@ class History:
         return {"messages"}
 
 
-_HANDLERS: dict[str, Callable[[History, Any], set[str]]] = {
-    "TEXT_MESSAGE_START": History._on_text_start,
-    "TEXT_MESSAGE_CONTENT": History._on_text_content,
-    "TEXT_MESSAGE_CHUNK": History._on_text_chunk,
-    "REASONING_MESSAGE_START": History._on_reasoning_start,
-    "REASONING_MESSAGE_CONTENT": History._on_reasoning_content,
-    "REASONING_MESSAGE_CHUNK": lambda history, event: history._on_text_chunk(event, "reasoning"),
-    "REASONING_ENCRYPTED_VALUE": History._on_encrypted_value,
-    "TOOL_CALL_START": History._on_call_start,
-    "TOOL_CALL_ARGS": History._on_call_args,
-    "TOOL_CALL_END": History._on_call_end,
-    "TOOL_CALL_CHUNK": History._on_call_chunk,
-    "TOOL_CALL_RESULT": History._on_call_result,
-    "STATE_SNAPSHOT": History._on_state_snapshot,
-    "STATE_DELTA": History._on_state_delta,
-    "MESSAGES_SNAPSHOT": History._on_messages_snapshot,
+# Which method folds each event type (looked up on the history: one table, no copies).
+_HANDLERS: dict[str, str] = {
+    "TEXT_MESSAGE_START": "_on_text_start",
+    "TEXT_MESSAGE_CONTENT": "_on_text_content",
+    "TEXT_MESSAGE_CHUNK": "_on_text_chunk",
+    "REASONING_MESSAGE_START": "_on_reasoning_start",
+    "REASONING_MESSAGE_CONTENT": "_on_reasoning_content",
+    "REASONING_MESSAGE_CHUNK": "_on_reasoning_chunk",
+    "REASONING_ENCRYPTED_VALUE": "_on_encrypted_value",
+    "TOOL_CALL_START": "_on_call_start",
+    "TOOL_CALL_ARGS": "_on_call_args",
+    "TOOL_CALL_END": "_on_call_end",
+    "TOOL_CALL_CHUNK": "_on_call_chunk",
+    "TOOL_CALL_RESULT": "_on_call_result",
+    "STATE_SNAPSHOT": "_on_state_snapshot",
+    "STATE_DELTA": "_on_state_delta",
+    "MESSAGES_SNAPSHOT": "_on_messages_snapshot",
 }

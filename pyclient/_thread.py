@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from contextlib import aclosing
 from collections.abc import Callable, Iterable
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import Context, Message
@@ -58,18 +58,11 @@ from ._errors import (
 )
 from ._executions import Executions
 from ._listeners import EventKind, Listeners, ThreadEvent
-from ._machine import (
-    DEFAULT_MAX_FOLLOW_UPS,
-    Call,
-    Conversation,
-    RunHandlers,
-    SendRequest,
-    Step,
-    WaitForActions,
-)
+from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
 from ._messages import new_id
 from ._scopes import Registration, ThreadScope
 from ._state import RunStatus
+from ._steps import Call, RunHandlers, SendRequest, Step, WaitForActions
 from ._store import Store
 from ._stream import read_events
 from ._tools import ClientTool, ToolResult

@@ -99,8 +99,8 @@ class Chat:
         # Kept so dispose() can remove the listeners and destroy the proxies. The proxies
         # reach the chat through a weak reference: a JS listener must not keep it alive.
         self._proxies: list[tuple[Any, str, Any]] = []
-        self._listen(self._form, "submit", Chat._on_submit)
-        self._listen(self._stop, "click", Chat._on_stop)
+        self._listen(self._form, "submit", "_on_submit")
+        self._listen(self._stop, "click", "_on_stop")
         self._unsubscribe = thread.subscribe(self._on_thread)
         self._finalizer = weakref.finalize(self, _release, self._proxies)
         self._render()
@@ -116,13 +116,13 @@ class Chat:
         if self._proxies:  # not disposed meanwhile
             self._render()
 
-    def _listen(self, target: Any, kind: str, method: Callable[[Chat, Any], None]) -> None:
+    def _listen(self, target: Any, kind: str, method: str) -> None:
         reference = weakref.ref(self)
 
         def listener(event: Any) -> None:
             chat = reference()
             if chat is not None:
-                method(chat, event)
+                getattr(chat, method)(event)
 
         proxy = create_proxy(listener)
         target.addEventListener(kind, proxy)

@@ -17,7 +17,8 @@ from ag_ui.core import (
 )
 
 from pyclient import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError, client_tool
-from pyclient._machine import Conversation, Failed, Idle, RunHandlers, SendRequest, WaitForActions
+from pyclient._machine import Conversation
+from pyclient._steps import Failed, Idle, RunHandlers, SendRequest, WaitForActions
 from pyclient._scopes import AgentScope, Registration
 from pyclient._state import (
     CALL_TRANSITIONS,

@@ -28,7 +28,8 @@ from hypothesis import strategies as st
 from pyclient import Agent, MockTransport, ToolContext, client_tool
 from pyclient._errors import RemoteProtocolError
 from pyclient._events import decode_event
-from pyclient._machine import Conversation, Failed, Idle, RunHandlers, SendRequest, WaitForActions
+from pyclient._machine import Conversation
+from pyclient._steps import Failed, Idle, RunHandlers, SendRequest, WaitForActions
 from pyclient._tools import ToolResult
 from tests.unit.agui_streams import ADVERTISED, Stream, budget, events, payload, streams
 

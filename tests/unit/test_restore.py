@@ -8,7 +8,8 @@ import pytest
 from ag_ui.core import RunStartedEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
 
 from pyclient import LocalProtocolError, client_tool
-from pyclient._machine import Conversation, Idle, RunHandlers, SendRequest, WaitForActions
+from pyclient._machine import Conversation
+from pyclient._steps import Idle, RunHandlers, SendRequest, WaitForActions
 from pyclient._state import (
     CALL_TRANSITIONS,
     RESTORE_CALL,

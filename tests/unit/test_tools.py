@@ -285,7 +285,7 @@ def test_tool_context_is_injected() -> None:
         outer = AbortController()
         assert (await ctx_first.execute({"query": "q"}, tool_call_id="c1", thread_id="t1", signal=outer.signal)).ok
         await ctx_first.execute({"query": "q"}, tool_call_id="c2")
-        assert outer.signal._callbacks == []  # the external listener is removed afterwards
+        assert outer._state.callbacks == []  # the external listener is removed afterwards
 
     run(main())
     assert [(c.tool_call_id, c.thread_id) for c in seen] == [("c1", "t1"), ("c2", "")]
