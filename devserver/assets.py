@@ -31,6 +31,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import tomllib
 import zipfile
 from email.parser import Parser
 from pathlib import Path
@@ -59,6 +60,9 @@ PURE_WHEELS = [
     "ag-ui-protocol==1.0.0",
     "jsonpatch",
     "jsonpointer",
+    # The chat renders assistant text as Markdown (imported on first render, not at boot).
+    "markdown-it-py==4.3.0",
+    "mdurl",
 ]
 # Pyodide core files the page loads; the rest of the tarball (consoles, maps, d.ts) is not served.
 PYODIDE_FILES = [
@@ -80,9 +84,12 @@ def _sha256(path: Path) -> str:
 
 
 def _package_files() -> list[Path]:
-    """pyclient's files that go into its wheel: the modules and the PEP 561 `py.typed` marker."""
+    """pyclient's files that go into its wheel: the modules and the package data pyproject.toml
+    lists (the PEP 561 `py.typed` marker, the chat's stylesheet), as setuptools would ship them."""
     package = ROOT / "pyclient"
-    return sorted([*package.rglob("*.py"), *package.rglob("py.typed")])
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    data = [path for pattern in setuptools["package-data"]["pyclient"] for path in package.glob(pattern)]
+    return sorted({*package.rglob("*.py"), *data})
 
 
 def _source_hash() -> str:
@@ -155,8 +162,6 @@ def _build_pyclient_wheel(dest: Path, source_hash: str) -> Path:
     cannot put the source hash in the version. The hash in the file name means a changed
     source is a new URL, so no browser cache can ever serve a stale wheel against a new lock.
     """
-    import tomllib
-
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     version = f"{project['version']}+g{source_hash[:10]}"
     dist_info = f"pyclient-{version}.dist-info"

@@ -7,6 +7,10 @@ elements (the rules of `pyclient._elements` over the page's DOM), and threads ke
 page loads (`store=True`: IndexedDB, with a Web Lock so one tab holds a thread). Also
 here: the `Chat` UI and `log_to_console()`.
 
+The names are imported when first used (PEP 562), so a page that never shows a `Chat` never
+loads it, and the modules that need no browser (`_visible`, `_markdown`, `_forms`: what the
+chat shows, as pure functions) import on CPython too, where their unit tests run.
+
 ```python
 from pyscript import document
 from pyclient import Agent
@@ -20,41 +24,42 @@ chat = Chat(agent.thread("#chat"), document.querySelector("#chat"))
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from .._elements import DomPlatform, ElementRegistration
-from .._store import Store
-from .._transport import Transport
-from ._abort import js_controller
-from ._chat import Chat
-from ._console import ConsoleHandler, log_to_console
-from ._dom import BrowserDom
-from ._fetch import FetchTransport
-from ._storage import IndexedDbStore, hold_thread
+if TYPE_CHECKING:
+    from .._elements import ElementRegistration
+    from ._chat import Chat
+    from ._console import ConsoleHandler, log_to_console
+    from ._dom import BrowserDom
+    from ._fetch import FetchTransport
+    from ._platform import BrowserPlatform
+    from ._storage import IndexedDbStore
 
 __all__ = ["BrowserDom", "BrowserPlatform", "Chat", "ConsoleHandler", "ElementRegistration",
            "FetchTransport", "IndexedDbStore", "log_to_console"]
 
+# Each public name and the module that defines it.
+_HOMES = {
+    "BrowserDom": "._dom",
+    "BrowserPlatform": "._platform",
+    "Chat": "._chat",
+    "ConsoleHandler": "._console",
+    "ElementRegistration": ".._elements",
+    "FetchTransport": "._fetch",
+    "IndexedDbStore": "._storage",
+    "log_to_console": "._console",
+}
 
-class BrowserPlatform(DomPlatform):
-    """The page: fetch, JS abort signals, and the document's elements."""
 
-    name = "browser"
-    js_abort = staticmethod(js_controller)
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value  # once: later lookups skip this function
+    return value
 
-    def __init__(self) -> None:
-        super().__init__(BrowserDom())
-        self._store: IndexedDbStore | None = None
 
-    def transport(self) -> Transport:
-        return FetchTransport()
-
-    def default_store(self) -> Store:
-        """IndexedDB (`pyscript.storage`), one store for every thread of the page."""
-        if self._store is None:
-            self._store = IndexedDbStore()
-        return self._store
-
-    async def hold_thread(self, key: str) -> Callable[[], None] | None:
-        """A Web Lock per stored thread: one tab answers its calls, the others show it read-only."""
-        return await hold_thread(key)
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,16 +1,59 @@
-"""A small chat UI for a `Thread`: message list, tool-call cards, approvals, a send form.
+"""A chat UI for a `Thread`: messages, tool cards, approvals, errors, an event log and a send form.
 
-It builds on the thread's listener API only (`thread.subscribe`), so it is also the
-reference for writing your own UI. Everything is written as text nodes: model output and
-tool arguments never become HTML. Approval buttons (and the Retry/Cancel buttons of a call
-interrupted by a reload) act only on trusted user events (`event.isTrusted`), never on
-synthetic clicks. A thread kept in a store (`store=`) is restored at once
+`Chat(thread, element)` renders the thread into `element` and sends what the user types. It
+builds on the thread's listener API only (`thread.subscribe`, `thread.tool_part`,
+`thread.renderer`), so it is also the reference for writing your own UI.
+
+What it shows: user messages as text, assistant messages as Markdown (raw HTML off, links
+limited to http(s) and mailto, no images: `pyclient.browser._markdown`), one card per tool
+call with its status in words and its arguments and result (`pyclient.browser._cards`),
+approval bars with an edit form (`pyclient.browser._approval`), an error bubble with a Retry
+button, a "Stopped" marker after a stop, the run status in words ("Ready", "Thinking…",
+"Working…", "Waiting for you", "Stopped", "Something went wrong") in a polite live region,
+an empty state with suggestions, and an event log panel (`pyclient.browser._eventlog`). It
+follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
+in the input stops a run.
+
+Rendering is batched: thread events only mark what changed (a message id for a text delta,
+a tool call id for a `TOOL_CALL_*` event or a call's status, "everything" for anything else),
+and one animation frame applies it, updating nodes in place. A timer stands in for the frame
+in a hidden tab, and the chat applies everything at once when the run stops, so the final
+state is always shown.
+
+Model output, tool arguments and results are never HTML: text nodes, with bidi controls and
+zero-width characters made visible, except the assistant's Markdown, which markdown-it
+writes with raw HTML off. Buttons that answer a call (Approve, Reject, Retry, Cancel) and
+the suggestion and Retry buttons act only on trusted user events (`event.isTrusted`), never
+on synthetic clicks. A thread kept in a store (`store=`) is restored at once
 (`thread.restore()`): its history, its cards, the partial text of a run the reload cut
 (marked `data-interrupted`); a thread another tab holds is shown read-only.
 
+Styling ships with the package (`chat.css`, injected once per document as
+`<style id="pyclient-chat-style">`, first in `<head>` so page rules win). Everything is
+scoped under `.pyclient-chat`; the chat has its own opaque background, light or dark after
+`prefers-color-scheme`, or forced with `data-theme="light"` / `"dark"` on its root
+(`theme=`). Theme it with CSS custom properties, on the chat or any ancestor:
+
+| property | what |
+| --- | --- |
+| `--pyclient-bg` | the chat's background |
+| `--pyclient-fg` | its text colour |
+| `--pyclient-muted` | secondary text (status, times, hints) |
+| `--pyclient-accent` | buttons, links, focus rings |
+| `--pyclient-accent-fg` | text on the accent colour |
+| `--pyclient-user-bg` | the user's bubbles |
+| `--pyclient-assistant-bg` | the assistant's bubbles |
+| `--pyclient-card-bg` | tool cards |
+| `--pyclient-border` | borders |
+| `--pyclient-danger` | errors and failed calls |
+| `--pyclient-radius` | corner radius |
+| `--pyclient-font` | font family |
+| `--pyclient-mono` | monospace font (arguments, results, code) |
+| `--pyclient-max-height` | the chat's maximum height (`80vh`); the message list scrolls |
+
 The chat lives as long as its thread: the thread's listener holds it, and the page's event
 listeners hold it only weakly, so a chat whose thread is closed (`thread.close()`) or freed
-removes its nodes' listeners and destroys its proxies.
+removes its listeners and destroys its proxies.
 See https://developer.mozilla.org/en-US/docs/Web/API/Event/isTrusted
 
 ```python
@@ -19,102 +62,226 @@ from pyclient import Agent
 from pyclient.browser import Chat
 
 agent = Agent("main", url="/agent")
-chat = Chat(agent.thread("#chat"), document.querySelector("#chat"))
-# chat.dispose() removes its nodes and listeners
+chat = Chat(agent.thread("#chat"), document.querySelector("#chat"),
+            suggestions=("Make it blue",), title="Assistant")
+print(document.querySelector("#chat .pyclient-suggestion").textContent)   # Make it blue
+chat.dispose()     # removes its nodes and listeners
 ```
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import importlib.resources
+import itertools
 import logging
 import weakref
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal
 
 import js
 from pyodide.ffi import create_proxy
 
+from .._errors import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError, ToolError, TransportError
+from .._events import event_type
+from ._approval import ApprovalBar, approval_bar, interrupted_bar
+from ._bubbles import Bubble
+from ._cards import Card
+from ._eventlog import EventLog
+from ._forms import FormError
+from ._nodes import FrameScheduler, append_visible, el
+
 if TYPE_CHECKING:
-    from .._actions import Action
+    from ag_ui.core import Message
+
     from .._listeners import ThreadEvent
     from .._thread import Thread
 
-__all__ = ["Chat"]
+__all__ = ["STYLE_ID", "Chat", "install_stylesheet"]
 
 logger = logging.getLogger("pyclient")
 
+STYLE_ID = "pyclient-chat-style"
+"""The id of the `<style>` element that holds the chat's stylesheet (one per document)."""
 
-def _el(tag: str, cls: str = "", text: str | None = None) -> Any:
-    node = js.document.createElement(tag)
-    if cls:
-        node.className = cls
-    if text is not None:
-        node.textContent = text  # text, never innerHTML
-    return node
+# AG-UI events whose changes the chat applies by id; any other change reconciles everything.
+_TEXT_EVENTS = frozenset({"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK"})
+_CALL_EVENTS = frozenset({"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK",
+                          "TOOL_CALL_RESULT"})
+_WAITING = frozenset({"awaiting_approval", "awaiting_input"})
+_TERMINAL = frozenset({"completed", "failed", "cancelled"})
+# How close to the bottom (px) the list must be to count as "at the bottom" (following).
+_FOLLOW_SLACK = 24
+
+_ids = itertools.count(1)
 
 
-def _pretty(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments), ensure_ascii=False)
-    except ValueError:
-        return arguments
+def install_stylesheet(document: Any = None) -> None:
+    """Put the chat's stylesheet in `document` (the page's by default), once.
+
+    It goes first in `<head>`, so the page's own rules win at equal specificity.
+    """
+    document = document or js.document
+    if document.getElementById(STYLE_ID):
+        return
+    css = importlib.resources.files(__package__ or "pyclient.browser").joinpath("chat.css").read_text("utf-8")
+    style = document.createElement("style")
+    style.id = STYLE_ID
+    style.textContent = css
+    document.head.prepend(style)
+
+
+def _text_of(message: Message) -> str:
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # multimodal user content: its text parts
+        return "\n".join(str(getattr(part, "text", "")) for part in content if getattr(part, "type", "") == "text")
+    return ""
+
+
+def error_text(error: BaseException | None) -> str:
+    """What the error bubble tells the person at the page about `error` (`thread.error`)."""
+    if isinstance(error, TransportError):
+        if error.status is None:
+            return "The assistant could not be reached. Check your connection and try again."
+        return (f"The assistant's server answered with an error (HTTP {error.status}). "
+                "Try again in a moment.")
+    if isinstance(error, FollowUpLimitError):
+        return "The assistant kept calling tools without finishing, so it was stopped. Try again or rephrase."
+    if isinstance(error, RunError):
+        return "The assistant ran into a problem and could not answer. Try again."
+    if isinstance(error, RemoteProtocolError):
+        return "The assistant's reply could not be read. Try again."
+    return "Something went wrong and the assistant could not answer. Try again."
 
 
 class Chat:
-    """Renders `thread` into `element` and sends what the user types.
+    """Renders `thread` into `element` and sends what the user types; see the module docstring.
 
     Args:
         thread: the thread to show.
-        element: the container (a JS element); the chat appends its nodes to it.
+        element: the container (a JS element); the chat appends its root to it.
         placeholder: the input's placeholder text.
+        suggestions: messages offered as buttons while the thread has no messages; a click
+            (by the user) sends one.
+        title: a heading shown in the chat's header (none by default).
+        theme: "light" or "dark" forces that theme (`data-theme` on the root); None follows
+            the system (`prefers-color-scheme`).
+
+    Raises:
+        ValueError: `theme` is not None, "light" or "dark".
     """
 
-    def __init__(self, thread: Thread, element: Any, *, placeholder: str = "Ask the agent…") -> None:
+    def __init__(
+        self,
+        thread: Thread,
+        element: Any,
+        *,
+        placeholder: str = "Ask the agent…",
+        suggestions: Iterable[str] = (),
+        title: str | None = None,
+        theme: Literal["light", "dark"] | None = None,
+    ) -> None:
+        if theme not in (None, "light", "dark"):
+            raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
         self.thread = thread
-        self._root = _el("div", "pyclient-chat")
-        self._list = _el("ol", "pyclient-messages")
-        self._status = _el("p", "pyclient-run-status")
-        self._form = _el("form", "pyclient-form")
-        self._input = _el("input")
-        self._input.name = "message"
-        self._input.placeholder = placeholder
-        self._input.autocomplete = "off"
-        self._send = _el("button", "pyclient-send", "Send")
-        self._send.type = "submit"
-        self._stop = _el("button", "pyclient-stop", "Stop")
-        self._stop.type = "button"
-        self._form.append(self._input, self._send, self._stop)
-        self._root.append(self._list, self._status, self._form)
-        element.append(self._root)
+        self.suggestions = tuple(str(text) for text in suggestions)
+        install_stylesheet()
+        prefix = f"pyclient-chat-{next(_ids)}"
+        root = self._root = el("div", "pyclient-chat")
+        if theme is not None:
+            root.dataset.theme = theme
 
-        self._nodes: dict[str, Any] = {}       # message id -> its <li>
-        self._texts: dict[str, str] = {}       # message id -> the text shown
-        self._args: dict[str, str] = {}        # tool call id -> the arguments shown
-        self._cards: dict[str, Any] = {}       # tool call id -> its card <li>
-        self._approvals: dict[str, Any] = {}   # tool call id -> removes its button bar
-        self._bar_kinds: dict[str, str] = {}   # tool call id -> the status its bar answers
+        header = el("header", "pyclient-header")
+        if title:
+            header.append(el("h2", "pyclient-title", title))
+        self._status = el("span", "pyclient-run-status", "Ready", role="status", aria_live="polite")
+        self._log = EventLog(thread.thread_id)
+        self._log.node.id = f"{prefix}-log"
+        self._log_toggle = el("button", "pyclient-log-toggle", "Events", type="button",
+                              aria_expanded="false", aria_controls=self._log.node.id, data_command="toggle-log")
+        self._log_toggle.title = "Show the AG-UI events of this thread"
+        header.append(self._status, self._log_toggle)
+
+        body = el("div", "pyclient-body")
+        self._empty = el("div", "pyclient-empty")
+        self._empty.append(el("p", "pyclient-welcome", "Start the conversation: ask a question or try a suggestion."
+                               if self.suggestions else "Start the conversation: type a message below."))
+        if self.suggestions:
+            choices = el("div", "pyclient-suggestions", role="group", aria_label="Suggestions")
+            for index, text in enumerate(self.suggestions):
+                choices.append(el("button", "pyclient-suggestion", text, type="button",
+                                  data_command="suggest", data_index=str(index)))
+            self._empty.append(choices)
+        self._list = el("ol", "pyclient-messages", role="log", aria_live="polite", aria_label="Conversation",
+                        tabindex="0")
+        self._jump = el("button", "pyclient-jump", "Jump to latest ↓", type="button", data_command="jump")
+        self._jump.hidden = True
+        body.append(self._empty, self._list, self._jump)
+
+        self._form = el("form", "pyclient-form")
+        self._input = el("input", "", id=f"{prefix}-input", name="message", autocomplete="off",
+                         placeholder=placeholder)
+        label = el("label", "pyclient-visually-hidden", "Message")
+        label.htmlFor = self._input.id
+        self._send = el("button", "pyclient-send", "Send", type="submit")
+        self._stop = el("button", "pyclient-stop", "Stop", type="button", data_command="stop")
+        self._stop.title = "Stop the answer (Escape)"
+        self._form.append(label, self._input, self._send, self._stop)
+        root.append(header, self._log.node, body, self._form)
+        element.append(root)
+
+        self._bubbles: dict[str, Bubble] = {}     # message id -> its bubble
+        self._cards: dict[str, Card] = {}         # tool call id -> its card
+        self._approvals: dict[str, ApprovalBar] = {}  # tool call id -> its approval bar
+        self._nodes: dict[str, Any] = {}          # key ("m:<id>", "c:<id>", "n:<name>") -> node
+        self._order: list[str] = []               # the keys, in the list's order
+        self._notices: dict[str, str | None] = {}  # notice key -> the key it follows (None: the end)
+        self._dirty_messages: set[str] = set()
+        self._dirty_calls: set[str] = set()
+        self._full = True
+        self._by_id = False          # the last thread event was a delta applied by id
+        self._streaming: set[str] = set()  # message ids whose text is still streaming
+        self._waiting: set[str] = set()    # call ids waiting for the user
+        self._working: set[str] = set()    # call ids whose handler runs
+        self._last_status = thread.run_status
+        self._run_finished = True
+        self._cancelled_in_run = False
+        self._stopped = False
+        self._stops = 0
+        self._error_shown: BaseException | None = None
+        self._follow = True
+        self._disposed = False
         self._tasks: set[asyncio.Task[None]] = set()
+        self._frames = FrameScheduler(self, "_flush")
         # Kept so dispose() can remove the listeners and destroy the proxies. The proxies
         # reach the chat through a weak reference: a JS listener must not keep it alive.
         self._proxies: list[tuple[Any, str, Any]] = []
-        self._listen(self._form, "submit", "_on_submit")
-        self._listen(self._stop, "click", "_on_stop")
+        self._listen(root, "click", "_on_click")
+        self._listen(root, "submit", "_on_submit")
+        self._listen(self._input, "keydown", "_on_key")
+        self._listen(self._list, "scroll", "_on_scroll")
         self._unsubscribe = thread.subscribe(self._on_thread)
         self._finalizer = weakref.finalize(self, _release, self._proxies)
-        self._render()
+        self._frames.run_now()
         if thread.store is not None:
             restoring = asyncio.ensure_future(self._restore())
             self._restoring = restoring  # asyncio holds tasks weakly
+
+    @property
+    def element(self) -> Any:
+        """The chat's root element (`.pyclient-chat`)."""
+        return self._root
 
     async def _restore(self) -> None:
         try:
             await self.thread.restore()
         except Exception:
             logger.exception("pyclient: restoring thread %s failed", self.thread.thread_id)
-        if self._proxies:  # not disposed meanwhile
-            self._render()
+        if not self._disposed:
+            self._full = True
+            self._frames.run_now()
 
     def _listen(self, target: Any, kind: str, method: str) -> None:
         reference = weakref.ref(self)
@@ -130,184 +297,412 @@ class Chat:
 
     def dispose(self) -> None:
         """Remove the chat's nodes and listeners; the thread is left as it is."""
+        if self._disposed:
+            return
+        self._disposed = True
         self._unsubscribe()
+        self._frames.cancel()
         self._finalizer()
-        for remove_bar in list(self._approvals.values()):
-            remove_bar()
-        self._approvals.clear()
-        self._bar_kinds.clear()
         self._root.remove()
 
     # -- user input ----------------------------------------------------------------------
 
-    def _on_submit(self, event: Any) -> None:
-        event.preventDefault()
-        text = str(self._input.value).strip()
-        if not text or self._tasks or self.thread.run_status in ("running", "closed") or self.thread.read_only:
+    def _can_send(self) -> bool:
+        thread = self.thread
+        return not (self._tasks or thread.run_status in ("running", "closed") or thread.read_only)
+
+    def _send_text(self, text: str) -> None:
+        if not text or not self._can_send():
             return
         self._input.value = ""
-        task = asyncio.ensure_future(self.thread.send(text))
+        self._follow = True  # the user's own message: show it and what follows
+        self._run(self.thread.send(text))
+        self._input.focus()
+
+    def _run(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)  # keep a reference until it is done (asyncio holds tasks weakly)
         task.add_done_callback(self._sent)
-        self._render()  # "running" from the click on: the send starts a moment later
+        self._full = True
+        self._frames.run_now()  # "running" from the click on: the send starts a moment later
 
     def _sent(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             # send() raises only for misuse or a bug; say so instead of "never retrieved".
             logger.error("pyclient: sending from the chat failed", exc_info=task.exception())
-        if self._proxies:  # not disposed meanwhile
-            self._render()
+        if not self._disposed:
+            self._full = True
+            self._frames.run_now()
 
-    def _on_stop(self, event: Any) -> None:
+    def _on_submit(self, event: Any) -> None:
+        event.preventDefault()  # the edit forms of approval cards submit nothing either
+        if event.target == self._form:
+            self._send_text(str(self._input.value).strip())
+
+    def _on_key(self, event: Any) -> None:
+        if event.key == "Escape" and self.thread.run_status == "running":
+            event.preventDefault()
+            self._stop_run()
+
+    def _stop_run(self) -> None:
+        self._stopped = True
         self.thread.stop()
+
+    def _on_scroll(self, event: Any) -> None:
+        box = self._list
+        at_bottom = box.scrollHeight - box.scrollTop - box.clientHeight <= _FOLLOW_SLACK
+        self._follow = bool(at_bottom)
+        self._jump.hidden = bool(at_bottom)
+
+    def _on_click(self, event: Any) -> None:
+        target = event.target.closest("[data-command]")
+        if not target or not self._root.contains(target):
+            return
+        command = str(target.dataset.command)
+        if command == "stop":
+            self._stop_run()
+        elif command == "jump":
+            self._follow = True
+            self._jump.hidden = True
+            self._list.scrollTop = self._list.scrollHeight
+        elif command == "toggle-log":
+            opened = self._log.toggle()
+            self._log_toggle.setAttribute("aria-expanded", "true" if opened else "false")
+            if opened:
+                self._log.reopen()
+        elif command == "download-log":
+            self._log.download()
+        elif not event.isTrusted:  # a script's synthetic click is not the user's
+            card = target.closest(".pyclient-tool")
+            what = card.dataset.toolCallId if card else command
+            logger.warning("pyclient: ignored an untrusted click for %s", what)
+        elif command == "suggest":
+            self._send_text(self.suggestions[int(target.dataset.index)])
+        elif command == "retry-run":
+            if self._can_send():
+                self._run(self.thread.run())
+        else:
+            card = target.closest(".pyclient-tool")
+            if card:
+                self._answer(str(card.dataset.toolCallId), command, str(target.getAttribute("data-for")))
+
+    def _answer(self, call_id: str, command: str, status: str) -> None:
+        """A trusted click on a card's button: act if the call is still in the status it answers."""
+        thread = self.thread
+        try:
+            action = thread.action(call_id)
+        except LocalProtocolError:
+            return
+        bar = self._approvals.get(call_id)
+        if command == "edit":
+            if bar is not None:
+                bar.toggle_edit()
+            return
+        if action.status != status:
+            return
+        if command == "approve":
+            try:
+                if bar is not None and bar.editing:
+                    thread.approve_tool(call_id, arguments=bar.read())
+                else:
+                    thread.approve_tool(call_id)
+            except (FormError, ToolError) as exc:
+                if bar is not None:
+                    bar.show_error(str(exc))
+        elif command == "reject":
+            thread.reject_tool(call_id, "the user clicked Reject")
+        elif command == "retry":
+            thread.retry_tool(call_id)
+        elif command == "cancel":
+            thread.cancel_tool(call_id, "the user clicked Cancel")
+
+    # -- what changed --------------------------------------------------------------------
+
+    def _on_thread(self, event: ThreadEvent) -> None:
+        kind = event.kind
+        if kind == "event":
+            self._on_event(event.payload)
+        elif kind == "messages":
+            # After a delta applied by id, the history change is that delta: nothing more to do.
+            if not self._by_id:
+                self._full = True
+            self._by_id = False
+        elif kind == "action":
+            self._by_id = False
+            call_id = getattr(event.payload, "id", None)
+            if isinstance(call_id, str):
+                self._dirty_calls.add(call_id)
+                if getattr(event.payload, "status", None) == "cancelled":
+                    self._cancelled_in_run = True
+        elif kind == "status":
+            self._by_id = False
+            self._on_status(str(event.payload))
+            return
+        elif kind == "closed":
+            self.dispose()
+            return
+        else:  # error, tools, state, mounted
+            self._by_id = False
+            self._full = True
+        self._frames.request()
+
+    def _on_event(self, payload: Any) -> None:
+        self._log.add(payload)
+        kind = event_type(payload)
+        if kind in _TEXT_EVENTS:
+            message_id = getattr(payload, "message_id", None)
+            self._by_id = isinstance(message_id, str)
+            if isinstance(message_id, str):
+                self._dirty_messages.add(message_id)
+                if kind == "TEXT_MESSAGE_END":
+                    self._streaming.discard(message_id)
+                else:
+                    self._streaming.add(message_id)
+            else:
+                self._full = True
+        elif kind in _CALL_EVENTS:
+            call_id = getattr(payload, "tool_call_id", None)
+            self._by_id = isinstance(call_id, str) and kind != "TOOL_CALL_RESULT"
+            if isinstance(call_id, str):
+                self._dirty_calls.add(call_id)
+            if not self._by_id:
+                self._full = True  # a result adds a tool message: placed by a full pass
+        else:
+            self._by_id = False
+            if kind == "RUN_STARTED":
+                self._run_finished = False
+                self._cancelled_in_run = False
+            elif kind in ("RUN_FINISHED", "RUN_ERROR"):
+                self._run_finished = True
+            if kind == "MESSAGES_SNAPSHOT":
+                self._full = True
+
+    def _on_status(self, status: str) -> None:
+        previous, self._last_status = self._last_status, status
+        self._full = True
+        if status == "running":
+            if previous != "running":
+                self._stopped = False
+            self._frames.request()
+            return
+        if previous == "running" and status == "idle" and (not self._run_finished or self._cancelled_in_run):
+            self._stopped = True  # the run was cut, or its calls cancelled: thread.stop()
+        if previous == "running" and self._stopped:
+            self._stops += 1
+            self._notices[f"n:stopped-{self._stops}"] = self._order[-1] if self._order else None
+        self._streaming.clear()
+        # The run is over: show its final state now, frame or no frame (a hidden tab).
+        self._frames.run_now()
 
     # -- rendering -----------------------------------------------------------------------
 
-    def _on_thread(self, event: ThreadEvent) -> None:
-        if event.kind == "closed":
-            self.dispose()
-        elif event.kind in ("messages", "status", "action", "error"):
-            self._render()
+    def _flush(self) -> None:
+        if self._disposed:
+            return
+        if self._full:
+            self._full = False
+            self._reconcile()
+        elif self._dirty_messages or self._dirty_calls:
+            self._update_dirty()
+        self._dirty_messages.clear()
+        self._dirty_calls.clear()
+        self._show_notices()
+        self._show_status()
+        self._empty.hidden = bool(self._order) or self.thread.read_only
+        self._log.flush()
+        if self._follow:
+            self._list.scrollTop = self._list.scrollHeight
 
-    def _render(self) -> None:
-        interrupted = set(self.thread.interrupted_messages)
-        for message in self.thread.messages:
+    def _reconcile(self) -> None:
+        """Everything: every message and call in history order, nodes made or moved as needed."""
+        thread = self.thread
+        interrupted = set(thread.interrupted_messages)
+        keys: list[str] = []
+        seen: set[str] = set()
+        for message in thread.messages:
             role = message.role
             if role == "tool":
-                self._render_result(message)
                 continue
-            text = message.content if isinstance(message.content, str) else ""
-            if text or role == "user":
-                self._render_text(message.id, role, text or "")
+            text = _text_of(message)
+            key = "m:" + message.id
+            if role in ("user", "assistant") and (text or role == "user") and key not in seen:
+                seen.add(key)
+                keys.append(key)
+                bubble = self._bubble(message.id, role)
+                bubble.update(text, streaming=message.id in self._streaming)
                 if message.id in interrupted:
-                    node = self._nodes[message.id]
-                    node.dataset.interrupted = "true"
-                    node.title = "interrupted: the page was reloaded while this answer streamed"
-            for call in getattr(message, "tool_calls", None) or []:
-                self._render_call(call)
+                    bubble.mark_interrupted()
+            for call in getattr(message, "tool_calls", None) or ():
+                key = "c:" + call.id
+                if key in seen:
+                    continue  # an id a later run used again: one card
+                seen.add(key)
+                keys.append(key)
+                card = self._cards.get(call.id)
+                if card is None or card.status not in _TERMINAL or call.id in self._dirty_calls:
+                    self._update_card(call.id, call.function.name)
                 if message.id in interrupted:
-                    self._cards[call.id].dataset.interrupted = "true"
-        for action in self.thread.pending_actions:
-            self._render_action(action)
-        # A send scheduled but not started yet counts as running (no second send meanwhile).
-        status = "running" if self._tasks and self.thread.run_status != "closed" else self.thread.run_status
-        error = self.thread.error
-        if self.thread.read_only:
-            self._status.textContent = "read-only: another tab holds this thread"
-            self._root.dataset.readOnly = "true"
-        else:
-            self._status.textContent = f"error: {error}" if status == "error" and error else status
-        self._status.dataset.status = status
-        self._root.dataset.status = status
-        self._send.disabled = status == "running" or self.thread.read_only
-        self._stop.disabled = status != "running"
+                    self._cards[call.id].node.dataset.interrupted = "true"
+        self._place(keys)
 
-    def _render_text(self, message_id: str, role: str, text: str) -> None:
-        node = self._nodes.get(message_id)
-        if node is None:
-            node = self._nodes[message_id] = _el("li", f"pyclient-message pyclient-{role}")
-            node.dataset.role = role
-            node.append(js.document.createTextNode(""))
-            self._list.append(node)
-        shown = self._texts.get(message_id, "")
-        if shown == text:
-            return
-        self._texts[message_id] = text
-        if text.startswith(shown):
-            # A streamed delta: append only the new part, so a long answer costs linear time.
-            node.firstChild.appendData(text[len(shown):])
-        else:
-            node.firstChild.data = text
+    def _update_dirty(self) -> None:
+        """Only what the events since the last frame named: text deltas and calls."""
+        if self._dirty_messages:
+            wanted = self._dirty_messages
+            for message in self.thread.messages:
+                if message.id in wanted and message.role in ("user", "assistant"):
+                    text = _text_of(message)
+                    if text or message.id in self._bubbles:
+                        bubble = self._bubble(message.id, message.role)
+                        bubble.update(text, streaming=message.id in self._streaming)
+        for call_id in self._dirty_calls:
+            self._update_card(call_id, None)
 
-    def _render_call(self, call: Any) -> None:
-        card = self._cards.get(call.id)
+    def _bubble(self, message_id: str, role: str) -> Bubble:
+        bubble = self._bubbles.get(message_id)
+        if bubble is None:
+            bubble = self._bubbles[message_id] = Bubble(message_id, role)
+            self._add_node("m:" + message_id, bubble.node)
+        return bubble
+
+    def _add_node(self, key: str, node: Any) -> None:
+        """A new node goes at the end; a full pass moves it if history says otherwise."""
+        self._nodes[key] = node
+        self._list.append(node)
+        self._order.append(key)
+
+    def _update_card(self, call_id: str, name: str | None) -> None:
+        thread = self.thread
+        try:
+            part = thread.tool_part(call_id)
+        except LocalProtocolError:
+            return  # not in the history (yet): the next full pass finds it
+        card = self._cards.get(call_id)
         if card is None:
-            card = self._cards[call.id] = _el("li", "pyclient-tool")
-            card.dataset.toolCallId = call.id
-            card.dataset.tool = call.function.name
-            card.dataset.state = "input-available"
-            card.append(_el("span", "pyclient-tool-name", call.function.name),
-                        _el("code", "pyclient-tool-args"),
-                        _el("span", "pyclient-tool-result", "…"))
-            self._list.append(card)
-        if self._args.get(call.id) != call.function.arguments:
-            # Arguments stream in: show them as they grow, pretty once they parse.
-            self._args[call.id] = call.function.arguments
-            card.querySelector(".pyclient-tool-args").textContent = _pretty(call.function.arguments)
+            card = self._cards[call_id] = Card(call_id, name or part.tool_name)
+            self._add_node("c:" + call_id, card.node)
+        card.update(part, thread.renderer(part.tool_name))
+        status = card.status
+        (self._waiting.add if status in _WAITING else self._waiting.discard)(call_id)
+        (self._working.add if status == "executing" else self._working.discard)(call_id)
+        self._update_bar(card, part.action.status if part.action is not None else None, part)
 
-    def _render_result(self, message: Any) -> None:
-        card = self._cards.get(message.tool_call_id)
-        if card is None or card.dataset.state in ("output-available", "output-error"):
-            return
-        failed = getattr(message, "error", None) is not None
-        card.dataset.state = "output-error" if failed else "output-available"
-        card.querySelector(".pyclient-tool-result").textContent = message.content
-        remove_bar = self._approvals.pop(message.tool_call_id, None)
-        self._bar_kinds.pop(message.tool_call_id, None)
-        if remove_bar is not None:
-            remove_bar()
-
-    def _render_action(self, action: Action) -> None:
-        card = self._cards.get(action.id)
-        if card is None:
-            return
-        card.dataset.action = action.status
-        if self._bar_kinds.get(action.id) == action.status:
+    def _update_bar(self, card: Card, status: str | None, part: Any) -> None:
+        if card.bar_status == status:
             return
         # The buttons answer one status; in any other they would lie (its registration left, say).
-        remove_bar = self._approvals.pop(action.id, None)
-        self._bar_kinds.pop(action.id, None)
-        if remove_bar is not None:
-            remove_bar()
-        buttons = _BARS.get(action.status)
-        if buttons is None:
+        self._approvals.pop(card.call_id, None)
+        if status == "awaiting_approval" and part.tool is not None:
+            bar = approval_bar(part.tool_name, part.tool.parameters, part.arguments)
+            self._approvals[card.call_id] = bar
+            card.set_bar(status, bar.node)
+        elif status == "interrupted":
+            card.set_bar(status, interrupted_bar())
+        else:
+            card.set_bar(None, None)
+
+    def _place(self, keys: list[str]) -> None:
+        """Put the nodes in history order, the notices after the node they follow."""
+        after: dict[str | None, list[str]] = {}
+        for notice, anchor in self._notices.items():
+            if notice not in self._nodes:
+                continue  # made by _show_notices, which puts it in place
+            after.setdefault(anchor if anchor in self._nodes else None, []).append(notice)
+        expected: list[str] = []
+        for key in keys:
+            expected.append(key)
+            expected.extend(after.get(key, ()))
+        expected.extend(after.get(None, ()))
+        if expected == self._order:
             return
-        bar = _el("span", "pyclient-approval" if action.status == "awaiting_approval" else "pyclient-interrupted")
-        card.append(bar)
-        thread = weakref.ref(self.thread)
-        call_id, status = action.id, action.status
+        count = len(self._order)
+        if expected[:count] == self._order:
+            for key in expected[count:]:
+                self._list.append(self._nodes[key])
+        else:  # a snapshot changed the history: move what stays, drop what went
+            for key in expected:
+                self._list.append(self._nodes[key])
+            gone = set(self._order) - set(expected)
+            for key in gone:
+                self._nodes.pop(key).remove()
+                self._notices.pop(key, None)
+                if key.startswith("m:"):
+                    self._bubbles.pop(key[2:], None)
+                elif key.startswith("c:"):
+                    self._cards.pop(key[2:], None)
+                    self._approvals.pop(key[2:], None)
+        self._order = expected
 
-        def answer(act: Callable[[Thread, str], None]) -> Any:
-            def handler(event: Any) -> None:
-                live = thread()
-                if not event.isTrusted:  # a script's synthetic click is not the user's consent
-                    logger.warning("pyclient: ignored an untrusted click for %s", call_id)
-                    return
-                if live is None or live.action(call_id).status != status:
-                    return
-                act(live, call_id)
-            return create_proxy(handler)
+    def _show_notices(self) -> None:
+        """The stop markers and the error bubble, as notices in the list."""
+        for key, anchor in self._notices.items():
+            if key not in self._nodes and key.startswith("n:stopped-"):
+                node = el("li", "pyclient-notice pyclient-stopped", "Stopped")
+                node.dataset.kind = "stopped"
+                self._insert_notice(key, node, anchor)
+        error = self.thread.error if self.thread.run_status == "error" else None
+        if error is self._error_shown:
+            return
+        if "n:error" in self._nodes:
+            self._nodes.pop("n:error").remove()
+            self._order.remove("n:error")
+            del self._notices["n:error"]
+        self._error_shown = error
+        if error is None:
+            return
+        js.console.error(f"pyclient: the run of thread {self.thread.thread_id} failed: {error!r}")
+        bubble = el("li", "pyclient-notice pyclient-error", role="alert")
+        bubble.dataset.kind = "error"
+        bubble.append(el("p", "pyclient-error-text", error_text(error)))
+        details = el("details", "pyclient-error-details")
+        details.append(el("summary", "", "Details"))
+        detail = el("pre")
+        append_visible(detail, str(error))
+        details.append(detail)
+        retry = el("button", "pyclient-retry-run", "Retry", type="button", data_command="retry-run")
+        bubble.append(details, retry)
+        self._insert_notice("n:error", bubble, None)
 
-        proxies = []
-        for cls, label, act in buttons:
-            button = _el("button", cls, label)
-            bar.append(button)
-            proxy = answer(act)
-            button.addEventListener("click", proxy)
-            proxies.append((button, proxy))
+    def _insert_notice(self, key: str, node: Any, anchor: str | None) -> None:
+        self._notices[key] = anchor
+        self._nodes[key] = node
+        if anchor is not None and anchor in self._order:
+            position = self._order.index(anchor) + 1
+            while position < len(self._order) and self._order[position].startswith("n:"):
+                position += 1
+        else:
+            position = len(self._order)
+        if position < len(self._order):
+            self._list.insertBefore(node, self._nodes[self._order[position]])
+        else:
+            self._list.append(node)
+        self._order.insert(position, key)
 
-        def dispose() -> None:
-            for button, proxy in proxies:
-                button.removeEventListener("click", proxy)
-                proxy.destroy()
-            bar.remove()
-
-        self._approvals[action.id] = dispose
-        self._bar_kinds[action.id] = status
-
-
-# The buttons of a card, per action status: (class, label, what a trusted click does).
-_BARS: dict[str, list[tuple[str, str, Callable[[Thread, str], None]]]] = {
-    "awaiting_approval": [
-        ("pyclient-approve", "Approve", lambda thread, call_id: thread.approve_tool(call_id)),
-        ("pyclient-reject", "Reject", lambda thread, call_id: thread.reject_tool(call_id, "the user clicked Reject")),
-    ],
-    "interrupted": [  # the page was reloaded while it ran: run it again, or give up
-        ("pyclient-retry", "Retry", lambda thread, call_id: thread.retry_tool(call_id)),
-        ("pyclient-cancel", "Cancel", lambda thread, call_id: thread.cancel_tool(call_id, "the user clicked Cancel")),
-    ],
-}
+    def _show_status(self) -> None:
+        thread = self.thread
+        # A send scheduled but not started yet counts as running (no second send meanwhile).
+        status = "running" if self._tasks and thread.run_status != "closed" else thread.run_status
+        if thread.read_only:
+            words = "Read-only: open in another tab"
+            self._root.dataset.readOnly = "true"
+        elif status == "closed":
+            words = "Closed"
+        elif status == "error":
+            words = "Something went wrong"
+        elif status == "running":
+            words = "Waiting for you" if self._waiting else "Working…" if self._working else "Thinking…"
+        elif self._stopped:
+            words = "Stopped"
+        else:
+            words = "Ready"
+        if self._status.textContent != words:
+            self._status.textContent = words
+        self._status.dataset.status = status
+        self._root.dataset.status = status
+        self._send.disabled = status == "running" or thread.read_only or status == "closed"
+        self._stop.disabled = status != "running"
+        self._input.disabled = thread.read_only or status == "closed"
 
 
 def _release(proxies: list[tuple[Any, str, Any]]) -> None:

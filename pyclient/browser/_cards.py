@@ -1,0 +1,271 @@
+"""Tool cards: one `<li>` per tool call, updated in place as the call streams, waits, runs and ends.
+
+A card shows the tool's name and a status badge in words (`STATUS_WORDS`: "streaming",
+"awaiting approval", "running", "done", ...), with the machine status name in `data-status`,
+the renderer state (`"input-streaming"` ... `"output-error"`) in `data-state` and, while the
+call waits for the person at the page, the action's status in `data-action`. The arguments
+and the result are in collapsible `<details>` (the arguments open while they stream or wait
+for approval). Streamed arguments are appended to the text already shown, so a long argument
+costs linear time; once complete they are shown once more, formatted. Arguments, results and
+errors are untrusted text: written as text nodes with bidi controls and zero-width characters
+made visible (`pyclient.browser._visible`).
+
+A tool with a renderer (`thread.renderer(name)`) gets the renderer's output in the card's
+body, called again only when the call's part changed (`part.key`): a JS element or a
+`pyscript.web` element is appended, a str becomes text, None keeps the default card. A
+renderer that raises gets a contained fallback (its message as text; the traceback goes to
+the console) and the conversation goes on.
+
+```python
+from pyclient import ToolPart
+from pyclient.browser._cards import Card
+
+card = Card("c1", "change_background")
+card.update(ToolPart(tool_call_id="c1", tool_name="change_background", state="output-available",
+                     arguments='{"background": "blue"}', output="background is now blue", error_text=None,
+                     cancelled=False, run_status="idle", action=None, status="completed", tool=None))
+print(card.node.dataset.status, card.node.querySelector(".pyclient-badge").textContent)  # completed done
+```
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._nodes import append_visible, el, set_visible
+
+if TYPE_CHECKING:
+    from .._parts import ToolPart
+
+__all__ = ["STATUS_WORDS", "Card", "status_name"]
+
+logger = logging.getLogger("pyclient")
+
+STATUS_WORDS = {
+    "streaming": "streaming",
+    "unavailable": "waiting for the tool",
+    "awaiting_approval": "awaiting approval",
+    "awaiting_input": "awaiting input",
+    "executing": "running",
+    "interrupted": "interrupted",
+    "completed": "done",
+    "failed": "failed",
+    "cancelled": "cancelled",
+}
+"""The badge's words for each machine status name."""
+
+# A result or argument JSON shorter than this is shown on one line, longer ones indented.
+_ONE_LINE = 72
+
+Renderer = Callable[["ToolPart"], Any]
+
+
+def status_name(part: ToolPart) -> str:
+    """The call's machine status name; for a call the machine does not track (a backend
+    tool's), the one its state implies."""
+    if part.status is not None:
+        return part.status
+    if part.state == "input-streaming":
+        return "streaming"
+    if part.state == "input-available":
+        return "executing"
+    if part.state == "output-available":
+        return "completed"
+    return "cancelled" if part.cancelled else "failed"
+
+
+def formatted(value: Any) -> str:
+    """A JSON value as the card shows it: on one line when short, else indented."""
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= _ONE_LINE:
+        return text
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _formatted_arguments(arguments: str) -> str:
+    try:
+        return formatted(json.loads(arguments))
+    except ValueError:
+        return arguments
+
+
+class Card:
+    """The card of one tool call (`node`), updated in place by `update(part)`.
+
+    Args:
+        call_id: the `toolCallId` (`data-tool-call-id`).
+        name: the tool's name (`data-tool`).
+
+    Attributes:
+        node: the card's `<li>`.
+        status: the machine status name shown now ("" before the first update).
+        bar_status: the action status its button bar answers (None: no bar).
+        bar: the button bar's element, once `set_bar()` put one in.
+    """
+
+    def __init__(self, call_id: str, name: str) -> None:
+        self.call_id = call_id
+        self.name = name
+        node = self.node = el("li", "pyclient-tool")
+        node.dataset.toolCallId = call_id
+        node.dataset.tool = name
+        head = el("div", "pyclient-tool-head")
+        title = el("span", "pyclient-tool-name")
+        append_visible(title, name)
+        self._badge = el("span", "pyclient-badge")
+        head.append(title, self._badge)
+        self._about = el("p", "pyclient-tool-description")
+        self._about.hidden = True
+        self._body = el("div", "pyclient-tool-body")
+        self._body.hidden = True
+        self._args_box = el("details", "pyclient-tool-args-box")
+        self._args_box.append(el("summary", "", "Arguments"))
+        self._args = el("pre", "pyclient-tool-args")
+        self._args_box.append(self._args)
+        self._result_box = el("details", "pyclient-tool-result-box")
+        self._result_box.hidden = True
+        self._result_summary = el("summary", "", "Result")
+        self._result = el("pre", "pyclient-tool-result")
+        self._result_box.append(self._result_summary, self._result)
+        node.append(head, self._about, self._body, self._args_box, self._result_box)
+        self.status = ""
+        self.bar_status: str | None = None
+        self.bar: Any = None
+        self._state = ""
+        self._shown_args = ""
+        self._args_final = False
+        self._result_key: tuple[Any, ...] | None = None
+        self._render_key: tuple[Any, ...] | None = None
+        self._rendered = False
+        self._description = ""
+
+    # -- the default card --------------------------------------------------------------------
+
+    def update(self, part: ToolPart, renderer: Renderer | None = None) -> None:
+        """Show `part`: status, arguments, result; and the renderer's output when it changed."""
+        node = self.node
+        status = status_name(part)
+        if status != self.status:
+            self.status = status
+            node.dataset.status = status
+            self._badge.textContent = STATUS_WORDS.get(status, status.replace("_", " "))
+            self._badge.dataset.status = status
+            # Open while the user should read them; closed once the call is past that.
+            self._args_box.open = status in ("streaming", "awaiting_approval")
+        if part.state != self._state:
+            self._state = part.state
+            node.dataset.state = part.state
+        action = part.action
+        if action is not None:
+            node.dataset.action = action.status
+        elif "action" in node.dataset:
+            del node.dataset.action
+        description = part.tool.description if part.tool is not None else ""
+        if description != self._description:
+            self._description = description
+            self._about.textContent = description
+            self._about.hidden = not description
+        self._show_arguments(part.arguments, streaming=part.state == "input-streaming")
+        self._show_result(part)
+        if renderer is not None:
+            self._render(renderer, part)
+
+    def _show_arguments(self, arguments: str, *, streaming: bool) -> None:
+        if streaming or not arguments:
+            if self._args_final or not arguments.startswith(self._shown_args):
+                set_visible(self._args, arguments)  # replaced (a snapshot), not extended
+                self._args_final = False
+            elif len(arguments) > len(self._shown_args):
+                # A delta: append only the new part, so a long argument costs linear time.
+                append_visible(self._args, arguments[len(self._shown_args):])
+            self._shown_args = arguments
+            return
+        if self._args_final and arguments == self._shown_args:
+            return
+        # Complete: shown once more, formatted.
+        set_visible(self._args, _formatted_arguments(arguments))
+        self._shown_args = arguments
+        self._args_final = True
+
+    def _show_result(self, part: ToolPart) -> None:
+        # A call is answered once: its result never changes after that.
+        if part.state in ("output-available", "output-error"):
+            key: tuple[Any, ...] = (part.state, part.cancelled)
+        else:
+            key = ("none",)
+        if key == self._result_key:
+            return
+        self._result_key = key
+        if key == ("none",):
+            self._result_box.hidden = True
+            return
+        if part.state == "output-error":
+            text = part.error_text or ""
+            self._result_summary.textContent = "Cancelled" if part.cancelled else "Error"
+        else:
+            output = part.output
+            text = output if isinstance(output, str) else formatted(output)
+            self._result_summary.textContent = "Result"
+        set_visible(self._result, text)
+        self._result_box.hidden = False
+
+    # -- the button bar (approvals, interrupted calls) ------------------------------------------
+
+    def set_bar(self, status: str | None, bar: Any) -> None:
+        """Replace the card's button bar with `bar` (a node, or None for none), answering `status`."""
+        if self.bar is not None:
+            self.bar.remove()
+        self.bar = bar
+        self.bar_status = status if bar is not None else None
+        if bar is not None:
+            self.node.append(bar)
+
+    # -- renderers ----------------------------------------------------------------------------
+
+    def _render(self, renderer: Renderer, part: ToolPart) -> None:
+        key = part.key
+        if key == self._render_key:
+            return
+        self._render_key = key
+        try:
+            self._put(renderer(part))
+        except Exception as exc:
+            logger.exception("pyclient: the renderer of tool %r raised on call %s", part.tool_name, part.tool_call_id)
+            fallback = el("div", "pyclient-render-error", role="alert")
+            fallback.append(el("strong", "", "This tool's view could not be shown. "))
+            append_visible(fallback, f"{type(exc).__name__}: {exc}")
+            self._put(fallback)
+
+    def _put(self, shown: Any) -> None:
+        body = self._body
+        body.replaceChildren()
+        if shown is None:
+            body.hidden = True
+            self._rendered = False
+        else:
+            if isinstance(shown, str):
+                append_visible(body, shown)
+            elif hasattr(shown, "nodeType"):  # a JS node
+                body.append(shown)
+            else:
+                _append_pyscript(body, shown)
+            body.hidden = False
+            self._rendered = True
+        # A renderer's view replaces the default arguments and result.
+        self.node.classList.toggle("pyclient-rendered", self._rendered)
+
+
+def _append_pyscript(body: Any, shown: Any) -> None:
+    """Append a `pyscript.web` element (or collection) through PyScript's own public API."""
+    from pyscript import web
+
+    if not isinstance(shown, (web.Element, web.ElementCollection)):
+        raise TypeError(
+            f"A tool renderer returned a {type(shown).__name__}; return a DOM element, a "
+            "pyscript.web element, a str or None."
+        )
+    # `Element.append` takes PyScript elements and hands their DOM nodes to `body`.
+    web.Element.wrap_dom_element(body).append(shown)

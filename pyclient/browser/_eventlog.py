@@ -1,0 +1,159 @@
+"""The chat's event log: every AG-UI event the thread saw, with its time and a short excerpt, and a download.
+
+`EventLog.add(event)` keeps each event (all of them, for the download) with the time it
+arrived. The panel shows the newest `MAX_ROWS` as rows: the time in milliseconds since the
+first event, the event type and a compact JSON excerpt (invisible characters marked). Rows
+are written by `flush()`, which the chat calls once per animation frame, and only while the
+panel is open, so a stream of thousands of events costs nothing until someone looks.
+`download()` saves every event as JSON Lines (one event's JSON per line, as it would be sent
+again) through a `Blob`, an object URL and an `<a download>`; the URL is revoked once the
+download has started.
+See https://developer.mozilla.org/en-US/docs/Web/API/URL/createObjectURL_static
+
+```python
+from ag_ui.core import RunStartedEvent
+from pyclient.browser._eventlog import EventLog
+
+log = EventLog("demo")
+log.add(RunStartedEvent(thread_id="t1", run_id="r1"))
+log.toggle()                  # open: the rows are written at the next flush()
+log.flush()
+print(log.node.querySelector(".pyclient-log-type").textContent)   # RUN_STARTED
+print(log.jsonl())            # {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+```
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import js
+from pyodide.ffi import to_js
+
+from .._events import AGUIEvent, UnknownEvent, event_type
+from ._nodes import el, later, set_visible
+
+__all__ = ["MAX_ROWS", "EventLog"]
+
+MAX_ROWS = 500
+"""How many rows the open panel shows (the newest); every event is kept for the download."""
+
+_EXCERPT = 160
+
+
+def event_json(event: AGUIEvent) -> dict[str, Any]:
+    """An event as its JSON object (camelCase, unset fields left out)."""
+    if isinstance(event, UnknownEvent):
+        return dict(event.raw)
+    data: dict[str, Any] = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return data
+
+
+def excerpt(event: AGUIEvent) -> str:
+    """A one-line excerpt of an event's fields (its type left out), at most `_EXCERPT` characters."""
+    data = event_json(event)
+    data.pop("type", None)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
+
+
+class EventLog:
+    """The panel of one chat (`node`, hidden until `toggle()`), and the events behind it.
+
+    Args:
+        name: used in the download's file name (`pyclient-events-<name>.jsonl`).
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.events: list[tuple[float, AGUIEvent]] = []
+        self._start: float | None = None
+        self._shown = 0          # events[:_shown] have had their turn to be rendered
+        self._rows = 0           # rows in the DOM
+        node = self.node = el("section", "pyclient-log")
+        node.setAttribute("aria-label", "Event log")
+        node.hidden = True
+        bar = el("div", "pyclient-log-bar")
+        self._count = el("span", "pyclient-log-count", "0 events")
+        self._download = el("button", "pyclient-log-download", "Download", type="button",
+                            data_command="download-log")
+        self._download.setAttribute("aria-label", "Download the events as JSON Lines")
+        bar.append(self._count, self._download)
+        self._list = el("ol", "pyclient-log-rows")
+        node.append(bar, self._list)
+
+    @property
+    def open(self) -> bool:
+        """True while the panel is shown."""
+        return not bool(self.node.hidden)
+
+    def add(self, event: AGUIEvent) -> None:
+        """Keep `event` with its arrival time (cheap: no DOM work until `flush()`)."""
+        now = time.monotonic()
+        if self._start is None:
+            self._start = now
+        self.events.append((now, event))
+
+    def toggle(self) -> bool:
+        """Show or hide the panel; returns True when it is now open."""
+        self.node.hidden = self.open
+        return self.open
+
+    def flush(self) -> None:
+        """Write the rows of the events that arrived since the last flush (newest `MAX_ROWS` only)."""
+        total = len(self.events)
+        if not self.open:
+            return
+        if total == self._shown:
+            return
+        self._count.textContent = f"{total} event{'s' if total != 1 else ''}"
+        start = max(self._shown, total - MAX_ROWS)
+        fragment = js.document.createDocumentFragment()
+        base = self._start or 0.0
+        for arrived, event in self.events[start:]:
+            row = el("li", "pyclient-log-row")
+            row.append(el("time", "pyclient-log-time", f"+{(arrived - base) * 1000:.0f} ms"),
+                       el("code", "pyclient-log-type", event_type(event)))
+            text = el("span", "pyclient-log-excerpt")
+            set_visible(text, excerpt(event))
+            row.append(text)
+            fragment.append(row)
+        self._list.append(fragment)
+        self._rows += total - start
+        self._shown = total
+        while self._rows > MAX_ROWS:  # the oldest rows go
+            self._list.firstElementChild.remove()
+            self._rows -= 1
+
+    def reopen(self) -> None:
+        """The panel opened: render its rows again from the newest events."""
+        self._list.replaceChildren()
+        self._rows = 0
+        self._shown = max(0, len(self.events) - MAX_ROWS)
+        self._count.textContent = ""
+        self.flush()
+        total = len(self.events)
+        self._count.textContent = f"{total} event{'s' if total != 1 else ''}"
+
+    def jsonl(self) -> str:
+        """Every event, one JSON object per line."""
+        return "".join(json.dumps(event_json(event), ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+                       for _, event in self.events)
+
+    def download(self) -> None:
+        """Save every event as `pyclient-events-<name>.jsonl`."""
+        blob = js.Blob.new(to_js([self.jsonl()]), to_js({"type": "application/jsonl"},
+                                                       dict_converter=js.Object.fromEntries))
+        url = js.URL.createObjectURL(blob)
+        link = el("a", "", href=url, download=f"pyclient-events-{self.name}.jsonl")
+        link.hidden = True
+        js.document.body.append(link)
+        link.click()
+        link.remove()
+
+        def revoke() -> None:
+            js.URL.revokeObjectURL(url)
+
+        later(revoke, 1000)  # once the download has started: the URL would otherwise live on

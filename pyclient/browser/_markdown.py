@@ -1,0 +1,89 @@
+"""Assistant text as HTML through markdown-it-py, with nothing in it that can run or load.
+
+`render(text)` returns the HTML the chat puts in an assistant bubble. It is the only HTML the
+chat ever writes, and it comes from markdown-it alone, configured so model output cannot
+become active content:
+
+- raw HTML is off (`html=False`): `<script>`, `<img onerror=…>` and `<svg onload=…>` in the
+  text stay text, escaped;
+- links are limited to `http:`, `https:` and `mailto:` (`is_safe_link`, markdown-it's
+  `validateLink`): `[x](javascript:alert(1))` stays text; every link opens in a new tab with
+  `rel="noopener noreferrer nofollow"`;
+- images never load: `![alt](https://…)` becomes a link labelled with its alt text, so no
+  request leaves the page because the model wrote one.
+
+The `js-default` preset gives CommonMark plus tables and strikethrough; typographer and
+linkify are off. markdown-it-py is imported on the first `render()`, never at import time, so
+a page pays for it when the first answer arrives, not at boot.
+See https://markdown-it-py.readthedocs.io/en/latest/security.html
+
+```python
+from pyclient.browser._markdown import is_safe_link, render
+
+print(render("**bold** [x](javascript:alert(1))").strip())  # <p><strong>bold</strong> [x](javascript:alert(1))</p>
+print(is_safe_link("https://example.org"), is_safe_link("javascript:alert(1)"))  # True False
+```
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+__all__ = ["LINK_REL", "is_safe_link", "render"]
+
+LINK_REL = "noopener noreferrer nofollow"
+"""The `rel` of every link in rendered text."""
+
+# Checked on the URL markdown-it has normalized (entities decoded, then percent-encoded), so
+# "java&#115;cript:" or "java\tscript:" cannot pass for a web link.
+_SAFE_LINK = re.compile(r"(?:https?|mailto):", re.IGNORECASE)
+
+_parser: MarkdownIt | None = None
+
+
+def is_safe_link(url: str) -> bool:
+    """True for an absolute `http:`, `https:` or `mailto:` URL; every other link stays text."""
+    return _SAFE_LINK.match(url.strip()) is not None
+
+
+def render(text: str) -> str:
+    """The HTML of `text` read as Markdown (see the module docstring for what is left out)."""
+    global _parser
+    if _parser is None:
+        _parser = _make_parser()
+    return _parser.render(text)
+
+
+def _make_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+    from markdown_it.common.utils import escapeHtml
+
+    class _SafeMarkdown(MarkdownIt):
+        def validateLink(self, url: str) -> bool:  # noqa: N802 (markdown-it's name)
+            return is_safe_link(url)
+
+    def link_open(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        token = tokens[idx]
+        token.attrSet("target", "_blank")
+        token.attrSet("rel", LINK_REL)
+        return str(renderer.renderToken(tokens, idx, options, env))
+
+    def image(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        # A link to the image instead of the image: nothing loads unless the user clicks.
+        token = tokens[idx]
+        src = str(token.attrGet("src") or "")
+        alt = renderer.renderInlineAsText(token.children or [], options, env)
+        label = escapeHtml(alt or src)
+        return (f'<a class="pyclient-image-link" href="{escapeHtml(src)}" target="_blank" '
+                f'rel="{LINK_REL}">{label}</a>')
+
+    parser = _SafeMarkdown("js-default", {"html": False, "linkify": False, "typographer": False})
+    parser.add_render_rule("link_open", link_open)
+    parser.add_render_rule("image", image)
+    return parser

@@ -1,0 +1,55 @@
+"""`BrowserPlatform`: the page as a platform for the core (fetch, JS abort signals, the DOM, IndexedDB).
+
+An `Agent` uses it when it runs in Pyodide (picked once, by `pyclient._environment`): the
+fetch transport (streamed `ReadableStream` reads), real JS `AbortController`s behind
+`AbortSignal.js`, threads and registrations that follow DOM elements (the rules of
+`pyclient._elements` over the page's DOM), and threads kept across page loads (`store=True`:
+IndexedDB, with a Web Lock so one tab holds a thread).
+See https://developer.mozilla.org/en-US/docs/Web/API/Web_Locks_API
+
+```python
+from pyclient import Agent
+from pyclient.browser import BrowserPlatform
+
+agent = Agent("main", url="/agent")
+print(isinstance(agent.platform, BrowserPlatform), agent.platform.name)   # True browser
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._elements import DomPlatform
+from .._store import Store
+from .._transport import Transport
+from ._abort import js_controller
+from ._dom import BrowserDom
+from ._fetch import FetchTransport
+from ._storage import IndexedDbStore, hold_thread
+
+__all__ = ["BrowserPlatform"]
+
+
+class BrowserPlatform(DomPlatform):
+    """The page: fetch, JS abort signals, and the document's elements."""
+
+    name = "browser"
+    js_abort = staticmethod(js_controller)
+
+    def __init__(self) -> None:
+        super().__init__(BrowserDom())
+        self._store: IndexedDbStore | None = None
+
+    def transport(self) -> Transport:
+        return FetchTransport()
+
+    def default_store(self) -> Store:
+        """IndexedDB (`pyscript.storage`), one store for every thread of the page."""
+        if self._store is None:
+            self._store = IndexedDbStore()
+        return self._store
+
+    async def hold_thread(self, key: str) -> Callable[[], None] | None:
+        """A Web Lock per stored thread: one tab answers its calls, the others show it read-only."""
+        return await hold_thread(key)
