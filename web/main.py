@@ -36,7 +36,7 @@ def set_heading(text: str) -> str:
 
 agent = Agent("demo", url="/agent", client_tools=[change_background, set_heading])
 thread = agent.thread("#chat")
-chat = Chat(thread, document.getElementById("chat"), placeholder='Try "make it blue"', title="pyclient demo",
+chat = Chat(thread, document.getElementById("chat"), placeholder='Try "make it blue"', title="Assistant",
             suggestions=("Make it lavender", "Set the heading to Hello", "Make it blue and set the heading to Hi"))
 
 versions = " · ".join(f"{name} {version(name)}" for name in ("pydantic", "ag-ui-protocol"))

@@ -62,6 +62,7 @@ class Bubble:
             node.append(self._text_node)
         self._rendered: str | None = None
         self._next_render = 0.0
+        self._interrupted = False
 
     def update(self, text: str, *, streaming: bool) -> None:
         """Show `text`; `streaming` while more may come (see the module docstring)."""
@@ -92,6 +93,7 @@ class Bubble:
 
     def mark_interrupted(self) -> None:
         """The page died while this message streamed: its text is partial (`data-interrupted`)."""
-        if self.node.dataset.interrupted != "true":
+        if not self._interrupted:
+            self._interrupted = True
             self.node.dataset.interrupted = "true"
             self.node.title = "interrupted: the page was reloaded while this answer streamed"

@@ -135,6 +135,7 @@ class Card:
         self.bar_status: str | None = None
         self.bar: Any = None
         self._state = ""
+        self._action_status: str | None = None
         self._shown_args = ""
         self._args_final = False
         self._result_key: tuple[Any, ...] | None = None
@@ -158,11 +159,13 @@ class Card:
         if part.state != self._state:
             self._state = part.state
             node.dataset.state = part.state
-        action = part.action
-        if action is not None:
-            node.dataset.action = action.status
-        elif "action" in node.dataset:
-            del node.dataset.action
+        action_status = part.action.status if part.action is not None else None
+        if action_status != self._action_status:
+            self._action_status = action_status
+            if action_status is None:
+                node.removeAttribute("data-action")
+            else:
+                node.dataset.action = action_status
         description = part.tool.description if part.tool is not None else ""
         if description != self._description:
             self._description = description

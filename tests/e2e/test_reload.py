@@ -143,7 +143,7 @@ def test_two_tabs_on_one_thread_one_holds_it(page, context, agent_log):
     wait_ready(second, BOOT_TIMEOUT_MS)
     assert second.evaluate("document.documentElement.dataset.readOnly") == "true"
     expect(second.locator(".pyclient-chat")).to_have_attribute("data-read-only", "true")
-    expect(second.locator(".pyclient-run-status")).to_have_text("read-only: another tab holds this thread")
+    expect(second.locator(".pyclient-run-status")).to_have_text("Read-only: open in another tab")
     expect(second.locator(".pyclient-send")).to_be_disabled()
     expect(second.locator(".pyclient-assistant")).to_have_text(["reply 1"])   # the history, shown
 
