@@ -1,7 +1,7 @@
 """The button bars of tool cards: approve (with an edit form), reject, retry or cancel a call.
 
-A call awaiting approval gets a bar that says what will happen (the tool's description and
-its arguments are in the card above it), with Approve, Reject and Edit. Edit reveals a small
+A call awaiting approval gets a bar that says what will happen (the tool's description; its
+arguments are in the card above it, open), with Approve, Reject and Edit. Edit reveals a small
 form made from the tool's JSON Schema (`pyclient.browser._forms`): a text input or textarea per
 string, a number input per number, a checkbox per boolean, a select per enum, a JSON
 textarea for anything else. An interrupted call (the page was reloaded while it ran) gets
@@ -17,7 +17,8 @@ See https://developer.mozilla.org/en-US/docs/Web/API/Event/isTrusted
 ```python
 from pyclient.browser._approval import approval_bar
 
-bar = approval_bar("send_mail", {"type": "object", "properties": {"to": {"type": "string"}}}, '{"to": "bob"}')
+schema = {"type": "object", "properties": {"to": {"type": "string"}}}
+bar = approval_bar("send_mail", "Send an email.", schema, '{"to": "bob"}')
 print([b.textContent for b in bar.node.querySelectorAll("button")])  # ['Approve', 'Reject', 'Edit']
 print(bar.read())                                                      # {'to': 'bob'}
 ```
@@ -29,7 +30,7 @@ import json
 from typing import Any
 
 from ._forms import FormField, form_fields, initial_text, read_form
-from ._nodes import el, set_visible
+from ._nodes import append_visible, el, set_visible
 
 __all__ = ["ApprovalBar", "approval_bar", "interrupted_bar"]
 
@@ -45,11 +46,15 @@ class ApprovalBar:
         node: the bar's element.
     """
 
-    def __init__(self, name: str, fields: list[FormField]) -> None:
+    def __init__(self, name: str, description: str, fields: list[FormField]) -> None:
         self.fields = fields
         node = self.node = el("div", "pyclient-approval", role="group")
         node.setAttribute("aria-label", f"Approve the call of {name}?")
-        node.append(el("p", "pyclient-approval-question", f"Allow {name} to run with these arguments?"))
+        node.append(el("p", "pyclient-approval-question", f"Allow {name} to run with the arguments above?"))
+        if description:
+            about = el("p", "pyclient-tool-description")
+            append_visible(about, description)
+            node.append(about)
         self._form = el("form", "pyclient-edit")
         self._form.hidden = True
         self._inputs: list[Any] = []
@@ -132,13 +137,14 @@ class ApprovalBar:
         self._error.hidden = not message
 
 
-def approval_bar(name: str, schema: Any, arguments: str) -> ApprovalBar:
-    """The approval bar of a call of `name` whose tool takes `schema`, with `arguments` (JSON text)."""
+def approval_bar(name: str, description: str, schema: Any, arguments: str) -> ApprovalBar:
+    """The approval bar of a call of `name` (the tool's `description`, its parameters' `schema`)
+    with `arguments` (JSON text)."""
     try:
         parsed = json.loads(arguments) if arguments.strip() else {}
     except ValueError:
         parsed = {}
-    return ApprovalBar(name, form_fields(schema, parsed if isinstance(parsed, dict) else {}))
+    return ApprovalBar(name, description, form_fields(schema, parsed if isinstance(parsed, dict) else {}))
 
 
 def interrupted_bar() -> Any:

@@ -63,6 +63,27 @@ _ONE_LINE = 72
 Renderer = Callable[["ToolPart"], Any]
 
 
+_TEMPLATE: list[Any] = []
+
+
+def _template() -> Any:
+    """The card every card is cloned from (made once per page)."""
+    if not _TEMPLATE:
+        node = el("li", "pyclient-tool")
+        head = el("div", "pyclient-tool-head")
+        head.append(el("span", "pyclient-tool-name"), el("span", "pyclient-badge"))
+        body = el("div", "pyclient-tool-body")
+        body.hidden = True
+        args_box = el("details", "pyclient-tool-args-box")
+        args_box.append(el("summary", "", "Arguments"), el("pre", "pyclient-tool-args"))
+        result_box = el("details", "pyclient-tool-result-box")
+        result_box.hidden = True
+        result_box.append(el("summary", "", "Result"), el("pre", "pyclient-tool-result"))
+        node.append(head, body, args_box, result_box)
+        _TEMPLATE.append(node)
+    return _TEMPLATE[0]
+
+
 def status_name(part: ToolPart) -> str:
     """The call's machine status name; for a call the machine does not track (a backend
     tool's), the one its state implies."""
@@ -109,28 +130,19 @@ class Card:
     def __init__(self, call_id: str, name: str) -> None:
         self.call_id = call_id
         self.name = name
-        node = self.node = el("li", "pyclient-tool")
+        # A clone of one template, then its parts by position: a dozen calls into JS, not fifty.
+        node = self.node = _template().cloneNode(True)
         node.dataset.toolCallId = call_id
         node.dataset.tool = name
-        head = el("div", "pyclient-tool-head")
-        title = el("span", "pyclient-tool-name")
-        append_visible(title, name)
-        self._badge = el("span", "pyclient-badge")
-        head.append(title, self._badge)
-        self._about = el("p", "pyclient-tool-description")
-        self._about.hidden = True
-        self._body = el("div", "pyclient-tool-body")
-        self._body.hidden = True
-        self._args_box = el("details", "pyclient-tool-args-box")
-        self._args_box.append(el("summary", "", "Arguments"))
-        self._args = el("pre", "pyclient-tool-args")
-        self._args_box.append(self._args)
-        self._result_box = el("details", "pyclient-tool-result-box")
-        self._result_box.hidden = True
-        self._result_summary = el("summary", "", "Result")
-        self._result = el("pre", "pyclient-tool-result")
-        self._result_box.append(self._result_summary, self._result)
-        node.append(head, self._about, self._body, self._args_box, self._result_box)
+        head = node.firstElementChild
+        append_visible(head.firstElementChild, name)
+        self._badge = head.lastElementChild
+        self._body = head.nextElementSibling
+        self._args_box = self._body.nextElementSibling
+        self._args = self._args_box.lastElementChild
+        self._result_box = node.lastElementChild
+        self._result_summary = self._result_box.firstElementChild
+        self._result = self._result_box.lastElementChild
         self.status = ""
         self.bar_status: str | None = None
         self.bar: Any = None
@@ -141,7 +153,6 @@ class Card:
         self._result_key: tuple[Any, ...] | None = None
         self._render_key: tuple[Any, ...] | None = None
         self._rendered = False
-        self._description = ""
 
     # -- the default card --------------------------------------------------------------------
 
@@ -166,11 +177,6 @@ class Card:
                 node.removeAttribute("data-action")
             else:
                 node.dataset.action = action_status
-        description = part.tool.description if part.tool is not None else ""
-        if description != self._description:
-            self._description = description
-            self._about.textContent = description
-            self._about.hidden = not description
         self._show_arguments(part.arguments, streaming=part.state == "input-streaming")
         self._show_result(part)
         if renderer is not None:

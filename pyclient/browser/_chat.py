@@ -75,6 +75,7 @@ import asyncio
 import importlib.resources
 import itertools
 import logging
+import time
 import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
@@ -110,6 +111,8 @@ _CALL_EVENTS = frozenset({"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", 
                           "TOOL_CALL_RESULT"})
 _WAITING = frozenset({"awaiting_approval", "awaiting_input"})
 _TERMINAL = frozenset({"completed", "failed", "cancelled"})
+# Seconds of card updates one frame may take; the rest waits for the next frame.
+FRAME_BUDGET = 0.03
 # How close to the bottom (px) the list must be to count as "at the bottom" (following).
 _FOLLOW_SLACK = 24
 
@@ -239,7 +242,9 @@ class Chat:
         self._order: list[str] = []               # the keys, in the list's order
         self._notices: dict[str, str | None] = {}  # notice key -> the key it follows (None: the end)
         self._dirty_messages: set[str] = set()
-        self._dirty_calls: set[str] = set()
+        self._dirty_calls: dict[str, None] = {}   # an ordered set: cards updated in this order
+        self._names: dict[str, str] = {}          # tool call id -> tool name, from TOOL_CALL_START
+        self._renderers: dict[str, Any] = {}      # tool name -> its renderer, looked up once a frame
         self._full = True
         self._by_id = False          # the last thread event was a delta applied by id
         self._streaming: set[str] = set()  # message ids whose text is still streaming
@@ -432,7 +437,7 @@ class Chat:
             self._by_id = False
             call_id = getattr(event.payload, "id", None)
             if isinstance(call_id, str):
-                self._dirty_calls.add(call_id)
+                self._dirty_calls[call_id] = None
                 if getattr(event.payload, "status", None) == "cancelled":
                     self._cancelled_in_run = True
         elif kind == "status":
@@ -465,7 +470,10 @@ class Chat:
             call_id = getattr(payload, "tool_call_id", None)
             self._by_id = isinstance(call_id, str) and kind != "TOOL_CALL_RESULT"
             if isinstance(call_id, str):
-                self._dirty_calls.add(call_id)
+                self._dirty_calls[call_id] = None
+                name = getattr(payload, "tool_call_name", None)
+                if isinstance(name, str) and call_id not in self._names:
+                    self._names[call_id] = name
             if not self._by_id:
                 self._full = True  # a result adds a tool message: placed by a full pass
         else:
@@ -492,30 +500,42 @@ class Chat:
             self._stops += 1
             self._notices[f"n:stopped-{self._stops}"] = self._order[-1] if self._order else None
         self._streaming.clear()
-        # The run is over: show its final state now, frame or no frame (a hidden tab).
-        self._frames.run_now()
+        # The run is over: show its final state now, all of it, frame or no frame (a hidden tab).
+        self._frames.cancel()
+        self._flush(budget=float("inf"))
 
     # -- rendering -----------------------------------------------------------------------
 
-    def _flush(self) -> None:
+    def _flush(self, budget: float = FRAME_BUDGET) -> None:
+        """Apply what changed: nodes first (in history order), then card updates for up to
+        `budget` seconds; what is left waits for the next frame."""
         if self._disposed:
             return
+        started = time.perf_counter()
+        self._renderers.clear()
         if self._full:
             self._full = False
             self._reconcile()
-        elif self._dirty_messages or self._dirty_calls:
-            self._update_dirty()
+        else:
+            if self._dirty_messages:
+                self._update_messages()
+            for call_id in self._dirty_calls:
+                if call_id not in self._cards and call_id in self._names:
+                    self._card(call_id, self._names[call_id])
         self._dirty_messages.clear()
-        self._dirty_calls.clear()
+        self._update_cards(started + budget)
         self._show_notices()
         self._show_status()
         self._empty.hidden = bool(self._order) or self.thread.read_only
         self._log.flush()
         if self._follow:
             self._list.scrollTop = self._list.scrollHeight
+        if self._dirty_calls:
+            self._frames.request()
 
     def _reconcile(self) -> None:
-        """Everything: every message and call in history order, nodes made or moved as needed."""
+        """Everything: every message and call in history order, nodes made or moved as needed;
+        the cards that may have changed are queued for `_update_cards`."""
         thread = self.thread
         interrupted = set(thread.interrupted_messages)
         keys: list[str] = []
@@ -540,24 +560,32 @@ class Chat:
                 seen.add(key)
                 keys.append(key)
                 card = self._cards.get(call.id)
-                if card is None or card.status not in _TERMINAL or call.id in self._dirty_calls:
-                    self._update_card(call.id, call.function.name)
+                if card is None:
+                    card = self._card(call.id, call.function.name)
+                if card.status not in _TERMINAL:
+                    self._dirty_calls[call.id] = None
                 if message.id in interrupted:
-                    self._cards[call.id].node.dataset.interrupted = "true"
+                    card.node.dataset.interrupted = "true"
         self._place(keys)
 
-    def _update_dirty(self) -> None:
-        """Only what the events since the last frame named: text deltas and calls."""
-        if self._dirty_messages:
-            wanted = self._dirty_messages
-            for message in self.thread.messages:
-                if message.id in wanted and message.role in ("user", "assistant"):
-                    text = _text_of(message)
-                    if text or message.id in self._bubbles:
-                        bubble = self._bubble(message.id, message.role)
-                        bubble.update(text, streaming=message.id in self._streaming)
-        for call_id in self._dirty_calls:
-            self._update_card(call_id, None)
+    def _update_messages(self) -> None:
+        """The bubbles of the messages whose text changed (text deltas)."""
+        wanted = self._dirty_messages
+        for message in self.thread.messages:
+            if message.id in wanted and message.role in ("user", "assistant"):
+                text = _text_of(message)
+                if text or message.id in self._bubbles:
+                    self._bubble(message.id, message.role).update(text, streaming=message.id in self._streaming)
+
+    def _update_cards(self, deadline: float) -> None:
+        """Update the queued cards, in order, until `deadline` (`time.perf_counter()`)."""
+        done = 0
+        for call_id in list(self._dirty_calls):
+            del self._dirty_calls[call_id]
+            self._update_card(call_id)
+            done += 1
+            if done % 4 == 0 and time.perf_counter() > deadline:
+                return
 
     def _bubble(self, message_id: str, role: str) -> Bubble:
         bubble = self._bubbles.get(message_id)
@@ -566,23 +594,29 @@ class Chat:
             self._add_node("m:" + message_id, bubble.node)
         return bubble
 
+    def _card(self, call_id: str, name: str) -> Card:
+        card = self._cards[call_id] = Card(call_id, name)
+        self._add_node("c:" + call_id, card.node)
+        return card
+
     def _add_node(self, key: str, node: Any) -> None:
         """A new node goes at the end; a full pass moves it if history says otherwise."""
         self._nodes[key] = node
         self._list.append(node)
         self._order.append(key)
 
-    def _update_card(self, call_id: str, name: str | None) -> None:
-        thread = self.thread
+    def _renderer(self, tool_name: str) -> Any:
+        if tool_name not in self._renderers:
+            self._renderers[tool_name] = self.thread.renderer(tool_name)
+        return self._renderers[tool_name]
+
+    def _update_card(self, call_id: str) -> None:
         try:
-            part = thread.tool_part(call_id)
+            part = self.thread.tool_part(call_id)
         except LocalProtocolError:
             return  # not in the history (yet): the next full pass finds it
-        card = self._cards.get(call_id)
-        if card is None:
-            card = self._cards[call_id] = Card(call_id, name or part.tool_name)
-            self._add_node("c:" + call_id, card.node)
-        card.update(part, thread.renderer(part.tool_name))
+        card = self._cards.get(call_id) or self._card(call_id, part.tool_name)
+        card.update(part, self._renderer(part.tool_name))
         status = card.status
         (self._waiting.add if status in _WAITING else self._waiting.discard)(call_id)
         (self._working.add if status == "executing" else self._working.discard)(call_id)
@@ -594,7 +628,7 @@ class Chat:
         # The buttons answer one status; in any other they would lie (its registration left, say).
         self._approvals.pop(card.call_id, None)
         if status == "awaiting_approval" and part.tool is not None:
-            bar = approval_bar(part.tool_name, part.tool.parameters, part.arguments)
+            bar = approval_bar(part.tool_name, part.tool.description, part.tool.parameters, part.arguments)
             self._approvals[card.call_id] = bar
             card.set_bar(status, bar.node)
         elif status == "interrupted":

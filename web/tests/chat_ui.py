@@ -1,0 +1,138 @@
+"""Test page for the chat UI: a `Chat` on the scripted UI agent `POST /agent/ui`.
+
+Query: `theme=light|dark` (the Chat's `theme=`), `agent=<path>` (another endpoint). Tools:
+`echo(text)` returns its text, `send_mail(...)` requires approval (it records what it ran
+with in `window.mailed`), `tick(n)` for the parallel-calls test; renderers: `create_task`
+records every part it was called with in `window.taskParts` and shows the title so far,
+`boom` raises, `pick_color` (render-only, output schema `{"color": str}`) shows buttons that
+submit, submit something invalid, or fail. `window.t.state()` returns the thread's run status.
+"""
+
+import json
+from typing import Literal
+
+import js
+from pyodide.ffi import create_proxy, to_js
+from pyscript import document, web
+from pydantic import BaseModel
+
+from pyclient import Agent, ToolError, client_tool
+from pyclient.browser import Chat, log_to_console
+
+log_to_console()
+params = js.URLSearchParams.new(js.location.search)
+
+
+@client_tool
+def echo(text: str) -> str:
+    """Say the text back."""
+    return text
+
+
+@client_tool(requires_approval=True)
+def send_mail(to: str, count: int = 1, urgent: bool = False, tone: Literal["calm", "loud"] = "calm") -> str:
+    """Send an email to a colleague.
+
+    Args:
+        to: the address.
+        count: how many copies.
+        urgent: mark it urgent.
+        tone: how it reads.
+    """
+    js.window.mailed = json.dumps({"to": to, "count": count, "urgent": urgent, "tone": tone})
+    return f"sent {count} to {to}"
+
+
+@client_tool
+def tick(n: int) -> str:
+    """Tick once."""
+    return f"tick {n}"
+
+
+@client_tool
+def create_task(title: str, due: str = "today") -> str:
+    """Create a task."""
+    return f"created {title}"
+
+
+@client_tool
+def boom(x: str) -> str:
+    """A tool whose renderer breaks."""
+    return f"boom {x}"
+
+
+class Color(BaseModel):
+    color: str
+
+
+@client_tool(render_only=True)
+def pick_color(choices: list[str]) -> Color:
+    """Ask the user to pick a colour."""
+    raise NotImplementedError
+
+
+agent = Agent("ui", url=params.get("agent") or "/agent/ui",
+              client_tools=[echo, send_mail, tick, create_task, boom, pick_color])
+js.window.taskParts = to_js([])
+
+
+@agent.tool_renderer("create_task")
+def task_card(part):
+    js.window.taskParts.push(json.dumps({"state": part.state, "title": part.input.get("title"),
+                                         "status": part.status}))
+    return web.div(f"Task: {part.input.get('title', '…')} ({part.state})", classes=["task-view"])
+
+
+@agent.tool_renderer("boom")
+def broken(part):
+    raise RuntimeError("the renderer broke <script>")
+
+
+@agent.tool_renderer("web_search")
+def search_view(part):
+    return f"searching {part.input.get('query', '')}: {part.output or '…'}"
+
+
+@agent.tool_renderer("pick_color")
+def color_picker(part):
+    box = js.document.createElement("div")
+    box.className = "picker"
+    box.textContent = f"state {part.state}"
+    action = part.action
+    if action is None:
+        return box
+    error = js.document.createElement("p")
+    error.className = "picker-error"
+
+    def make(label, answer):
+        button = js.document.createElement("button")
+        button.textContent = label
+        button.className = "pick-" + label.split()[0]
+
+        def click(event):
+            try:
+                answer()
+            except ToolError as exc:
+                error.textContent = str(exc)
+
+        button.addEventListener("click", create_proxy(click))
+        box.append(button)
+
+    make("blue", lambda: action.submit({"color": "blue"}))
+    make("invalid output", lambda: action.submit({"colour": 7}))
+    make("fail", lambda: action.fail("no colour for me"))
+    box.append(error)
+    return box
+
+
+thread = agent.thread("#chat")
+chat = Chat(thread, document.querySelector("#chat"), placeholder="Say something",
+            suggestions=("markdown", "Say hello"), title="Test chat", theme=params.get("theme") or None)
+
+
+def state():
+    return thread.run_status
+
+
+js.window.t = to_js({"state": create_proxy(state)}, dict_converter=js.Object.fromEntries)
+document.documentElement.dataset.pyclient = "ready"
