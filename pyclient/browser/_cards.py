@@ -35,6 +35,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pyodide.ffi import JsProxy
+
 from ._nodes import append_visible, el, set_visible
 
 if TYPE_CHECKING:
@@ -257,7 +259,7 @@ class Card:
         else:
             if isinstance(shown, str):
                 append_visible(body, shown)
-            elif hasattr(shown, "nodeType"):  # a JS node
+            elif isinstance(shown, JsProxy):  # a DOM node made with js.document
                 body.append(shown)
             else:
                 _append_pyscript(body, shown)

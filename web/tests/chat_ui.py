@@ -2,19 +2,20 @@
 
 Query: `theme=light|dark` (the Chat's `theme=`), `agent=<path>` (another endpoint). Tools:
 `echo(text)` returns its text, `send_mail(...)` requires approval (it records what it ran
-with in `window.mailed`), `tick(n)` for the parallel-calls test; renderers: `create_task`
+with in `window.mailed`; `to` must hold an "@"), `wait_a_bit(seconds)` sleeps, `tick(n)` for the parallel-calls test; renderers: `create_task`
 records every part it was called with in `window.taskParts` and shows the title so far,
 `boom` raises, `pick_color` (render-only, output schema `{"color": str}`) shows buttons that
 submit, submit something invalid, or fail. `window.t.state()` returns the thread's run status.
 """
 
+import asyncio
 import json
-from typing import Literal
+from typing import Annotated, Literal
 
 import js
 from pyodide.ffi import create_proxy, to_js
 from pyscript import document, web
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from pyclient import Agent, ToolError, client_tool
 from pyclient.browser import Chat, log_to_console
@@ -30,7 +31,7 @@ def echo(text: str) -> str:
 
 
 @client_tool(requires_approval=True)
-def send_mail(to: str, count: int = 1, urgent: bool = False, tone: Literal["calm", "loud"] = "calm") -> str:
+def send_mail(to: Annotated[str, Field(pattern=r".+@.+")], count: int = 1, urgent: bool = False, tone: Literal["calm", "loud"] = "calm") -> str:
     """Send an email to a colleague.
 
     Args:
@@ -44,14 +45,22 @@ def send_mail(to: str, count: int = 1, urgent: bool = False, tone: Literal["calm
 
 
 @client_tool
+async def wait_a_bit(seconds: float) -> str:
+    """Wait, then answer."""
+    await asyncio.sleep(seconds)
+    return f"waited {seconds}"
+
+
+@client_tool
 def tick(n: int) -> str:
     """Tick once."""
     return f"tick {n}"
 
 
 @client_tool
-def create_task(title: str, due: str = "today") -> str:
-    """Create a task."""
+async def create_task(title: str, due: str = "today") -> str:
+    """Create a task (it takes a moment)."""
+    await asyncio.sleep(0.3)
     return f"created {title}"
 
 
@@ -72,7 +81,7 @@ def pick_color(choices: list[str]) -> Color:
 
 
 agent = Agent("ui", url=params.get("agent") or "/agent/ui",
-              client_tools=[echo, send_mail, tick, create_task, boom, pick_color])
+              client_tools=[echo, send_mail, wait_a_bit, tick, create_task, boom, pick_color])
 js.window.taskParts = to_js([])
 
 

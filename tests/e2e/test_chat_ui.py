@@ -1,0 +1,544 @@
+"""The chat UI in Chromium: styling, cards, Markdown, hostile text, scrolling, errors, the event
+log, approvals, renderers and a thousand parallel calls.
+
+The page is web/tests/chat_ui.html (a `Chat` with no page CSS of its own, on a gradient body)
+on the scripted agent `POST /agent/ui` (`_UiAgent` in tests/conftest.py), whose user messages
+name scenarios ("markdown", "xss", "many 1000", ...).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import XSS_PAYLOADS, XSS_TEXT
+
+TIMEOUT = 20_000
+IDLE = ".pyclient-run-status[data-status='idle']"
+
+
+def open_chat(open_page, query: str = ""):
+    return open_page("/tests/chat_ui.html" + (f"?{query}" if query else ""))
+
+
+def send(page, text: str) -> None:
+    page.locator(".pyclient-form input").fill(text)
+    page.locator(".pyclient-send").click()
+
+
+def wait_idle(page) -> None:
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
+
+
+def record_badges(page) -> None:
+    """Record every badge text (and card status) as it is written, in `window.__badges`."""
+    page.evaluate("""() => { window.__badges = [];
+        new MutationObserver(records => { for (const r of records) {
+            const card = r.target.closest && r.target.closest('.pyclient-tool');
+            if (card && r.type === 'attributes') window.__badges.push(card.dataset.status);
+        }}).observe(document.querySelector('.pyclient-messages'),
+                    {subtree: true, attributes: true, attributeFilter: ['data-status']}); }""")
+
+
+def deduped(values: list) -> list:
+    return [v for i, v in enumerate(values) if i == 0 or values[i - 1] != v]
+
+
+# -- styling -----------------------------------------------------------------------------------
+
+def test_stylesheet_applied_without_page_css_light_and_dark(page, open_page):
+    page.emulate_media(color_scheme="light")
+    open_chat(open_page)
+    root = page.locator(".pyclient-chat")
+    assert page.locator("style#pyclient-chat-style").count() == 1
+    # The chat is opaque over the page's gradient, in its own light colours.
+    assert root.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 255, 255)"
+    assert root.evaluate("e => getComputedStyle(e).color") == "rgb(31, 35, 40)"
+    send(page, "markdown")
+    wait_idle(page)
+    bubble = page.locator(".pyclient-assistant").last
+    assert bubble.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(243, 244, 246)"
+    # The list scrolls inside the chat; the form stays in it.
+    assert page.locator(".pyclient-messages").evaluate("e => getComputedStyle(e).overflowY") == "auto"
+
+    page.emulate_media(color_scheme="dark")
+    assert root.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(22, 24, 29)"
+    assert root.evaluate("e => getComputedStyle(e).color") == "rgb(230, 232, 235)"
+    assert bubble.evaluate("e => getComputedStyle(e).color") == "rgb(230, 232, 235)"
+    # data-theme overrides the system's preference, both ways.
+    root.evaluate("e => e.dataset.theme = 'light'")
+    assert root.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 255, 255)"
+    page.emulate_media(color_scheme="light")
+    root.evaluate("e => e.dataset.theme = 'dark'")
+    assert root.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(22, 24, 29)"
+    # Custom properties theme it from any ancestor.
+    page.evaluate("document.body.style.setProperty('--pyclient-accent', 'rgb(1, 2, 3)')")
+    assert page.locator(".pyclient-send").evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(1, 2, 3)"
+
+
+def test_theme_argument_forces_dark(page, open_page):
+    page.emulate_media(color_scheme="light")
+    open_chat(open_page, "theme=dark")
+    root = page.locator(".pyclient-chat")
+    expect(root).to_have_attribute("data-theme", "dark")
+    assert root.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(22, 24, 29)"
+
+
+# -- tool cards --------------------------------------------------------------------------------
+
+def test_status_badges_through_a_run(page, open_page):
+    open_chat(open_page)
+    record_badges(page)
+    send(page, 'call wait_a_bit {"seconds": 0.8}')
+    card = page.locator(".pyclient-tool")
+    expect(card.locator(".pyclient-badge")).to_have_text("streaming", timeout=TIMEOUT)
+    expect(card.locator(".pyclient-badge")).to_have_text("running", timeout=TIMEOUT)
+    expect(card.locator(".pyclient-badge")).to_have_text("done", timeout=TIMEOUT)
+    wait_idle(page)
+    assert deduped(page.evaluate("window.__badges")) == ["streaming", "executing", "completed"]
+    expect(card).to_have_attribute("data-state", "output-available")
+
+    send(page, "approve")
+    approval = page.locator(".pyclient-tool[data-tool='send_mail']")
+    expect(approval.locator(".pyclient-badge")).to_have_text("awaiting approval", timeout=TIMEOUT)
+    expect(approval).to_have_attribute("data-status", "awaiting_approval")
+    expect(page.locator(".pyclient-run-status")).to_have_text("Waiting for you")
+    approval.locator(".pyclient-reject").click()
+    expect(approval.locator(".pyclient-badge")).to_have_text("failed", timeout=TIMEOUT)
+    expect(approval).to_have_attribute("data-state", "output-error")
+    wait_idle(page)
+
+
+def test_arguments_and_result_are_collapsible(page, open_page):
+    open_chat(open_page)
+    send(page, "approve")
+    card = page.locator(".pyclient-tool[data-tool='send_mail']")
+    expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
+    args_box = card.locator("details.pyclient-tool-args-box")
+    expect(args_box).to_have_attribute("open", "")  # open while it asks
+    assert json.loads(card.locator(".pyclient-tool-args").text_content())["to"] == "alice@example.org"
+    expect(card.locator(".pyclient-tool-result-box")).to_be_hidden()
+    card.locator(".pyclient-approve").click()
+    done = page.locator(".pyclient-tool[data-tool='send_mail']")
+    expect(done).to_have_attribute("data-status", "completed", timeout=TIMEOUT)
+    wait_idle(page)
+    expect(args_box).not_to_have_attribute("open", "")  # closed once it ran
+    result_box = done.locator("details.pyclient-tool-result-box")
+    expect(result_box).to_be_visible()
+    expect(done.locator(".pyclient-tool-result")).to_be_hidden()  # collapsed
+    result_box.locator("summary").click()
+    expect(done.locator(".pyclient-tool-result")).to_have_text("sent 2 to alice@example.org")
+    args_box.locator("summary").click()
+    expect(done.locator(".pyclient-tool-args")).to_be_visible()
+
+
+# -- Markdown and hostile text -------------------------------------------------------------------
+
+def test_markdown_rendering(page, open_page):
+    open_chat(open_page)
+    send(page, "markdown")
+    wait_idle(page)
+    answer = page.locator(".pyclient-assistant").last
+    expect(answer.locator("strong")).to_have_text("bold")
+    expect(answer.locator("em")).to_have_text("italic")
+    expect(answer.locator("li")).to_have_text(["first item", "second item"])
+    expect(answer.locator("code")).to_have_text("pip install pyclient")
+    link = answer.locator("a")
+    expect(link).to_have_text("the docs")
+    expect(link).to_have_attribute("href", "https://example.org/docs")
+    expect(link).to_have_attribute("target", "_blank")
+    expect(link).to_have_attribute("rel", "noopener noreferrer nofollow")
+    # Raw HTML stays text.
+    assert answer.locator("b").count() == 0
+    expect(answer).to_contain_text("<b>raw html</b> stays text.")
+    # The user's own message is never Markdown.
+    send(page, "**not bold**")
+    expect(page.locator(".pyclient-user").last).to_have_text("**not bold**")
+    assert page.locator(".pyclient-user strong").count() == 0
+
+
+def test_xss_corpus_never_runs_or_loads(page, open_page):
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    open_chat(open_page)
+    send(page, "xss")        # as assistant text, as tool arguments, as the tool's result, quoted back
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant")).to_have_count(2)
+    send(page, "xss error")  # as an error message
+    expect(page.locator(".pyclient-error")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(300)  # an onerror/onload would have fired by now
+
+    assert page.evaluate("window.__xss") is None
+    assert dialogs == []
+    chat = page.locator(".pyclient-chat")
+    for tag in ("script", "img", "svg", "iframe", "details[ontoggle]", "[onerror]", "[onload]"):
+        assert chat.locator(tag).count() == 0, tag
+    hrefs = chat.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert hrefs and all(h.startswith(("https://", "http://", "mailto:")) for h in hrefs), hrefs
+    # Each payload is there as text: in the answer, the arguments, the result and the error.
+    card = page.locator(".pyclient-tool[data-tool='echo']")
+    assert json.loads(card.locator(".pyclient-tool-args").text_content()) == {"text": XSS_TEXT}
+    for where in (card.locator(".pyclient-tool-result"), page.locator(".pyclient-error-details pre")):
+        text = where.text_content()
+        assert all(payload in text for payload in XSS_PAYLOADS), where
+    answer = page.locator(".pyclient-assistant").first.text_content()
+    assert "<script>window.__xss = 'script'</script>" in answer
+    assert "[md link](javascript:window.__xss='md')" in answer
+    # A Markdown image is a link to it, never an image.
+    expect(page.locator(".pyclient-image-link").first).to_have_attribute("href", "https://127.0.0.1/pixel.png")
+    assert XSS_TEXT  # the corpus the agent sent
+
+
+def test_bidi_and_zero_width_characters_are_shown(page, open_page):
+    open_chat(open_page)
+    send(page, "bidi")
+    wait_idle(page)
+    card = page.locator(".pyclient-tool[data-tool='echo']")
+    args = card.locator(".pyclient-tool-args")
+    expect(args).to_have_text('{"text": "⟨U+202E⟩ecila⟨U+200B⟩"}')
+    expect(args.locator(".pyclient-invisible")).to_have_text(["⟨U+202E⟩", "⟨U+200B⟩"])
+    expect(card.locator(".pyclient-tool-result")).to_have_text("⟨U+202E⟩ecila⟨U+200B⟩")
+    text = card.text_content()
+    assert "\u202e" not in text and "\u200b" not in text
+
+
+# -- following the conversation ---------------------------------------------------------------
+
+def at_bottom(page) -> bool:
+    return page.locator(".pyclient-messages").evaluate(
+        "e => e.scrollHeight - e.scrollTop - e.clientHeight < 30")
+
+
+def test_follows_new_content_until_the_user_scrolls_up(page, open_page):
+    open_chat(open_page)
+    send(page, "slow 40")
+    messages = page.locator(".pyclient-messages")
+    page.wait_for_function("""() => { const e = document.querySelector('.pyclient-messages');
+        return e.scrollHeight > e.clientHeight + 200; }""", timeout=TIMEOUT)
+    assert at_bottom(page)
+    # The user scrolls up: the list stays where they put it, and offers a way back.
+    messages.hover()
+    page.mouse.wheel(0, -5000)
+    expect(page.locator(".pyclient-jump")).to_be_visible()
+    top = messages.evaluate("e => e.scrollTop")
+    height = messages.evaluate("e => e.scrollHeight")
+    page.wait_for_function(f"document.querySelector('.pyclient-messages').scrollHeight > {height} + 100",
+                           timeout=TIMEOUT)
+    assert messages.evaluate("e => e.scrollTop") == top
+    assert not at_bottom(page)
+    page.locator(".pyclient-jump").click()
+    expect(page.locator(".pyclient-jump")).to_be_hidden()
+    assert at_bottom(page)
+    wait_idle(page)
+    assert at_bottom(page)  # it followed again to the end
+    # The form stays in view: the page did not grow with the conversation.
+    box = page.locator(".pyclient-form").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= page.viewport_size["height"]
+
+
+# -- errors, stops, empty state ----------------------------------------------------------------
+
+def test_error_bubble_and_retry(page, open_page, agent_log):
+    open_chat(open_page)
+    with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text and "503" in m.text):
+        send(page, f"fail once {uuid.uuid4().hex}")
+    bubble = page.locator(".pyclient-error")
+    expect(bubble.locator(".pyclient-error-text")).to_have_text(
+        "The assistant's server answered with an error (HTTP 503). Try again in a moment.", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-run-status")).to_have_text("Something went wrong")
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "error")
+    requests = len(agent_log.bodies)
+    bubble.locator(".pyclient-retry-run").dispatch_event("click")  # a script's click: nothing
+    page.wait_for_timeout(300)
+    assert len(agent_log.bodies) == requests
+    bubble.locator(".pyclient-retry-run").click()
+    expect(page.locator(".pyclient-assistant").last).to_have_text("recovered", timeout=TIMEOUT)
+    wait_idle(page)
+    expect(page.locator(".pyclient-error")).to_have_count(0)
+    assert len(agent_log.bodies) == requests + 1
+
+    send(page, "agent error")  # the agent's own error reads differently
+    expect(page.locator(".pyclient-error-text")).to_have_text(
+        "The assistant ran into a problem and could not answer. Try again.", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-error-details pre")).to_contain_text("the model is down")
+
+
+def test_network_failure_reads_as_a_connection_problem(page, open_page):
+    open_chat(open_page, "agent=http://127.0.0.1:9/agent")  # nothing listens on port 9
+    send(page, "hello")
+    expect(page.locator(".pyclient-error-text")).to_have_text(
+        "The assistant could not be reached. Check your connection and try again.", timeout=TIMEOUT)
+
+
+def test_stopped_run_is_marked(page, open_page):
+    open_chat(open_page)
+    send(page, "hold")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Working on it", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-run-status")).to_have_text("Thinking…")
+    page.locator(".pyclient-form input").press("Escape")  # Escape in the input stops the run
+    wait_idle(page)
+    expect(page.locator(".pyclient-run-status")).to_have_text("Stopped")
+    marker = page.locator(".pyclient-stopped")
+    expect(marker).to_have_text("Stopped")
+    # The marker follows the answer it cut.
+    assert marker.evaluate("e => e.previousElementSibling.classList.contains('pyclient-assistant')")
+    send(page, "hold")
+    expect(page.locator(".pyclient-run-status")).to_have_text("Thinking…", timeout=TIMEOUT)
+    page.locator(".pyclient-stop").click()
+    expect(page.locator(".pyclient-stopped")).to_have_count(2)
+    send(page, "hello")  # the conversation goes on
+    expect(page.locator(".pyclient-assistant").last).to_have_text("reply: hello", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-run-status")).to_have_text("Ready")
+
+
+def test_empty_state_and_suggestions(page, open_page, agent_log):
+    open_chat(open_page)
+    empty = page.locator(".pyclient-empty")
+    expect(empty).to_be_visible()
+    suggestions = page.locator(".pyclient-suggestion")
+    expect(suggestions).to_have_text(["markdown", "Say hello"])
+    agent_log.clear()
+    suggestions.nth(1).dispatch_event("click")  # a script's click sends nothing
+    page.wait_for_timeout(300)
+    assert agent_log.bodies == [] and page.locator(".pyclient-user").count() == 0
+    suggestions.nth(1).click()
+    expect(page.locator(".pyclient-user")).to_have_text(["Say hello"])
+    expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
+    expect(empty).to_be_hidden()
+    assert page.evaluate("document.activeElement.name") == "message"  # focus back on the input
+
+
+# -- the event log -----------------------------------------------------------------------------
+
+def test_event_log_lists_events_and_downloads_them(page, open_page):
+    open_chat(open_page)
+    toggle = page.locator(".pyclient-log-toggle")
+    log = page.locator(".pyclient-log")
+    expect(log).to_be_hidden()
+    send(page, "markdown")
+    wait_idle(page)
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    expect(log).to_be_visible()
+    types = log.locator(".pyclient-log-type")
+    expect(types.first).to_have_text("RUN_STARTED")
+    expect(types.last).to_have_text("RUN_FINISHED")
+    assert "TEXT_MESSAGE_CONTENT" in types.all_text_contents()
+    expect(log.locator(".pyclient-log-time").first).to_have_text("+0 ms")
+    assert '"delta"' in log.locator(".pyclient-log-excerpt").nth(2).text_content()
+    shown = types.count()
+    send(page, "Say hello")  # new events while it is open: rows appended
+    wait_idle(page)
+    added = 8  # RUN_STARTED, TEXT_MESSAGE_START, 4 deltas, TEXT_MESSAGE_END, RUN_FINISHED
+    expect(types).to_have_count(shown + added)
+    expect(log.locator(".pyclient-log-count")).to_have_text(f"{shown + added} events")
+    with page.expect_download() as info:
+        log.locator(".pyclient-log-download").click()
+    download = info.value
+    assert download.suggested_filename.startswith("pyclient-events-") and download.suggested_filename.endswith(".jsonl")
+    lines = [json.loads(line) for line in open(download.path(), encoding="utf-8").read().splitlines()]
+    assert len(lines) == shown + added
+    assert lines[0]["type"] == "RUN_STARTED" and lines[-1]["type"] == "RUN_FINISHED"
+    assert "".join(e["delta"] for e in lines if e["type"] == "TEXT_MESSAGE_CONTENT").startswith("Here is **bold**")
+    toggle.click()
+    expect(log).to_be_hidden()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+
+
+def test_event_log_keeps_500_rows(page, open_page):
+    open_chat(open_page)
+    page.locator(".pyclient-log-toggle").click()
+    send(page, "many 200")  # 200 calls: 4 events each, and the follow-up
+    wait_idle(page)
+    expect(page.locator(".pyclient-log-row")).to_have_count(500)
+    count = int(page.locator(".pyclient-log-count").text_content().split()[0])
+    assert count > 800
+    expect(page.locator(".pyclient-log-type").last).to_have_text("RUN_FINISHED")
+
+
+# -- accessibility ------------------------------------------------------------------------------
+
+def test_accessible_structure(page, open_page):
+    open_chat(open_page)
+    messages = page.locator(".pyclient-messages")
+    expect(messages).to_have_attribute("role", "log")
+    expect(messages).to_have_attribute("aria-live", "polite")
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("aria-live", "polite")
+    expect(page.get_by_label("Message")).to_be_visible()  # the input has a label
+    send(page, "approve")  # Send clicked with the mouse: focus goes back to the input
+    expect(page.locator(".pyclient-approve")).to_be_visible(timeout=TIMEOUT)
+    assert page.evaluate("document.activeElement.name") == "message"
+    names = page.locator(".pyclient-chat button").evaluate_all(
+        "bs => bs.map(b => (b.getAttribute('aria-label') || b.textContent).trim())")
+    assert all(names), names
+    page.locator(".pyclient-approve").focus()
+    page.keyboard.press("Tab")  # keyboard focus on an approval button is visible
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid"
+
+
+# -- approvals ----------------------------------------------------------------------------------
+
+def test_approval_card_edit_form_and_trusted_clicks(page, open_page, agent_log):
+    open_chat(open_page)
+    send(page, "approve")
+    card = page.locator(".pyclient-tool[data-tool='send_mail']")
+    expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
+    expect(card.locator(".pyclient-tool-description")).to_have_text("Send an email to a colleague.")
+    expect(card.locator(".pyclient-approval-question")).to_have_text("Allow send_mail to run with the arguments above?")
+    expect(card.locator(".pyclient-tool-args")).to_contain_text("alice@example.org")
+    # A script's click is not the user's approval.
+    with page.expect_console_message(lambda m: "ignored an untrusted click" in m.text):
+        card.locator(".pyclient-approve").dispatch_event("click")
+    expect(card).to_have_attribute("data-status", "awaiting_approval")
+    assert page.evaluate("window.mailed") is None
+
+    card.locator(".pyclient-edit-toggle").click()
+    form = card.locator(".pyclient-edit")
+    expect(form).to_be_visible()
+    to = form.locator("input[name='to']")
+    expect(to).to_have_value("alice@example.org")
+    expect(form.locator("input[name='count']")).to_have_attribute("type", "number")
+    expect(form.locator("input[name='urgent']")).to_have_attribute("type", "checkbox")
+    expect(form.locator("select[name='tone']")).to_have_value("0")
+    # An edit the tool refuses: the message shows in the card, the call keeps waiting.
+    to.fill("nobody")
+    card.locator(".pyclient-approve").click()
+    expect(card.locator(".pyclient-approval-error")).to_contain_text("to", timeout=TIMEOUT)
+    expect(card).to_have_attribute("data-status", "awaiting_approval")
+    # An edit that does not read as its type: same.
+    form.locator("input[name='count']").fill("1.5")
+    card.locator(".pyclient-approve").click()
+    expect(card.locator(".pyclient-approval-error")).to_contain_text("not a whole number")
+    expect(card).to_have_attribute("data-status", "awaiting_approval")
+    to.fill("bob@example.org")
+    form.locator("input[name='count']").fill("3")
+    form.locator("input[name='urgent']").check()
+    form.locator("select[name='tone']").select_option(label="loud")
+    card.locator(".pyclient-approve").click()
+    expect(card).to_have_attribute("data-status", "completed", timeout=TIMEOUT)
+    assert json.loads(page.evaluate("window.mailed")) == {"to": "bob@example.org", "count": 3, "urgent": True,
+                                                          "tone": "loud"}
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant").last).to_contain_text("sent 3 to bob@example.org")
+    expect(card.locator(".pyclient-approval")).to_have_count(0)  # the bar went with the question
+    # The model is told the user edited the arguments (the follow-up carries the edit).
+    tool_messages = [m for m in agent_log.bodies[-1]["messages"] if m["role"] == "tool"]
+    assert "sent 3 to bob@example.org" in tool_messages[-1]["content"]
+
+
+# -- renderers ------------------------------------------------------------------------------------
+
+def test_renderer_sees_states_in_order_with_partial_input(page, open_page):
+    open_chat(open_page)
+    send(page, 'call create_task {"title": "Water the plants", "due": "friday"}')
+    view = page.locator(".pyclient-tool[data-tool='create_task'] .task-view")
+    expect(view).to_have_text("Task: Water the plants (output-available)", timeout=TIMEOUT)
+    wait_idle(page)
+    parts = [json.loads(p) for p in page.evaluate("Array.from(window.taskParts)")]
+    states = deduped([p["state"] for p in parts])
+    assert states == ["input-streaming", "input-available", "output-available"], parts
+    streaming = [p for p in parts if p["state"] == "input-streaming"]
+    # Partial input while the arguments streamed: a title that was still growing.
+    assert any(p["title"] and p["title"] != "Water the plants" for p in streaming), parts
+    # Called when the part changed, not again for the same part (run status changes do not count).
+    keys = [(p["state"], p["title"], p["status"]) for p in parts]
+    assert len(keys) == len(deduped(keys)), parts
+    # The renderer's view replaces the default arguments and result.
+    expect(page.locator(".pyclient-tool[data-tool='create_task'] .pyclient-tool-args-box")).to_be_hidden()
+
+
+def test_raising_renderer_shows_a_fallback_and_the_conversation_goes_on(page, open_page, guard):
+    open_chat(open_page)
+    send(page, 'call boom {"x": "1"}')
+    fallback = page.locator(".pyclient-tool[data-tool='boom'] .pyclient-render-error")
+    expect(fallback).to_contain_text("RuntimeError: the renderer broke <script>", timeout=TIMEOUT)
+    assert page.locator(".pyclient-tool script").count() == 0
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant").last).to_have_text("done: boom 1")
+    send(page, "Say hello")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
+
+
+def test_render_only_tool_answered_by_its_renderer(page, open_page):
+    open_chat(open_page)
+    send(page, 'call pick_color {"choices": ["blue", "red"]}')
+    card = page.locator(".pyclient-tool[data-tool='pick_color']").last
+    expect(card).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-run-status")).to_have_text("Waiting for you")
+    card.locator(".pick-invalid").click()  # an output that does not match the output schema
+    expect(card.locator(".picker-error")).not_to_be_empty()
+    expect(card).to_have_attribute("data-status", "awaiting_input")
+    card.locator(".pick-blue").click()
+    expect(card).to_have_attribute("data-status", "completed", timeout=TIMEOUT)
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant").last).to_contain_text('"color":"blue"')
+
+    send(page, 'call pick_color {"choices": ["green"]}')
+    card = page.locator(".pyclient-tool[data-tool='pick_color']").last
+    expect(card).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
+    card.locator(".pick-fail").click()
+    expect(card).to_have_attribute("data-status", "failed", timeout=TIMEOUT)
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant").last).to_have_text("done: no colour for me")
+
+
+def test_backend_tool_calls_render_too(page, open_page):
+    open_chat(open_page)
+    send(page, "backend")
+    card = page.locator(".pyclient-tool[data-tool='web_search']")
+    expect(card.locator(".pyclient-tool-body")).to_have_text("searching pyclient: 3 results", timeout=TIMEOUT)
+    expect(card).to_have_attribute("data-state", "output-available")
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Found 3 results.")
+
+
+# -- volume ---------------------------------------------------------------------------------------
+
+def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, open_page, record_property):
+    open_chat(open_page)
+    started = time.perf_counter()
+    send(page, "many 1000")
+    worst = 0.0
+    all_cards = None
+    while True:
+        before = time.perf_counter()
+        count, finished = page.evaluate("""[document.querySelectorAll('.pyclient-tool').length,
+            document.querySelectorAll('.pyclient-tool[data-status=completed]').length === 1000 &&
+            document.querySelector('.pyclient-run-status').dataset.status === 'idle']""")
+        worst = max(worst, time.perf_counter() - before)
+        if count == 1000 and all_cards is None:
+            all_cards = time.perf_counter() - started
+        if finished:
+            break
+        assert time.perf_counter() - started < 60, f"{count} cards after 60 s"
+        time.sleep(0.05)
+    done = time.perf_counter() - started
+    record_property("thousand_calls_cards_s", all_cards)
+    record_property("thousand_calls_done_s", done)
+    print(f"1,000 parallel calls: all cards in {all_cards:.2f} s, all done in {done:.2f} s, "
+          f"slowest page round trip {worst:.2f} s")
+    assert all_cards is not None and all_cards < 15
+    assert worst < 3.0  # the page answered while the cards rendered
+    expect(page.locator(".pyclient-assistant").last).to_have_text("done: 1000 results")
+    ids = page.locator(".pyclient-tool").evaluate_all("cards => cards.map(c => c.dataset.toolCallId)")
+    assert ids == [f"tick-{i}" for i in range(1000)]  # in call order, each once
+
+
+@pytest.mark.parametrize("size", [1_000_000])
+def test_a_megabyte_argument_in_ten_thousand_deltas(page, open_page, size):
+    open_chat(open_page)
+    started = time.perf_counter()
+    send(page, f"big {size} 10000")
+    expect(page.locator(".pyclient-tool[data-tool='echo']")).to_have_attribute("data-status", "completed",
+                                                                               timeout=60_000)
+    wait_idle(page)
+    elapsed = time.perf_counter() - started
+    print(f"1 MB argument in 10,000 deltas: shown and answered in {elapsed:.2f} s")
+    shown = page.locator(".pyclient-tool-args").evaluate("e => e.textContent.match(/x{1000,}/)[0].length")
+    assert shown == size
+    assert elapsed < 30
