@@ -27,6 +27,7 @@ from .._store import Store
 from .._transport import Transport
 from ._abort import js_controller
 from ._chat import Chat
+from ._convert import to_python
 from ._console import ConsoleHandler, log_to_console
 from ._dom import BrowserDom
 from ._fetch import FetchTransport
@@ -41,6 +42,7 @@ class BrowserPlatform(DomPlatform):
 
     name = "browser"
     js_abort = staticmethod(js_controller)
+    to_python = staticmethod(to_python)  # JS null, arrays and objects from handlers
 
     def __init__(self) -> None:
         super().__init__(BrowserDom())
