@@ -34,6 +34,7 @@ from ._errors import (
 )
 from ._environment import use_client_tool
 from ._events import UnknownEvent
+from ._parts import ToolPart, ToolPartState
 from ._platform import Platform
 from ._scopes import Registration
 from ._state import CallStatusName, RunStatus
@@ -73,6 +74,8 @@ __all__ = [
     "ThreadEvent",
     "ToolContext",
     "ToolError",
+    "ToolPart",
+    "ToolPartState",
     "ToolResult",
     "Transport",
     "TransportError",

@@ -35,6 +35,7 @@ from typing import Any
 from ._environment import current_platform
 from ._errors import ConfigurationError
 from ._machine import DEFAULT_MAX_FOLLOW_UPS
+from ._parts import ToolPart
 from ._platform import Platform
 from ._scopes import AgentScope, Registration, check_tool
 from ._thread import Thread
@@ -117,6 +118,7 @@ class Agent:
         self.platform = platform if platform is not None else current_platform()
         self._transport = transport
         self.scope = AgentScope(self, tools, self.platform.refresh)
+        self._renderers: dict[str, Callable[[ToolPart], Any]] = {}
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {self.url}>"
@@ -212,6 +214,61 @@ class Agent:
         """
         check_tool(tool, "agent.use_client_tool")
         return self.platform.use_client_tool(tool, element, agent=self, replace=replace)
+
+    def tool_renderer(
+        self, name: str, *, replace: bool = False
+    ) -> Callable[[Callable[[ToolPart], Any]], Callable[[ToolPart], Any]]:
+        """Decorator: render the calls of tool `name` (a client tool or a backend one) in the page.
+
+        The renderer gets a `ToolPart` each time the call changes and returns an element (a
+        JS element or a `pyscript.web` element), a string (shown as text) or None (the
+        chat's default card). A tool's own `client_tool(render=...)` wins over it; `"*"`
+        renders every call no other renderer takes. A renderer that raises shows a fallback
+        card with the error; the conversation goes on.
+
+        ```python
+        from pyclient import Agent
+
+        agent = Agent("main", url="/agent")
+
+        @agent.tool_renderer("create_task")
+        def task_card(part):
+            return f"{part.input.get('title', '…')} ({part.state})"
+
+        print(agent.renderer("create_task") is task_card)   # True
+        ```
+
+        Args:
+            name: the tool name the model calls, or `"*"`.
+            replace: take over from a renderer already set for `name` instead of raising.
+
+        Raises:
+            ConfigurationError: `name` is not a string, the renderer is not callable, or a
+                renderer for `name` exists and `replace` is False.
+        """
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(
+                f"tool_renderer() needs the tool's name, got {name!r}. Use @agent.tool_renderer('create_task')."
+            )
+
+        def register(render: Callable[[ToolPart], Any]) -> Callable[[ToolPart], Any]:
+            if not callable(render):
+                raise ConfigurationError(
+                    f"The renderer of {name!r} must be a function taking a ToolPart, got {type(render).__name__}."
+                )
+            if name in self._renderers and not replace:
+                raise ConfigurationError(
+                    f"Agent {self.name!r} already has a renderer for {name!r}. Pass "
+                    f"tool_renderer({name!r}, replace=True) to take over from it."
+                )
+            self._renderers[name] = render
+            return render
+
+        return register
+
+    def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None:
+        """The renderer set with `tool_renderer` for `tool_name` (or `"*"`), or None."""
+        return self._renderers.get(tool_name) or self._renderers.get("*")
 
     async def aclose(self) -> None:
         """Close the transport (its pooled connections)."""

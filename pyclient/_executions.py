@@ -104,7 +104,8 @@ class Executions:
             # `finally` blocks); it must be gone before the call runs again.
             await asyncio.wait({previous})
         try:
-            result = await tool.execute(arguments, tool_call_id=call_id, thread_id=self._thread_id, signal=signal)
+            result = await tool.execute(arguments, tool_call_id=call_id, thread_id=self._thread_id, signal=signal,
+                                        convert=self._platform.to_python)
         except RunAborted:
             return  # answered meanwhile, or the registration went away: report nothing
         except Exception as exc:  # execute() reports handler errors itself; this is a last resort

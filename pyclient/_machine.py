@@ -234,6 +234,17 @@ class Conversation:
         """The AG-UI `ToolCall` with this id, arguments as assembled so far."""
         return self._history.tool_call(call_id)
 
+    def arguments(self, call_id: str) -> str | None:
+        """The call's arguments as assembled so far: the approved edit once the user edited them."""
+        call = self.calls.get(call_id)
+        if call is not None and call.edited is not None:
+            return call.edited
+        return self._history.arguments(call_id)
+
+    def tool_result(self, call_id: str) -> ToolMessage | None:
+        """The tool message that answers the call, or None."""
+        return self._history.tool_result(call_id)
+
     def pending(self) -> list[Call]:
         """The calls of the finished run still waiting for their answer, in call order."""
         return [call for call in self.calls.values()
@@ -656,8 +667,12 @@ class Conversation:
             self._executing(call)
         return call
 
-    def approve(self, call_id: str) -> Call:
+    def approve(self, call_id: str, edited: str | None = None) -> Call:
         """The user approved a call awaiting approval: it executes.
+
+        Args:
+            edited: the arguments (JSON text, already validated) the user put in place of the
+                model's; the handler gets them and the tool message tells the model.
 
         Raises:
             LocalProtocolError: no such call, or it is not awaiting approval.
@@ -665,6 +680,7 @@ class Conversation:
         call = self._call(call_id)
         self._move(call, CallEvent.APPROVE)
         call.approved_for = call.tool
+        call.edited = edited
         self._executing(call)
         return call
 
@@ -757,8 +773,11 @@ class Conversation:
         # or a MESSAGES_SNAPSHOT that answered the call while it was streaming). Repaired: a
         # lone surrogate in a result would make every later request unwritable.
         if message and not self._history.is_answered(call.id):
+            content = result.content
+            if call.edited is not None:  # the model must know its arguments were not the ones used
+                content = f"The user edited the arguments before approving; the tool ran with {call.edited}.\n{content}"
             self._history.append(ToolMessage(
-                id=new_id(), tool_call_id=call.id, content=repair(result.content),
+                id=new_id(), tool_call_id=call.id, content=repair(content),
                 error=repair(result.error) if result.error is not None else None,
             ))
             self._changed("messages")

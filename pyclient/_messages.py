@@ -173,7 +173,7 @@ class History:
         self._entries: list[_Entry] = []
         self._by_id: dict[str, _Entry] = {}
         self._calls: dict[str, _Call] = {}
-        self._answered: set[str] = set()
+        self._answered: dict[str, _Entry] = {}  # tool call id -> its tool message
         self._early_args: dict[str, list[str]] = {}
         self._on_call_started = on_call_started
         self._chunk_message_id: str | None = None
@@ -200,6 +200,16 @@ class History:
         """The tool call with this id, arguments as assembled so far, or None."""
         call = self._calls.get(tool_call_id)
         return call.model() if call is not None else None
+
+    def arguments(self, tool_call_id: str) -> str | None:
+        """The call's argument text as assembled so far (no model built), or None."""
+        call = self._calls.get(tool_call_id)
+        return call.arguments if call is not None else None
+
+    def tool_result(self, tool_call_id: str) -> ToolMessage | None:
+        """The tool message that answers this call, or None."""
+        entry = self._answered.get(tool_call_id)
+        return entry.model() if entry is not None else None
 
     # -- runs ----------------------------------------------------------------------------
 
@@ -248,7 +258,7 @@ class History:
                     logger.debug("pyclient: tool call %s repeated in one message list; kept once", tool_call.id)
                     entry.changed()  # the message as given lists it twice
                     continue
-                self._answered.discard(tool_call.id)  # an id used again: a new call
+                self._answered.pop(tool_call.id, None)  # an id used again: a new call
                 call = _Call(tool_call.id, tool_call.function.name, entry, base=tool_call)
                 origin = streamed.get(tool_call.id) if streamed else None
                 if origin is not None and not tool_call.function.arguments.strip():
@@ -268,7 +278,7 @@ class History:
         if entry.assembled and isinstance(message.content, str):
             entry.parts.append(message.content)
         if isinstance(message, ToolMessage):
-            self._answered.add(message.tool_call_id)
+            self._answered[message.tool_call_id] = entry
         self._add_entry(entry)
 
     def _add_entry(self, entry: _Entry) -> None:
@@ -355,7 +365,7 @@ class History:
             # An id an earlier run (or a given message) used: a new call. The old one keeps
             # its arguments and its tool message in the history.
             logger.debug("pyclient: tool call id %s used again by a later run: a new call", call_id)
-            self._answered.discard(call_id)
+            self._answered.pop(call_id, None)
         owner = self._by_id.get(parent_id) if parent_id is not None else None
         if owner is None or owner.role != "assistant":
             last = self._entries[-1] if self._entries else None
@@ -439,7 +449,7 @@ class History:
         # snapshot answered whose answer this one dropped.
         previous = self._calls
         open_calls = {call_id: call for call_id, call in previous.items() if call_id not in self._answered}
-        self._entries, self._by_id, self._answered = [], {}, set()
+        self._entries, self._by_id, self._answered = [], {}, {}
         self._calls = {}
         for message in event.messages:
             self.append(message, streamed=open_calls)

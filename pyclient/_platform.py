@@ -56,6 +56,14 @@ class Platform:
         """A controller whose signal is mirrored to JS where there is JS."""
         return AbortController(self.js_abort)
 
+    def to_python(self, value: Any) -> Any:
+        """What a handler returned (or the page submitted) as Python data; CPython has only Python.
+
+        The browser's platform converts JS values here (`null`/`undefined` to None, arrays
+        and plain objects to lists and dicts) and raises `ToolError` for other JS objects.
+        """
+        return value
+
     def refresh(self) -> None:
         """Report element connection changes now, before tools are resolved (nothing to do here)."""
 

@@ -58,9 +58,11 @@ class Call:
         result: its answer once the status is terminal.
         sent: its answer went out in a request (the follow-up, or a later run): it is in the
             history the server saw and is never sent as a new answer again.
+        edited: the arguments (JSON text) the user approved in place of the model's, or None.
     """
 
-    __slots__ = ("approved_for", "execution", "id", "name", "registration", "result", "sent", "status", "tool")
+    __slots__ = ("approved_for", "edited", "execution", "id", "name", "registration", "result", "sent", "status",
+                 "tool")
 
     def __init__(self, call_id: str, name: str) -> None:
         self.id = call_id
@@ -72,6 +74,7 @@ class Call:
         self.execution = 0
         self.result: ToolResult | None = None
         self.sent = False
+        self.edited: str | None = None
 
     @property
     def done(self) -> bool:
@@ -88,7 +91,7 @@ class Call:
             "id": self.id, "name": self.name, "status": self.status.value,
             "tool": self.tool.name if self.tool is not None else None,
             "idempotent": self.tool.idempotent if self.tool is not None else False,
-            "execution": self.execution, "sent": self.sent,
+            "execution": self.execution, "sent": self.sent, "edited": self.edited,
             "result": None if result is None else {"content": result.content, "error": result.error},
         }
 
@@ -100,6 +103,8 @@ class Call:
         call.tool = tool
         call.execution = int(data.get("execution", 0))
         call.sent = bool(data.get("sent", False))
+        edited = data.get("edited")
+        call.edited = edited if isinstance(edited, str) else None
         result = data.get("result")
         if isinstance(result, dict):
             call.result = ToolResult(content=str(result.get("content", "")), error=result.get("error"))

@@ -39,8 +39,9 @@ asyncio.run(main())
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
@@ -60,8 +61,9 @@ from ._executions import Executions
 from ._listeners import EventKind, Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
 from ._messages import new_id
+from ._parts import ToolPart, decode_output, part_state, waits_for_user
 from ._scopes import Registration, ThreadScope
-from ._state import RunStatus
+from ._state import CallStatusName, RunStatus
 from ._steps import Call, RunHandlers, SendRequest, Step, WaitForActions
 from ._store import Store
 from ._stream import read_events
@@ -399,6 +401,66 @@ class Thread:
             )
         return self._action(call)
 
+    def tool_part(self, tool_call_id: str) -> ToolPart:
+        """What a renderer sees of a tool call now (`pyclient.ToolPart`); any call of the history.
+
+        Raises:
+            LocalProtocolError: no tool call of this thread has this id.
+        """
+        machine = self._machine
+        arguments = machine.arguments(tool_call_id)
+        if arguments is None:
+            raise LocalProtocolError(
+                f"No tool call of thread {self.thread_id!r} has id {tool_call_id!r}. "
+                "Use an id from an assistant message's `tool_calls`."
+            )
+        call = machine.calls.get(tool_call_id)
+        result = call.result if call is not None else None
+        if result is None:
+            message = machine.tool_result(tool_call_id)
+            if message is not None:
+                content = message.content if isinstance(message.content, str) else str(message.content)
+                result = ToolResult(content=content, error=getattr(message, "error", None))
+        if call is not None:
+            name: str = call.name
+        else:
+            tool_call = machine.tool_call(tool_call_id)
+            assert tool_call is not None  # it has arguments, so the history holds it
+            name = tool_call.function.name
+        status: CallStatusName | None = None
+        if call is not None:
+            status = call.status.value
+        return ToolPart(
+            tool_call_id=tool_call_id,
+            tool_name=name,
+            state=part_state(status, result is not None, result is not None and result.error is not None),
+            arguments=arguments,
+            output=decode_output(result.content) if result is not None and result.error is None else None,
+            error_text=result.error if result is not None else None,
+            cancelled=status == "cancelled",
+            run_status=self.run_status,
+            action=self._action(call) if call is not None and call.tool is not None and waits_for_user(status) else None,
+            status=status,
+            tool=call.tool if call is not None else None,
+            edited=call is not None and call.edited is not None,
+        )
+
+    def tool_parts(self) -> list[ToolPart]:
+        """Every tool call of the history as a `ToolPart`, in the order the model made them."""
+        return [self.tool_part(tool_call.id) for message in self.messages
+                for tool_call in getattr(message, "tool_calls", None) or ()]
+
+    def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None:
+        """The renderer of a tool's calls in this thread, or None (the UI's default card).
+
+        The serving tool's own `client_tool(render=...)` first, then the agent's
+        `agent.tool_renderer(tool_name)`, then its catch-all `agent.tool_renderer("*")`.
+        """
+        registration = self.scope.serving().get(tool_name)
+        if registration is not None and registration.tool.render is not None:
+            return registration.tool.render
+        return self.agent.renderer(tool_name)
+
     def available_tools(self) -> list[ClientTool]:
         """The tools the next request will advertise (its snapshot).
 
@@ -541,7 +603,8 @@ class Thread:
                 self._publish()
             elif isinstance(step, RunHandlers):
                 for call in step.calls:
-                    self._executions.start(call, self._action(call).arguments)
+                    action = self._action(call)  # a fresh Action (and signal) for an id used again
+                    self._executions.start(call, call.edited if call.edited is not None else action.arguments)
             elif isinstance(step, WaitForActions):
                 await turn.wake.wait()
                 turn.wake.clear()
@@ -660,13 +723,46 @@ class Thread:
 
     # -- answering calls -------------------------------------------------------------------
 
-    def approve_tool(self, tool_call_id: str) -> None:
-        """Let a call that awaits approval run its handler.
+    def approve_tool(self, tool_call_id: str, arguments: Mapping[str, Any] | None = None) -> None:
+        """Let a call that awaits approval run its handler, with the user's edits if any.
+
+        Args:
+            arguments: the arguments the user edited, in place of the model's (a dict; a JS
+                object from the page is converted). They are validated against the tool's
+                parameters first; the handler gets them, and the tool message tells the model
+                the user changed them, and to what. None (or arguments equal to the model's)
+                approves the call as the model made it.
 
         Raises:
+            ToolError: the edited arguments do not match the tool's parameters (the message
+                names each field); the call keeps waiting for approval.
             LocalProtocolError: no call has this id, or it is not awaiting approval.
         """
-        self._machine.approve(tool_call_id)
+        edited = None
+        if arguments is not None:
+            action = self.action(tool_call_id)
+            if action.status != "awaiting_approval":
+                self._machine.approve(tool_call_id)  # raises, naming the status
+            tool = action.tool
+            assert tool is not None  # an Action exists only for a call with a tool
+            given = self.agent.platform.to_python(arguments)
+            if not isinstance(given, Mapping):
+                raise ToolError(
+                    f"The edited arguments of {tool.name!r} must be an object of its parameters, got "
+                    f"{type(given).__name__}. Pass a dict such as {{'name': value}}."
+                )
+            tool.validate_arguments(given)  # raises ToolError for the page, naming each field
+            try:
+                edited = json.dumps(dict(given), ensure_ascii=False, separators=(",", ":"))
+            except (TypeError, ValueError) as exc:
+                raise ToolError(f"The edited arguments of {tool.name!r} are not JSON data ({exc}).") from None
+            try:
+                original = json.loads(action.arguments) if action.arguments.strip() else {}
+            except ValueError:
+                original = None
+            if original == json.loads(edited):
+                edited = None  # unchanged: approved as the model made it
+        self._machine.approve(tool_call_id, edited)
         self._changed()
 
     def reject_tool(self, tool_call_id: str, reason: str | None = None) -> None:
@@ -683,14 +779,22 @@ class Thread:
 
         Args:
             output: a `str` is sent as is, anything else as JSON (checked against the tool's
-                output schema when it has one).
+                output schema when it has one). JS values from the page are converted first.
 
         Raises:
+            ToolError: the output does not match the tool's output schema or is not JSON data;
+                nothing is answered and the call keeps waiting.
             LocalProtocolError: no call has this id, or it already has its answer.
         """
-        tool = self.action(tool_call_id).tool
+        action = self.action(tool_call_id)
+        tool = action.tool
         assert tool is not None  # an Action exists only for a call with a tool
-        self._answer(tool_call_id, tool.encode_result(output), "submitted")
+        if action.done:  # said before the output is checked: no output can help now
+            raise LocalProtocolError(
+                f"Cannot submit an output for tool call {tool_call_id!r} ({action.name}) in status "
+                f"{action.status!r}: it already has its answer."
+            )
+        self._answer(tool_call_id, tool.submitted_result(self.agent.platform.to_python(output)), "submitted")
 
     def fail_tool(self, tool_call_id: str, message: str) -> None:
         """Answer a pending call with an error (`action.fail`); a running handler aborts ("failed").

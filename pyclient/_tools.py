@@ -213,6 +213,7 @@ class ClientTool:
         tool_call_id: str = "",
         thread_id: str = "",
         signal: AbortSignal | None = None,
+        convert: Callable[[Any], Any] | None = None,
     ) -> ToolResult:
         """Validate the arguments, run the handler and encode its result.
 
@@ -230,6 +231,9 @@ class ClientTool:
             tool_call_id: the AG-UI `toolCallId`, passed on in the `ToolContext`.
             thread_id: the thread's id, passed on in the `ToolContext`.
             signal: aborts the call from outside (stop, unmount, resolution).
+            convert: turns what the handler returned into Python data before it is encoded
+                (the page's platform converts JS values: `null` to None, arrays, objects); a
+                `ToolError` it raises fails the call with its message.
 
         Returns:
             A `ToolResult`. Invalid arguments, a handler exception, a timeout and a result that
@@ -283,7 +287,7 @@ class ClientTool:
             raise RunAborted(reason)
         external.cancel()
         if task.done():
-            return self._outcome(task)
+            return self._outcome(task, convert)
         controller.abort("timeout")
         await _cancel_and_wait(task)
         return ToolResult.failure(f"Tool {self.name!r} timed out after {self.timeout_s:g} s")
@@ -312,7 +316,7 @@ class ClientTool:
             ) from exc
         return result
 
-    def _outcome(self, task: asyncio.Task[Any]) -> ToolResult:
+    def _outcome(self, task: asyncio.Task[Any], convert: Callable[[Any], Any] | None = None) -> ToolResult:
         if task.cancelled():
             return ToolResult.failure(f"Tool {self.name!r} was cancelled before it finished")
         exc = task.exception()
@@ -320,7 +324,13 @@ class ClientTool:
             # The model gets the message; the page author gets the traceback in the console.
             logger.warning("pyclient: tool %r raised %s: %s", self.name, type(exc).__name__, exc, exc_info=exc)
             return ToolResult.failure(str(exc) or type(exc).__name__)
-        return self.encode_result(task.result())
+        value = task.result()
+        if convert is not None:
+            try:
+                value = convert(value)
+            except ToolError as exc:
+                return ToolResult.failure(f"Tool {self.name!r} returned {exc}")
+        return self.encode_result(value)
 
     def encode_result(self, value: Any) -> ToolResult:
         """Encode a handler's return value as tool message content.
@@ -336,33 +346,53 @@ class ClientTool:
             A successful `ToolResult`, or a failed one saying why the value does not match the
             output schema or cannot be written as JSON.
         """
+        try:
+            return ToolResult.success(self._encode(
+                value,
+                heading=f"Tool {self.name!r} returned a result that does not match its output schema:",
+                footer="The tool's handler returned the wrong shape; repeating the same call will not help.",
+                unwritable="The tool failed; its handler should return JSON-compatible data.",
+            ))
+        except ToolError as exc:
+            return ToolResult.failure(str(exc))
+
+    def submitted_result(self, value: Any) -> ToolResult:
+        """Encode an output the page submits for a call (`action.submit(output)`), like `encode_result`.
+
+        Raises:
+            ToolError: the output does not match the tool's output schema or is not
+                JSON-compatible; the message says which field and what to submit instead.
+                Nothing is answered: the call keeps waiting for a valid output.
+        """
+        return ToolResult.success(self._encode(
+            value,
+            heading=f"The output submitted for tool {self.name!r} does not match its output schema:",
+            footer=f"Submit an output that matches the return type of {self.name!r}; the call keeps waiting.",
+            unwritable="Submit JSON-compatible data (dicts, lists, str, numbers, pydantic models).",
+            verb="was given",
+        ))
+
+    def _encode(self, value: Any, *, heading: str, footer: str, unwritable: str, verb: str = "returned") -> str:
         assert self._schema is not None
         adapter = self._schema.output_adapter
         if adapter is not None:
             try:
                 value = adapter.validate_python(value)
             except ValidationError as exc:
-                return ToolResult.failure(
-                    describe_validation_error(
-                        exc,
-                        value,
-                        heading=f"Tool {self.name!r} returned a result that does not match its output schema:",
-                        footer="The tool's handler returned the wrong shape; repeating the same call will not help.",
-                        root="(result)",
-                    )
-                )
+                raise ToolError(describe_validation_error(exc, value, heading=heading, footer=footer,
+                                                          root="(result)")) from None
         if isinstance(value, str):
-            return ToolResult.success(value)
+            return value
         if value is None:
-            return ToolResult.success("")
+            return ""
         try:
             encoded = adapter.dump_json(value) if adapter is not None else to_json(value)
         except Exception as exc:  # PydanticSerializationError, or a serializer that raised
-            return ToolResult.failure(
-                f"Tool {self.name!r} returned a `{type(value).__name__}` value that cannot be written as "
-                f"JSON ({exc}). The tool failed; its handler should return JSON-compatible data."
-            )
-        return ToolResult.success(encoded.decode())
+            raise ToolError(
+                f"Tool {self.name!r} {verb} a `{type(value).__name__}` value that cannot be written as "
+                f"JSON ({exc}). {unwritable}"
+            ) from None
+        return encoded.decode()
 
 
 async def _cancel_and_wait(task: asyncio.Task[Any]) -> None:

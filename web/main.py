@@ -1,12 +1,21 @@
-"""The demo page: two client tools, an agent on the dev server's `/agent`, and a chat."""
+"""The demo page: five client tools, two renderers, an agent on the dev server's `/agent`, and a chat.
+
+Each suggestion in the chat shows one feature:
+- "Make the background #1e3a8a": a plain client tool (`change_background`);
+- "Make it teal and set the heading to Welcome": two tools in one message (parallel calls);
+- "Create a task to water the plants": a renderer that shows the arguments as they stream;
+- "Let me pick a colour": a render-only tool the user answers in its card;
+- "Clear the notes": a tool that asks for approval first.
+"""
 
 import sys
 from importlib.metadata import version
+from typing import Literal, TypedDict
 
-from pyscript import document
+from pyscript import document, web
 
 import pyclient
-from pyclient import Agent, client_tool
+from pyclient import Agent, ToolPart, client_tool
 from pyclient.browser import Chat, log_to_console
 
 log_to_console()  # pyclient's warnings (a failing tool, a dropped stream) in devtools
@@ -34,10 +43,109 @@ def set_heading(text: str) -> str:
     return f"heading is now {text!r}"
 
 
-agent = Agent("demo", url="/agent", client_tools=[change_background, set_heading])
+@client_tool(requires_approval=True)
+def clear_notes() -> str:
+    """Delete every note on the page. The user approves first."""
+    notes = document.getElementById("notes")
+    count = notes.children.length
+    notes.replaceChildren()
+    return f"deleted {count} notes"
+
+
+def task_card(part: ToolPart):
+    """Renders `create_task` calls: the fields fill in while the model writes them."""
+    task = part.input
+    priority = task.get("priority", "…")
+    card = web.div(
+        web.div(web.strong(task.get("title") or "New task…"), web.span(priority, classes=["chip", f"p-{priority}"]),
+                classes=["task-head"]),
+        web.p(task.get("notes") or "", classes=["task-notes"]),
+        classes=["task-card", part.state],
+    )
+    if part.state == "input-streaming":
+        card.append(web.small("The assistant is writing this task…"))
+    elif part.state == "output-error":
+        card.append(web.small(f"Not added: {part.error_text}", classes=["task-error"]))
+    elif part.state == "output-available":
+        card.append(web.small(str(part.output)))
+    return card
+
+
+@client_tool(render=task_card)
+def create_task(title: str, notes: str, priority: Literal["low", "normal", "high"]) -> str:
+    """Add a task to the page's task list.
+
+    Args:
+        title: a short title.
+        notes: details of the task.
+        priority: how urgent it is.
+    """
+    tasks = document.getElementById("tasks")
+    item = document.createElement("li")
+    item.textContent = f"{title} ({priority}): {notes}"
+    tasks.append(item)
+    return f"added task {tasks.children.length}: {title}"
+
+
+class PickedColour(TypedDict):
+    colour: str
+
+
+def colour_picker(part: ToolPart):
+    """Renders `pick_colour` calls: a colour input the user answers with, then the colour picked."""
+    if part.state == "output-available":
+        colour = part.output["colour"]
+        return web.div(web.span(classes=["swatch"], style={"background": colour}),
+                       web.span(f"You picked {colour}"), classes=["picker"])
+    if part.state == "output-error":
+        return web.div(web.span(f"No colour: {part.error_text}"), classes=["picker"])
+    action = part.action
+    if action is None or action.status != "awaiting_input":
+        return None  # streaming, or its tool is not mounted: the default card
+    colour = web.input(type="color", value="#1e3a8a", aria_label="colour")
+
+    def use(event):
+        if event.isTrusted:  # a script's click is not the user's answer
+            action.submit({"colour": colour.value})
+
+    def decline(event):
+        if event.isTrusted:
+            action.fail("the user did not pick a colour")
+
+    return web.div(
+        web.p(part.input.get("prompt") or "Pick a colour"),
+        web.div(colour,
+                web.button("Use this colour", type="button", classes=["primary"], on_click=use),
+                web.button("Not now", type="button", on_click=decline), classes=["picker-row"]),
+        classes=["picker"],
+    )
+
+
+@client_tool(render_only=True, render=colour_picker)
+def pick_colour(prompt: str) -> PickedColour:
+    """Ask the user to pick a colour in the page.
+
+    Args:
+        prompt: what to ask the user.
+    """
+    raise NotImplementedError  # render-only: the user answers in the card
+
+
+TOOLS = [change_background, set_heading, create_task, pick_colour, clear_notes]
+agent = Agent("demo", url="/agent", client_tools=TOOLS)
 thread = agent.thread("#chat")
-chat = Chat(thread, document.getElementById("chat"), placeholder='Try "make it blue"', title="Assistant",
-            suggestions=("Make it lavender", "Set the heading to Hello", "Make it blue and set the heading to Hi"))
+chat = Chat(
+    thread,
+    document.getElementById("chat"),
+    placeholder='Try "make it blue"',
+    suggestions=[
+        "Make the background #1e3a8a",
+        "Make it teal and set the heading to Welcome",
+        "Create a task to water the plants",
+        "Let me pick a colour",
+        "Clear the notes",
+    ],
+)
 
 versions = " · ".join(f"{name} {version(name)}" for name in ("pydantic", "ag-ui-protocol"))
 tools = ", ".join(tool.name for tool in agent.client_tools)

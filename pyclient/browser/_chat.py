@@ -250,7 +250,7 @@ class Chat:
         self._streaming: set[str] = set()  # message ids whose text is still streaming
         self._waiting: set[str] = set()    # call ids waiting for the user
         self._working: set[str] = set()    # call ids whose handler runs
-        self._last_status = thread.run_status
+        self._last_status: str = thread.run_status
         self._run_finished = True
         self._cancelled_in_run = False
         self._stopped = False
@@ -716,7 +716,7 @@ class Chat:
     def _show_status(self) -> None:
         thread = self.thread
         # A send scheduled but not started yet counts as running (no second send meanwhile).
-        status = "running" if self._tasks and thread.run_status != "closed" else thread.run_status
+        status: str = "running" if self._tasks and thread.run_status != "closed" else thread.run_status
         if thread.read_only:
             words = "Read-only: open in another tab"
             self._root.dataset.readOnly = "true"

@@ -112,22 +112,26 @@ def _field(name: str, schema: Any, root: Mapping[str, Any], value: Any, required
         kind_of = rest[0] if len(rest) == 1 else None
     if value is None and "default" in schema:
         value = schema["default"]
-    common = {"required": required, "nullable": nullable, "description": description}
+
+    def make(kind: FieldKind, options: tuple[Any, ...] = ()) -> FormField:
+        return FormField(name, label, kind, value, required=required, nullable=nullable,
+                         description=description, options=options)
+
     choices = schema.get("enum")
     if "const" in schema and choices is None:
         choices = [schema["const"]]
     if isinstance(choices, list) and choices and all(_plain(choice) for choice in choices):
-        return FormField(name, label, "select", value, options=tuple(choices), **common)
+        return make("select", tuple(choices))
     if kind_of == "string":
         long = isinstance(value, str) and (len(value) > _SHORT_TEXT or "\n" in value)
-        return FormField(name, label, "textarea" if long else "text", value, **common)
+        return make("textarea" if long else "text")
     if kind_of == "integer":
-        return FormField(name, label, "integer", value, **common)
+        return make("integer")
     if kind_of == "number":
-        return FormField(name, label, "number", value, **common)
+        return make("number")
     if kind_of == "boolean":
-        return FormField(name, label, "checkbox", value, **common)
-    return FormField(name, label, "json", value, **common)
+        return make("checkbox")
+    return make("json")
 
 
 def form_fields(schema: Any, arguments: Mapping[str, Any]) -> list[FormField]:

@@ -57,7 +57,7 @@ def render(text: str) -> str:
     global _parser
     if _parser is None:
         _parser = _make_parser()
-    return _parser.render(text)
+    return str(_parser.render(text))
 
 
 def _make_parser() -> MarkdownIt:

@@ -24,6 +24,7 @@ from .._elements import DomPlatform
 from .._store import Store
 from .._transport import Transport
 from ._abort import js_controller
+from ._convert import to_python
 from ._dom import BrowserDom
 from ._fetch import FetchTransport
 from ._storage import IndexedDbStore, hold_thread
@@ -36,6 +37,7 @@ class BrowserPlatform(DomPlatform):
 
     name = "browser"
     js_abort = staticmethod(js_controller)
+    to_python = staticmethod(to_python)  # JS null, arrays and objects from handlers
 
     def __init__(self) -> None:
         super().__init__(BrowserDom())

@@ -1,0 +1,141 @@
+"""Screenshots of the demo page in its main states, for the README: `docs/images/*.png`.
+
+It serves the demo (the dev server with its embedded agent, as `./dev demo` does), drives it in
+headless Chromium through the chat's own suggestion buttons and input, and captures:
+
+| file | state |
+| --- | --- |
+| `welcome.png` | the empty chat with its suggestions |
+| `streaming.png` | a renderer filling in a task while the model writes its arguments |
+| `tool-card.png` | a finished tool call and the answer |
+| `approval.png` | a tool that asks for approval |
+| `input.png` | a render-only tool: the user picks a colour in the card |
+| `error.png` | a failed run, in words, with Retry |
+| `dark.png` | a conversation in dark mode |
+
+    ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
+
+Every request outside 127.0.0.1 is aborted; the agent's failure in `error.png` is one
+request answered 503 by Playwright's router.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from devserver.app import create_app  # noqa: E402
+from devserver.assets import build  # noqa: E402
+from devserver.background import ServerThread  # noqa: E402
+from devserver.chromium import launch_args  # noqa: E402
+
+VIEWPORT = {"width": 1200, "height": 760}
+TIMEOUT_MS = 60_000
+
+
+def open_demo(browser, url: str, *, dark: bool = False):
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="dark" if dark else "light",
+                                  device_scale_factor=1)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
+                  else route.abort())
+    page = context.new_page()
+    page.goto(url + "/")
+    page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=TIMEOUT_MS)
+    return context, page
+
+
+def send(page, text: str) -> None:
+    box = page.get_by_role("textbox", name="Message")
+    box.fill(text)
+    box.press("Enter")
+
+
+def wait_idle(page) -> None:
+    page.wait_for_selector(".pyclient-chat[data-status='idle']", timeout=TIMEOUT_MS)
+
+
+def card(page, tool: str, attribute: str, value: str):
+    return page.wait_for_selector(f".pyclient-tool[data-tool='{tool}'][{attribute}='{value}']", timeout=TIMEOUT_MS)
+
+
+def capture(browser, url: str, out: Path) -> list[Path]:
+    shots: list[Path] = []
+
+    def shot(page, name: str) -> None:
+        page.wait_for_timeout(300)  # let the last frame paint
+        path = out / f"{name}.png"
+        page.screenshot(path=str(path))
+        shots.append(path)
+
+    context, page = open_demo(browser, url)
+    shot(page, "welcome")
+    send(page, "Create a task to water the plants slowly")
+    card(page, "create_task", "data-state", "input-streaming")
+    page.wait_for_timeout(900)
+    shot(page, "streaming")
+    wait_idle(page)
+    send(page, "Make the background #1e3a8a")
+    wait_idle(page)
+    shot(page, "tool-card")
+    context.close()
+
+    context, page = open_demo(browser, url)
+    page.get_by_role("button", name="Clear the notes").click()
+    card(page, "clear_notes", "data-status", "awaiting_approval")
+    shot(page, "approval")
+    context.close()
+
+    context, page = open_demo(browser, url)
+    page.get_by_role("button", name="Let me pick a colour").click()
+    card(page, "pick_colour", "data-status", "awaiting_input")
+    shot(page, "input")
+    context.close()
+
+    context, page = open_demo(browser, url)
+    failed = {"done": False}
+
+    def fail_once(route):
+        if failed["done"]:
+            route.continue_()
+        else:
+            failed["done"] = True
+            route.fulfill(status=503, body="the agent is down")
+
+    page.route("**/agent", fail_once)
+    send(page, "Hello")
+    page.wait_for_selector(".pyclient-chat[data-status='error']", timeout=TIMEOUT_MS)
+    shot(page, "error")
+    context.close()
+
+    context, page = open_demo(browser, url, dark=True)
+    page.get_by_role("button", name="Make it teal and set the heading to Welcome").click()
+    wait_idle(page)
+    shot(page, "dark")
+    context.close()
+    return shots
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images", help="where the PNGs go")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    from playwright.sync_api import sync_playwright
+
+    build()
+    with ServerThread(create_app()) as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**launch_args())
+        try:
+            for path in capture(browser, server.url, args.out):
+                print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+        finally:
+            browser.close()
+
+
+if __name__ == "__main__":
+    main()

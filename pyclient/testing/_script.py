@@ -1,0 +1,296 @@
+"""The script of a scripted AG-UI agent: which user message gets which events, with no I/O.
+
+A script is a list of turns. `ScriptedAgent.on(match)` starts one: the user message that
+matches (a substring, case-insensitive, or a compiled regex) gets the turn's first response
+(its text, its tool calls, or a failure); once the page sends the tool results back, the
+follow-up gets `then_say(...)`. Each method returns the turn, so a turn reads as one line.
+
+```python
+from pyclient.testing import ScriptedAgent
+
+agent = ScriptedAgent()
+agent.on("make it blue").call("change_background", background="blue").then_say("Done")
+request = {"threadId": "t", "runId": "r1", "messages": [{"id": "u1", "role": "user", "content": "Make it blue"}],
+           "tools": [], "context": [], "state": {}, "forwardedProps": {}}
+print([event.type.value for event in agent.respond(request).events])
+# ['RUN_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED']
+```
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from ag_ui.core import (
+    BaseEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StateSnapshotEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    ToolMessage,
+)
+
+from .. import Agent, ClientTool, Thread
+from ._server import ServerThread, agent_app
+
+__all__ = ["Response", "ScriptedAgent", "Turn"]
+
+Match = Union[str, "re.Pattern[str]"]
+FollowUp = Union[str, Callable[[list[ToolMessage]], str]]
+
+
+@dataclass
+class Response:
+    """What the agent answers one request with.
+
+    Attributes:
+        events: the AG-UI events, in order (sent as SSE).
+        status: the HTTP status; anything but 200 sends `body` instead of events.
+        body: the body of an HTTP error.
+        drop_after: close the connection after this many events (no `RUN_FINISHED`).
+        delay_s: seconds to wait before each event.
+    """
+
+    events: list[BaseEvent] = field(default_factory=list)
+    status: int = 200
+    body: str = ""
+    drop_after: int | None = None
+    delay_s: float = 0.0
+
+
+@dataclass
+class _Call:
+    name: str
+    arguments: str
+    chunks: int
+    call_id: str
+
+
+class Turn:
+    """One scripted exchange: what the agent does for a matching user message, and after."""
+
+    def __init__(self, match: Match | None) -> None:
+        self.match = match
+        self._text: list[tuple[str, int]] = []
+        self._calls: list[_Call] = []
+        self._follow_up: FollowUp | None = None
+        self._error: tuple[str, str | None] | None = None
+        self._http: tuple[int, str] | None = None
+        self._drop_after: int | None = None
+        self._delay_s = 0.0
+        self._state: Any = None
+        self.times = 0
+        """How many requests this turn has answered (first responses and follow-ups)."""
+
+    def __repr__(self) -> str:
+        return f"<Turn on {self.match!r}: {len(self._calls)} calls>"
+
+    def say(self, text: str, *, chunks: int = 1) -> Turn:
+        """Stream `text` as an assistant message, cut into `chunks` deltas."""
+        self._text.append((text, max(1, chunks)))
+        return self
+
+    def call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, chunks: int = 1,
+             call_id: str | None = None, **kwargs: Any) -> Turn:
+        """Call the client tool `name`; several `call`s in one turn are parallel calls.
+
+        Args:
+            name: the tool name.
+            arguments: the arguments as a dict (or raw JSON text, even invalid, for bad-input
+                tests); or give them as keyword arguments.
+            chunks: stream the argument JSON in this many `TOOL_CALL_ARGS` deltas.
+            call_id: the `toolCallId` (a fresh one by default).
+        """
+        if isinstance(arguments, str):
+            text = arguments
+        else:
+            text = json.dumps({**(arguments or {}), **kwargs}, ensure_ascii=False)
+        self._calls.append(_Call(name, text, max(1, chunks), call_id or f"call_{uuid.uuid4().hex[:12]}"))
+        return self
+
+    def then_say(self, text: FollowUp) -> Turn:
+        """Answer the follow-up (the tool results) with `text`, or `text(tool_messages)`."""
+        self._follow_up = text
+        return self
+
+    def fail(self, message: str, code: str | None = None) -> Turn:
+        """End the run with `RUN_ERROR` (after any text of the turn)."""
+        self._error = (message, code)
+        return self
+
+    def http_error(self, status: int, body: str = "") -> Turn:
+        """Answer with an HTTP error status instead of a stream."""
+        self._http = (status, body)
+        return self
+
+    def drop(self, after: int = 1) -> Turn:
+        """Close the connection after `after` events, before `RUN_FINISHED`."""
+        self._drop_after = after
+        return self
+
+    def slowly(self, delay_s: float = 0.2) -> Turn:
+        """Wait `delay_s` seconds before each event (to stop a run mid-stream, or see it stream)."""
+        self._delay_s = delay_s
+        return self
+
+    def state(self, snapshot: Any) -> Turn:
+        """Send a `STATE_SNAPSHOT` with `snapshot` first."""
+        self._state = snapshot
+        return self
+
+    # -- responses --------------------------------------------------------------------------
+
+    def first(self, run: RunAgentInput) -> Response:
+        """The response to the user message this turn matched."""
+        events: list[BaseEvent] = []
+        if self._state is not None:
+            events.append(StateSnapshotEvent(snapshot=self._state))
+        message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        for text, chunks in self._text:
+            events += _text_events(message_id, text, chunks)
+            message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        for call in self._calls:
+            events.append(ToolCallStartEvent(tool_call_id=call.call_id, tool_call_name=call.name,
+                                             parent_message_id=message_id))
+            events += [ToolCallArgsEvent(tool_call_id=call.call_id, delta=piece)
+                       for piece in _cut(call.arguments, call.chunks)]
+            events.append(ToolCallEndEvent(tool_call_id=call.call_id))
+        return self._wrap(run, events)
+
+    def follow_up(self, run: RunAgentInput) -> Response:
+        """The response to the request that carries this turn's tool results."""
+        results = [m for m in run.messages if isinstance(m, ToolMessage)]
+        ids = {call.call_id for call in self._calls}
+        mine = [m for m in results if m.tool_call_id in ids] or results
+        follow_up = self._follow_up
+        if follow_up is None:
+            text = " | ".join(m.content if isinstance(m.content, str) else str(m.content) for m in mine)
+        elif callable(follow_up):
+            text = follow_up(mine)
+        else:
+            text = follow_up
+        return self._wrap(run, _text_events(f"msg_{uuid.uuid4().hex[:12]}", text, 1) if text else [])
+
+    def _wrap(self, run: RunAgentInput, events: list[BaseEvent]) -> Response:
+        self.times += 1
+        if self._http is not None:
+            return Response(status=self._http[0], body=self._http[1])
+        framed: list[BaseEvent] = [RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id), *events]
+        if self._error is not None:
+            framed.append(RunErrorEvent(message=self._error[0], code=self._error[1]))
+        else:
+            framed.append(RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id))
+        return Response(events=framed, drop_after=self._drop_after, delay_s=self._delay_s)
+
+
+class ScriptedAgent:
+    """A deterministic AG-UI agent driven by a script; `pyclient.testing` serves it over HTTP.
+
+    Attributes:
+        requests: every `RunAgentInput` received, in order (tools advertised, messages sent
+            back: `requests[-1].tools`, the tool messages of `requests[-1].messages`).
+    """
+
+    def __init__(self) -> None:
+        self._turns: list[Turn] = []
+        self._default = Turn(None).say("(no scripted answer)")
+        self._lock = threading.Lock()
+        self.requests: list[RunAgentInput] = []
+        self.url: str | None = None
+        """The endpoint's URL while it is served (`ScriptedAgent.serve()`), else None."""
+
+    def on(self, match: Match) -> Turn:
+        """A turn for the user messages that contain `match` (case-insensitive) or match a regex."""
+        turn = Turn(match)
+        self._turns.append(turn)
+        return turn
+
+    def otherwise(self) -> Turn:
+        """The turn for a user message no `on()` matches (by default it says "(no scripted answer)")."""
+        self._default = Turn(None)
+        return self._default
+
+    @property
+    def tool_messages(self) -> list[ToolMessage]:
+        """The tool messages of the last request (what the page sent back)."""
+        if not self.requests:
+            return []
+        return [m for m in self.requests[-1].messages if isinstance(m, ToolMessage)]
+
+    @contextmanager
+    def serve(self, path: str = "/agent") -> Iterator[str]:
+        """Serve the agent over HTTP on a free 127.0.0.1 port while the block runs; yields its URL."""
+        with ServerThread(agent_app(self, path)) as server:
+            self.url = server.url + path
+            try:
+                yield self.url
+            finally:
+                self.url = None
+
+    def thread(self, *, client_tools: Iterable[ClientTool] = (), **options: Any) -> Thread:
+        """A CPython `pyclient.Thread` talking to this agent over HTTP (httpx); it must be served.
+
+        Args:
+            client_tools: the binding tools of the `pyclient.Agent` made for it.
+            **options: passed to `agent.thread()` (`thread_id`, `store`, ...).
+        """
+        if self.url is None:
+            raise RuntimeError("The scripted agent is not served: use `with agent.serve():` or the "
+                               "`scripted_agent` fixture, which serves it.")
+        return Agent("scripted", self.url, client_tools=client_tools).thread(**options)
+
+    def clear(self) -> None:
+        """Forget the recorded requests (the script stays)."""
+        with self._lock:
+            self.requests.clear()
+
+    def respond(self, body: Mapping[str, Any] | RunAgentInput) -> Response:
+        """The response to one request body (recorded in `requests`)."""
+        run = body if isinstance(body, RunAgentInput) else RunAgentInput.model_validate(body)
+        with self._lock:
+            self.requests.append(run)
+        turn = self._turn_for(run.messages)
+        if run.messages and run.messages[-1].role == "tool":
+            return turn.follow_up(run)
+        return turn.first(run)
+
+    def _turn_for(self, messages: Sequence[Any]) -> Turn:
+        users = [m for m in messages if m.role == "user"]
+        said = users[-1].content if users and isinstance(users[-1].content, str) else ""
+        for turn in self._turns:
+            match = turn.match
+            if isinstance(match, re.Pattern):
+                if match.search(said):
+                    return turn
+            elif match is not None and match.lower() in said.lower():
+                return turn
+        return self._default
+
+
+def _cut(text: str, pieces: int) -> list[str]:
+    if pieces <= 1 or len(text) <= 1:
+        return [text]
+    size = -(-len(text) // pieces)
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def _text_events(message_id: str, text: str, chunks: int) -> list[BaseEvent]:
+    return [
+        TextMessageStartEvent(message_id=message_id, role="assistant"),
+        *(TextMessageContentEvent(message_id=message_id, delta=piece) for piece in _cut(text, chunks) if piece),
+        TextMessageEndEvent(message_id=message_id),
+    ]
