@@ -1,0 +1,172 @@
+"""The chat's pure helpers on CPython: invisible characters marked, Markdown with nothing
+active in it, and the approval form's schema-to-field mapping (pyclient/browser/_visible.py,
+_markdown.py, _forms.py: importable without a browser)."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import Annotated, Literal, Optional
+
+import pytest
+from pydantic import Field
+
+from pyclient import client_tool
+from pyclient.browser._forms import ALL_ARGUMENTS, FormError, form_fields, initial_text, read_form
+from pyclient.browser._markdown import LINK_REL, is_safe_link, render
+from pyclient.browser._visible import INVISIBLE, split_invisible, visible
+
+# -- invisible characters ------------------------------------------------------------------------
+
+BIDI = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
+        "\u200e", "\u200f", "\u061c"]
+ZERO_WIDTH = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"]
+
+
+@pytest.mark.parametrize("char", BIDI + ZERO_WIDTH + ["\U000e0041", "\u2062"])
+def test_every_listed_character_becomes_a_marker(char):
+    shown = visible(f"a{char}b")
+    assert char not in shown
+    assert shown == f"a⟨U+{ord(char):04X}⟩b"
+
+
+def test_the_rtl_override_cannot_pass_for_a_name():
+    assert visible("\u202eecila") == "⟨U+202E⟩ecila"
+    assert split_invisible('{"to": "\u202eecila"}') == [('{"to": "', False), ("⟨U+202E⟩", True), ('ecila"}', False)]
+
+
+def test_ordinary_text_is_one_run_and_left_alone():
+    text = "héllo wörld — עברית العربية 😀 \t\n"
+    assert split_invisible(text) == [(text, False)]
+    assert visible(text) == text
+    assert split_invisible("") == []
+    assert not INVISIBLE.search("zero\u00a0width")  # a no-break space is visible
+
+
+def test_marking_is_linear():
+    import time
+
+    def cost(n):
+        text = ("ab\u200b" * n)
+        started = time.perf_counter()
+        split_invisible(text)
+        return time.perf_counter() - started
+
+    small, large = cost(20_000), cost(200_000)
+    assert large < small * 30  # ten times the text, not a hundred times the work
+
+
+# -- Markdown -------------------------------------------------------------------------------------
+
+def test_markdown_basics():
+    html = render("**b** *i*\n\n- one\n- two\n\n`code`\n\n```\nx < 1\n```")
+    assert "<strong>b</strong>" in html and "<em>i</em>" in html
+    assert "<li>one</li>" in html and "<code>code</code>" in html
+    assert "x &lt; 1" in html
+
+
+@pytest.mark.parametrize("text", [
+    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "<svg onload=alert(1)>",
+    '<a href="javascript:alert(1)">x</a>', "<iframe src=javascript:alert(1)>",
+])
+def test_raw_html_stays_text(text):
+    html = render(text)
+    assert "<" + text[1:] not in html
+    assert "&lt;" in html
+
+
+@pytest.mark.parametrize("url", [
+    "javascript:alert(1)", "JaVaScRiPt:alert(1)", "java&#115;cript:alert(1)", "  javascript:alert(1)",
+    "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)", "//evil.example/x", "file:///etc/passwd",
+])
+def test_links_other_than_web_and_mail_stay_text(url):
+    html = render(f"[x]({url}) ![y]({url}) <{url}>")
+    assert "href" not in html
+
+
+def test_web_links_open_apart_and_images_never_load():
+    html = render("[docs](https://example.org/d) [mail](mailto:a@b.c) ![cat](http://example.org/cat.png)")
+    assert f'<a href="https://example.org/d" target="_blank" rel="{LINK_REL}">docs</a>' in html
+    assert 'href="mailto:a@b.c"' in html
+    assert "<img" not in html
+    assert 'class="pyclient-image-link" href="http://example.org/cat.png"' in html and ">cat</a>" in html
+    assert is_safe_link("HTTPS://x") and not is_safe_link("ftp://x")
+
+
+def test_markdown_is_imported_on_first_render_only():
+    import subprocess
+
+    code = ("import sys; import pyclient.browser._markdown as m; a = 'markdown_it' in sys.modules; "
+            "m.render('x'); print(a, 'markdown_it' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
+
+
+# -- the approval form ----------------------------------------------------------------------------
+
+def schema_of(func):
+    return client_tool(func).parameters
+
+
+def test_fields_from_a_tool_schema():
+    def send_mail(to: str, count: int, ratio: float, urgent: bool, tone: Literal["calm", "loud"],
+                  cc: Optional[str] = None, tags: list[str] = [], note: str = "a" * 100) -> str:  # noqa: B006
+        """Send."""
+        return ""
+
+    fields = form_fields(schema_of(send_mail), {"to": "bob", "count": 2, "ratio": 0.5, "urgent": True, "tone": "loud"})
+    kinds = {field.name: field.kind for field in fields}
+    assert kinds == {"to": "text", "count": "integer", "ratio": "number", "urgent": "checkbox", "tone": "select",
+                     "cc": "text", "tags": "json", "note": "textarea"}
+    by_name = {field.name: field for field in fields}
+    assert by_name["to"].required and not by_name["cc"].required and by_name["cc"].nullable
+    assert by_name["tone"].options == ("calm", "loud") and initial_text(by_name["tone"]) == "1"
+    assert initial_text(by_name["tags"]) == "[]" and initial_text(by_name["count"]) == "2"
+
+
+class Size(Enum):
+    S = "s"
+    L = "l"
+
+
+def test_enums_behind_refs_and_constraints():
+    def order(size: Size, qty: Annotated[int, Field(ge=1)] = 1) -> str:
+        """Order."""
+        return ""
+
+    fields = form_fields(schema_of(order), {"size": "l"})
+    assert [(f.name, f.kind) for f in fields] == [("size", "select"), ("qty", "integer")]
+    assert fields[0].options == ("s", "l")
+    assert read_form(fields, {"size": "0", "qty": "3"}) == {"size": "s", "qty": 3}
+
+
+def test_read_form_types_and_errors():
+    def f(a: str, n: int, x: float, b: bool, o: Optional[int] = None, d: dict = {}) -> str:  # noqa: B006
+        """F."""
+        return ""
+
+    fields = form_fields(schema_of(f), {})
+    values = {"a": "hi", "n": "4", "x": "2.5", "b": False, "o": "", "d": '{"k": [1]}'}
+    assert read_form(fields, values) == {"a": "hi", "n": 4, "x": 2.5, "b": False, "o": None, "d": {"k": [1]}}
+    with pytest.raises(FormError, match="not a whole number"):
+        read_form(fields, {**values, "n": "1.5"})
+    with pytest.raises(FormError, match="enter a value"):
+        read_form(fields, {**values, "n": ""})
+    with pytest.raises(FormError, match="not a finite number"):
+        read_form(fields, {**values, "x": "inf"})
+    with pytest.raises(FormError, match="not valid JSON"):
+        read_form(fields, {**values, "d": "{"})
+    # An optional field left empty is left out: its default applies.
+    fields = form_fields({"type": "object", "properties": {"n": {"type": "integer", "default": 3}}}, {})
+    assert read_form(fields, {"n": ""}) == {}
+
+
+def test_a_schema_without_properties_is_one_json_field():
+    fields = form_fields({"type": "object"}, {"anything": [1, 2]})
+    assert [(f.name, f.kind) for f in fields] == [(ALL_ARGUMENTS, "json")]
+    assert read_form(fields, {ALL_ARGUMENTS: '{"a": 1}'}) == {"a": 1}
+    with pytest.raises(FormError, match="JSON object"):
+        read_form(fields, {ALL_ARGUMENTS: "[1]"})
+    # Arguments the schema does not name keep a JSON field each.
+    fields = form_fields({"type": "object", "properties": {"a": {"type": "string"}}}, {"a": "x", "extra": 1})
+    assert [(f.name, f.kind) for f in fields] == [("a", "text"), ("extra", "json")]
