@@ -102,7 +102,7 @@ def colour_picker(part: ToolPart):
     action = part.action
     if action is None or action.status != "awaiting_input":
         return None  # streaming, or its tool is not mounted: the default card
-    colour = web.input(type="color", value="#1e3a8a", aria_label="colour")
+    colour = web.input_(type="color", value="#1e3a8a", aria_label="colour")
 
     def use(event):
         if event.isTrusted:  # a script's click is not the user's answer

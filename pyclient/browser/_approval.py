@@ -46,15 +46,16 @@ class ApprovalBar:
         node: the bar's element.
     """
 
-    def __init__(self, name: str, description: str, fields: list[FormField]) -> None:
+    def __init__(self, name: str, description: str, fields: list[FormField], *, has_arguments: bool = True) -> None:
         self.fields = fields
         node = self.node = el("div", "pyclient-approval", role="group")
         node.setAttribute("aria-label", f"Approve the call of {name}?")
-        node.append(el("p", "pyclient-approval-question", f"Allow {name} to run with the arguments above?"))
         if description:
             about = el("p", "pyclient-tool-description")
             append_visible(about, description)
             node.append(about)
+        question = f"Allow {name} to run with the arguments above?" if has_arguments else f"Allow {name} to run?"
+        node.append(el("p", "pyclient-approval-question", question))
         self._form = el("form", "pyclient-edit")
         self._form.hidden = True
         self._inputs: list[Any] = []
@@ -144,7 +145,8 @@ def approval_bar(name: str, description: str, schema: Any, arguments: str) -> Ap
         parsed = json.loads(arguments) if arguments.strip() else {}
     except ValueError:
         parsed = {}
-    return ApprovalBar(name, description, form_fields(schema, parsed if isinstance(parsed, dict) else {}))
+    arguments_object = parsed if isinstance(parsed, dict) else {}
+    return ApprovalBar(name, description, form_fields(schema, arguments_object), has_arguments=bool(arguments_object))
 
 
 def interrupted_bar() -> Any:

@@ -49,7 +49,7 @@ scoped under `.pyclient-chat`; the chat has its own opaque background, light or 
 | `--pyclient-radius` | corner radius |
 | `--pyclient-font` | font family |
 | `--pyclient-mono` | monospace font (arguments, results, code) |
-| `--pyclient-max-height` | the chat's maximum height (`80vh`); the message list scrolls |
+| `--pyclient-max-height` | the chat's maximum height (`100vh`); it fills a container with a height, and the message list scrolls |
 
 The chat lives as long as its thread: the thread's listener holds it, and the page's event
 listeners hold it only weakly, so a chat whose thread is closed (`thread.close()`) or freed
@@ -376,6 +376,8 @@ class Chat:
             self._log_toggle.setAttribute("aria-expanded", "true" if opened else "false")
             if opened:
                 self._log.reopen()
+            if self._follow:  # the list changed size: still at its end
+                self._list.scrollTop = self._list.scrollHeight
         elif command == "download-log":
             self._log.download()
         elif not event.isTrusted:  # a script's synthetic click is not the user's
