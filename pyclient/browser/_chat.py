@@ -14,9 +14,11 @@ an empty state with suggestions, and an event log panel (`pyclient.browser._even
 follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
 in the input stops a run.
 
-Rendering is batched: thread events only mark what changed (a message id for a text delta,
-a tool call id for a `TOOL_CALL_*` event or a call's status, "everything" for anything else),
-and one animation frame applies it, updating nodes in place. A timer stands in for the frame
+Rendering is batched: thread events only mark what changed (`pyclient.browser._changes`: a
+message id for a text delta, a tool call id for a `TOOL_CALL_*` event or a call's status,
+"everything" for anything else), and one animation frame applies it, updating nodes in place
+(`pyclient.browser._timeline` keeps them in history order). Card updates take at most
+`FRAME_BUDGET` seconds a frame; the rest waits for the next. A timer stands in for the frame
 in a hidden tab, and the chat applies everything at once when the run stops, so the final
 state is always shown.
 
@@ -78,23 +80,25 @@ import logging
 import time
 import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import js
 from pyodide.ffi import create_proxy
 
-from .._errors import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError, ToolError, TransportError
-from .._events import event_type
+from .._errors import LocalProtocolError, ToolError
 from ._approval import ApprovalBar, approval_bar, interrupted_bar
 from ._bubbles import Bubble
+from ._changes import Changes
 from ._cards import Card
 from ._eventlog import EventLog
 from ._forms import FormError
-from ._nodes import FrameScheduler, append_visible, el
+from ._nodes import FrameScheduler, el
+from ._timeline import Timeline, error_notice, stopped_notice
 
 if TYPE_CHECKING:
     from ag_ui.core import Message
 
+    from .._events import AGUIEvent
     from .._listeners import ThreadEvent
     from .._thread import Thread
 
@@ -105,10 +109,6 @@ logger = logging.getLogger("pyclient")
 STYLE_ID = "pyclient-chat-style"
 """The id of the `<style>` element that holds the chat's stylesheet (one per document)."""
 
-# AG-UI events whose changes the chat applies by id; any other change reconciles everything.
-_TEXT_EVENTS = frozenset({"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK"})
-_CALL_EVENTS = frozenset({"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK",
-                          "TOOL_CALL_RESULT"})
 _WAITING = frozenset({"awaiting_approval", "awaiting_input"})
 _TERMINAL = frozenset({"completed", "failed", "cancelled"})
 # Seconds of card updates one frame may take; the rest waits for the next frame.
@@ -141,22 +141,6 @@ def _text_of(message: Message) -> str:
     if isinstance(content, list):  # multimodal user content: its text parts
         return "\n".join(str(getattr(part, "text", "")) for part in content if getattr(part, "type", "") == "text")
     return ""
-
-
-def error_text(error: BaseException | None) -> str:
-    """What the error bubble tells the person at the page about `error` (`thread.error`)."""
-    if isinstance(error, TransportError):
-        if error.status is None:
-            return "The assistant could not be reached. Check your connection and try again."
-        return (f"The assistant's server answered with an error (HTTP {error.status}). "
-                "Try again in a moment.")
-    if isinstance(error, FollowUpLimitError):
-        return "The assistant kept calling tools without finishing, so it was stopped. Try again or rephrase."
-    if isinstance(error, RunError):
-        return "The assistant ran into a problem and could not answer. Try again."
-    if isinstance(error, RemoteProtocolError):
-        return "The assistant's reply could not be read. Try again."
-    return "Something went wrong and the assistant could not answer. Try again."
 
 
 class Chat:
@@ -238,22 +222,11 @@ class Chat:
         self._bubbles: dict[str, Bubble] = {}     # message id -> its bubble
         self._cards: dict[str, Card] = {}         # tool call id -> its card
         self._approvals: dict[str, ApprovalBar] = {}  # tool call id -> its approval bar
-        self._nodes: dict[str, Any] = {}          # key ("m:<id>", "c:<id>", "n:<name>") -> node
-        self._order: list[str] = []               # the keys, in the list's order
-        self._notices: dict[str, str | None] = {}  # notice key -> the key it follows (None: the end)
-        self._dirty_messages: set[str] = set()
-        self._dirty_calls: dict[str, None] = {}   # an ordered set: cards updated in this order
-        self._names: dict[str, str] = {}          # tool call id -> tool name, from TOOL_CALL_START
+        self._timeline = Timeline(self._list)     # the list's items by key, in order
+        self._changes = Changes(thread.run_status)  # what to draw at the next frame
         self._renderers: dict[str, Any] = {}      # tool name -> its renderer, looked up once a frame
-        self._full = True
-        self._by_id = False          # the last thread event was a delta applied by id
-        self._streaming: set[str] = set()  # message ids whose text is still streaming
         self._waiting: set[str] = set()    # call ids waiting for the user
         self._working: set[str] = set()    # call ids whose handler runs
-        self._last_status: str = thread.run_status
-        self._run_finished = True
-        self._cancelled_in_run = False
-        self._stopped = False
         self._stops = 0
         self._error_shown: BaseException | None = None
         self._follow = True
@@ -285,7 +258,7 @@ class Chat:
         except Exception:
             logger.exception("pyclient: restoring thread %s failed", self.thread.thread_id)
         if not self._disposed:
-            self._full = True
+            self._changes.full = True
             self._frames.run_now()
 
     def _listen(self, target: Any, kind: str, method: str) -> None:
@@ -328,7 +301,7 @@ class Chat:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)  # keep a reference until it is done (asyncio holds tasks weakly)
         task.add_done_callback(self._sent)
-        self._full = True
+        self._changes.full = True
         self._frames.run_now()  # "running" from the click on: the send starts a moment later
 
     def _sent(self, task: asyncio.Task[None]) -> None:
@@ -337,7 +310,7 @@ class Chat:
             # send() raises only for misuse or a bug; say so instead of "never retrieved".
             logger.error("pyclient: sending from the chat failed", exc_info=task.exception())
         if not self._disposed:
-            self._full = True
+            self._changes.full = True
             self._frames.run_now()
 
     def _on_submit(self, event: Any) -> None:
@@ -351,7 +324,7 @@ class Chat:
             self._stop_run()
 
     def _stop_run(self) -> None:
-        self._stopped = True
+        self._changes.user_stopped()
         self.thread.stop()
 
     def _on_scroll(self, event: Any) -> None:
@@ -427,84 +400,18 @@ class Chat:
     # -- what changed --------------------------------------------------------------------
 
     def _on_thread(self, event: ThreadEvent) -> None:
-        kind = event.kind
-        if kind == "event":
-            self._on_event(event.payload)
-        elif kind == "messages":
-            # After a delta applied by id, the history change is that delta: nothing more to do.
-            if not self._by_id:
-                self._full = True
-            self._by_id = False
-        elif kind == "action":
-            self._by_id = False
-            call_id = getattr(event.payload, "id", None)
-            if isinstance(call_id, str):
-                self._dirty_calls[call_id] = None
-                if getattr(event.payload, "status", None) == "cancelled":
-                    self._cancelled_in_run = True
-        elif kind == "status":
-            self._by_id = False
-            self._on_status(str(event.payload))
-            return
-        elif kind == "closed":
+        # Only marks: the DOM is written once per frame (see _changes).
+        if event.kind == "event":
+            self._log.add(cast("AGUIEvent", event.payload))  # an "event" payload is an AG-UI event
+        when = self._changes.note(event)
+        if when == "closed":
             self.dispose()
-            return
-        else:  # error, tools, state, mounted
-            self._by_id = False
-            self._full = True
-        self._frames.request()
-
-    def _on_event(self, payload: Any) -> None:
-        self._log.add(payload)
-        kind = event_type(payload)
-        if kind in _TEXT_EVENTS:
-            message_id = getattr(payload, "message_id", None)
-            self._by_id = isinstance(message_id, str)
-            if isinstance(message_id, str):
-                self._dirty_messages.add(message_id)
-                if kind == "TEXT_MESSAGE_END":
-                    self._streaming.discard(message_id)
-                else:
-                    self._streaming.add(message_id)
-            else:
-                self._full = True
-        elif kind in _CALL_EVENTS:
-            call_id = getattr(payload, "tool_call_id", None)
-            self._by_id = isinstance(call_id, str) and kind != "TOOL_CALL_RESULT"
-            if isinstance(call_id, str):
-                self._dirty_calls[call_id] = None
-                name = getattr(payload, "tool_call_name", None)
-                if isinstance(name, str) and call_id not in self._names:
-                    self._names[call_id] = name
-            if not self._by_id:
-                self._full = True  # a result adds a tool message: placed by a full pass
+        elif when == "now":
+            # The run is over: show its final state now, all of it, frame or no frame (a hidden tab).
+            self._frames.cancel()
+            self._flush(budget=float("inf"))
         else:
-            self._by_id = False
-            if kind == "RUN_STARTED":
-                self._run_finished = False
-                self._cancelled_in_run = False
-            elif kind in ("RUN_FINISHED", "RUN_ERROR"):
-                self._run_finished = True
-            if kind == "MESSAGES_SNAPSHOT":
-                self._full = True
-
-    def _on_status(self, status: str) -> None:
-        previous, self._last_status = self._last_status, status
-        self._full = True
-        if status == "running":
-            if previous != "running":
-                self._stopped = False
             self._frames.request()
-            return
-        if previous == "running" and status == "idle" and (not self._run_finished or self._cancelled_in_run):
-            self._stopped = True  # the run was cut, or its calls cancelled: thread.stop()
-        if previous == "running" and self._stopped:
-            self._stops += 1
-            self._notices[f"n:stopped-{self._stops}"] = self._order[-1] if self._order else None
-        self._streaming.clear()
-        # The run is over: show its final state now, all of it, frame or no frame (a hidden tab).
-        self._frames.cancel()
-        self._flush(budget=float("inf"))
 
     # -- rendering -----------------------------------------------------------------------
 
@@ -515,24 +422,25 @@ class Chat:
             return
         started = time.perf_counter()
         self._renderers.clear()
-        if self._full:
-            self._full = False
+        changes = self._changes
+        if changes.full:
+            changes.full = False
             self._reconcile()
         else:
-            if self._dirty_messages:
+            if self._changes.messages:
                 self._update_messages()
-            for call_id in self._dirty_calls:
-                if call_id not in self._cards and call_id in self._names:
-                    self._card(call_id, self._names[call_id])
-        self._dirty_messages.clear()
+            for call_id in self._changes.calls:
+                if call_id not in self._cards and call_id in self._changes.names:
+                    self._card(call_id, self._changes.names[call_id])
+        self._changes.messages.clear()
         self._update_cards(started + budget)
         self._show_notices()
         self._show_status()
-        self._empty.hidden = bool(self._order) or self.thread.read_only
+        self._empty.hidden = bool(self._timeline) or self.thread.read_only
         self._log.flush()
         if self._follow:
             self._list.scrollTop = self._list.scrollHeight
-        if self._dirty_calls:
+        if self._changes.calls:
             self._frames.request()
 
     def _reconcile(self) -> None:
@@ -552,7 +460,7 @@ class Chat:
                 seen.add(key)
                 keys.append(key)
                 bubble = self._bubble(message.id, role)
-                bubble.update(text, streaming=message.id in self._streaming)
+                bubble.update(text, streaming=message.id in self._changes.streaming)
                 if message.id in interrupted:
                     bubble.mark_interrupted()
             for call in getattr(message, "tool_calls", None) or ():
@@ -565,25 +473,28 @@ class Chat:
                 if card is None:
                     card = self._card(call.id, call.function.name)
                 if card.status not in _TERMINAL:
-                    self._dirty_calls[call.id] = None
+                    self._changes.calls[call.id] = None
                 if message.id in interrupted:
                     card.node.dataset.interrupted = "true"
-        self._place(keys)
+        for key in self._timeline.place(keys):  # gone from the history (a snapshot)
+            self._bubbles.pop(key[2:], None)
+            self._cards.pop(key[2:], None)
+            self._approvals.pop(key[2:], None)
 
     def _update_messages(self) -> None:
         """The bubbles of the messages whose text changed (text deltas)."""
-        wanted = self._dirty_messages
+        wanted = self._changes.messages
         for message in self.thread.messages:
             if message.id in wanted and message.role in ("user", "assistant"):
                 text = _text_of(message)
                 if text or message.id in self._bubbles:
-                    self._bubble(message.id, message.role).update(text, streaming=message.id in self._streaming)
+                    self._bubble(message.id, message.role).update(text, streaming=message.id in self._changes.streaming)
 
     def _update_cards(self, deadline: float) -> None:
         """Update the queued cards, in order, until `deadline` (`time.perf_counter()`)."""
         done = 0
-        for call_id in list(self._dirty_calls):
-            del self._dirty_calls[call_id]
+        for call_id in list(self._changes.calls):
+            del self._changes.calls[call_id]
             self._update_card(call_id)
             done += 1
             if done % 4 == 0 and time.perf_counter() > deadline:
@@ -593,19 +504,13 @@ class Chat:
         bubble = self._bubbles.get(message_id)
         if bubble is None:
             bubble = self._bubbles[message_id] = Bubble(message_id, role)
-            self._add_node("m:" + message_id, bubble.node)
+            self._timeline.add("m:" + message_id, bubble.node)
         return bubble
 
     def _card(self, call_id: str, name: str) -> Card:
         card = self._cards[call_id] = Card(call_id, name)
-        self._add_node("c:" + call_id, card.node)
+        self._timeline.add("c:" + call_id, card.node)
         return card
-
-    def _add_node(self, key: str, node: Any) -> None:
-        """A new node goes at the end; a full pass moves it if history says otherwise."""
-        self._nodes[key] = node
-        self._list.append(node)
-        self._order.append(key)
 
     def _renderer(self, tool_name: str) -> Any:
         if tool_name not in self._renderers:
@@ -638,82 +543,21 @@ class Chat:
         else:
             card.set_bar(None, None)
 
-    def _place(self, keys: list[str]) -> None:
-        """Put the nodes in history order, the notices after the node they follow."""
-        after: dict[str | None, list[str]] = {}
-        for notice, anchor in self._notices.items():
-            if notice not in self._nodes:
-                continue  # made by _show_notices, which puts it in place
-            after.setdefault(anchor if anchor in self._nodes else None, []).append(notice)
-        expected: list[str] = []
-        for key in keys:
-            expected.append(key)
-            expected.extend(after.get(key, ()))
-        expected.extend(after.get(None, ()))
-        if expected == self._order:
-            return
-        count = len(self._order)
-        if expected[:count] == self._order:
-            for key in expected[count:]:
-                self._list.append(self._nodes[key])
-        else:  # a snapshot changed the history: move what stays, drop what went
-            for key in expected:
-                self._list.append(self._nodes[key])
-            gone = set(self._order) - set(expected)
-            for key in gone:
-                self._nodes.pop(key).remove()
-                self._notices.pop(key, None)
-                if key.startswith("m:"):
-                    self._bubbles.pop(key[2:], None)
-                elif key.startswith("c:"):
-                    self._cards.pop(key[2:], None)
-                    self._approvals.pop(key[2:], None)
-        self._order = expected
-
     def _show_notices(self) -> None:
-        """The stop markers and the error bubble, as notices in the list."""
-        for key, anchor in self._notices.items():
-            if key not in self._nodes and key.startswith("n:stopped-"):
-                node = el("li", "pyclient-notice pyclient-stopped", "Stopped")
-                node.dataset.kind = "stopped"
-                self._insert_notice(key, node, anchor)
+        """The "Stopped" markers (after the last item when the run stopped) and the error bubble."""
+        while self._changes.stop_marks:
+            self._changes.stop_marks -= 1
+            self._stops += 1
+            self._timeline.add_notice(f"n:stopped-{self._stops}", stopped_notice(), after=self._timeline.last)
         error = self.thread.error if self.thread.run_status == "error" else None
         if error is self._error_shown:
             return
-        if "n:error" in self._nodes:
-            self._nodes.pop("n:error").remove()
-            self._order.remove("n:error")
-            del self._notices["n:error"]
+        self._timeline.remove("n:error")
         self._error_shown = error
-        if error is None:
-            return
-        js.console.error(f"pyclient: the run of thread {self.thread.thread_id} failed: {error!r}")
-        bubble = el("li", "pyclient-notice pyclient-error", role="alert")
-        bubble.dataset.kind = "error"
-        bubble.append(el("p", "pyclient-error-text", error_text(error)))
-        details = el("details", "pyclient-error-details")
-        details.append(el("summary", "", "Details"))
-        detail = el("pre")
-        append_visible(detail, str(error))
-        details.append(detail)
-        retry = el("button", "pyclient-retry-run", "Retry", type="button", data_command="retry-run")
-        bubble.append(details, retry)
-        self._insert_notice("n:error", bubble, None)
-
-    def _insert_notice(self, key: str, node: Any, anchor: str | None) -> None:
-        self._notices[key] = anchor
-        self._nodes[key] = node
-        if anchor is not None and anchor in self._order:
-            position = self._order.index(anchor) + 1
-            while position < len(self._order) and self._order[position].startswith("n:"):
-                position += 1
-        else:
-            position = len(self._order)
-        if position < len(self._order):
-            self._list.insertBefore(node, self._nodes[self._order[position]])
-        else:
-            self._list.append(node)
-        self._order.insert(position, key)
+        if error is not None:
+            # The developer's detail goes to the console; the bubble speaks to the user.
+            js.console.error(f"pyclient: the run of thread {self.thread.thread_id} failed: {error!r}")
+            self._timeline.add_notice("n:error", error_notice(error), after=None)
 
     def _show_status(self) -> None:
         thread = self.thread
@@ -728,7 +572,7 @@ class Chat:
             words = "Something went wrong"
         elif status == "running":
             words = "Waiting for you" if self._waiting else "Working…" if self._working else "Thinking…"
-        elif self._stopped:
+        elif self._changes.stopped:
             words = "Stopped"
         else:
             words = "Ready"

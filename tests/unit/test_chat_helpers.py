@@ -170,3 +170,69 @@ def test_a_schema_without_properties_is_one_json_field():
     # Arguments the schema does not name keep a JSON field each.
     fields = form_fields({"type": "object", "properties": {"a": {"type": "string"}}}, {"a": "x", "extra": 1})
     assert [(f.name, f.kind) for f in fields] == [("a", "text"), ("extra", "json")]
+
+
+# -- what the chat marks dirty ---------------------------------------------------------------------
+
+def test_deltas_mark_ids_and_the_rest_reconciles():
+    from ag_ui.core import (
+        MessagesSnapshotEvent,
+        RunFinishedEvent,
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        ToolCallArgsEvent,
+        ToolCallStartEvent,
+    )
+
+    from pyclient import ThreadEvent
+    from pyclient.browser._changes import Changes
+
+    changes = Changes("idle")
+    changes.full = False
+    event = ThreadEvent
+    assert changes.note(event("status", "running")) == "frame" and changes.full
+    changes.full = False
+    changes.note(event("event", RunStartedEvent(thread_id="t", run_id="r")))
+    for delta in ("a", "b", "c"):  # each delta and the history change it makes: marked by id only
+        assert changes.note(event("event", TextMessageContentEvent(message_id="m1", delta=delta))) == "frame"
+        changes.note(event("messages"))
+    assert changes.messages == {"m1"} and changes.streaming == {"m1"} and not changes.full
+    changes.note(event("event", ToolCallStartEvent(tool_call_id="c1", tool_call_name="echo")))
+    changes.note(event("messages"))
+    changes.note(event("event", ToolCallArgsEvent(tool_call_id="c1", delta="{}")))
+    changes.note(event("messages"))
+    assert list(changes.calls) == ["c1"] and changes.names == {"c1": "echo"} and not changes.full
+    changes.note(event("event", TextMessageEndEvent(message_id="m1")))
+    assert changes.streaming == set()
+    changes.note(event("messages"))  # a change no delta explains (a user message): everything
+    changes.note(event("messages"))
+    assert changes.full
+    changes.full = False
+    changes.note(event("event", MessagesSnapshotEvent(messages=[])))
+    assert changes.full
+    changes.note(event("event", RunFinishedEvent(thread_id="t", run_id="r")))
+    assert changes.note(event("status", "idle")) == "now"   # the run is over: draw at once
+    assert not changes.stopped and changes.stop_marks == 0
+    assert changes.note(event("closed")) == "closed"
+
+
+def test_a_run_cut_before_its_end_is_a_stop():
+    from ag_ui.core import RunStartedEvent
+
+    from pyclient import ThreadEvent
+    from pyclient.browser._changes import Changes
+
+    changes = Changes("idle")
+    changes.note(ThreadEvent("status", "running"))
+    changes.note(ThreadEvent("event", RunStartedEvent(thread_id="t", run_id="r")))
+    assert changes.note(ThreadEvent("status", "idle")) == "now"
+    assert changes.stopped and changes.stop_marks == 1
+    changes.note(ThreadEvent("status", "running"))   # the next run clears it
+    assert not changes.stopped
+    changes.user_stopped()                           # Stop in the chat
+    changes.note(ThreadEvent("status", "idle"))
+    assert changes.stopped and changes.stop_marks == 2
+    changes.note(ThreadEvent("status", "running"))
+    changes.note(ThreadEvent("status", "error"))     # an error is not a stop
+    assert not changes.stopped and changes.stop_marks == 2

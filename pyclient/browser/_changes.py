@@ -1,0 +1,150 @@
+"""What changed in a thread since the chat last drew it: thread events in, dirty marks out.
+
+The chat's listener does no DOM work: it hands each `ThreadEvent` to `Changes.note()`, which
+only marks what changed, and the chat applies the marks once per animation frame. The marks:
+
+- a message id, for a text delta (`TEXT_MESSAGE_*` events): that bubble is updated;
+- a tool call id, for a `TOOL_CALL_*` event or a call's `"action"` change: that card is updated
+  (the names of new calls are kept from `TOOL_CALL_START`, so their cards are made in order);
+- `full`, for anything else that changes the history (a snapshot, a user message, a tool
+  result, a restore) or the run status: everything is reconciled, cheaply, in history order.
+
+A `"messages"` change right after a delta that was marked by id is that delta, so it marks
+nothing more: a long answer costs one bubble update per frame, not a reconcile per delta. It
+also tells a stopped run from a finished one: the run status went from running to idle
+before `RUN_FINISHED`, or calls of the run were cancelled (that is what `thread.stop()` does).
+`note()` says when to draw: `"frame"` (at the next frame), `"now"` (the run is over: show the
+final state at once, even in a hidden tab where frames pause) or `"closed"`. Pure Python: it
+never touches the page.
+
+```python
+from ag_ui.core import TextMessageContentEvent
+from pyclient import ThreadEvent
+from pyclient.browser._changes import Changes
+
+changes = Changes("idle")
+changes.full = False
+print(changes.note(ThreadEvent("event", TextMessageContentEvent(message_id="m1", delta="Hi"))))  # frame
+print(changes.note(ThreadEvent("messages")), changes.messages, changes.full)   # frame {'m1'} False
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from .._events import event_type
+from .._listeners import ThreadEvent
+
+__all__ = ["Changes", "When"]
+
+When = Literal["frame", "now", "closed"]
+
+_TEXT_EVENTS = frozenset({"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK"})
+_CALL_EVENTS = frozenset({"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK"})
+
+
+class Changes:
+    """The marks the chat draws from; it clears `messages` and takes from `calls` as it draws.
+
+    Args:
+        run_status: the thread's run status when the chat starts.
+
+    Attributes:
+        messages: ids of messages whose text changed.
+        calls: ids of tool calls whose card may have changed (a dict used as an ordered set).
+        names: tool call id -> tool name, from `TOOL_CALL_START`.
+        full: reconcile everything.
+        streaming: ids of messages whose text is still streaming (Markdown renders them lazily).
+        stopped: the last run was stopped (until the next one starts).
+        stop_marks: stops whose "Stopped" marker is not in the list yet.
+    """
+
+    def __init__(self, run_status: str) -> None:
+        self.messages: set[str] = set()
+        self.calls: dict[str, None] = {}
+        self.names: dict[str, str] = {}
+        self.full = True
+        self.streaming: set[str] = set()
+        self.stopped = False
+        self.stop_marks = 0
+        self._status = run_status
+        self._by_id = False          # the last event was a delta marked by id
+        self._run_finished = True
+        self._cancelled_in_run = False
+
+    def note(self, event: ThreadEvent) -> When:
+        """Mark what `event` changed; say when to draw it."""
+        kind = event.kind
+        if kind == "event":
+            self._event(event.payload)
+            return "frame"
+        by_id, self._by_id = self._by_id, False
+        if kind == "messages":
+            # After a delta marked by id, the history change is that delta: nothing more to do.
+            if not by_id:
+                self.full = True
+        elif kind == "action":
+            call_id = getattr(event.payload, "id", None)
+            if isinstance(call_id, str):
+                self.calls[call_id] = None
+                if getattr(event.payload, "status", None) == "cancelled":
+                    self._cancelled_in_run = True
+        elif kind == "status":
+            return self._run_status(str(event.payload))
+        elif kind == "closed":
+            return "closed"
+        else:  # error, tools, state, mounted
+            self.full = True
+        return "frame"
+
+    def user_stopped(self) -> None:
+        """The user stopped the run from the chat (Stop, Escape)."""
+        self.stopped = True
+
+    def _event(self, payload: Any) -> None:
+        kind = event_type(payload)
+        self._by_id = False
+        if kind in _TEXT_EVENTS:
+            message_id = getattr(payload, "message_id", None)
+            if not isinstance(message_id, str):
+                self.full = True
+                return
+            self._by_id = True
+            self.messages.add(message_id)
+            if kind == "TEXT_MESSAGE_END":
+                self.streaming.discard(message_id)
+            else:
+                self.streaming.add(message_id)
+        elif kind in _CALL_EVENTS or kind == "TOOL_CALL_RESULT":
+            call_id = getattr(payload, "tool_call_id", None)
+            if not isinstance(call_id, str):
+                self.full = True
+                return
+            self.calls[call_id] = None
+            name = getattr(payload, "tool_call_name", None)
+            if isinstance(name, str) and call_id not in self.names:
+                self.names[call_id] = name
+            # A result adds a tool message: its "messages" change reconciles (it answers a card).
+            self._by_id = kind != "TOOL_CALL_RESULT"
+        elif kind == "RUN_STARTED":
+            self._run_finished = False
+            self._cancelled_in_run = False
+        elif kind in ("RUN_FINISHED", "RUN_ERROR"):
+            self._run_finished = True
+        elif kind == "MESSAGES_SNAPSHOT":
+            self.full = True
+
+    def _run_status(self, status: str) -> When:
+        previous, self._status = self._status, status
+        self.full = True
+        if status == "running":
+            if previous != "running":
+                self.stopped = False
+            return "frame"
+        if previous == "running" and status == "idle" and (not self._run_finished or self._cancelled_in_run):
+            self.stopped = True  # the run was cut, or its calls cancelled: thread.stop()
+        if previous == "running" and self.stopped:
+            self.stop_marks += 1
+        self.streaming.clear()
+        return "now"

@@ -1,0 +1,162 @@
+"""The chat's message list: its items in history order, and the notices between them.
+
+`Timeline` keeps each item of the `<ol>` under a key (`"m:<message id>"` for a bubble,
+`"c:<tool call id>"` for a card, `"n:<name>"` for a notice) and the keys in list order, in
+Python, so the chat can tell what to move without reading the DOM. New items go at the end
+(streaming adds them in history order); `place(keys)` puts the list in history order after
+anything that can reorder it (a `MESSAGES_SNAPSHOT`, a restore): in the common case it only
+appends, otherwise it moves the nodes that stay (never rebuilding them) and drops the rest.
+A notice sits after the item it was added after (a "Stopped" marker after the answer it
+cut), or at the end (the error bubble).
+
+`error_notice(error)` is the error bubble: a sentence for the person at the page
+(`error_text`: a connection problem, an HTTP error or the agent's own error), the error itself
+in a collapsed "Details" (as text), and a Retry button (`data-command="retry-run"`).
+
+```python
+from pyclient.browser._nodes import el
+from pyclient.browser._timeline import Timeline, stopped_notice
+
+timeline = Timeline(el("ol"))
+timeline.add("m:1", el("li", "", "hello"))
+timeline.add_notice("n:stopped-1", stopped_notice(), after=timeline.last)
+timeline.add("c:2", el("li", "", "card"))
+print(timeline.place(["c:2", "m:1"]), [li.textContent for li in timeline.node.children])
+# prints "[] ['card', 'hello', 'Stopped']"
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import FollowUpLimitError, RemoteProtocolError, RunError, TransportError
+from ._nodes import append_visible, el
+
+__all__ = ["Timeline", "error_notice", "error_text", "stopped_notice"]
+
+
+def error_text(error: BaseException | None) -> str:
+    """What the error bubble tells the person at the page about `error` (`thread.error`)."""
+    if isinstance(error, TransportError):
+        if error.status is None:
+            return "The assistant could not be reached. Check your connection and try again."
+        return (f"The assistant's server answered with an error (HTTP {error.status}). "
+                "Try again in a moment.")
+    if isinstance(error, FollowUpLimitError):
+        return "The assistant kept calling tools without finishing, so it was stopped. Try again or rephrase."
+    if isinstance(error, RunError):
+        return "The assistant ran into a problem and could not answer. Try again."
+    if isinstance(error, RemoteProtocolError):
+        return "The assistant's reply could not be read. Try again."
+    return "Something went wrong and the assistant could not answer. Try again."
+
+
+def error_notice(error: BaseException) -> Any:
+    """The error bubble of a failed run: what happened in words, the details, a Retry button."""
+    bubble = el("li", "pyclient-notice pyclient-error", role="alert")
+    bubble.dataset.kind = "error"
+    bubble.append(el("p", "pyclient-error-text", error_text(error)))
+    details = el("details", "pyclient-error-details")
+    details.append(el("summary", "", "Details"))
+    detail = el("pre")
+    append_visible(detail, str(error))  # the server's words: text, invisible characters marked
+    details.append(detail)
+    bubble.append(details, el("button", "pyclient-retry-run", "Retry", type="button", data_command="retry-run"))
+    return bubble
+
+
+def stopped_notice() -> Any:
+    """The marker after a run the user stopped."""
+    node = el("li", "pyclient-notice pyclient-stopped", "Stopped")
+    node.dataset.kind = "stopped"
+    return node
+
+
+class Timeline:
+    """The items of the chat's list (`node`, an `<ol>`), by key, in list order.
+
+    Args:
+        node: the list element.
+    """
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+        self._nodes: dict[str, Any] = {}
+        self._order: list[str] = []
+        self._notices: dict[str, str | None] = {}  # notice key -> the key it follows (None: the end)
+
+    def __bool__(self) -> bool:
+        return bool(self._order)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._nodes
+
+    @property
+    def last(self) -> str | None:
+        """The key of the last item, or None when the list is empty."""
+        return self._order[-1] if self._order else None
+
+    def add(self, key: str, node: Any) -> None:
+        """Append a new item (a later `place()` moves it if history says otherwise)."""
+        self._nodes[key] = node
+        self.node.append(node)
+        self._order.append(key)
+
+    def add_notice(self, key: str, node: Any, *, after: str | None) -> None:
+        """Insert a notice after the item `after` (and the notices already there), or at the end."""
+        self._notices[key] = after
+        self._nodes[key] = node
+        if after is not None and after in self._nodes:
+            position = self._order.index(after) + 1
+            while position < len(self._order) and self._order[position] in self._notices:
+                position += 1
+        else:
+            position = len(self._order)
+        if position < len(self._order):
+            self.node.insertBefore(node, self._nodes[self._order[position]])
+        else:
+            self.node.append(node)
+        self._order.insert(position, key)
+
+    def remove(self, key: str) -> None:
+        """Take an item (or notice) out; nothing when there is none."""
+        node = self._nodes.pop(key, None)
+        if node is not None:
+            node.remove()
+            self._order.remove(key)
+            self._notices.pop(key, None)
+
+    def place(self, keys: list[str]) -> list[str]:
+        """Put the items in the order of `keys` (history order), each notice after its item.
+
+        Returns:
+            The keys of the items that are no longer in `keys` (removed from the list), so the
+            caller can drop what it keeps for them.
+        """
+        present = set(keys)
+        after: dict[str | None, list[str]] = {}
+        for notice, anchor in self._notices.items():
+            after.setdefault(anchor if anchor in present else None, []).append(notice)
+        expected: list[str] = []
+        for key in keys:
+            expected.append(key)
+            expected.extend(after.get(key, ()))
+        expected.extend(after.get(None, ()))
+        if expected == self._order:
+            return []
+        count = len(self._order)
+        gone: list[str] = []
+        if expected[:count] == self._order:
+            for key in expected[count:]:
+                self.node.append(self._nodes[key])
+        else:  # a snapshot changed the history: move what stays, drop what went
+            for key in expected:
+                self.node.append(self._nodes[key])
+            kept = set(expected)
+            gone = [key for key in self._order if key not in kept]
+            for key in gone:
+                self._nodes.pop(key).remove()
+                self._notices.pop(key, None)
+        self._order = expected
+        return gone
