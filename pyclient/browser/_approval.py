@@ -29,6 +29,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import js
+from pyodide.ffi import to_js
+
 from ._forms import FormField, form_fields, initial_text, read_form
 from ._nodes import append_visible, el, set_visible
 
@@ -117,8 +120,10 @@ class ApprovalBar:
         self._form.hidden = not show
         self._edit.textContent = "Cancel edit" if show else "Edit"
         self._edit.setAttribute("aria-expanded", "true" if show else "false")
-        if show and self._inputs:
-            self._inputs[0].focus()
+        if show:
+            self.node.scrollIntoView(to_js({"block": "nearest"}, dict_converter=js.Object.fromEntries))
+            if self._inputs:
+                self._inputs[0].focus(to_js({"preventScroll": True}, dict_converter=js.Object.fromEntries))
 
     def read(self) -> dict[str, Any]:
         """The arguments the form holds.

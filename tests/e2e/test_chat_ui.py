@@ -369,6 +369,8 @@ def test_accessible_structure(page, open_page):
     expect(messages).to_have_attribute("aria-live", "polite")
     expect(page.locator(".pyclient-run-status")).to_have_attribute("aria-live", "polite")
     expect(page.get_by_label("Message")).to_be_visible()  # the input has a label
+    expect(page.get_by_label("Message")).to_have_attribute("placeholder", "Say something")
+    expect(page.locator(".pyclient-title")).to_have_text("Test chat")
     send(page, "approve")  # Send clicked with the mouse: focus goes back to the input
     expect(page.locator(".pyclient-approve")).to_be_visible(timeout=TIMEOUT)
     assert page.evaluate("document.activeElement.name") == "message"
@@ -400,6 +402,8 @@ def test_approval_card_edit_form_and_trusted_clicks(page, open_page, agent_log):
     card.locator(".pyclient-edit-toggle").click()
     form = card.locator(".pyclient-edit")
     expect(form).to_be_visible()
+    expect(card.locator(".pyclient-edit-toggle")).to_have_attribute("aria-expanded", "true")
+    expect(form.locator("input[name='to']")).to_be_focused()
     to = form.locator("input[name='to']")
     expect(to).to_have_value("alice@example.org")
     expect(form.locator("input[name='count']")).to_have_attribute("type", "number")
