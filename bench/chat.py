@@ -110,6 +110,8 @@ class Sample:
     shown: float | None
     gap_timeout: float
     gap_frame: float
+    shown_in_dom: bool  # the element showed the final text and every result (always False without a Chat)
+    tool_results: int
 
     @property
     def elapsed(self) -> float:
@@ -163,7 +165,8 @@ def measure(page: Any, case: Case, path: str, *, timeout_ms: int = 600_000) -> S
         problems.append("the chat's element does not show the final text and every result")
     if problems:
         raise BenchError(f"{case.label}, {path} path: " + "; ".join(problems))
-    return Sample(out["sent"], out["shown"], out["gaps"]["timeout"], out["gaps"]["frame"])
+    return Sample(out["sent"], out["shown"], out["gaps"]["timeout"], out["gaps"]["frame"],
+                  summary["shown_in_dom"], summary["tool_results"])
 
 
 def run_bench(page: Any, base_url: str, cases: Sequence[Case], *, runs: int = 3, warm_up: bool = True,
