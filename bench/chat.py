@@ -226,7 +226,7 @@ def report(results: Results) -> str:
     lines.append("thread ms: until `await thread.send()` returned; chat ms: until it returned and the chat's "
                  "element showed the final text (and every result).")
     lines.append("max gap: longest wait between setTimeout(0) ticks / between animation frames during the sample.")
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 class OutsideGuard:
