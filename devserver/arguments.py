@@ -1,10 +1,12 @@
 """Builds tool-call arguments valid for a tool's JSON Schema, with values taken from the user's message where sensible.
 
 Only required properties are filled (plus enough for `minProperties`), recursively: strings take
-a colour, a quoted part or what is left of the message once the words naming the tool are
-dropped; enums a member the message names; numbers the message's numbers in order, kept within
-the bounds; booleans are False when the message negates. `$ref`, `allOf`, `anyOf`, `oneOf`,
-`const`, type lists and the usual string formats are followed.
+a colour (a hex or CSS colour, a colour name, a gradient), a quoted part or what is left of the
+message once the words naming the tool are dropped (a title all of it, a key or name its first
+word, a notes-like field beside a title a few sentences); enums a member the message names, else
+the schema's default or a neutral member ("normal"); numbers the message's numbers in order,
+kept within the bounds; booleans are False when the message negates. `$ref`, `allOf`, `anyOf`,
+`oneOf`, `const`, type lists and the usual string formats are followed.
 
 ```python
 from devserver.arguments import build_arguments
@@ -15,6 +17,8 @@ schema = {
     "required": ["background", "size"],
 }
 assert build_arguments(schema, "make it blue, size 30") == {"background": "blue", "size": 10}
+assert build_arguments(schema, "a gradient from #1e3a8a to teal, size 3") == {
+    "background": "linear-gradient(#1e3a8a, teal)", "size": 3}
 ```
 """
 
@@ -29,12 +33,29 @@ from collections.abc import Mapping
 from typing import Any
 
 from .toolspec import ToolSpec, tool_keys
-from .words import COLOUR_NAMES, NUMBER_RE, STOPWORDS, WEAK_WORDS, WORD_RE, stem, word_keys
+from .words import (
+    COLOUR_NAMES,
+    COLOUR_VALUE_RE,
+    NUMBER_RE,
+    STOPWORDS,
+    WEAK_WORDS,
+    WORD_RE,
+    mask_colour_values,
+    stem,
+    word_keys,
+)
 
 __all__ = ["build_arguments"]
 
-_COLOUR_RE = re.compile(
-    r"#[0-9a-fA-F]{3,8}\b|\b(?:rgb|rgba|hsl|hsla)\([^)]*\)",
+_GRADIENT_FUNCTION_RE = re.compile(r"\b(?:repeating-)?(?:linear|radial|conic)-gradient\(", re.I)
+_GRADIENT_WORD_RE = re.compile(r"\bgradients?\b", re.I)
+# "from left to right" / "top to bottom" / "diagonal": the direction of a gradient the message describes.
+_GRADIENT_DIRECTIONS = (
+    (re.compile(r"\bdiagonal(?:ly)?\b", re.I), "to bottom right"),
+    (re.compile(r"\b(?:left to right|to the right|rightwards?)\b", re.I), "to right"),
+    (re.compile(r"\b(?:right to left|to the left|leftwards?)\b", re.I), "to left"),
+    (re.compile(r"\b(?:bottom to top|upwards?)\b", re.I), "to top"),
+    (re.compile(r"\b(?:top to bottom|downwards?|vertical(?:ly)?)\b", re.I), "to bottom"),
 )
 
 _NUMBER_WORDS = {
@@ -47,7 +68,17 @@ _NEGATIONS = frozenset(
 )
 
 _COLOUR_PARAM_HINTS = ("color", "colour", "background", "bg", "fill", "foreground", "tint", "hue")
-_SHORT_PARAM_HINTS = ("key", "name", "title", "id", "label", "tag", "slug", "user", "username")
+_SHORT_PARAM_HINTS = ("key", "name", "id", "label", "tag", "slug", "user", "username")
+"""Parameters that take one word of the message ("a note called groceries" → key "groceries")."""
+_TITLE_PARAM_HINTS = ("title", "subject", "headline", "caption")
+"""Parameters that take all the message says beyond the tool's own words, capitalised
+("create a task to water the plants" → title "Water the plants"); one word after "called"."""
+_LONG_PARAM_HINTS = ("notes", "note", "description", "details", "body", "comment", "comments")
+"""Parameters for a longer text: beside a title or key parameter (which takes the message's
+words) they get a few sentences, long enough for their arguments to stream in visibly."""
+_NEUTRAL_ENUM_MEMBERS = ("normal", "medium", "default", "standard", "auto")
+"""The enum member to take when the message names none and the schema has no default."""
+_NAMING_RE = re.compile(r"\b(?:called|named|titled|labell?ed)\s+(\S+)", re.I)
 
 _QUOTED_RE = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<![A-Za-z])'([^']+)'(?![A-Za-z])")
 
@@ -57,8 +88,9 @@ class _ArgContext:
         self.text = text
         self.root = root
         self.tool = tool
-        numbers = [float(m.group(0)) for m in NUMBER_RE.finditer(text)]
-        for word in WORD_RE.findall(text.lower()):
+        plain = mask_colour_values(text)  # "#1e3a8a" is a colour, not the numbers 1 and 3
+        numbers = [float(m.group(0)) for m in NUMBER_RE.finditer(plain)]
+        for word in WORD_RE.findall(plain.lower()):
             if word in _NUMBER_WORDS:
                 numbers.append(float(_NUMBER_WORDS[word]))
         self.numbers = numbers
@@ -66,6 +98,7 @@ class _ArgContext:
         self.words = [w.lower() for w in WORD_RE.findall(text)]
         self.negated = any(w in _NEGATIONS for w in self.words) or "n't" in text.lower()
         self.short_taken: str | None = None
+        self.siblings: frozenset[str] = frozenset()  # the property names of the object being built
 
     def take_number(self) -> float | None:
         if not self.numbers:
@@ -153,7 +186,7 @@ def _build(schema: Any, ctx: _ArgContext, *, name: str, depth: int) -> Any:
     if "const" in schema:
         return schema["const"]
     if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return _pick_enum(schema["enum"], ctx)
+        return _pick_enum(schema["enum"], ctx, schema.get("default"))
     for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         if isinstance(branches, list) and branches:
@@ -189,12 +222,16 @@ def _build_object(schema: Mapping[str, Any], ctx: _ArgContext, depth: int) -> di
         if prop not in names:
             names.append(prop)
     result: dict[str, Any] = {}
+    outer = ctx.siblings
+    ctx.siblings = frozenset(names)
     for prop in names:
         sub = props.get(prop)
         if sub is None:
             extra = schema.get("additionalProperties")
             sub = extra if isinstance(extra, Mapping) else {}
         result[prop] = _build(sub, ctx, name=prop, depth=depth + 1)
+        ctx.siblings = frozenset(names)  # a nested object set its own
+    ctx.siblings = outer
     return result
 
 
@@ -273,10 +310,15 @@ def _named_in(member: Any, ctx: _ArgContext) -> bool:
     return bool(member_stems) and all(s in message_stems for s in member_stems)
 
 
-def _pick_enum(members: list[Any], ctx: _ArgContext) -> Any:
+def _pick_enum(members: list[Any], ctx: _ArgContext, default: Any = None) -> Any:
     named = [m for m in members if _named_in(m, ctx)]
     if named:
         return max(named, key=lambda m: len(str(m)))
+    if default is not None and default in members:
+        return default
+    for neutral in _NEUTRAL_ENUM_MEMBERS:
+        if neutral in members:
+            return neutral
     return members[0]
 
 
@@ -356,18 +398,50 @@ def _fit_multiple(value: float, multiple: float, low: float, high: float, ex_lo:
     return base * multiple
 
 
+def _colours(text: str) -> list[str]:
+    """The colours `text` names, in order: colour values as written ("#1e3a8a", "rgb(1, 2, 3)")
+    and CSS colour names, also written as two or three words ("light blue", "dark slate gray")."""
+    found: list[tuple[int, str]] = [(m.start(), m.group(0)) for m in COLOUR_VALUE_RE.finditer(text)]
+    words = list(re.finditer(r"[A-Za-z]+", mask_colour_values(text)))
+    i = 0
+    while i < len(words):
+        for size in (3, 2, 1):
+            joined = "".join(w.group(0).lower() for w in words[i:i + size])
+            if len(words[i:i + size]) == size and joined in COLOUR_NAMES:
+                found.append((words[i].start(), joined))
+                i += size
+                break
+        else:
+            i += 1
+    return [value for _, value in sorted(found)]
+
+
 def _find_colour(text: str) -> str | None:
-    match = _COLOUR_RE.search(text)
-    if match:
-        return match.group(0)
-    words = [w.lower() for w in WORD_RE.findall(text)]
-    for i, word in enumerate(words):
-        if i + 1 < len(words) and word in ("light", "dark", "hot", "deep", "sky", "royal") \
-                and (word + words[i + 1]) in COLOUR_NAMES:
-            return word + words[i + 1]
-        if word in COLOUR_NAMES:
-            return word
-    return None
+    """A CSS background for `text`: a gradient function as written, a gradient the message
+    describes ("a gradient from red to blue" → "linear-gradient(red, blue)"), else its first colour."""
+    function = _GRADIENT_FUNCTION_RE.search(text)
+    if function:
+        match = COLOUR_VALUE_RE.match(text, function.start())
+        if match:
+            return match.group(0)
+    colours = [c for c in _colours(text) if not _GRADIENT_FUNCTION_RE.match(c)]
+    if len(colours) >= 2 and _GRADIENT_WORD_RE.search(text):
+        direction = next((css for pattern, css in _GRADIENT_DIRECTIONS if pattern.search(text)), None)
+        return f"linear-gradient({', '.join([direction, *colours] if direction else colours)})"
+    return colours[0] if colours else None
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _long_text(subject: str, ctx: _ArgContext) -> str:
+    """A few sentences about `subject`, for a notes-like field: long enough to stream in visibly."""
+    return (
+        f"{_capitalised(subject)}. Asked for in the chat: \"{ctx.text.strip()}\". "
+        "Written by the pyclient demo model, which has no language model behind it: these notes "
+        "are long on purpose, so that the call's arguments stream in over several chunks."
+    )
 
 
 def _remainder(text: str, tool: ToolSpec | None) -> str:
@@ -421,9 +495,20 @@ def _build_string(schema: Mapping[str, Any], ctx: _ArgContext, *, name: str) -> 
             value = next(g for g in quoted.groups() if g is not None)
     if value is None:
         rest = _remainder(ctx.text, ctx.tool)
-        if any(lowered == h or lowered.endswith("_" + h) for h in _SHORT_PARAM_HINTS) and rest:
+        named = _NAMING_RE.search(ctx.text)
+        short = _hinted(lowered, _SHORT_PARAM_HINTS)
+        title = _hinted(lowered, _TITLE_PARAM_HINTS)
+        if title and named:
+            value = named.group(1).strip(".,;:!?\"'")
+            ctx.short_taken = ctx.short_taken or value
+        elif short and rest:
             value = rest.split()[0].strip(".,;:!?\"'")
             ctx.short_taken = ctx.short_taken or value
+        elif title and rest:
+            value = _capitalised(rest)
+        elif _hinted(lowered, _LONG_PARAM_HINTS) and any(
+                _hinted(s.lower(), _SHORT_PARAM_HINTS + _TITLE_PARAM_HINTS) for s in ctx.siblings):
+            value = _long_text(rest or ctx.text.strip() or name, ctx)
         else:
             if ctx.short_taken and rest.startswith(ctx.short_taken):
                 rest = _remainder(rest[len(ctx.short_taken):], ctx.tool) or rest
@@ -438,6 +523,11 @@ def _build_string(schema: Mapping[str, Any], ctx: _ArgContext, *, name: str) -> 
     if isinstance(max_len, int) and len(value) > max_len:
         value = value[:max_len]
     return value
+
+
+def _hinted(name: str, hints: tuple[str, ...]) -> bool:
+    """True when a parameter name is one of `hints` or ends with one ("note_title")."""
+    return any(name == h or name.endswith("_" + h) for h in hints)
 
 
 def _fit_pattern(value: str, pattern: str) -> str:

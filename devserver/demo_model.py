@@ -2,13 +2,27 @@
 
 The demo model reads the latest user message and calls the page's client tools that best
 match its words, with arguments built from each tool's JSON Schema ("make it blue" with a
-`change_background(background: str)` tool calls `change_background({"background": "blue"})`).
-Several matching tools are called in one response (parallel calls). Once the tool results come
-back it answers with text that quotes each result verbatim. Tool-call arguments arrive in
-several `TOOL_CALL_ARGS` chunks and text in several `TEXT_MESSAGE_CONTENT` deltas. Two trigger
-words help client tests: "slowly" spreads the stream over about 3 s (0.2 s between deltas and
-between argument chunks), so `stop()` can be tried mid-run; "interleaved" makes the argument
-chunks of parallel calls alternate between the calls, as some providers stream them.
+`change_background(background: str)` tool calls `change_background({"background": "blue"})`;
+see `devserver.matcher` and `devserver.arguments`). Several matching tools are called in one
+response (parallel calls). Once the tool results come back it answers with text that quotes each
+result verbatim. Tool-call arguments arrive in `TOOL_CALL_ARGS` chunks of about
+`ARGS_CHUNK_CHARS` characters (3 to `MAX_ARGS_CHUNKS`) and text in several
+`TEXT_MESSAGE_CONTENT` deltas. Two trigger words help client tests: "slowly" spreads the
+stream over about 3 s (0.2 s between deltas and between argument chunks), so `stop()` can be
+tried mid-run and a renderer shows arguments as they stream in; "interleaved" makes the
+argument chunks of parallel calls alternate between the calls, as some providers stream them.
+
+The phrases the demo page suggests, with the tools it registers (their schemas are all the
+model sees), and what they call (tested in `tests/server/test_demo_phrases.py`):
+
+| message | call |
+| --- | --- |
+| "Make the background #1e3a8a", "make it blue" | `change_background` with `#1e3a8a` / `blue` (also `#abc`, CSS colour names, "a gradient from red to blue", `linear-gradient(...)`) |
+| "Set the heading to Hello world" | `set_heading(text="Hello world")` |
+| "Make it teal and set the heading to Welcome" | both, in parallel, each with its own clause's arguments |
+| "Clear the notes" | the notes-clearing tool (it asks for approval in the page) |
+| "Let me pick a colour" | the render-only `pick_colour`; the answer then quotes the picked colour |
+| "Create a task to water the plants" (+ "slowly") | `create_task` with a title, notes of a few sentences (many chunks) and priority "normal" |
 
 `build_agent(model)` takes a pydantic-ai model string ("openai:gpt-4o") instead, for users with
 a key. The texts, the trigger checks, `chunk_text` and the matcher names re-exported here
@@ -49,7 +63,9 @@ from .matcher import PlannedCall, plan_tool_calls
 from .toolspec import ToolSpec
 
 __all__ = [
+    "ARGS_CHUNK_CHARS",
     "DEMO_MODEL_NAME",
+    "MAX_ARGS_CHUNKS",
     "RAW_TOOL_CONTENT",
     "SLOW_PAUSE_S",
     "SLOW_TEXT_DELTAS",
@@ -132,8 +148,15 @@ def _text_deltas(text: str, slow: bool) -> list[str]:
     return words or [text]
 
 
+ARGS_CHUNK_CHARS = 20
+"""About this many characters per `TOOL_CALL_ARGS` chunk (at least 3 chunks, at most `MAX_ARGS_CHUNKS`)."""
+
+MAX_ARGS_CHUNKS = 16
+"""A long argument string (a task's notes) comes in this many chunks at most: about 3 s when slow."""
+
+
 def _args_chunks(args_json: str) -> list[str]:
-    return chunk_text(args_json, 3 if len(args_json) >= 3 else len(args_json) or 1)
+    return chunk_text(args_json, max(3, min(MAX_ARGS_CHUNKS, -(-len(args_json) // ARGS_CHUNK_CHARS))))
 
 
 RAW_TOOL_CONTENT: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(

@@ -29,7 +29,7 @@ from typing import Any
 
 from .arguments import build_arguments
 from .toolspec import ToolSpec, tool_keys
-from .words import NUMBER_RE, WEAK_STEMS, content_words, stem, word_keys
+from .words import NUMBER_RE, WEAK_STEMS, WORD_RE, content_words, is_colour_word, mask_colour_values, stem, word_keys
 
 __all__ = ["SCORE_THRESHOLD", "PlannedCall", "plan_tool_calls", "score_tool"]
 
@@ -75,7 +75,7 @@ def score_tool(text: str, tool: Any) -> float:
     score = sum(weights.values())
     if spec.name and _names(text, spec):
         score += 10.0
-    if score and NUMBER_RE.search(text) and _has_required_number(spec.parameters):
+    if score and NUMBER_RE.search(mask_colour_values(text)) and _has_required_number(spec.parameters):
         score += 1.0
     return score
 
@@ -106,7 +106,21 @@ def _first_mention(text: str, spec: ToolSpec) -> int:
 
 
 def _clauses(text: str) -> list[str]:
-    return [c for c in _CLAUSE_SPLIT_RE.split(text) if c and c.strip()]
+    """The message cut at commas, "and", "then"…, but never inside parentheses
+    ("linear-gradient(red, blue)") nor between two colours ("a red and blue gradient")."""
+    clauses: list[str] = []
+    start = 0
+    for match in _CLAUSE_SPLIT_RE.finditer(text):
+        if text.count("(", 0, match.start()) > text.count(")", 0, match.start()):
+            continue
+        before = WORD_RE.findall(text[start:match.start()])
+        after = WORD_RE.findall(text[match.end():])
+        if before and after and is_colour_word(before[-1]) and is_colour_word(after[0]):
+            continue
+        clauses.append(text[start:match.start()])
+        start = match.end()
+    clauses.append(text[start:])
+    return [c for c in clauses if c.strip()]
 
 
 def plan_tool_calls(text: str, tools: Iterable[Any], *, threshold: float = SCORE_THRESHOLD) -> list[PlannedCall]:

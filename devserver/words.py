@@ -11,6 +11,7 @@ from devserver.words import content_words, split_identifier, word_keys
 assert split_identifier("changeBackground") == ["change", "background"]
 assert content_words("please make it blue") == ["blue"]
 assert "<color>" in word_keys("paint")
+assert content_words("make it #1e3a8a") == ["#1e3a8a"] and "<color>" in word_keys("#1e3a8a")
 ```
 """
 
@@ -20,12 +21,15 @@ import re
 
 __all__ = [
     "COLOUR_NAMES",
+    "COLOUR_VALUE_RE",
     "NUMBER_RE",
     "STOPWORDS",
     "WEAK_STEMS",
     "WEAK_WORDS",
     "WORD_RE",
     "content_words",
+    "is_colour_word",
+    "mask_colour_values",
     "split_identifier",
     "stem",
     "word_keys",
@@ -42,7 +46,7 @@ STOPWORDS = frozenset(
     please pls make let lets want like need some any all each every now
     tool tools call calls run function functions use using slowly slow interleaved interleave
     page thing things something stuff way value values given current
-    saying says called named
+    saying says called named titled labelled labeled
     """.split()
 )
 """Words that never count for matching. "off"/"not" are kept out of here on purpose only for booleans."""
@@ -63,9 +67,33 @@ _BASIC_COLOURS = (
     "rebeccapurple transparent"
 ).split()
 
+# Every CSS named colour (CSS Color 4), for arguments: "make the background wheat" passes "wheat".
+# Only the basic ones above are matching vocabulary (the `<color>` group): "snow" or "peru" in a
+# message should not call a colour tool.
+_CSS_COLOURS = """
+    aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue blueviolet
+    brown burlywood cadetblue chartreuse chocolate coral cornflowerblue cornsilk crimson cyan
+    darkblue darkcyan darkgoldenrod darkgray darkgreen darkgrey darkkhaki darkmagenta
+    darkolivegreen darkorange darkorchid darkred darksalmon darkseagreen darkslateblue
+    darkslategray darkslategrey darkturquoise darkviolet deeppink deepskyblue dimgray dimgrey
+    dodgerblue firebrick floralwhite forestgreen fuchsia gainsboro ghostwhite gold goldenrod gray
+    green greenyellow grey honeydew hotpink indianred indigo ivory khaki lavender lavenderblush
+    lawngreen lemonchiffon lightblue lightcoral lightcyan lightgoldenrodyellow lightgray
+    lightgreen lightgrey lightpink lightsalmon lightseagreen lightskyblue lightslategray
+    lightslategrey lightsteelblue lightyellow lime limegreen linen magenta maroon
+    mediumaquamarine mediumblue mediumorchid mediumpurple mediumseagreen mediumslateblue
+    mediumspringgreen mediumturquoise mediumvioletred midnightblue mintcream mistyrose moccasin
+    navajowhite navy oldlace olive olivedrab orange orangered orchid palegoldenrod palegreen
+    paleturquoise palevioletred papayawhip peachpuff peru pink plum powderblue purple
+    rebeccapurple red rosybrown royalblue saddlebrown salmon sandybrown seagreen seashell sienna
+    silver skyblue slateblue slategray slategrey snow springgreen steelblue tan teal thistle
+    tomato turquoise violet wheat white whitesmoke yellow yellowgreen transparent
+""".split()
+
 _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "color": ("color", "colour", "colors", "colours", "background", "backgrounds", "bg", "paint",
-              "fill", "tint", "shade", "hue", "theme", *_BASIC_COLOURS),
+              "fill", "tint", "shade", "hue", "theme", "gradient", "gradients", "rgb", "rgba", "hsl",
+              "hsla", *_BASIC_COLOURS),
     "show": ("show", "display", "render", "present", "reveal", "visible", "view", "pop"),
     "hide": ("hide", "conceal", "invisible", "dismiss"),
     "greet": ("greet", "greeting", "greetings", "hello", "hi", "hey", "welcome", "salute",
@@ -94,8 +122,18 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "storage": ("storage", "localstorage", "persisted", "saved"),
 }
 
-WORD_RE = re.compile(r"[A-Za-z][A-Za-z']*|\d+(?:\.\d+)?")
+_HEX_COLOUR = r"#(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{6}|[0-9a-fA-F]{3,4})\b"
+_HEX_COLOUR_RE = re.compile(_HEX_COLOUR)
+WORD_RE = re.compile(_HEX_COLOUR + r"|[A-Za-z][A-Za-z']*|\d+(?:\.\d+)?")
+"""A word of a message: a hex colour ("#1e3a8a" is one word, not "1", "e", "3"…), letters or a number."""
 NUMBER_RE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+COLOUR_VALUE_RE = re.compile(
+    r"\b(?:repeating-)?(?:linear|radial|conic)-gradient\((?:[^()]|\([^()]*\))*\)"
+    r"|\b(?:rgb|rgba|hsl|hsla|hwb|lab|lch|oklab|oklch)\([^()]*\)"
+    r"|" + _HEX_COLOUR,
+    re.I,
+)
+"""A CSS colour value written out in a message: a gradient function, a colour function or a hex colour."""
 
 
 def stem(word: str) -> str:
@@ -122,11 +160,14 @@ for _group, _words in _SYNONYM_GROUPS.items():
         _s = stem(_w)
         _GROUPS_BY_STEM[_s] = _GROUPS_BY_STEM.get(_s, frozenset()) | {f"<{_group}>"}
 WEAK_STEMS = frozenset(stem(w) for w in WEAK_WORDS)
-COLOUR_NAMES = frozenset(_BASIC_COLOURS)
+COLOUR_NAMES = frozenset(_CSS_COLOURS)
+"""Every CSS named colour, plus "transparent"."""
 
 
 def word_keys(word: str) -> frozenset[str]:
-    """The keys a word matches on: its stem and the synonym groups it belongs to."""
+    """The keys a word matches on: its stem and the synonym groups it belongs to (a hex colour is `<color>`)."""
+    if _HEX_COLOUR_RE.fullmatch(word):
+        return frozenset({word.lower(), "<color>"})
     root = stem(word)
     return frozenset({root}) | _GROUPS_BY_STEM.get(root, frozenset())
 
@@ -140,4 +181,14 @@ def split_identifier(name: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     return [w for w in (m.group(0).lower() for m in WORD_RE.finditer(text)) if w not in STOPWORDS]
+
+
+def is_colour_word(word: str) -> bool:
+    """True for a CSS colour name or a hex colour ("teal", "#1e3a8a")."""
+    return word.lower() in COLOUR_NAMES or _HEX_COLOUR_RE.fullmatch(word) is not None
+
+
+def mask_colour_values(text: str) -> str:
+    """`text` with its colour values blanked out, so "#1e3a8a" or "rgb(30, 58, 138)" give no numbers."""
+    return COLOUR_VALUE_RE.sub(lambda m: " " * len(m.group(0)), text)
 
