@@ -3,13 +3,16 @@
 A user message is one text node. An assistant message is Markdown rendered by
 `pyclient.browser._markdown` (html off, safe links, no images), written as the bubble's HTML.
 
-While a message streams, its Markdown is rendered at most once per animation frame (the
-chat updates bubbles once per frame) and never more often than its own cost allows: after a
-render that took `t`, the next waits `RENDER_SPACING * t`, and the deltas that arrive
-meanwhile are appended as plain text after the rendered part. So rendering takes at most
-about a fifth of the time a long answer streams, each delta costs its own length, and the
-text is always all there. When the message ends (`streaming=False`) it is rendered once
-more, completely.
+Streaming stays linear. The text is cut into blocks that later text cannot change
+(`BlockSplitter`: a blank line outside code fences, before a line that starts a new block);
+each finished block is rendered once and kept, and only the text after the last cut is
+rendered again as more arrives. That render happens at most once per animation frame (the chat
+updates bubbles once per frame), and never more often than its own cost allows: after a
+render that took `t`, the next waits `RENDER_SPACING * t`, and the deltas that arrive meanwhile
+are appended as plain text. So each delta costs its own length, a long answer made of many
+paragraphs never renders its beginning twice, and the text is always all there. When the
+message ends (`streaming=False`) the text after the last cut is rendered once more. A text
+that is replaced rather than extended (a snapshot) is rendered afresh.
 
 ```python
 from pyclient.browser._bubbles import Bubble
@@ -28,7 +31,7 @@ from typing import Any
 
 import js
 
-from ._markdown import render
+from ._markdown import BlockSplitter, render
 from ._nodes import el
 
 __all__ = ["RENDER_SPACING", "Bubble"]
@@ -56,11 +59,16 @@ class Bubble:
         self.text = ""
         self._text_node = js.document.createTextNode("")
         if role == "assistant":
-            self._content: Any = el("div", "pyclient-markdown")
-            node.append(self._content, self._text_node)  # the text node is the streamed tail
+            content = el("div", "pyclient-markdown")
+            self._blocks = el("div", "pyclient-md-blocks")  # finished blocks, rendered once
+            self._live = el("div", "pyclient-md-live")      # the text after the last cut
+            content.append(self._blocks, self._live)
+            node.append(content, self._text_node)          # the text node: the streamed tail
         else:
             node.append(self._text_node)
-        self._rendered: str | None = None
+        self._splitter = BlockSplitter()
+        self._frozen = 0        # text[:_frozen] is in _blocks
+        self._tail = 0          # characters at the end of `text` shown as plain text
         self._next_render = 0.0
         self._interrupted = False
 
@@ -69,16 +77,28 @@ class Bubble:
         if self.role != "assistant":
             self._plain(text)
             return
-        if text == self.text and (streaming or self._rendered == text):
+        if text == self.text and (streaming or not self._tail):
             return
         now = time.perf_counter()
-        if streaming and now < self._next_render and text.startswith(self.text):
+        extends = text.startswith(self.text)
+        if streaming and extends and now < self._next_render:
             self._text_node.appendData(text[len(self.text):])
+            self._tail += len(text) - len(self.text)
             self.text = text
             return
-        self._content.innerHTML = render(text)  # markdown-it with raw HTML off: see _markdown
+        if not extends:  # replaced, not extended: start again
+            self._splitter = BlockSplitter()
+            self._frozen = 0
+            self._blocks.replaceChildren()
+        cut = self._splitter.cut(text)
+        if cut > self._frozen:
+            # markdown-it with raw HTML off: see _markdown.
+            self._blocks.insertAdjacentHTML("beforeend", render(text[self._frozen:cut]))
+            self._frozen = cut
+        self._live.innerHTML = render(text[self._frozen:])
         self._text_node.data = ""
-        self._rendered = self.text = text
+        self._tail = 0
+        self.text = text
         self._next_render = now + RENDER_SPACING * (time.perf_counter() - now)
 
     def _plain(self, text: str) -> None:

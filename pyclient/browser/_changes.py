@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ag_ui.core import TextMessageContentEvent
+
 from .._events import event_type
 from .._listeners import ThreadEvent
 
@@ -77,7 +79,13 @@ class Changes:
         """Mark what `event` changed; say when to draw it."""
         kind = event.kind
         if kind == "event":
-            self._event(event.payload)
+            payload = event.payload
+            if type(payload) is TextMessageContentEvent:  # most events, by far: the fast path
+                self._by_id = True
+                self.messages.add(payload.message_id)
+                self.streaming.add(payload.message_id)
+            else:
+                self._event(payload)
             return "frame"
         by_id, self._by_id = self._by_id, False
         if kind == "messages":

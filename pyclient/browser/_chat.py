@@ -400,18 +400,20 @@ class Chat:
     # -- what changed --------------------------------------------------------------------
 
     def _on_thread(self, event: ThreadEvent) -> None:
-        # Only marks: the DOM is written once per frame (see _changes).
+        # Only marks: the DOM is written once per frame (see _changes). Kept short: it runs for
+        # every event of every stream.
         if event.kind == "event":
             self._log.add(cast("AGUIEvent", event.payload))  # an "event" payload is an AG-UI event
         when = self._changes.note(event)
-        if when == "closed":
+        if when == "frame":
+            if not self._frames.pending:
+                self._frames.request()
+        elif when == "closed":
             self.dispose()
-        elif when == "now":
+        else:
             # The run is over: show its final state now, all of it, frame or no frame (a hidden tab).
             self._frames.cancel()
             self._flush(budget=float("inf"))
-        else:
-            self._frames.request()
 
     # -- rendering -----------------------------------------------------------------------
 

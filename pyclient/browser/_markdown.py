@@ -35,10 +35,14 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["LINK_REL", "is_safe_link", "render"]
+__all__ = ["LINK_REL", "BlockSplitter", "is_safe_link", "render"]
 
 LINK_REL = "noopener noreferrer nofollow"
 """The `rel` of every link in rendered text."""
+
+# A line that may continue the block before a blank line: indented, a list item, a quote.
+_CONTINUES = re.compile(r"[ \t]|[-*+>]|\d{1,9}[.)]")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 # Checked on the URL markdown-it has normalized (entities decoded, then percent-encoded), so
 # "java&#115;cript:" or "java\tscript:" cannot pass for a web link.
@@ -87,3 +91,51 @@ def _make_parser() -> MarkdownIt:
     parser.add_render_rule("link_open", link_open)
     parser.add_render_rule("image", image)
     return parser
+
+
+class BlockSplitter:
+    """Finds where streaming Markdown can be cut: blocks before the cut never change again.
+
+    A cut is a blank line, outside a fenced code block, followed by a line that starts a new
+    block (not indented, not a list item, not a quote: those may continue the block before).
+    Everything before the last cut can be rendered once and kept; only the text after it
+    needs rendering again as more arrives. Reading is incremental: each call scans only the
+    complete lines it has not seen.
+
+    ```python
+    from pyclient.browser._markdown import BlockSplitter
+
+    splitter = BlockSplitter()
+    print(splitter.cut("One.\\n\\nTwo"))             # "0": the line after the blank is not complete
+    print(splitter.cut("One.\\n\\nTwo.\\n\\n- a\\n"))  # "6": before "Two."; "- a" may continue a list
+    ```
+    """
+
+    def __init__(self) -> None:
+        self._scanned = 0                 # text[:_scanned] is read (complete lines)
+        self._fence: str | None = None    # the open fence's marker (```, ~~~~...), or None
+        self._blank = False               # the last line read was blank (outside a fence)
+        self._cut = 0
+
+    def cut(self, text: str) -> int:
+        """The last cut in `text` (0 when there is none); `text` only grows between calls."""
+        position = self._scanned
+        while True:
+            end = text.find("\n", position)
+            if end < 0:
+                break
+            line = text[position:end]
+            fence = _FENCE.match(line)
+            if self._fence is not None:
+                if fence and fence.group(1)[0] == self._fence[0] and len(fence.group(1)) >= len(self._fence) \
+                        and not line[fence.end():].strip():
+                    self._fence = None
+            else:
+                if self._blank and line.strip() and not _CONTINUES.match(line):
+                    self._cut = position
+                if fence:
+                    self._fence = fence.group(1)
+                self._blank = not line.strip()
+            position = end + 1
+        self._scanned = position
+        return self._cut

@@ -236,3 +236,57 @@ def test_a_run_cut_before_its_end_is_a_stop():
     changes.note(ThreadEvent("status", "running"))
     changes.note(ThreadEvent("status", "error"))     # an error is not a stop
     assert not changes.stopped and changes.stop_marks == 2
+
+
+# -- streaming Markdown: blocks rendered once ------------------------------------------------------
+
+LONG_ANSWER = (
+    "# Plan\n\nFirst **step**: read the [docs](https://example.org).\n\n"
+    "```python\nx = 1\n\n\ny = 2\n```\n\n"
+    "- one\n\n- two\n  continued\n\n1. first\n\n    indented code or continuation\n\n"
+    "> quoted\n\n> more quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+    "~~~\nfenced ~~~ text\n\n~~~\n\nLast paragraph with `code`.\n"
+)
+
+
+def test_cut_blocks_render_as_the_whole_text_does():
+    from pyclient.browser._markdown import BlockSplitter
+
+    splitter = BlockSplitter()
+    cuts = []
+    for end in range(len(LONG_ANSWER) + 1):  # the text as it streams, one character at a time
+        cut = splitter.cut(LONG_ANSWER[:end])
+        assert cut <= end and (not cuts or cut >= cuts[-1])
+        if not cuts or cut != cuts[-1]:
+            cuts.append(cut)
+    assert len(cuts) > 5  # it does cut
+    pieces = [LONG_ANSWER[a:b] for a, b in zip(cuts, [*cuts[1:], len(LONG_ANSWER)])]
+    assert "".join(render(piece) for piece in pieces) == render(LONG_ANSWER)
+    for cut in cuts[1:]:  # never inside a fence, never before a line that may continue a block
+        assert LONG_ANSWER[cut - 2:cut] == "\n\n"
+        assert LONG_ANSWER[cut] not in " \t-*+>0123456789"
+        assert LONG_ANSWER[:cut].count("```") % 2 == 0
+
+
+def test_a_long_answer_renders_each_block_once():
+    import time
+
+    from pyclient.browser._markdown import BlockSplitter
+
+    paragraph = "A sentence with **bold** and `code` in it. " * 4
+    text = "\n\n".join(f"{i}: {paragraph}" for i in range(2000))
+
+    def stream(chunk):
+        splitter, frozen, started = BlockSplitter(), 0, time.perf_counter()
+        for end in range(chunk, len(text) + chunk, chunk):
+            cut = splitter.cut(text[:end])
+            if cut > frozen:
+                render(text[frozen:cut])
+                frozen = cut
+            render(text[frozen:end])  # the live part, every step
+        return time.perf_counter() - started
+
+    whole = time.perf_counter()
+    render(text)
+    whole = time.perf_counter() - whole
+    assert stream(2000) < whole * 8  # ~180 renders of the live part cost a few whole renders
