@@ -504,8 +504,8 @@ def page_text_tool(root: Any, *, max_chars: int = 20_000, name: str = "read_page
         return cap_text(text, max_chars, hint="Read a narrower selector to see the rest.")
 
     return client_tool(read_page_text, name=name, description=(
-        f"Read the text of the page elements that match a CSS selector, inside {area.label} only "
-        "(e.g. 'h1', '.note', 'table tr'). The text as shown, one block per element, at most "
+        "Read the text of the page elements that match a CSS selector (such as 'main', '.note' or "
+        f"'table tr'), inside {area.label} only. The text as shown, one block per element, at most "
         f"{max_chars:,} characters in all, with a note saying how much was cut. An invalid selector is an error."
     ))
 
@@ -689,7 +689,7 @@ def notify_tool(container: Any, *, duration_s: float = 5.0, name: str = "show_to
         toast.textContent = message
         host.append(toast)
         asyncio.get_running_loop().call_later(duration_s, toast.remove)
-        return f"showed the user a {kind} notification for {duration_s:g} s"
+        return f"showed the user a notification ({kind}) for {duration_s:g} s"
 
     return client_tool(show_toast, name=name, description=(
         f"Show the user a short notification on the page (plain text, at most {MAX_TOAST_CHARS} characters) "
