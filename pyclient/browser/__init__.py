@@ -5,7 +5,8 @@
 `AbortController`s behind `AbortSignal.js`, threads and registrations that follow DOM
 elements (the rules of `pyclient._elements` over the page's DOM), and threads kept across
 page loads (`store=True`: IndexedDB, with a Web Lock so one tab holds a thread). Also
-here: the `Chat` UI and `log_to_console()`.
+here: the `Chat` UI, `log_to_console()`, and `pyclient.browser.toolkit`, ready-made tools
+(selection, clipboard, storage, page text, DOM, background, toasts).
 
 ```python
 from pyscript import document
@@ -32,9 +33,10 @@ from ._console import ConsoleHandler, log_to_console
 from ._dom import BrowserDom
 from ._fetch import FetchTransport
 from ._storage import IndexedDbStore, hold_thread
+from . import toolkit
 
 __all__ = ["BrowserDom", "BrowserPlatform", "Chat", "ConsoleHandler", "ElementRegistration",
-           "FetchTransport", "IndexedDbStore", "log_to_console"]
+           "FetchTransport", "IndexedDbStore", "log_to_console", "toolkit"]
 
 
 class BrowserPlatform(DomPlatform):
