@@ -5,7 +5,8 @@
 `AbortController`s behind `AbortSignal.js`, threads and registrations that follow DOM
 elements (the rules of `pyclient._elements` over the page's DOM), and threads kept across
 page loads (`store=True`: IndexedDB, with a Web Lock so one tab holds a thread). Also
-here: the `Chat` UI and `log_to_console()`.
+here: the `Chat` UI, `log_to_console()`, and `pyclient.browser.toolkit`, ready-made tools
+(selection, clipboard, storage, page text, DOM, background, toasts).
 
 The names are imported when first used (PEP 562), so a page that never shows a `Chat` never
 loads it, and the modules that need no browser (`_visible`, `_markdown`, `_forms`: what the
@@ -35,9 +36,10 @@ if TYPE_CHECKING:
     from ._fetch import FetchTransport
     from ._platform import BrowserPlatform
     from ._storage import IndexedDbStore
+    from . import toolkit
 
 __all__ = ["BrowserDom", "BrowserPlatform", "Chat", "ConsoleHandler", "ElementRegistration",
-           "FetchTransport", "IndexedDbStore", "log_to_console"]
+           "FetchTransport", "IndexedDbStore", "log_to_console", "toolkit"]
 
 # Each public name and the module that defines it.
 _HOMES = {
@@ -49,6 +51,7 @@ _HOMES = {
     "FetchTransport": "._fetch",
     "IndexedDbStore": "._storage",
     "log_to_console": "._console",
+    "toolkit": ".toolkit",   # a subpackage: the module itself
 }
 
 
@@ -56,7 +59,8 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
+    module = importlib.import_module(home, __name__)
+    value = module if home == f".{name}" else getattr(module, name)
     globals()[name] = value  # once: later lookups skip this function
     return value
 
