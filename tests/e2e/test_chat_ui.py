@@ -450,7 +450,7 @@ def test_renderer_sees_states_in_order_with_partial_input(page, open_page):
     # Partial input while the arguments streamed: a title that was still growing.
     assert any(p["title"] and p["title"] != "Water the plants" for p in streaming), parts
     # Called when the part changed, not again for the same part (run status changes do not count).
-    keys = [(p["state"], p["title"], p["status"]) for p in parts]
+    keys = [(p["state"], json.dumps(p["input"], sort_keys=True), p["status"]) for p in parts]
     assert len(keys) == len(deduped(keys)), parts
     # The renderer's view replaces the default arguments and result.
     expect(page.locator(".pyclient-tool[data-tool='create_task'] .pyclient-tool-args-box")).to_be_hidden()

@@ -88,7 +88,7 @@ js.window.taskParts = to_js([])
 @agent.tool_renderer("create_task")
 def task_card(part):
     js.window.taskParts.push(json.dumps({"state": part.state, "title": part.input.get("title"),
-                                         "status": part.status}))
+                                         "input": part.input, "status": part.status}))
     return web.div(f"Task: {part.input.get('title', '…')} ({part.state})", classes=["task-view"])
 
 
