@@ -5,7 +5,8 @@ Each suggestion in the chat shows one feature:
 - "Make it teal and set the heading to Welcome": two tools in one message (parallel calls);
 - "Create a task to water the plants": a renderer that shows the arguments as they stream;
 - "Let me pick a colour": a render-only tool the user answers in its card;
-- "Clear the notes": a tool that asks for approval first.
+- "Clear the notes": a tool that asks for approval first;
+- 'Show a toast saying "Saved!"': a ready-made tool from `pyclient.browser.toolkit`.
 """
 
 import sys
@@ -17,6 +18,7 @@ from pyscript import document, web
 import pyclient
 from pyclient import Agent, ToolPart, client_tool
 from pyclient.browser import Chat, log_to_console
+from pyclient.browser.toolkit import notify_tool, page_text_tool, selection_tool
 
 log_to_console()  # pyclient's warnings (a failing tool, a dropped stream) in devtools
 
@@ -131,7 +133,14 @@ def pick_colour(prompt: str) -> PickedColour:
     raise NotImplementedError  # render-only: the user answers in the card
 
 
-TOOLS = [change_background, set_heading, create_task, pick_colour, clear_notes]
+# Ready-made tools (pyclient.browser.toolkit), each bounded to what it is given: the article's
+# text (read only), the user's selection, and text-only toasts in a container of their own.
+toasts = document.createElement("div")
+toasts.className = "toasts"
+document.body.append(toasts)
+TOOLKIT = [page_text_tool("article.page"), selection_tool(), notify_tool(toasts)]
+
+TOOLS = [change_background, set_heading, create_task, pick_colour, clear_notes, *TOOLKIT]
 agent = Agent("demo", url="/agent", client_tools=TOOLS)
 thread = agent.thread("#chat")
 chat = Chat(
@@ -144,6 +153,7 @@ chat = Chat(
         "Create a task to water the plants",
         "Let me pick a colour",
         "Clear the notes",
+        'Show a toast saying "Saved!"',
     ],
 )
 

@@ -87,7 +87,8 @@ def _make_parser() -> MarkdownIt:
         return (f'<a class="pyclient-image-link" href="{escapeHtml(src)}" target="_blank" '
                 f'rel="{LINK_REL}">{label}</a>')
 
-    parser = _SafeMarkdown("js-default", {"html": False, "linkify": False, "typographer": False})
+    # breaks: a single newline is a line break, as people expect in a chat answer.
+    parser = _SafeMarkdown("js-default", {"html": False, "linkify": False, "typographer": False, "breaks": True})
     parser.add_render_rule("link_open", link_open)
     parser.add_render_rule("image", image)
     return parser
