@@ -124,6 +124,9 @@ class SSEDecoder:
             self._skip_lf = False
             if text[pos:pos + 1] == "\n":  # the "\n" of a "\r\n" split across chunks
                 pos += 1
+        if "\r" not in text:
+            self._feed_lf_lines(text, pos, events)
+            return events
         for match in _LINE_END.finditer(text, pos):
             piece = text[pos:match.start()]
             if self._line:
@@ -139,6 +142,32 @@ class SSEDecoder:
         if pos < len(text):
             self._line.append(text[pos:])
         return events
+
+    def _feed_lf_lines(self, text: str, pos: int, events: list[ServerSentEvent]) -> None:
+        """The common case (every AG-UI server ends lines with "\\n"): one C-level split, and a
+        `data: ` line or a blank line handled inline, which is most of what arrives."""
+        lines = text[pos:].split("\n")
+        tail = lines.pop()  # after the last "\n": a line not terminated yet ("" if none)
+        if self._line:
+            self._line.append(lines[0] if lines else tail)
+            if not lines:
+                return
+            lines[0] = "".join(self._line)
+            self._line.clear()
+        data = self._data
+        for line in lines:
+            if not line:
+                if data:
+                    events.append(ServerSentEvent("\n".join(data), self._event or "message", self._last_id))
+                    data = self._data = []
+                self._event = ""
+            elif line.startswith("data: "):
+                data.append(line[6:])
+            else:
+                self._process_line(line, events)
+                data = self._data  # a blank line cannot come through here, but stay in step
+        if tail:
+            self._line.append(tail)
 
     def _process_line(self, line: str, events: list[ServerSentEvent]) -> None:
         if not line:

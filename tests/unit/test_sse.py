@@ -120,12 +120,27 @@ class CountingPattern:
         return self.pattern.finditer(text, pos)
 
 
-def test_linear_work_for_one_byte_chunks(monkeypatch):
-    """A 1 MB stream fed one byte at a time scans each character once."""
+def count_scanned(monkeypatch) -> CountingPattern:
+    """Count every character either line splitter looks at: the regex (chunks with "\\r") and
+    the "\\n"-only fast path."""
     counter = CountingPattern(_sse._LINE_END)
     monkeypatch.setattr(_sse, "_LINE_END", counter)
-    line = "data: " + "x" * 1000 + "\n"
-    data = ((line * 8 + "\n") * 128).encode()       # ~1 MB, 128 events of 8 KB
+    fast = SSEDecoder._feed_lf_lines
+
+    def counted(self, text, pos, events):
+        counter.scanned += len(text) - pos
+        return fast(self, text, pos, events)
+
+    monkeypatch.setattr(SSEDecoder, "_feed_lf_lines", counted)
+    return counter
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_linear_work_for_one_byte_chunks(monkeypatch, newline):
+    """A 1 MB stream fed one byte at a time scans each character once."""
+    counter = count_scanned(monkeypatch)
+    line = "data: " + "x" * 1000 + newline
+    data = ((line * 8 + newline) * 128).encode()    # ~1 MB, 128 events of 8 KB
     assert len(data) > 1_000_000
     decoder = SSEDecoder()
     events = []
@@ -135,21 +150,40 @@ def test_linear_work_for_one_byte_chunks(monkeypatch):
     elapsed = time.perf_counter() - started
     assert len(events) == 128
     assert all(event.data == "\n".join(["x" * 1000] * 8) for event in events)
-    assert counter.scanned == len(data)             # no re-scanning from the start of a buffer
+    # Each character once (the "\\n" of a "\\r\\n" cut between two chunks is skipped, not scanned):
+    # no re-scanning from the start of a buffer.
+    assert counter.scanned == len(data) - data.count(b"\r\n")
     assert elapsed < 30                             # generous: quadratic would take hours
 
 
-def test_long_single_line_in_small_chunks_is_linear(monkeypatch):
-    counter = CountingPattern(_sse._LINE_END)
-    monkeypatch.setattr(_sse, "_LINE_END", counter)
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_long_single_line_in_small_chunks_is_linear(monkeypatch, newline):
+    counter = count_scanned(monkeypatch)
     payload = "y" * 500_000
-    data = f"data: {payload}\n\n".encode()
+    data = f"data: {payload}{newline}{newline}".encode()
     decoder = SSEDecoder()
     events = []
     for i in range(0, len(data), 7):
         events += decoder.feed(data[i:i + 7])
     assert [event.data for event in events] == [payload]
     assert counter.scanned == len(data)
+
+
+def test_fast_path_and_regex_path_agree_on_a_mixed_stream():
+    """Chunks with and without "\\r" alternate; fields other than data, comments, an event name,
+    an id and a multi-line data field cross the chunk boundaries."""
+    text = ("data: a\n\n: keep-alive\nevent: custom\nid: 7\ndata: b1\ndata:b2\n\r\n"
+            "retry: 5\ndata: c\r\n\ndata: {\"x\": 1}\n\n")
+    whole = decode_all(text.encode())
+    assert [(e.data, e.event, e.id) for e in whole] == [
+        ("a", "message", None), ("b1\nb2", "custom", "7"), ("c", "message", "7"), ('{"x": 1}', "message", "7")]
+    for size in range(1, 12):
+        decoder = SSEDecoder()
+        events = []
+        data = text.encode()
+        for i in range(0, len(data), size):
+            events += decoder.feed(data[i:i + size])
+        assert events == whole, size
 
 
 # -- AG-UI payloads ---------------------------------------------------------------------
