@@ -28,7 +28,7 @@ from ag_ui.core import BaseEvent, Event, EventType
 from pydantic import TypeAdapter, ValidationError
 
 from ._errors import RemoteProtocolError
-from ._json import JSONLimitError, loads
+from ._json import MAX_DEPTH, JSONLimitError, loads
 
 __all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_type"]
 
@@ -37,6 +37,8 @@ logger = logging.getLogger("pyclient")
 _EVENT_ADAPTER: TypeAdapter[BaseEvent] = TypeAdapter(Event)
 _KNOWN_TYPES = frozenset(member.value for member in EventType)
 _EXCERPT = 200
+# Shorter payloads cannot hold an integer over CPython's 4,300-digit limit (which `loads` reports).
+_FAST_MAX_CHARS = 4_300
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,15 @@ def decode_event(data: str) -> AGUIEvent:
             is nested deeper than `pyclient._json.MAX_DEPTH` or holds an integer of more
             than 4,300 digits (decoding it could exhaust the stack: in Pyodide, fatally).
     """
+    if len(data) < _FAST_MAX_CHARS and data.count("{") + data.count("[") <= MAX_DEPTH:
+        # Within every limit by construction (too short for a 4,300-digit integer, too few
+        # brackets to nest deeper than MAX_DEPTH): pydantic-core parses and validates in one
+        # native pass, 2.5x the speed of json.loads + validate_python. Anything it refuses
+        # (an unknown type, bad fields, a lone surrogate escape) takes the careful path below.
+        try:
+            return _EVENT_ADAPTER.validate_json(data)
+        except ValidationError:
+            pass
     try:
         obj = loads(data)
     except JSONLimitError as exc:
