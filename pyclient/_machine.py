@@ -252,7 +252,12 @@ class Conversation:
 
     def drain(self) -> list[Change]:
         """What changed since the last `drain()`, oldest first; a kind (and call) once each."""
-        changes, self._changes = self._changes, []
+        changes = self._changes
+        if not changes:
+            return []  # nothing: the common second call of a publish
+        self._changes = []
+        if len(changes) == 1 and changes[0].kind not in ("status", "state"):
+            return changes  # one text delta's "messages": nothing to merge or refresh
         seen: set[tuple[str, Any]] = set()
         unique = []
         for change in changes:
