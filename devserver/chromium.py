@@ -1,7 +1,4 @@
-"""How Playwright starts Debian's Chromium here: the binary and the flags it needs.
-
-Running as root on a closed network, Chromium needs `--no-sandbox`, and without the
-background-networking flags it keeps trying to reach Google's hosts.
+"""How Playwright starts Debian's Chromium here: `pyclient.testing.chromium_launch_args`.
 
 ```python
 from playwright.sync_api import sync_playwright
@@ -14,17 +11,15 @@ with sync_playwright() as p:
 
 from __future__ import annotations
 
-import os
+from typing import Any
+
+from pyclient.testing import CHROMIUM_ARGS, chromium_launch_args, chromium_path
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "launch_args"]
 
-CHROMIUM = os.environ.get("PYCLIENT_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+CHROMIUM = chromium_path() or "/usr/bin/chromium"
 
 
-def launch_args() -> dict:
+def launch_args() -> dict[str, Any]:
     """Keyword arguments for `chromium.launch()` / `launch_persistent_context()`."""
     return {"executable_path": CHROMIUM, "args": list(CHROMIUM_ARGS)}

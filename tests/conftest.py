@@ -22,6 +22,13 @@ settings.register_profile("deep", max_examples=10_000, deadline=None, derandomiz
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # pyclient's own pytest plugin: loaded by its `pytest11` entry point once this checkout is
+    # installed with the current pyproject.toml; registered here when the installed metadata
+    # predates it (the same module twice would be an error).
+    if not config.pluginmanager.has_plugin("pyclient"):
+        from pyclient.testing import plugin
+
+        config.pluginmanager.register(plugin, "pyclient")
     if not config.getoption("--hypothesis-profile", None):
         settings.load_profile("ci")
 

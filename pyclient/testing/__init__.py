@@ -17,6 +17,7 @@ async def main():
     await thread.send("make it blue")
     print(thread.messages[-1].content)                        # Done
     print([m.content for m in agent.tool_messages])           # ['background is now blue']
+    print(agent.wait_for_result("change_background").content)  # background is now blue
 
 import asyncio
 with agent.serve():
@@ -24,7 +25,47 @@ with agent.serve():
 ```
 """
 
-from ._script import Response, ScriptedAgent, Turn
-from ._server import ServerThread, agent_app
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Response", "ScriptedAgent", "ServerThread", "Turn", "agent_app"]
+if TYPE_CHECKING:
+    from ._chromium import CHROMIUM_ARGS, chromium_launch_args, chromium_path
+    from ._page import PyclientPage
+    from ._script import Response, ScriptedAgent, Turn
+    from ._server import ServerThread, agent_app
+    from ._site import Site
+
+__all__ = [
+    "CHROMIUM_ARGS",
+    "PyclientPage",
+    "Response",
+    "ScriptedAgent",
+    "ServerThread",
+    "Site",
+    "Turn",
+    "agent_app",
+    "chromium_launch_args",
+    "chromium_path",
+]
+
+# Imported on first use, so that loading the pytest plugin (`pyclient.testing.plugin`) in every
+# pytest run imports neither ag_ui's encoder nor the servers.
+_HOMES = {
+    "CHROMIUM_ARGS": "_chromium", "chromium_launch_args": "_chromium", "chromium_path": "_chromium",
+    "PyclientPage": "_page", "Response": "_script", "ScriptedAgent": "_script", "Turn": "_script",
+    "ServerThread": "_server", "agent_app": "_server", "Site": "_site",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'pyclient.testing' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

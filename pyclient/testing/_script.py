@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from ag_ui.core import (
+    AssistantMessage,
     BaseEvent,
     RunAgentInput,
     RunErrorEvent,
@@ -252,6 +254,40 @@ class ScriptedAgent:
             raise RuntimeError("The scripted agent is not served: use `with agent.serve():` or the "
                                "`scripted_agent` fixture, which serves it.")
         return Agent("scripted", self.url, client_tools=client_tools).thread(**options)
+
+    def result_of(self, tool_name: str) -> ToolMessage | None:
+        """The last tool message sent back for a call of `tool_name`, in any request so far, or None."""
+        with self._lock:
+            requests = list(self.requests)
+        for run in reversed(requests):
+            names = {call.id: call.function.name for m in run.messages if isinstance(m, AssistantMessage)
+                     for call in m.tool_calls or ()}
+            for message in reversed(run.messages):
+                if isinstance(message, ToolMessage) and names.get(message.tool_call_id) == tool_name:
+                    return message
+        return None
+
+    def wait_for_result(self, tool_name: str, timeout_s: float = 30.0) -> ToolMessage:
+        """Wait until the page has sent back the result of a call of `tool_name`; return that tool message.
+
+        Polls `requests` (the result reaches the agent in the follow-up request).
+
+        Raises:
+            TimeoutError: no result for `tool_name` arrived within `timeout_s`; the message
+                names the tools whose results did arrive.
+        """
+        deadline = time.monotonic() + timeout_s
+        while (message := self.result_of(tool_name)) is None:
+            if time.monotonic() > deadline:
+                seen = sorted({call.function.name for run in list(self.requests) for m in run.messages
+                               if isinstance(m, AssistantMessage) for call in m.tool_calls or ()})
+                raise TimeoutError(
+                    f"No result of a {tool_name!r} call reached the scripted agent within {timeout_s:g} s "
+                    f"({len(self.requests)} requests; calls seen: {seen}). Check that the script calls "
+                    "it and that the page registers a tool of that name."
+                )
+            time.sleep(0.05)
+        return message
 
     def clear(self) -> None:
         """Forget the recorded requests (the script stays)."""

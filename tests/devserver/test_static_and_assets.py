@@ -102,20 +102,18 @@ def test_rebuild_with_nothing_changed_is_instant(runtime):
 
 
 def test_changed_source_gives_a_new_wheel_and_lock(tmp_path, runtime, monkeypatch):
-    # A copy of the project (sources + pyproject) and of the runtime, so the real ones stay.
+    # A copy of the package and of the runtime, so the real ones stay.
     root = tmp_path / "project"
     shutil.copytree(assets.ROOT / "pyclient", root / "pyclient")
-    shutil.copy(assets.ROOT / "pyproject.toml", root / "pyproject.toml")
     copy = tmp_path / "runtime"
     shutil.copytree(runtime, copy)
-    monkeypatch.setattr(assets, "ROOT", root)
-    assets.build(copy)  # the copy's stamp names the real sources: same hash, nothing to do
+    assets.build(copy, package=root / "pyclient")  # the copy's stamp names the real sources: same hash, nothing to do
     before = {p.name for p in (copy / "pyodide").glob("pyclient-*.whl")}
     lock_before = (copy / "pyodide" / "pyodide-lock.json").read_text()
 
     (root / "pyclient" / "_errors.py").write_text((root / "pyclient" / "_errors.py").read_text() + "\n# changed\n")
     started = time.perf_counter()
-    assets.build(copy)
+    assets.build(copy, package=root / "pyclient")
     elapsed = time.perf_counter() - started
     after = {p.name for p in (copy / "pyodide").glob("pyclient-*.whl")}
     assert len(after) == 1 and after != before  # the old wheel is gone, the new one has a new name

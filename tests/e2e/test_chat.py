@@ -35,28 +35,6 @@ def test_make_it_blue_round_trip(open_page, agent_log):
     assert first["threadId"] == follow_up["threadId"] and first["runId"] != follow_up["runId"]
 
 
-def test_parallel_calls_round_trip(open_page, agent_log):
-    page = open_page("/")
-    agent_log.clear()
-    send(page, "make it blue and set the heading to Hello")
-    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=20_000)
-    cards = page.locator(".pyclient-tool")
-    expect(cards).to_have_count(2)
-    expect(cards.nth(0)).to_have_attribute("data-state", "output-available")
-    expect(cards.nth(1)).to_have_attribute("data-state", "output-available")
-    expect(page.locator("h1")).to_have_text("Hello")
-    assert page.evaluate("document.body.style.background") == "blue"
-    answer = page.locator(".pyclient-assistant").last
-    expect(answer).to_contain_text("background is now blue")
-    expect(answer).to_contain_text("heading is now 'Hello'")
-    # Exactly one follow-up, carrying both results (one tool message per call).
-    assert len(agent_log.bodies) == 2
-    tool_messages = [m for m in agent_log.bodies[1]["messages"] if m["role"] == "tool"]
-    assert sorted(m["content"] for m in tool_messages) == ["background is now blue", "heading is now 'Hello'"]
-    calls = [c for m in agent_log.bodies[1]["messages"] if m["role"] == "assistant" for c in m.get("toolCalls", [])]
-    assert {c["id"] for c in calls} == {m["toolCallId"] for m in tool_messages}
-
-
 def test_answer_streams_then_stop_mid_run(open_page, agent_log):
     page = open_page("/")
     # Record the assistant bubble's text every time it changes.

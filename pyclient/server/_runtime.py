@@ -1,0 +1,352 @@
+"""Build the offline browser runtime: Pyodide, PyScript, the wheels and a local lock, served from 127.0.0.1.
+
+A page must install everything from its own server, never from a CDN, so this gathers:
+
+- Pyodide's core files (`npm pack pyodide@…`; the npm tarball holds no wheels),
+- PyScript's `dist/` (`npm pack @pyscript/core@…`),
+- the wheels pyclient needs in the browser (`pip download`, pydantic_core's emscripten build
+  included) and pyclient's own wheel, written from the files of the pyclient being run
+  (an installed wheel or a checkout alike),
+- a `pyodide-lock.json` that lists exactly those wheels with the sha256 of each file served.
+
+The build is idempotent: a stamp records its inputs (versions, requirements, a hash of
+pyclient's files) and a re-run with nothing changed returns at once. Building needs `npm`
+and `pip` with access to their registries; the result goes to a per-user cache
+(`default_runtime_dir()`, or the folder named by `PYCLIENT_RUNTIME_DIR`).
+
+```python
+from pyclient.server import default_runtime_dir, package_files
+
+print(default_runtime_dir().name.startswith("runtime"))       # True
+print(any(p.name == "chat.css" for p in package_files()))     # True
+```
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION", "RUNTIME_ENV",
+    "build", "default_runtime_dir", "package_files",
+]
+
+logger = logging.getLogger("pyclient")
+
+# The pyclient package being run: its files make pyclient's browser wheel.
+PACKAGE = Path(__file__).resolve().parent.parent
+# Package data that ships beside the modules (pyproject.toml's package-data says the same;
+# tests/unit/test_runtime_files.py checks they agree).
+PACKAGE_DATA = ["py.typed", "browser/chat.css"]
+RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"
+
+PYODIDE_VERSION = "314.0.7"
+PYSCRIPT_VERSION = "0.7.31"
+# Pyodide 314's ABI: pydantic_core ships a wheel for exactly this platform tag.
+PYODIDE_PLATFORM = "pyemscripten_2026_0_wasm32"
+PYODIDE_PYTHON = "3.14"
+
+# Compiled wheels, downloaded for Pyodide's platform.
+NATIVE_WHEELS = ["pydantic-core==2.50.5"]
+# Pure wheels; `--python-version 3.14` makes pip pick what Pyodide's Python accepts.
+PURE_WHEELS = [
+    "pydantic==2.14.4",
+    "typing-extensions>=4.16",
+    "typing-inspection>=0.4.4",
+    "annotated-types",
+    "ag-ui-protocol==1.0.0",
+    "jsonpatch",
+    "jsonpointer",
+    # The chat renders assistant text as Markdown (imported on first render, not at boot).
+    "markdown-it-py==4.3.0",
+    "mdurl",
+]
+# Pyodide core files the page loads; the rest of the tarball (consoles, maps, d.ts) is not served.
+PYODIDE_FILES = [
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "package.json",
+]
+STAMP = ".stamp.json"
+
+
+def _metadata() -> tuple[str, str, list[str]]:
+    """pyclient's version, summary and (non-extra) requirements, from the installed distribution."""
+    try:
+        meta = importlib.metadata.metadata("pyclient")
+    except importlib.metadata.PackageNotFoundError:
+        raise RuntimeError(
+            "pyclient's distribution metadata is missing, so its browser wheel cannot be written. "
+            "Install pyclient (`pip install pyclient` or `pip install -e .` in a checkout)."
+        ) from None
+    requires = [r for r in meta.get_all("Requires-Dist") or [] if "extra ==" not in r]
+    return meta["Version"], meta["Summary"] or "", requires
+
+
+def default_runtime_dir() -> Path:
+    """Where the runtime is built: `$PYCLIENT_RUNTIME_DIR`, else a per-user cache folder
+    (`$XDG_CACHE_HOME` or `~/.cache`, then `pyclient/runtime-<pyodide version>`)."""
+    if os.environ.get(RUNTIME_ENV):
+        return Path(os.environ[RUNTIME_ENV])
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "pyclient" / f"runtime-{PYODIDE_VERSION}"
+
+
+def package_files(package: Path = PACKAGE) -> list[Path]:
+    """pyclient's files that go into its browser wheel: the modules and the package data."""
+    data = [package / name for name in PACKAGE_DATA if (package / name).is_file()]
+    return sorted({*package.rglob("*.py"), *data})
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _source_hash(package: Path) -> str:
+    """Hash of everything that goes into pyclient's wheel."""
+    digest = hashlib.sha256()
+    for path in package_files(package):
+        digest.update(path.relative_to(package.parent).as_posix().encode())
+        digest.update(path.read_bytes())
+    digest.update(json.dumps(_metadata()).encode())
+    return digest.hexdigest()
+
+
+def _inputs(package: Path) -> dict[str, Any]:
+    return {
+        "pyodide": PYODIDE_VERSION,
+        "pyscript": PYSCRIPT_VERSION,
+        "native": NATIVE_WHEELS,
+        "pure": PURE_WHEELS,
+        "pyclient": _source_hash(package),
+    }
+
+
+def _run(*args: str, cwd: Path | None = None) -> None:
+    if shutil.which(args[0]) is None:
+        raise RuntimeError(
+            f"Cannot build pyclient's browser runtime: `{args[0]}` is not on PATH. "
+            "The build needs npm (Node.js) and pip with access to their package registries; "
+            f"install them, or point {RUNTIME_ENV} at a runtime folder built elsewhere."
+        )
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(
+            f"`{' '.join(args)}` failed with exit code {proc.returncode}:\n"
+            f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}\n"
+            "The runtime build needs npm and pip with access to their registries."
+        )
+
+
+def _npm_pack(spec: str, cache: Path) -> Path:
+    """Return the tarball of `spec` (name@version), packing it once into `cache`."""
+    name, _, version = spec.rpartition("@")
+    tarball = cache / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
+    if not tarball.exists():
+        logger.info("npm pack %s", spec)
+        _run("npm", "pack", "--silent", spec, cwd=cache)
+    return tarball
+
+
+def _extract(tarball: Path, prefix: str, dest: Path, only: list[str] | None = None) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(tarball) as tar:
+        for member in tar.getmembers():
+            if not member.isfile() or not member.name.startswith(prefix):
+                continue
+            rel = member.name[len(prefix):]
+            if only is not None and rel not in only:
+                continue
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            src = tar.extractfile(member)
+            assert src is not None  # a regular file always has a body
+            with src, target.open("wb") as out:
+                shutil.copyfileobj(src, out)
+
+
+def _pip_download(dest: Path) -> None:
+    common = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+              "--only-binary=:all:", "--python-version", PYODIDE_PYTHON, "-d", str(dest)]
+    _run(*common, "--platform", PYODIDE_PLATFORM, "--implementation", "cp",
+         "--abi", "cp" + PYODIDE_PYTHON.replace(".", ""), *NATIVE_WHEELS)
+    _run(*common, *PURE_WHEELS)
+
+
+def _build_pyclient_wheel(dest: Path, package: Path, source_hash: str) -> Path:
+    """Write pyclient's pure-Python wheel by hand, from the package's own files.
+
+    Why not `pip wheel`: it takes seconds, needs the project's source tree (an installed
+    pyclient has none), and cannot put the source hash in the version. The hash in the file
+    name means a changed source is a new URL, so no browser cache can ever serve a stale
+    wheel against a new lock.
+    """
+    base_version, summary, requires_dist = _metadata()
+    version = f"{base_version.split('+')[0]}+g{source_hash[:10]}"
+    dist_info = f"pyclient-{version}.dist-info"
+    files: dict[str, bytes] = {}
+    for path in package_files(package):
+        files[path.relative_to(package.parent).as_posix()] = path.read_bytes()
+    requires = "".join(f"Requires-Dist: {dep}\n" for dep in requires_dist)
+    files[f"{dist_info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: pyclient\nVersion: {version}\n"
+        f"Summary: {summary}\n{requires}"
+    ).encode()
+    files[f"{dist_info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: pyclient-devserver\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n"
+    )
+    files[f"{dist_info}/top_level.txt"] = b"pyclient\n"
+    record = []
+    for name, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{name},sha256={digest},{len(data)}")
+    record.append(f"{dist_info}/RECORD,,")
+    files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
+
+    for old in dest.glob("pyclient-*.whl"):
+        old.unlink()
+    wheel = dest / f"pyclient-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            # A fixed timestamp keeps the wheel byte-identical for identical sources.
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, data)
+    return wheel
+
+
+def _normalize(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def _wheel_entry(wheel: Path) -> dict[str, Any]:
+    """A pyodide-lock.json package entry read from the wheel's own metadata."""
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        meta_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        meta = Parser().parsestr(zf.read(meta_name).decode())
+        top_level = next((n for n in names if n.endswith(".dist-info/top_level.txt")), None)
+        if top_level:
+            imports = zf.read(top_level).decode().split()
+        else:
+            imports = sorted({n.split("/")[0].removesuffix(".py") for n in names
+                              if not n.split("/")[0].endswith((".dist-info", ".data"))})
+    depends = []
+    for req in meta.get_all("Requires-Dist") or []:
+        if "extra ==" in req:  # optional extras are never installed in the page
+            continue
+        dep = req.split(";")[0].strip()
+        for sep in "<>=!~[ (":
+            dep = dep.split(sep)[0]
+        depends.append(_normalize(dep))
+    return {
+        "name": _normalize(meta["Name"]),
+        "version": meta["Version"],
+        "file_name": wheel.name,
+        "install_dir": "site",
+        "sha256": _sha256(wheel),
+        "package_type": "package",
+        "imports": [i for i in imports if i],
+        "depends": depends,
+        "unvendored_tests": False,
+        "shared_library": False,
+    }
+
+
+def _write_lock(pyodide_dir: Path, npm_lock: dict[str, Any]) -> None:
+    """Write a lock that lists only the local wheels.
+
+    Hand-written because the `pyodide-lock` package (0.1.2) cannot parse the 314.x schema.
+    A dependency missing from this lock would make Pyodide fall back to a CDN, so we fail
+    here instead.
+    """
+    packages = {}
+    for wheel in sorted(pyodide_dir.glob("*.whl")):
+        entry = _wheel_entry(wheel)
+        packages[entry["name"]] = entry
+    for entry in packages.values():
+        entry["depends"] = [d for d in entry["depends"] if d in packages or _missing(entry, d)]
+    lock = {"info": npm_lock["info"], "packages": packages}
+    (pyodide_dir / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
+
+
+# Requirements that Pyodide's own stdlib or markers make unnecessary in the page.
+_NOT_NEEDED_IN_PAGE = {"eval-type-backport", "tzdata"}
+
+
+def _missing(entry: dict[str, Any], dep: str) -> bool:
+    if dep in _NOT_NEEDED_IN_PAGE:
+        return False
+    raise RuntimeError(
+        f"{entry['name']} needs {dep!r}, which is not among the downloaded wheels. "
+        "Add it to PURE_WHEELS in pyclient/server/_runtime.py so the page never reaches for a CDN."
+    )
+
+
+def build(runtime: Path | None = None, *, package: Path = PACKAGE, force: bool = False) -> Path:
+    """Build (or confirm) the runtime folder and return it.
+
+    Args:
+        runtime: the output folder; `default_runtime_dir()` when `None`.
+        package: the pyclient package folder whose files make pyclient's browser wheel.
+        force: rebuild even when the stamp matches.
+
+    Returns:
+        The runtime folder, holding `pyodide/` and `pyscript/`.
+
+    Raises:
+        RuntimeError: npm or pip is missing or failed; the message carries their output.
+    """
+    runtime = default_runtime_dir() if runtime is None else runtime
+    inputs = _inputs(package)
+    stamp = runtime / STAMP
+    if not force and stamp.exists() and json.loads(stamp.read_text()) == inputs:
+        return runtime
+    started = time.perf_counter()
+    pyodide_dir, pyscript_dir, cache = runtime / "pyodide", runtime / "pyscript", runtime / ".cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    old = json.loads(stamp.read_text()) if stamp.exists() else {}
+
+    if force or old.get("pyodide") != inputs["pyodide"] or not (pyodide_dir / "pyodide.mjs").exists():
+        tarball = _npm_pack(f"pyodide@{PYODIDE_VERSION}", cache)
+        _extract(tarball, "package/", pyodide_dir, only=PYODIDE_FILES + ["pyodide-lock.json"])
+        (pyodide_dir / "pyodide-lock.json").replace(cache / "npm-pyodide-lock.json")
+    if force or old.get("pyscript") != inputs["pyscript"] or not (pyscript_dir / "core.js").exists():
+        shutil.rmtree(pyscript_dir, ignore_errors=True)
+        tarball = _npm_pack(f"@pyscript/core@{PYSCRIPT_VERSION}", cache)
+        _extract(tarball, "package/dist/", pyscript_dir)
+    if force or any(old.get(k) != inputs[k] for k in ("native", "pure", "pyodide")):
+        for wheel in pyodide_dir.glob("*.whl"):
+            if not wheel.name.startswith("pyclient-"):
+                wheel.unlink()
+        with tempfile.TemporaryDirectory() as tmp:
+            _pip_download(Path(tmp))
+            for wheel in Path(tmp).glob("*.whl"):
+                shutil.move(wheel, pyodide_dir / wheel.name)
+    _build_pyclient_wheel(pyodide_dir, package, inputs["pyclient"])
+    _write_lock(pyodide_dir, json.loads((cache / "npm-pyodide-lock.json").read_text()))
+    stamp.write_text(json.dumps(inputs))
+    logger.info("runtime built in %.1f s", time.perf_counter() - started)
+    return runtime

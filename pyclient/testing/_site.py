@@ -1,0 +1,87 @@
+"""Serving the author's folder of pages with the offline runtime, and the agent path routed to a scripted agent.
+
+| path | what |
+| --- | --- |
+| `POST <agent_path>` (default `/agent`) | the current `ScriptedAgent` (`site.agent`), unchanged: the page's `Agent(url="/agent")` reaches it |
+| `/pyodide/…` | Pyodide core, the wheels (pyclient's included) and the local `pyodide-lock.json` |
+| `/pyscript/…` | PyScript's `dist/` |
+| `/…` | the author's folder |
+
+```python
+from pathlib import Path
+from pyclient.testing import ScriptedAgent, ServerThread, Site
+import httpx
+
+site = Site(Path("web"), Path("runtime"))
+site.agent = ScriptedAgent()
+site.agent.on("hello").say("Hi")
+with ServerThread(site) as server:
+    print(httpx.post(server.url + "/agent", json={}).status_code)   # 422
+```
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._server import ASGIApp, Receive, Scope, Send, agent_app
+
+if TYPE_CHECKING:
+    from ._script import ScriptedAgent
+
+__all__ = ["Site"]
+
+# Pyodide's files are pinned by version, so browsers may keep them a day; the lock keeps
+# its name while its content changes, so it always revalidates.
+RUNTIME_MAX_AGE = 86400
+
+
+class Site:
+    """An ASGI app: a folder of pages, the runtime at `/pyodide/` and `/pyscript/`, and the agent path.
+
+    Args:
+        root: the author's folder of pages.
+        runtime: a built runtime folder (`pyclient.server.build()`), holding `pyodide/` and `pyscript/`.
+        agent_path: the path the pages' `Agent(url=...)` posts to.
+
+    Attributes:
+        agent: the `ScriptedAgent` that answers `POST agent_path` (the plugin sets the current
+            test's); while None the path answers 503.
+        url: `http://127.0.0.1:<port>` while the plugin serves it, else None.
+    """
+
+    def __init__(self, root: Path, runtime: Path, agent_path: str = "/agent") -> None:
+        from pyclient.server import StaticDir
+
+        self.root, self.agent_path = root, agent_path
+        self.agent: ScriptedAgent | None = None
+        self.url: str | None = None
+        self._mounts: list[tuple[str, ASGIApp]] = [
+            ("/pyodide", StaticDir(runtime / "pyodide", max_age=RUNTIME_MAX_AGE,
+                                   no_cache=frozenset({"pyodide-lock.json"}))),
+            ("/pyscript", StaticDir(runtime / "pyscript", max_age=RUNTIME_MAX_AGE)),
+            ("", StaticDir(root)),
+        ]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        path = scope["path"]
+        if path == self.agent_path:
+            if self.agent is None:
+                await _plain(send, 503, f"No scripted agent answers {self.agent_path} now: use the "
+                                        "`scripted_agent` fixture in the test.")
+                return
+            await agent_app(self.agent, self.agent_path)(scope, receive, send)
+            return
+        for prefix, app in self._mounts:
+            if path == prefix or path.startswith(prefix + "/"):
+                await app({**scope, "root_path": prefix}, receive, send)
+                return
+
+
+async def _plain(send: Send, status: int, text: str) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+    await send({"type": "http.response.body", "body": text.encode()})

@@ -1,0 +1,139 @@
+"""pyclient's pytest plugin (entry point `pytest11`, installed with `pip install pyclient[testing]`).
+
+Fixtures:
+
+| fixture | scope | what |
+| --- | --- | --- |
+| `scripted_agent` | test | a fresh `ScriptedAgent`, served on a free 127.0.0.1 port (`scripted_agent.url`) |
+| `pyclient_site` | session | a `Site`: your folder of pages with the offline runtime, on 127.0.0.1 (`pyclient_site.url`); its agent path reaches the current test's `scripted_agent` |
+| `pyclient_page` | test | a `PyclientPage` on a fresh Chromium context of the site: `open(path)`, `wait_for_status`, `action`, `approve`, `reject`; fails the test on requests leaving 127.0.0.1 and uncaught page errors |
+| `pyclient_site_dir` | session | the folder served: the `pyclient_site` ini option or `--pyclient-site` (default `web`, relative to the rootdir); override it to choose otherwise |
+| `pyclient_runtime` | session | the built runtime folder (`pyclient.server.build()`, cached per user; `PYCLIENT_RUNTIME_DIR` overrides) |
+| `pyclient_browser` | session | Chromium through pytest-playwright's `browser_type`, with `chromium_launch_args()` |
+
+Ini options: `pyclient_site` (the folder of pages), `pyclient_agent_path` (default `/agent`:
+the path your pages' `Agent(url=...)` posts to).
+
+Loading this plugin imports nothing heavy: Playwright, uvicorn and starlette are imported by
+the fixtures that need them.
+
+```python
+from pyclient.testing import plugin
+
+print(plugin.DEFAULT_AGENT_PATH, plugin.DEFAULT_SITE)      # /agent web
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext
+
+    from ._page import PyclientPage
+    from ._script import ScriptedAgent
+    from ._site import Site
+
+__all__ = [
+    "pyclient_browser", "pyclient_context", "pyclient_page", "pyclient_runtime", "pyclient_site",
+    "pyclient_site_dir", "pytest_addoption", "scripted_agent",
+]
+
+DEFAULT_SITE = "web"
+DEFAULT_AGENT_PATH = "/agent"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pyclient", "pyclient: test your page's client tools")
+    group.addoption("--pyclient-site", default=None, help="the folder of pages to serve (default: the ini value)")
+    parser.addini("pyclient_site", "the folder of pages `pyclient_site` serves, relative to the rootdir",
+                  default=DEFAULT_SITE)
+    parser.addini("pyclient_agent_path", "the path the pages' Agent(url=...) posts to; it reaches `scripted_agent`",
+                  default=DEFAULT_AGENT_PATH)
+
+
+@pytest.fixture
+def scripted_agent() -> Iterator[ScriptedAgent]:
+    """A fresh `ScriptedAgent`, served on a free 127.0.0.1 port while the test runs."""
+    from ._script import ScriptedAgent
+
+    agent = ScriptedAgent()
+    with agent.serve():
+        yield agent
+
+
+@pytest.fixture(scope="session")
+def pyclient_site_dir(pytestconfig: pytest.Config) -> Path:
+    """The folder of pages: `--pyclient-site`, else the `pyclient_site` ini option, relative to the rootdir."""
+    try:
+        named = pytestconfig.getoption("pyclient_site")
+    except ValueError:  # the plugin was registered after the command line was parsed
+        named = None
+    folder = Path(named or str(pytestconfig.getini("pyclient_site")))
+    folder = folder if folder.is_absolute() else Path(pytestconfig.rootpath) / folder
+    if not folder.is_dir():
+        raise pytest.UsageError(
+            f"pyclient_site: {folder} is not a folder. Set `pyclient_site = <folder of your pages>` in "
+            "your pytest configuration, pass --pyclient-site, or override the `pyclient_site_dir` fixture."
+        )
+    return folder
+
+
+@pytest.fixture(scope="session")
+def pyclient_runtime() -> Path:
+    """The offline runtime (Pyodide, PyScript, the wheels, the lock), built once and cached per user."""
+    from pyclient.server import build
+
+    return build()
+
+
+@pytest.fixture(scope="session")
+def pyclient_site(pyclient_site_dir: Path, pyclient_runtime: Path, pytestconfig: pytest.Config) -> Iterator[Site]:
+    """Your pages and the runtime served on 127.0.0.1 for the session; see `Site`."""
+    from ._server import ServerThread
+    from ._site import Site
+
+    site = Site(pyclient_site_dir, pyclient_runtime, str(pytestconfig.getini("pyclient_agent_path")))
+    with ServerThread(site) as server:
+        site.url = server.url
+        yield site
+        site.url = None
+
+
+@pytest.fixture(scope="session")
+def pyclient_browser(browser_type: Any, browser_type_launch_args: dict[str, Any]) -> Iterator[Browser]:
+    """Chromium for pyclient pages: pytest-playwright's launch arguments over `chromium_launch_args()`."""
+    from ._chromium import chromium_launch_args
+
+    browser: Browser = browser_type.launch(**{**chromium_launch_args(), **browser_type_launch_args})
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def pyclient_context(pyclient_browser: Browser, pyclient_site: Site,
+                     browser_context_args: dict[str, Any]) -> Iterator[BrowserContext]:
+    """A fresh browser context whose `base_url` is the site."""
+    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def pyclient_page(pyclient_context: BrowserContext, pyclient_site: Site,
+                  scripted_agent: ScriptedAgent) -> Iterator[PyclientPage]:
+    """A guarded page on the site; the site's agent path answers with this test's `scripted_agent`."""
+    from ._page import PyclientPage
+
+    pyclient_site.agent = scripted_agent
+    page = PyclientPage(pyclient_context.new_page())
+    try:
+        yield page
+        page.check()
+    finally:
+        pyclient_site.agent = None
