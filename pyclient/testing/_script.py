@@ -236,7 +236,7 @@ class ScriptedAgent:
     @contextmanager
     def serve(self, path: str = "/agent") -> Iterator[str]:
         """Serve the agent over HTTP on a free 127.0.0.1 port while the block runs; yields its URL."""
-        with ServerThread(agent_app(self, path)) as server:
+        with ServerThread(agent_app(self, path), log_level="critical") as server:
             self.url = server.url + path
             try:
                 yield self.url

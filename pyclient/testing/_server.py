@@ -93,12 +93,14 @@ class ServerThread:
     Args:
         app: the ASGI app.
         port: the port; 0 (the default) picks a free one.
+        log_level: uvicorn's log level ("warning": a crashing app is reported; the scripted
+            agent passes "critical", since its scripted dropped connections raise on purpose).
 
     Attributes:
         url: `http://127.0.0.1:<port>`.
     """
 
-    def __init__(self, app: Any, port: int = 0) -> None:
+    def __init__(self, app: Any, port: int = 0, *, log_level: str = "warning") -> None:
         import uvicorn
 
         # Bound here, before the thread starts: no other process can take the port meanwhile.
@@ -107,7 +109,7 @@ class ServerThread:
         self.sock.bind(("127.0.0.1", port))
         self.port: int = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, log_level="critical", access_log=False, lifespan="off",
+        config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="off",
                                 timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
