@@ -10,6 +10,7 @@ import pytest
 from hypothesis import settings
 
 from devserver.background import ServerThread
+from pyclient.testing import read_body
 
 # Hypothesis profiles for the property tests (tests/unit/test_properties_*.py). "ci" is loaded
 # unless `--hypothesis-profile` names another: "deep" runs 10,000 examples per property. Timing
@@ -52,12 +53,7 @@ class _RecordAgentBodies:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/agent"):
             return await self.app(scope, receive, send)
-        chunks, more = [], True
-        while more:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
+        body = await read_body(receive)
         try:
             self.log.bodies.append(json.loads(body))
         except ValueError:
@@ -210,12 +206,7 @@ class _ScriptedAgent:
     async def __call__(self, scope, receive, send) -> None:
         import uuid
 
-        chunks, more = [], True
-        while more:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = json.loads(b"".join(chunks))
+        body = json.loads(await read_body(receive))
         messages = body["messages"]
         users = [m for m in messages if m["role"] == "user"]
         said = users[-1]["content"] if users else ""
@@ -311,12 +302,7 @@ class _UiAgent:
         import asyncio
         import uuid
 
-        chunks, more = [], True
-        while more:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = json.loads(b"".join(chunks))
+        body = json.loads(await read_body(receive))
         messages = body["messages"]
         users = [m for m in messages if m["role"] == "user"]
         said = users[-1]["content"] if users else ""

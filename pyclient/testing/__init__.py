@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ._chromium import CHROMIUM_ARGS, chromium_launch_args, chromium_path
     from ._page import PyclientPage
     from ._script import Response, ScriptedAgent, Turn
-    from ._server import ServerThread, agent_app
+    from ._server import ServerThread, agent_app, read_body
     from ._site import Site
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "agent_app",
     "chromium_launch_args",
     "chromium_path",
+    "read_body",
 ]
 
 # Imported on first use, so that loading the pytest plugin (`pyclient.testing.plugin`) in every
@@ -52,7 +53,7 @@ __all__ = [
 _HOMES = {
     "CHROMIUM_ARGS": "_chromium", "chromium_launch_args": "_chromium", "chromium_path": "_chromium",
     "PyclientPage": "_page", "Response": "_script", "ScriptedAgent": "_script", "Turn": "_script",
-    "ServerThread": "_server", "agent_app": "_server", "Site": "_site",
+    "ServerThread": "_server", "agent_app": "_server", "read_body": "_server", "Site": "_site",
 }
 
 

@@ -28,7 +28,7 @@ from ag_ui.encoder import EventEncoder
 if TYPE_CHECKING:
     from ._script import ScriptedAgent
 
-__all__ = ["ServerThread", "agent_app"]
+__all__ = ["ServerThread", "agent_app", "read_body"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -55,13 +55,8 @@ def agent_app(agent: ScriptedAgent, path: str = "/agent") -> ASGIApp:
         if scope["path"] != path or scope["method"] != "POST":
             await _plain(send, 404 if scope["path"] != path else 405, f"POST {path} is the AG-UI endpoint")
             return
-        chunks, more = [], True
-        while more:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
         try:
-            response = agent.respond(json.loads(b"".join(chunks)))
+            response = agent.respond(json.loads(await read_body(receive)))
         except ValueError as exc:  # not JSON, or not a RunAgentInput
             await _plain(send, 422, f"not a RunAgentInput: {exc}")
             return
@@ -79,6 +74,16 @@ def agent_app(agent: ScriptedAgent, path: str = "/agent") -> ASGIApp:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app
+
+
+async def read_body(receive: Receive) -> bytes:
+    """The whole body of an ASGI HTTP request, however many messages it came in."""
+    chunks, more = [], True
+    while more:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    return b"".join(chunks)
 
 
 async def _plain(send: Send, status: int, text: str) -> None:
