@@ -53,10 +53,14 @@ PACKAGE = Path(__file__).resolve().parent.parent
 # Package data that ships beside the modules (pyproject.toml's package-data says the same;
 # tests/unit/test_runtime_files.py checks they agree).
 PACKAGE_DATA = ["py.typed", "browser/chat.css"]
+"""pyclient's files other than modules that its wheel carries, relative to the package."""
 RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"
+"""The environment variable that names the folder the runtime is built in (`default_runtime_dir()`)."""
 
 PYODIDE_VERSION = "314.0.7"
+"""The Pyodide release the runtime serves (`npm pack pyodide@...`)."""
 PYSCRIPT_VERSION = "0.7.31"
+"""The PyScript release the runtime serves (`npm pack @pyscript/core@...`)."""
 # Pyodide 314's ABI: pydantic_core ships a wheel for exactly this platform tag.
 PYODIDE_PLATFORM = "pyemscripten_2026_0_wasm32"
 PYODIDE_PYTHON = "3.14"
