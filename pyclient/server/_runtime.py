@@ -227,7 +227,7 @@ def _npm_pack(spec: str, cache: Path) -> Path:
     tarball = cache / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
     if not tarball.exists():
         with _step(f"npm pack {spec}"):
-            _run("npm", "pack", "--silent", spec, cwd=cache)
+            _run("npm", "pack", "--loglevel=error", spec, cwd=cache)  # errors only: they say why
     return tarball
 
 
