@@ -214,3 +214,16 @@ def test_a_build_without_npm_or_without_a_registry_is_one_line_naming_the_fix(tm
     assert len(error) == 1 and "`npm pack --loglevel=error pyodide@314.0.7` failed: npm cannot reach its package registry" \
         in error[0] and "PYCLIENT_RUNTIME_DIR" in error[0] and "Traceback" not in offline.stderr
     assert "npm pack pyodide@314.0.7 ..." in offline.stderr  # the progress line came first
+
+
+def test_the_testing_plugins_site_answers_the_same_default_config(tmp_path, runtime):
+    from pyclient.testing import ServerThread, Site
+
+    with ServerThread(Site(tmp_path, runtime)) as server:
+        default = httpx.get(server.url + "/pyscript.json")
+        (tmp_path / "pyscript.json").write_text('{"packages": ["mine"]}')
+        own = httpx.get(server.url + "/pyscript.json")
+    assert default.headers["content-type"] == "application/json"
+    assert default.json() == {"interpreter": "./pyodide/pyodide.mjs", "packages": ["pyclient-agui"],
+                              "packages_cache": "passthrough"}
+    assert own.json() == {"packages": ["mine"]}
