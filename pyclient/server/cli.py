@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import logging
 import sys
 import time
@@ -31,7 +32,7 @@ from typing import NoReturn
 
 from ._models import model_problem
 from ._runtime import DISTRIBUTION, PYODIDE_VERSION, PYSCRIPT_VERSION, BuildError, build, package_version
-from ._vendor import CONFIG_NAME, VendorError, config_text, vendor
+from ._vendor import CONFIG_NAME, VendorError, config_text, page_config, vendor
 
 __all__ = ["main", "parser"]
 
@@ -149,14 +150,19 @@ def _serve(args: argparse.Namespace) -> None:
     own_config = (root / CONFIG_NAME).is_file()
     agent = (f"forwarded to {args.agent}" if args.agent
              else f"the embedded agent on {args.model or 'the deterministic demo model'}")
-    print(f"pyclient serve: {url}", flush=True)
-    print(f"  /               {root.resolve()}")
-    print(f"  /pyodide/       Pyodide {PYODIDE_VERSION}, the wheels and pyodide-lock.json")
-    print(f"  /pyscript/      PyScript {PYSCRIPT_VERSION}")
-    print(f"  /{CONFIG_NAME}   {'your own' if own_config else 'the default: ' + ' '.join(config_text().split())}")
-    print(f"  POST /agent     {agent}")
+    rows = [
+        ("/", str(root.resolve())),
+        ("/pyodide/", f"Pyodide {PYODIDE_VERSION}, the wheels and pyodide-lock.json"),
+        ("/pyscript/", f"PyScript {PYSCRIPT_VERSION}"),
+        (f"/{CONFIG_NAME}", "the folder's own" if own_config
+         else "the default: " + json.dumps(page_config(), separators=(", ", ": "))),
+        ("POST /agent", agent),
+    ]
     if args.allow_origin:
-        print(f"  CORS for        {', '.join(args.allow_origin)}")
+        rows.append(("CORS for", ", ".join(args.allow_origin)))
+    print(f"pyclient serve: {url}")
+    for where, what in rows:
+        print(f"  {where:<16}{what}")
     if args.coi:
         print("  COOP/COEP headers on (cross-origin isolated)")
     print("Press Ctrl+C to stop.", flush=True)
