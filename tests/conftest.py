@@ -192,71 +192,6 @@ def slow_log() -> SlowLog:
     return SlowLog()
 
 
-class _ScriptedAgent:
-    """`POST /agent/scripted`: a deterministic AG-UI agent for the reload tests (web/tests/store.html).
-
-    The latest user message says what to do: "call hold ..." streams a text and a call of
-    `act` ("call<k>" for the k-th user message), then holds the stream open until the page
-    goes away; "call pair ..." streams a text, a call of `act` ("call<k>") and one of `ask`
-    ("call<k>b"), and finishes. A follow-up (the last message is a tool message) gets a text
-    quoting the results, unless the user message said "hold-followup": then it starts a reply
-    and holds until the page goes away. Anything else gets the text "reply <n>".
-    """
-
-    async def __call__(self, scope, receive, send) -> None:
-        import uuid
-
-        body = json.loads(await read_body(receive))
-        messages = body["messages"]
-        users = [m for m in messages if m["role"] == "user"]
-        said = users[-1]["content"] if users else ""
-        k = len(users)
-        message_id = f"m-{uuid.uuid4().hex[:8]}"
-        events: list[dict] = [{"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]}]
-        hold = False
-
-        def text(content: str, *, end: bool = True) -> None:
-            events.append({"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"})
-            events.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": content})
-            if end:
-                events.append({"type": "TEXT_MESSAGE_END", "messageId": message_id})
-
-        def call(call_id: str, name: str, args: dict) -> None:
-            events.append({"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": name,
-                           "parentMessageId": message_id})
-            events.append({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": json.dumps(args)})
-            events.append({"type": "TOOL_CALL_END", "toolCallId": call_id})
-
-        if messages and messages[-1]["role"] == "tool":
-            if "hold-followup" in said:
-                text("Thanks, I am", end=False)
-                hold = True
-            else:
-                text("done: " + " | ".join(m["content"] for m in messages if m["role"] == "tool"))
-        elif said.startswith("call hold"):
-            text("On it.")
-            call(f"call{k}", "act", {"x": str(k)})
-            hold = True
-        elif said.startswith("call pair"):
-            text("On it.")
-            call(f"call{k}", "act", {"x": str(k)})
-            call(f"call{k}b", "ask", {"question": "which colour?"})
-        else:
-            text(f"reply {len(messages)}")
-        if not hold:
-            events.append({"type": "RUN_FINISHED", "threadId": body["threadId"], "runId": body["runId"]})
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
-        for event in events:
-            await send({"type": "http.response.body", "body": f"data: {json.dumps(event)}\n\n".encode(),
-                        "more_body": True})
-        if hold:  # until the page goes away (a reload)
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            return
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
 # Hostile text the chat tests deliver as assistant text, tool arguments, tool results and error
 # messages: none of it may run, load or become an element (tests/e2e/test_chat_ui.py).
 XSS_PAYLOADS = (
@@ -409,8 +344,7 @@ class _UiAgent:
 def live_server(runtime, agent_log, slow_log) -> Iterator[str]:
     """The dev server (pages, runtime, embedded agent) on a free port; yields its base URL.
 
-    It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, and
-    `POST /agent/scripted` (see `_ScriptedAgent`) for the reload tests, and `POST /test/bad-agent`
+    It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, and `POST /test/bad-agent`
     (see `_bad_agent_route`) for tests of hostile agent streams, and `POST /agent/declared`, a
     pydantic-ai agent that declares its client tools itself (`tests.servers.declared_agent`),
     and `POST /agent/ui` (see `_UiAgent`) for the chat UI tests.
@@ -422,7 +356,7 @@ def live_server(runtime, agent_log, slow_log) -> Iterator[str]:
     from tests.servers.declared_agent import declared_endpoint
 
     app = create_app(runtime=runtime, extra_routes=[
-        _slow_route(slow_log), Route("/agent/scripted", _ScriptedAgent(), methods=["POST"]), _bad_agent_route(),
+        _slow_route(slow_log), _bad_agent_route(),
         Route("/agent/declared", declared_endpoint(), methods=["POST"]),
         Route("/agent/ui", _UiAgent(), methods=["POST"]),
     ])

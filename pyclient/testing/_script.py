@@ -65,6 +65,8 @@ class Response:
         body: the body of an HTTP error.
         drop_after: close the connection after this many events (no `RUN_FINISHED`).
         delay_s: seconds to wait before each event.
+        hold: after the events, keep the response open (no `RUN_FINISHED`) until the client
+            goes away or stops the run.
     """
 
     events: list[BaseEvent] = field(default_factory=list)
@@ -72,6 +74,7 @@ class Response:
     body: str = ""
     drop_after: int | None = None
     delay_s: float = 0.0
+    hold: bool = False
 
 
 @dataclass
@@ -90,6 +93,7 @@ class Turn:
         self._text: list[tuple[str, int]] = []
         self._calls: list[_Call] = []
         self._follow_up: FollowUp | None = None
+        self._hold = self._hold_follow_up = False
         self._error: tuple[str, str | None] | None = None
         self._http: tuple[int, str] | None = None
         self._drop_after: int | None = None
@@ -124,9 +128,21 @@ class Turn:
         self._calls.append(_Call(name, text, max(1, chunks), call_id or f"call_{uuid.uuid4().hex[:12]}"))
         return self
 
-    def then_say(self, text: FollowUp) -> Turn:
-        """Answer the follow-up (the tool results) with `text`, or `text(tool_messages)`."""
+    def then_say(self, text: FollowUp, *, hold: bool = False) -> Turn:
+        """Answer the follow-up (the tool results) with `text`, or `text(tool_messages)`.
+
+        With `hold=True` the text streams but the run never finishes: the response stays open
+        until the page goes away or stops it (see `hold()`).
+        """
         self._follow_up = text
+        self._hold_follow_up = hold
+        return self
+
+    def hold(self) -> Turn:
+        """Keep the run open after the turn's events, without `RUN_FINISHED`, until the page
+        goes away or stops it: to test a Stop button, a reload mid-run, or what the page shows
+        while the agent is still working."""
+        self._hold = True
         return self
 
     def fail(self, message: str, code: str | None = None) -> Turn:
@@ -163,15 +179,17 @@ class Turn:
             events.append(StateSnapshotEvent(snapshot=self._state))
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
         for text, chunks in self._text:
-            events += _text_events(message_id, text, chunks)
             message_id = f"msg_{uuid.uuid4().hex[:12]}"
+            events += _text_events(message_id, text, chunks)
+        # The calls belong to the last text's message, as a model's answer with text and tool
+        # calls is one assistant message.
         for call in self._calls:
             events.append(ToolCallStartEvent(tool_call_id=call.call_id, tool_call_name=call.name,
                                              parent_message_id=message_id))
             events += [ToolCallArgsEvent(tool_call_id=call.call_id, delta=piece)
                        for piece in _cut(call.arguments, call.chunks)]
             events.append(ToolCallEndEvent(tool_call_id=call.call_id))
-        return self._wrap(run, events)
+        return self._wrap(run, events, hold=self._hold)
 
     def follow_up(self, run: RunAgentInput) -> Response:
         """The response to the request that carries this turn's tool results."""
@@ -185,18 +203,22 @@ class Turn:
             text = follow_up(mine)
         else:
             text = follow_up
-        return self._wrap(run, _text_events(f"msg_{uuid.uuid4().hex[:12]}", text, 1) if text else [])
+        message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        if self._hold_follow_up:  # a reply still being written: no TEXT_MESSAGE_END yet
+            events = _text_events(message_id, text, 1)[:-1] if text else []
+        else:
+            events = _text_events(message_id, text, 1) if text else []
+        return self._wrap(run, events, hold=self._hold_follow_up)
 
-    def _wrap(self, run: RunAgentInput, events: list[BaseEvent]) -> Response:
+    def _wrap(self, run: RunAgentInput, events: list[BaseEvent], *, hold: bool = False) -> Response:
         self.times += 1
         if self._http is not None:
             return Response(status=self._http[0], body=self._http[1])
         framed: list[BaseEvent] = [RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id), *events]
-        if self._error is not None:
-            framed.append(RunErrorEvent(message=self._error[0], code=self._error[1]))
-        else:
-            framed.append(RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id))
-        return Response(events=framed, drop_after=self._drop_after, delay_s=self._delay_s)
+        if not hold:  # a held run stays open: neither RUN_FINISHED nor RUN_ERROR
+            framed.append(RunErrorEvent(message=self._error[0], code=self._error[1]) if self._error is not None
+                          else RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id))
+        return Response(events=framed, drop_after=self._drop_after, delay_s=self._delay_s, hold=hold)
 
 
 class ScriptedAgent:
