@@ -192,162 +192,13 @@ def slow_log() -> SlowLog:
     return SlowLog()
 
 
-# Hostile text the chat tests deliver as assistant text, tool arguments, tool results and error
-# messages: none of it may run, load or become an element (tests/e2e/test_chat_ui.py).
-XSS_PAYLOADS = (
-    "<script>window.__xss = 'script'</script>",
-    "<img src=x onerror=\"window.__xss='img'\">",
-    "<svg onload=\"window.__xss='svg'\"></svg>",
-    "<a href=\"javascript:window.__xss='href'\">raw link</a>",
-    "[md link](javascript:window.__xss='md')",
-    "[x](javascript:alert(1))",
-    "![md image](https://127.0.0.1/pixel.png)",
-    "![bad image](javascript:window.__xss='imgmd')",
-    "<iframe src=\"javascript:window.__xss='iframe'\"></iframe>",
-    "<details open ontoggle=\"window.__xss='details'\">",
-)
-XSS_TEXT = "\n\n".join(XSS_PAYLOADS)
-
-UI_MARKDOWN = ("Here is **bold** and *italic*.\n\n- first item\n- second item\n\n"
-               "Run `pip install pyclient` then read [the docs](https://example.org/docs).\n\n"
-               "<b>raw html</b> stays text.")
-
-
-class _UiAgent:
-    """`POST /agent/ui`: a deterministic AG-UI agent for the chat UI tests (web/tests/chat_ui.html).
-
-    The latest user message names a scenario: "markdown" (`UI_MARKDOWN` in deltas), "xss"
-    (`XSS_TEXT` as text, then a call of `echo` whose argument is `XSS_TEXT`), "xss error"
-    (RUN_ERROR with `XSS_TEXT` as its message), "bidi" (a call of `echo` with a right-to-left
-    override and a zero-width space), "approve" (a call of `send_mail`, which requires
-    approval), "slow N" (N paragraphs, 0.1 s apart), "many N" (N parallel calls of `tick`),
-    "big SIZE DELTAS" (one call of `echo` whose argument is SIZE characters in DELTAS deltas),
-    "http error" (HTTP 503), "agent error" (RUN_ERROR), "fail once TOKEN" (HTTP 503 the first
-    time, then text), "hold" (a text, then the stream stays open until the page goes away),
-    "call NAME JSON" (one call of NAME with JSON arguments, in 4 chunks 0.15 s apart) and
-    "backend" (a server-side call with its TOOL_CALL_RESULT). A follow-up (the last message is
-    a tool message) answers "done: " and the results (their count past 5). Anything else gets
-    "reply: <message>".
-    """
-
-    def __init__(self) -> None:
-        self.failed_once: set[str] = set()
-
-    async def __call__(self, scope, receive, send) -> None:
-        import asyncio
-        import uuid
-
-        body = json.loads(await read_body(receive))
-        messages = body["messages"]
-        users = [m for m in messages if m["role"] == "user"]
-        said = users[-1]["content"] if users else ""
-        ids = {"threadId": body["threadId"], "runId": body["runId"]}
-        message_id = f"m-{uuid.uuid4().hex[:8]}"
-        plan: list[tuple[dict, float]] = [({"type": "RUN_STARTED", **ids}, 0)]  # (event, pause before)
-        finish: dict | None = {"type": "RUN_FINISHED", **ids}
-
-        def text(content: str, pieces: int = 4, pause: float = 0.0) -> None:
-            plan.append(({"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"}, 0))
-            size = max(1, -(-len(content) // pieces))
-            for i in range(0, len(content), size):
-                plan.append(({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": content[i:i + size]},
-                             pause))
-            plan.append(({"type": "TEXT_MESSAGE_END", "messageId": message_id}, 0))
-
-        def call(call_id: str, name: str, arguments: str, pieces: int = 2, pause: float = 0.0) -> None:
-            plan.append(({"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": name,
-                          "parentMessageId": message_id}, 0))
-            size = max(1, -(-len(arguments) // pieces))
-            for i in range(0, len(arguments), size):
-                plan.append(({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": arguments[i:i + size]}, pause))
-            plan.append(({"type": "TOOL_CALL_END", "toolCallId": call_id}, 0))
-
-        status = 200
-        hold = False
-        words = said.split()
-        if messages and messages[-1]["role"] == "tool":
-            results = []
-            for m in reversed(messages):
-                if m["role"] != "tool":
-                    break
-                results.insert(0, m["content"])
-            text("done: " + (" | ".join(results) if len(results) <= 5 else f"{len(results)} results"))
-        elif said == "markdown":
-            text(UI_MARKDOWN, pieces=6)
-        elif said == "xss":
-            text(XSS_TEXT)
-            call(f"c-{uuid.uuid4().hex[:8]}", "echo", json.dumps({"text": XSS_TEXT}))
-        elif said == "xss error":
-            plan.append(({"type": "RUN_ERROR", "message": XSS_TEXT}, 0))
-            finish = None
-        elif said == "bidi":
-            call(f"c-{uuid.uuid4().hex[:8]}", "echo", json.dumps({"text": "\u202eecila\u200b"}, ensure_ascii=False))
-        elif said == "approve":
-            text("I will send it once you approve.")
-            call(f"c-{uuid.uuid4().hex[:8]}", "send_mail",
-                 json.dumps({"to": "alice@example.org", "count": 2, "urgent": False, "tone": "calm"}))
-        elif words[:1] == ["slow"]:
-            text("".join(f"Paragraph {i} of a long answer.\n\n" for i in range(int(words[1]))),
-                 pieces=int(words[1]), pause=0.1)
-        elif words[:1] == ["many"]:
-            for i in range(int(words[1])):
-                call(f"tick-{i}", "tick", json.dumps({"n": i}))
-        elif words[:1] == ["big"]:
-            size, deltas = int(words[1]), int(words[2])
-            call(f"big-{uuid.uuid4().hex[:8]}", "echo", json.dumps({"text": "x" * size}), pieces=deltas)
-        elif said == "http error":
-            status = 503
-        elif said == "agent error":
-            plan.append(({"type": "RUN_ERROR", "message": "the model is down", "code": "overloaded"}, 0))
-            finish = None
-        elif words[:2] == ["fail", "once"]:
-            if said in self.failed_once:
-                text("recovered")
-            else:
-                self.failed_once.add(said)
-                status = 503
-        elif said == "hold":
-            text("Working on it")
-            hold = True
-        elif words[:1] == ["call"]:
-            call(f"c-{uuid.uuid4().hex[:8]}", words[1], said.split(None, 2)[2], pieces=4, pause=0.15)
-        elif said == "backend":
-            call_id = f"b-{uuid.uuid4().hex[:8]}"
-            call(call_id, "web_search", json.dumps({"query": "pyclient"}), pause=0.1)
-            plan.append(({"type": "TOOL_CALL_RESULT", "messageId": f"r-{call_id}", "toolCallId": call_id,
-                          "content": "3 results", "role": "tool"}, 0.1))
-            text("Found 3 results.")
-        else:
-            text(f"reply: {said}")
-        if status != 200:
-            await send({"type": "http.response.start", "status": status,
-                        "headers": [(b"content-type", b"text/plain")]})
-            await send({"type": "http.response.body", "body": b"the agent is overloaded", "more_body": False})
-            return
-        if finish is not None and not hold:
-            plan.append((finish, 0))
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
-        for event, pause in plan:
-            if pause:
-                await asyncio.sleep(pause)
-            await send({"type": "http.response.body", "body": f"data: {json.dumps(event)}\n\n".encode(),
-                        "more_body": True})
-        if hold:  # until the page goes away or stops
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            return
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
 @pytest.fixture(scope="session")
 def live_server(runtime, agent_log, slow_log) -> Iterator[str]:
     """The dev server (pages, runtime, embedded agent) on a free port; yields its base URL.
 
     It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, and `POST /test/bad-agent`
     (see `_bad_agent_route`) for tests of hostile agent streams, and `POST /agent/declared`, a
-    pydantic-ai agent that declares its client tools itself (`tests.servers.declared_agent`),
-    and `POST /agent/ui` (see `_UiAgent`) for the chat UI tests.
+    pydantic-ai agent that declares its client tools itself (`tests.servers.declared_agent`).
     """
     from devserver.app import create_app
 
@@ -358,7 +209,6 @@ def live_server(runtime, agent_log, slow_log) -> Iterator[str]:
     app = create_app(runtime=runtime, extra_routes=[
         _slow_route(slow_log), _bad_agent_route(),
         Route("/agent/declared", declared_endpoint(), methods=["POST"]),
-        Route("/agent/ui", _UiAgent(), methods=["POST"]),
     ])
     with ServerThread(_RecordAgentBodies(app, agent_log)) as server:
         yield server.url

@@ -188,3 +188,43 @@ def test_the_endpoint_refuses_what_is_not_a_run_and_explains_a_missing_server():
         assert httpx.post(url.rsplit("/", 1)[0] + "/elsewhere", json={}).status_code == 404
     with pytest.raises(TimeoutError, match="No result of a 'add' call"):
         agent.wait_for_result("add", timeout_s=0.1)
+
+
+def test_times_limits_a_turn_and_each_answer_gets_fresh_call_ids():
+    agent = ScriptedAgent()
+    agent.on("add", times=1).http_error(503, "busy")
+    agent.on("add").call("add", a=1, b=1).then_say(lambda results: f"got {[m.content for m in results]}")
+
+    async def main():
+        with agent.serve():
+            thread = agent.thread(client_tools=[add])
+            await thread.send("add")          # the first turn: 503
+            first_error = thread.error
+            await thread.send("add again")    # the second turn, then its follow-up
+            await thread.send("add more")     # the second turn again: a new call id
+            return thread, first_error
+
+    thread, first_error = asyncio.run(main())
+    assert isinstance(first_error, TransportError) and first_error.status == 503
+    assert texts(thread) == ["got ['2']", "got ['2']"]   # each follow-up sees its own result only
+    ids = [m.tool_call_id for m in agent.requests[-1].messages if m.role == "tool"]
+    assert len(ids) == 2 and len(set(ids)) == 2
+
+
+def test_a_server_call_streams_with_its_result_and_needs_no_follow_up():
+    agent = ScriptedAgent()
+    agent.on("search").server_call("web_search", query="pyclient", result="3 results").say("Found 3.")
+
+    async def main():
+        with agent.serve():
+            thread = agent.thread()
+            await thread.send("search")
+            return thread
+
+    thread = asyncio.run(main())
+    assert len(agent.requests) == 1                       # nothing was sent back
+    [part] = thread.tool_parts()
+    assert (part.tool_name, part.state, part.input) == ("web_search", "output-available", {"query": "pyclient"})
+    assert part.output == "3 results"
+    assert [m.role for m in thread.messages] == ["user", "assistant", "tool", "assistant"]
+    assert texts(thread) == ["Found 3."]
