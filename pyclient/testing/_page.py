@@ -75,17 +75,35 @@ class PyclientPage:
         if message.type == "error" and any(u in message.text for u in UNCAUGHT):
             self.errors.append(message.text)
 
-    def open(self, path: str = "/", timeout_ms: int = BOOT_TIMEOUT_MS) -> Page:
+    def open(self, path: str = "/", timeout_ms: int = BOOT_TIMEOUT_MS, *, ready: str | None = None) -> Page:
         """Navigate to `path` on the site and wait until PyScript has run the page's scripts.
+
+        Args:
+            path: the page, relative to the site.
+            timeout_ms: how long the boot may take.
+            ready: a JavaScript expression that becomes true once the page is ready, for a page
+                that goes on setting up after its scripts ran (restoring a thread, say):
+                `"document.documentElement.dataset.ready === 'yes'"`.
 
         Raises:
             AssertionError: a script of the page failed (PyScript's `.py-error` box), or the
                 guard caught something.
         """
         self.page.goto(path)
-        self.page.wait_for_function("window.__pyclientAllDone === true", timeout=timeout_ms, polling=25)
-        self.check()
+        self._wait_ready(timeout_ms, ready)
         return self.page
+
+    def reload(self, timeout_ms: int = BOOT_TIMEOUT_MS, *, ready: str | None = None) -> Page:
+        """Reload the page and wait as `open()` does."""
+        self.page.reload()
+        self._wait_ready(timeout_ms, ready)
+        return self.page
+
+    def _wait_ready(self, timeout_ms: int, ready: str | None) -> None:
+        self.page.wait_for_function("window.__pyclientAllDone === true", timeout=timeout_ms, polling=25)
+        if ready is not None:
+            self.page.wait_for_function(ready, timeout=timeout_ms, polling=25)
+        self.check()
 
     def allow_error(self, fragment: str) -> None:
         """Accept uncaught errors containing `fragment` (a test that provokes one on purpose)."""

@@ -24,7 +24,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -42,6 +42,7 @@ from ag_ui.core import (
     TextMessageStartEvent,
     ToolCallArgsEvent,
     ToolCallEndEvent,
+    ToolCallResultEvent,
     ToolCallStartEvent,
     ToolMessage,
 )
@@ -65,6 +66,8 @@ class Response:
         body: the body of an HTTP error.
         drop_after: close the connection after this many events (no `RUN_FINISHED`).
         delay_s: seconds to wait before each event.
+        hold: after the events, keep the response open (no `RUN_FINISHED`) until the client
+            goes away or stops the run.
     """
 
     events: list[BaseEvent] = field(default_factory=list)
@@ -72,6 +75,7 @@ class Response:
     body: str = ""
     drop_after: int | None = None
     delay_s: float = 0.0
+    hold: bool = False
 
 
 @dataclass
@@ -79,17 +83,21 @@ class _Call:
     name: str
     arguments: str
     chunks: int
-    call_id: str
+    call_id: str | None         # None: a fresh id each time the turn answers
+    result: str | None = None   # set for a call the agent runs itself (server side)
 
 
 class Turn:
     """One scripted exchange: what the agent does for a matching user message, and after."""
 
-    def __init__(self, match: Match | None) -> None:
+    def __init__(self, match: Match | None, times: int | None = None) -> None:
         self.match = match
-        self._text: list[tuple[str, int]] = []
-        self._calls: list[_Call] = []
+        self.limit = times
+        # What the first response streams, in script order: texts (text, chunks) and calls.
+        self._steps: list[tuple[str, int] | _Call] = []
+        self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
         self._follow_up: FollowUp | None = None
+        self._hold = self._hold_follow_up = False
         self._error: tuple[str, str | None] | None = None
         self._http: tuple[int, str] | None = None
         self._drop_after: int | None = None
@@ -97,13 +105,22 @@ class Turn:
         self._state: Any = None
         self.times = 0
         """How many requests this turn has answered (first responses and follow-ups)."""
+        self.matched = 0
+        """How many user messages this turn has answered (its first responses)."""
 
     def __repr__(self) -> str:
-        return f"<Turn on {self.match!r}: {len(self._calls)} calls>"
+        return f"<Turn on {self.match!r}: {len(self._client_calls())} calls>"
+
+    def _client_calls(self) -> list[_Call]:
+        return [step for step in self._steps if isinstance(step, _Call) and step.result is None]
+
+    def exhausted(self) -> bool:
+        """True once the turn has answered as many user messages as `on(..., times=)` allows."""
+        return self.limit is not None and self.matched >= self.limit
 
     def say(self, text: str, *, chunks: int = 1) -> Turn:
         """Stream `text` as an assistant message, cut into `chunks` deltas."""
-        self._text.append((text, max(1, chunks)))
+        self._steps.append((text, max(1, chunks)))
         return self
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, chunks: int = 1,
@@ -115,18 +132,38 @@ class Turn:
             arguments: the arguments as a dict (or raw JSON text, even invalid, for bad-input
                 tests); or give them as keyword arguments.
             chunks: stream the argument JSON in this many `TOOL_CALL_ARGS` deltas.
-            call_id: the `toolCallId` (a fresh one by default).
+            call_id: the `toolCallId` (by default a fresh one each time the turn answers).
         """
-        if isinstance(arguments, str):
-            text = arguments
-        else:
-            text = json.dumps({**(arguments or {}), **kwargs}, ensure_ascii=False)
-        self._calls.append(_Call(name, text, max(1, chunks), call_id or f"call_{uuid.uuid4().hex[:12]}"))
+        self._steps.append(_Call(name, _arguments(arguments, kwargs), max(1, chunks),
+                                 call_id))
         return self
 
-    def then_say(self, text: FollowUp) -> Turn:
-        """Answer the follow-up (the tool results) with `text`, or `text(tool_messages)`."""
+    def server_call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, result: str,
+                    chunks: int = 1, call_id: str | None = None, **kwargs: Any) -> Turn:
+        """A call the agent runs itself: the call streams, then its `TOOL_CALL_RESULT` with `result`.
+
+        The page only shows it (no handler runs, nothing is sent back); the arguments are given
+        as for `call()`.
+        """
+        self._steps.append(_Call(name, _arguments(arguments, kwargs), max(1, chunks),
+                                 call_id, result))
+        return self
+
+    def then_say(self, text: FollowUp, *, hold: bool = False) -> Turn:
+        """Answer the follow-up (the tool results) with `text`, or `text(tool_messages)`.
+
+        With `hold=True` the text streams but the run never finishes: the response stays open
+        until the page goes away or stops it (see `hold()`).
+        """
         self._follow_up = text
+        self._hold_follow_up = hold
+        return self
+
+    def hold(self) -> Turn:
+        """Keep the run open after the turn's events, without `RUN_FINISHED`, until the page
+        goes away or stops it: to test a Stop button, a reload mid-run, or what the page shows
+        while the agent is still working."""
+        self._hold = True
         return self
 
     def fail(self, message: str, code: str | None = None) -> Turn:
@@ -162,22 +199,31 @@ class Turn:
         if self._state is not None:
             events.append(StateSnapshotEvent(snapshot=self._state))
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        for text, chunks in self._text:
-            events += _text_events(message_id, text, chunks)
-            message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        for call in self._calls:
-            events.append(ToolCallStartEvent(tool_call_id=call.call_id, tool_call_name=call.name,
+        self._sent_ids = set()
+        for step in self._steps:
+            if isinstance(step, tuple):
+                message_id = f"msg_{uuid.uuid4().hex[:12]}"
+                events += _text_events(message_id, *step)
+                continue
+            # A call belongs to the text before it: a model's answer with text and tool calls
+            # is one assistant message.
+            call_id = step.call_id or f"call_{uuid.uuid4().hex[:12]}"
+            if step.result is None:
+                self._sent_ids.add(call_id)
+            events.append(ToolCallStartEvent(tool_call_id=call_id, tool_call_name=step.name,
                                              parent_message_id=message_id))
-            events += [ToolCallArgsEvent(tool_call_id=call.call_id, delta=piece)
-                       for piece in _cut(call.arguments, call.chunks)]
-            events.append(ToolCallEndEvent(tool_call_id=call.call_id))
-        return self._wrap(run, events)
+            events += [ToolCallArgsEvent(tool_call_id=call_id, delta=piece)
+                       for piece in _cut(step.arguments, step.chunks)]
+            events.append(ToolCallEndEvent(tool_call_id=call_id))
+            if step.result is not None:
+                events.append(ToolCallResultEvent(message_id=f"msg_{uuid.uuid4().hex[:12]}",
+                                                  tool_call_id=call_id, content=step.result, role="tool"))
+        return self._wrap(run, events, hold=self._hold)
 
     def follow_up(self, run: RunAgentInput) -> Response:
         """The response to the request that carries this turn's tool results."""
         results = [m for m in run.messages if isinstance(m, ToolMessage)]
-        ids = {call.call_id for call in self._calls}
-        mine = [m for m in results if m.tool_call_id in ids] or results
+        mine = [m for m in results if m.tool_call_id in self._sent_ids] or results
         follow_up = self._follow_up
         if follow_up is None:
             text = " | ".join(m.content if isinstance(m.content, str) else str(m.content) for m in mine)
@@ -185,18 +231,22 @@ class Turn:
             text = follow_up(mine)
         else:
             text = follow_up
-        return self._wrap(run, _text_events(f"msg_{uuid.uuid4().hex[:12]}", text, 1) if text else [])
+        message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        if self._hold_follow_up:  # a reply still being written: no TEXT_MESSAGE_END yet
+            events = _text_events(message_id, text, 1)[:-1] if text else []
+        else:
+            events = _text_events(message_id, text, 1) if text else []
+        return self._wrap(run, events, hold=self._hold_follow_up)
 
-    def _wrap(self, run: RunAgentInput, events: list[BaseEvent]) -> Response:
+    def _wrap(self, run: RunAgentInput, events: list[BaseEvent], *, hold: bool = False) -> Response:
         self.times += 1
         if self._http is not None:
             return Response(status=self._http[0], body=self._http[1])
         framed: list[BaseEvent] = [RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id), *events]
-        if self._error is not None:
-            framed.append(RunErrorEvent(message=self._error[0], code=self._error[1]))
-        else:
-            framed.append(RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id))
-        return Response(events=framed, drop_after=self._drop_after, delay_s=self._delay_s)
+        if not hold:  # a held run stays open: neither RUN_FINISHED nor RUN_ERROR
+            framed.append(RunErrorEvent(message=self._error[0], code=self._error[1]) if self._error is not None
+                          else RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id))
+        return Response(events=framed, drop_after=self._drop_after, delay_s=self._delay_s, hold=hold)
 
 
 class ScriptedAgent:
@@ -211,13 +261,19 @@ class ScriptedAgent:
         self._turns: list[Turn] = []
         self._default = Turn(None).say("(no scripted answer)")
         self._lock = threading.Lock()
+        self._answered: dict[str, Turn] = {}   # user message id -> the turn that answered it
         self.requests: list[RunAgentInput] = []
         self.url: str | None = None
         """The endpoint's URL while it is served (`ScriptedAgent.serve()`), else None."""
 
-    def on(self, match: Match) -> Turn:
-        """A turn for the user messages that contain `match` (case-insensitive) or match a regex."""
-        turn = Turn(match)
+    def on(self, match: Match, *, times: int | None = None) -> Turn:
+        """A turn for the user messages that contain `match` (case-insensitive) or match a regex.
+
+        Turns are tried in the order they were scripted. With `times=n` the turn answers the
+        first n matching messages; later ones go to the next turn that matches (a failure
+        once, then an answer: `on("x", times=1).http_error(503)`, then `on("x").say("ok")`).
+        """
+        turn = Turn(match, times)
         self._turns.append(turn)
         return turn
 
@@ -299,15 +355,23 @@ class ScriptedAgent:
         run = body if isinstance(body, RunAgentInput) else RunAgentInput.model_validate(body)
         with self._lock:
             self.requests.append(run)
-        turn = self._turn_for(run.messages)
+        users = [m for m in run.messages if m.role == "user"]
+        said = users[-1] if users else None
         if run.messages and run.messages[-1].role == "tool":
-            return turn.follow_up(run)
+            # The follow-up goes to the turn that answered its user message.
+            turn = self._answered.get(said.id) if said is not None else None
+            return (turn or self._turn_for(said)).follow_up(run)
+        turn = self._turn_for(said)
+        turn.matched += 1
+        if said is not None:
+            self._answered[said.id] = turn
         return turn.first(run)
 
-    def _turn_for(self, messages: Sequence[Any]) -> Turn:
-        users = [m for m in messages if m.role == "user"]
-        said = users[-1].content if users and isinstance(users[-1].content, str) else ""
+    def _turn_for(self, user: Any) -> Turn:
+        said = user.content if user is not None and isinstance(user.content, str) else ""
         for turn in self._turns:
+            if turn.exhausted():
+                continue
             match = turn.match
             if isinstance(match, re.Pattern):
                 if match.search(said):
@@ -315,6 +379,12 @@ class ScriptedAgent:
             elif match is not None and match.lower() in said.lower():
                 return turn
         return self._default
+
+
+def _arguments(arguments: Mapping[str, Any] | str | None, kwargs: Mapping[str, Any]) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps({**(arguments or {}), **kwargs}, ensure_ascii=False)
 
 
 def _cut(text: str, pieces: int) -> list[str]:

@@ -71,6 +71,10 @@ def agent_app(agent: ScriptedAgent, path: str = "/agent") -> ASGIApp:
             if response.delay_s:
                 await asyncio.sleep(response.delay_s)
             await send({"type": "http.response.body", "body": encoder.encode(event).encode(), "more_body": True})
+        if response.hold:  # open until the client goes away (a reload, a Stop)
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            return
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app

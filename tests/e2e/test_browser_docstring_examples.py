@@ -9,7 +9,7 @@ returns its error and what it printed. Printed output is checked against the blo
 comments by the unit test's rule (`check_prints`). Examples use the dev server's `/agent`.
 
 Each test also fails, like every Chromium test, when the page requested anything outside
-127.0.0.1 or had an uncaught error while its block ran (`PageGuard` of conftest.py).
+127.0.0.1 or had an uncaught error while its block ran (`pyclient.testing.PyclientPage`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import PageGuard, wait_ready
+from pyclient.testing import PyclientPage
+from tests.e2e.conftest import wait_ready
 from tests.unit.test_docstring_examples import BLOCKS, check_prints
 
 BROWSER_BLOCKS = [block for block in BLOCKS if block.browser]
@@ -27,15 +28,12 @@ BROWSER_BLOCKS = [block for block in BLOCKS if block.browser]
 @pytest.fixture(scope="module")
 def examples_page(browser, browser_context_args):
     """The examples page, loaded once, and its guard (checked and emptied by each test)."""
-    guard = PageGuard()
     context = browser.new_context(**browser_context_args)
-    context.route("**/*", guard.route)
-    page = context.new_page()
-    page.on("pageerror", lambda exc: guard.errors.append(str(exc)))
-    page.on("console", lambda msg: msg.type == "error" and guard.console_errors.append(msg.text))
+    guard = PyclientPage(context.new_page())
+    page = guard.page
     page.goto("/tests/examples.html")
     wait_ready(page)
-    guard.check(page)
+    guard.check()
     yield page, guard
     context.close()
 
@@ -49,9 +47,8 @@ def test_example_runs_in_the_page(block, examples_page):
         assert result["error"] is None, result["error"]
         problems = check_prints(block.source, [tuple(record) for record in result["prints"]])
         assert not problems, "\n".join(problems)
-        guard.check(page)
+        guard.check()
     finally:  # the next block starts with a clean record
         guard.outside.clear()
         guard.errors.clear()
-        guard.console_errors.clear()
         page.evaluate("document.querySelectorAll('.py-error').forEach(box => box.remove())")

@@ -1,28 +1,108 @@
 """The chat UI in Chromium: styling, cards, Markdown, hostile text, scrolling, errors, the event
 log, approvals, renderers and a thousand parallel calls.
 
-The page is web/tests/chat_ui.html (a `Chat` with no page CSS of its own, on a gradient body)
-on the scripted agent `POST /agent/ui` (`_UiAgent` in tests/conftest.py), whose user messages
-name scenarios ("markdown", "xss", "many 1000", ...).
+The page is web/tests/chat_ui.html (a `Chat` with no page CSS of its own, on a gradient body),
+opened with pyclient's own pytest plugin (`pyclient_page`) and answered by its `scripted_agent`,
+scripted by `script_scenarios` below: the user messages name scenarios ("markdown", "xss",
+"many 1000", ...).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
-import uuid
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import XSS_PAYLOADS, XSS_TEXT
+from pyclient.testing import ScriptedAgent
 
 TIMEOUT = 20_000
 IDLE = ".pyclient-run-status[data-status='idle']"
+READY = "document.documentElement.dataset.pyclient === 'ready'"
+
+# Hostile text delivered as assistant text, tool arguments, tool results and error messages:
+# none of it may run, load or become an element.
+XSS_PAYLOADS = (
+    "<script>window.__xss = 'script'</script>",
+    "<img src=x onerror=\"window.__xss='img'\">",
+    "<svg onload=\"window.__xss='svg'\"></svg>",
+    "<a href=\"javascript:window.__xss='href'\">raw link</a>",
+    "[md link](javascript:window.__xss='md')",
+    "[x](javascript:alert(1))",
+    "![md image](https://127.0.0.1/pixel.png)",
+    "![bad image](javascript:window.__xss='imgmd')",
+    "<iframe src=\"javascript:window.__xss='iframe'\"></iframe>",
+    "<details open ontoggle=\"window.__xss='details'\">",
+)
+XSS_TEXT = "\n\n".join(XSS_PAYLOADS)
+
+UI_MARKDOWN = ("Here is **bold** and *italic*.\n\n- first item\n- second item\n\n"
+               "Run `pip install pyclient` then read [the docs](https://example.org/docs).\n\n"
+               "<b>raw html</b> stays text.")
 
 
-def open_chat(open_page, query: str = ""):
-    return open_page("/tests/chat_ui.html" + (f"?{query}" if query else ""))
+def done(results) -> str:
+    """The follow-up's answer: "done: " and the results (their count past 5)."""
+    contents = [m.content for m in results]
+    return "done: " + (" | ".join(contents) if len(contents) <= 5 else f"{len(contents)} results")
+
+
+def exactly(text: str) -> re.Pattern[str]:
+    return re.compile(f"^{re.escape(text)}$")
+
+
+def script_scenarios(agent: ScriptedAgent) -> None:
+    """The scenarios the tests send by name; every call's follow-up is answered by `done`."""
+    agent.on(exactly("markdown")).say(UI_MARKDOWN, chunks=6)
+    agent.on(exactly("xss")).say(XSS_TEXT, chunks=4).call("echo", text=XSS_TEXT, chunks=2).then_say(done)
+    agent.on(exactly("xss error")).fail(XSS_TEXT)
+    agent.on(exactly("bidi")).call("echo", text="\u202eecila\u200b", chunks=2).then_say(done)
+    agent.on(exactly("approve")).say("I will send it once you approve.").call(
+        "send_mail", to="alice@example.org", count=2, urgent=False, tone="calm", chunks=2).then_say(done)
+    agent.on(exactly("slow 40")).say("".join(f"Paragraph {i} of a long answer.\n\n" for i in range(40)),
+                                     chunks=40).slowly(0.1)
+    for n in (200, 1000):
+        turn = agent.on(exactly(f"many {n}")).then_say(done)
+        for i in range(n):
+            turn.call("tick", n=i, call_id=f"tick-{i}", chunks=2)
+    agent.on(exactly("big 1000000 10000")).call("echo", text="x" * 1_000_000, chunks=10_000).then_say(done)
+    agent.on(exactly("http error")).http_error(503, "the agent is overloaded")
+    agent.on(exactly("agent error")).fail("the model is down", code="overloaded")
+    agent.on(exactly("fail once"), times=1).http_error(503, "the agent is overloaded")
+    agent.on(exactly("fail once")).say("recovered")
+    agent.on(exactly("hold")).say("Working on it").hold()
+    for message in ('call wait_a_bit {"seconds": 0.8}', 'call boom {"x": "1"}',
+                    'call create_task {"title": "Water the plants", "due": "friday"}',
+                    'call pick_color {"choices": ["blue", "red"]}', 'call pick_color {"choices": ["green"]}'):
+        name, arguments = message.split(None, 2)[1:]
+        agent.on(exactly(message)).call(name, arguments, chunks=4).slowly(0.15).then_say(done)
+    agent.on(exactly("backend")).server_call("web_search", query="pyclient", result="3 results").say(
+        "Found 3 results.").slowly(0.1)
+    for said in ("hello", "Say hello", "**not bold**"):
+        agent.on(exactly(said)).say(f"reply: {said}", chunks=4)
+
+
+@pytest.fixture
+def chat_page(pyclient_page, scripted_agent):
+    """The guarded page (pyclient's `pyclient_page`) with the scenarios scripted."""
+    script_scenarios(scripted_agent)
+    return pyclient_page
+
+
+@pytest.fixture
+def page(chat_page):
+    return chat_page.page
+
+
+@pytest.fixture
+def guard(chat_page):
+    return chat_page
+
+
+def open_chat(chat_page, query: str = ""):
+    return chat_page.open("/tests/chat_ui.html" + (f"?{query}" if query else ""), ready=READY)
 
 
 def send(page, text: str) -> None:
@@ -50,9 +130,9 @@ def deduped(values: list) -> list:
 
 # -- styling -----------------------------------------------------------------------------------
 
-def test_stylesheet_applied_without_page_css_light_and_dark(page, open_page):
+def test_stylesheet_applied_without_page_css_light_and_dark(page, chat_page):
     page.emulate_media(color_scheme="light")
-    open_chat(open_page)
+    open_chat(chat_page)
     root = page.locator(".pyclient-chat")
     assert page.locator("style#pyclient-chat-style").count() == 1
     # The chat is opaque over the page's gradient, in its own light colours.
@@ -80,9 +160,9 @@ def test_stylesheet_applied_without_page_css_light_and_dark(page, open_page):
     assert page.locator(".pyclient-send").evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(1, 2, 3)"
 
 
-def test_theme_argument_forces_dark(page, open_page):
+def test_theme_argument_forces_dark(page, chat_page):
     page.emulate_media(color_scheme="light")
-    open_chat(open_page, "theme=dark")
+    open_chat(chat_page, "theme=dark")
     root = page.locator(".pyclient-chat")
     expect(root).to_have_attribute("data-theme", "dark")
     assert root.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(22, 24, 29)"
@@ -90,8 +170,8 @@ def test_theme_argument_forces_dark(page, open_page):
 
 # -- tool cards --------------------------------------------------------------------------------
 
-def test_status_badges_through_a_run(page, open_page):
-    open_chat(open_page)
+def test_status_badges_through_a_run(page, chat_page):
+    open_chat(chat_page)
     record_badges(page)
     send(page, 'call wait_a_bit {"seconds": 0.8}')
     card = page.locator(".pyclient-tool")
@@ -113,8 +193,8 @@ def test_status_badges_through_a_run(page, open_page):
     wait_idle(page)
 
 
-def test_arguments_and_result_are_collapsible(page, open_page):
-    open_chat(open_page)
+def test_arguments_and_result_are_collapsible(page, chat_page):
+    open_chat(chat_page)
     send(page, "approve")
     card = page.locator(".pyclient-tool[data-tool='send_mail']")
     expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
@@ -138,8 +218,8 @@ def test_arguments_and_result_are_collapsible(page, open_page):
 
 # -- Markdown and hostile text -------------------------------------------------------------------
 
-def test_markdown_rendering(page, open_page):
-    open_chat(open_page)
+def test_markdown_rendering(page, chat_page):
+    open_chat(chat_page)
     send(page, "markdown")
     wait_idle(page)
     answer = page.locator(".pyclient-assistant").last
@@ -161,10 +241,10 @@ def test_markdown_rendering(page, open_page):
     assert page.locator(".pyclient-user strong").count() == 0
 
 
-def test_xss_corpus_never_runs_or_loads(page, open_page):
+def test_xss_corpus_never_runs_or_loads(page, chat_page):
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    open_chat(open_page)
+    open_chat(chat_page)
     send(page, "xss")        # as assistant text, as tool arguments, as the tool's result, quoted back
     wait_idle(page)
     expect(page.locator(".pyclient-assistant")).to_have_count(2)
@@ -193,8 +273,8 @@ def test_xss_corpus_never_runs_or_loads(page, open_page):
     assert XSS_TEXT  # the corpus the agent sent
 
 
-def test_bidi_and_zero_width_characters_are_shown(page, open_page):
-    open_chat(open_page)
+def test_bidi_and_zero_width_characters_are_shown(page, chat_page):
+    open_chat(chat_page)
     send(page, "bidi")
     wait_idle(page)
     card = page.locator(".pyclient-tool[data-tool='echo']")
@@ -213,8 +293,8 @@ def at_bottom(page) -> bool:
         "e => e.scrollHeight - e.scrollTop - e.clientHeight < 30")
 
 
-def test_follows_new_content_until_the_user_scrolls_up(page, open_page):
-    open_chat(open_page)
+def test_follows_new_content_until_the_user_scrolls_up(page, chat_page):
+    open_chat(chat_page)
     send(page, "slow 40")
     messages = page.locator(".pyclient-messages")
     page.wait_for_function("""() => { const e = document.querySelector('.pyclient-messages');
@@ -242,24 +322,24 @@ def test_follows_new_content_until_the_user_scrolls_up(page, open_page):
 
 # -- errors, stops, empty state ----------------------------------------------------------------
 
-def test_error_bubble_and_retry(page, open_page, agent_log):
-    open_chat(open_page)
+def test_error_bubble_and_retry(page, chat_page, scripted_agent):
+    open_chat(chat_page)
     with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text and "503" in m.text):
-        send(page, f"fail once {uuid.uuid4().hex}")
+        send(page, "fail once")
     bubble = page.locator(".pyclient-error")
     expect(bubble.locator(".pyclient-error-text")).to_have_text(
         "The assistant's server answered with an error (HTTP 503). Try again in a moment.", timeout=TIMEOUT)
     expect(page.locator(".pyclient-run-status")).to_have_text("Something went wrong")
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "error")
-    requests = len(agent_log.bodies)
+    requests = len(scripted_agent.requests)
     bubble.locator(".pyclient-retry-run").dispatch_event("click")  # a script's click: nothing
     page.wait_for_timeout(300)
-    assert len(agent_log.bodies) == requests
+    assert len(scripted_agent.requests) == requests
     bubble.locator(".pyclient-retry-run").click()
     expect(page.locator(".pyclient-assistant").last).to_have_text("recovered", timeout=TIMEOUT)
     wait_idle(page)
     expect(page.locator(".pyclient-error")).to_have_count(0)
-    assert len(agent_log.bodies) == requests + 1
+    assert len(scripted_agent.requests) == requests + 1
 
     send(page, "agent error")  # the agent's own error reads differently
     expect(page.locator(".pyclient-error-text")).to_have_text(
@@ -267,15 +347,15 @@ def test_error_bubble_and_retry(page, open_page, agent_log):
     expect(page.locator(".pyclient-error-details pre")).to_contain_text("the model is down")
 
 
-def test_network_failure_reads_as_a_connection_problem(page, open_page):
-    open_chat(open_page, "agent=http://127.0.0.1:9/agent")  # nothing listens on port 9
+def test_network_failure_reads_as_a_connection_problem(page, chat_page):
+    open_chat(chat_page, "agent=http://127.0.0.1:9/agent")  # nothing listens on port 9
     send(page, "hello")
     expect(page.locator(".pyclient-error-text")).to_have_text(
         "The assistant could not be reached. Check your connection and try again.", timeout=TIMEOUT)
 
 
-def test_stopped_run_is_marked(page, open_page):
-    open_chat(open_page)
+def test_stopped_run_is_marked(page, chat_page):
+    open_chat(chat_page)
     send(page, "hold")
     expect(page.locator(".pyclient-assistant").last).to_have_text("Working on it", timeout=TIMEOUT)
     expect(page.locator(".pyclient-run-status")).to_have_text("Thinking…")
@@ -295,16 +375,16 @@ def test_stopped_run_is_marked(page, open_page):
     expect(page.locator(".pyclient-run-status")).to_have_text("Ready")
 
 
-def test_empty_state_and_suggestions(page, open_page, agent_log):
-    open_chat(open_page)
+def test_empty_state_and_suggestions(page, chat_page, scripted_agent):
+    open_chat(chat_page)
     empty = page.locator(".pyclient-empty")
     expect(empty).to_be_visible()
     suggestions = page.locator(".pyclient-suggestion")
     expect(suggestions).to_have_text(["markdown", "Say hello"])
-    agent_log.clear()
+    scripted_agent.clear()
     suggestions.nth(1).dispatch_event("click")  # a script's click sends nothing
     page.wait_for_timeout(300)
-    assert agent_log.bodies == [] and page.locator(".pyclient-user").count() == 0
+    assert scripted_agent.requests == [] and page.locator(".pyclient-user").count() == 0
     suggestions.nth(1).click()
     expect(page.locator(".pyclient-user")).to_have_text(["Say hello"])
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
@@ -314,8 +394,8 @@ def test_empty_state_and_suggestions(page, open_page, agent_log):
 
 # -- the event log -----------------------------------------------------------------------------
 
-def test_event_log_lists_events_and_downloads_them(page, open_page):
-    open_chat(open_page)
+def test_event_log_lists_events_and_downloads_them(page, chat_page):
+    open_chat(chat_page)
     toggle = page.locator(".pyclient-log-toggle")
     log = page.locator(".pyclient-log")
     expect(log).to_be_hidden()
@@ -349,8 +429,8 @@ def test_event_log_lists_events_and_downloads_them(page, open_page):
     expect(toggle).to_have_attribute("aria-expanded", "false")
 
 
-def test_event_log_keeps_500_rows(page, open_page):
-    open_chat(open_page)
+def test_event_log_keeps_500_rows(page, chat_page):
+    open_chat(chat_page)
     page.locator(".pyclient-log-toggle").click()
     send(page, "many 200")  # 200 calls: 4 events each, and the follow-up
     wait_idle(page)
@@ -362,8 +442,8 @@ def test_event_log_keeps_500_rows(page, open_page):
 
 # -- accessibility ------------------------------------------------------------------------------
 
-def test_accessible_structure(page, open_page):
-    open_chat(open_page)
+def test_accessible_structure(page, chat_page):
+    open_chat(chat_page)
     messages = page.locator(".pyclient-messages")
     expect(messages).to_have_attribute("role", "log")
     expect(messages).to_have_attribute("aria-live", "polite")
@@ -385,8 +465,8 @@ def test_accessible_structure(page, open_page):
 
 # -- approvals ----------------------------------------------------------------------------------
 
-def test_approval_card_edit_form_and_trusted_clicks(page, open_page, agent_log):
-    open_chat(open_page)
+def test_approval_card_edit_form_and_trusted_clicks(page, chat_page, scripted_agent):
+    open_chat(chat_page)
     send(page, "approve")
     card = page.locator(".pyclient-tool[data-tool='send_mail']")
     expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
@@ -431,14 +511,13 @@ def test_approval_card_edit_form_and_trusted_clicks(page, open_page, agent_log):
     expect(page.locator(".pyclient-assistant").last).to_contain_text("sent 3 to bob@example.org")
     expect(card.locator(".pyclient-approval")).to_have_count(0)  # the bar went with the question
     # The model is told the user edited the arguments (the follow-up carries the edit).
-    tool_messages = [m for m in agent_log.bodies[-1]["messages"] if m["role"] == "tool"]
-    assert "sent 3 to bob@example.org" in tool_messages[-1]["content"]
+    assert "sent 3 to bob@example.org" in scripted_agent.tool_messages[-1].content
 
 
 # -- renderers ------------------------------------------------------------------------------------
 
-def test_renderer_sees_states_in_order_with_partial_input(page, open_page):
-    open_chat(open_page)
+def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
+    open_chat(chat_page)
     send(page, 'call create_task {"title": "Water the plants", "due": "friday"}')
     view = page.locator(".pyclient-tool[data-tool='create_task'] .task-view")
     expect(view).to_have_text("Task: Water the plants (output-available)", timeout=TIMEOUT)
@@ -456,8 +535,8 @@ def test_renderer_sees_states_in_order_with_partial_input(page, open_page):
     expect(page.locator(".pyclient-tool[data-tool='create_task'] .pyclient-tool-args-box")).to_be_hidden()
 
 
-def test_raising_renderer_shows_a_fallback_and_the_conversation_goes_on(page, open_page, guard):
-    open_chat(open_page)
+def test_raising_renderer_shows_a_fallback_and_the_conversation_goes_on(page, chat_page, guard):
+    open_chat(chat_page)
     send(page, 'call boom {"x": "1"}')
     fallback = page.locator(".pyclient-tool[data-tool='boom'] .pyclient-render-error")
     expect(fallback).to_contain_text("RuntimeError: the renderer broke <script>", timeout=TIMEOUT)
@@ -468,8 +547,8 @@ def test_raising_renderer_shows_a_fallback_and_the_conversation_goes_on(page, op
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
 
 
-def test_render_only_tool_answered_by_its_renderer(page, open_page):
-    open_chat(open_page)
+def test_render_only_tool_answered_by_its_renderer(page, chat_page):
+    open_chat(chat_page)
     send(page, 'call pick_color {"choices": ["blue", "red"]}')
     card = page.locator(".pyclient-tool[data-tool='pick_color']").last
     expect(card).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
@@ -491,8 +570,8 @@ def test_render_only_tool_answered_by_its_renderer(page, open_page):
     expect(page.locator(".pyclient-assistant").last).to_have_text("done: no colour for me")
 
 
-def test_backend_tool_calls_render_too(page, open_page):
-    open_chat(open_page)
+def test_backend_tool_calls_render_too(page, chat_page):
+    open_chat(chat_page)
     send(page, "backend")
     card = page.locator(".pyclient-tool[data-tool='web_search']")
     expect(card.locator(".pyclient-tool-body")).to_have_text("searching pyclient: 3 results", timeout=TIMEOUT)
@@ -503,8 +582,8 @@ def test_backend_tool_calls_render_too(page, open_page):
 
 # -- volume ---------------------------------------------------------------------------------------
 
-def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, open_page, record_property):
-    open_chat(open_page)
+def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, chat_page, record_property):
+    open_chat(chat_page)
     started = time.perf_counter()
     send(page, "many 1000")
     worst = 0.0
@@ -534,8 +613,8 @@ def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, op
 
 
 @pytest.mark.parametrize("size", [1_000_000])
-def test_a_megabyte_argument_in_ten_thousand_deltas(page, open_page, size):
-    open_chat(open_page)
+def test_a_megabyte_argument_in_ten_thousand_deltas(page, chat_page, size):
+    open_chat(chat_page)
     started = time.perf_counter()
     send(page, f"big {size} 10000")
     expect(page.locator(".pyclient-tool[data-tool='echo']")).to_have_attribute("data-status", "completed",

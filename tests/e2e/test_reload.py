@@ -1,7 +1,8 @@
 """Threads kept in IndexedDB across reloads, in Chromium: a reload at every step of a tool
 round trip answers each call exactly once; two tabs on one thread, one holds it.
 
-The page is web/tests/store.html on the scripted agent `POST /agent/scripted` (tests/conftest.py).
+The page is web/tests/store.html, driven with pyclient's own pytest plugin: `pyclient_page`
+(guarded, opened on the repository's `web/` folder) and `scripted_agent` (answering `/agent`).
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import json
 import uuid
 from collections import Counter
 
+from ag_ui.core import RunAgentInput
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import BOOT_TIMEOUT_MS, wait_ready
+from pyclient.testing import PyclientPage
 
 TIMEOUT = 20_000
+READY = "document.documentElement.dataset.pyclient === 'ready'"
 
 
 def send(page, text: str) -> None:
@@ -28,11 +31,6 @@ def wait_saved(page, fragment: str) -> None:
                            timeout=TIMEOUT, polling=25)
 
 
-def reload(page) -> None:
-    page.reload()
-    wait_ready(page, BOOT_TIMEOUT_MS)
-
-
 def card(page, call_id: str):
     return page.locator(f'.pyclient-tool[data-tool-call-id="{call_id}"]')
 
@@ -41,33 +39,36 @@ def runs(page, thread: str) -> int:
     return int(page.evaluate(f"localStorage.getItem('runs:{thread}') || '0'"))
 
 
-def answers_delivered(bodies: list[dict]) -> Counter:
+def answers_delivered(requests: list[RunAgentInput]) -> Counter:
     """Per toolCallId, how many requests delivered its answer (the tool messages after the last
     message that is not one: what a follow-up carries). No request holds two for one call."""
     delivered: Counter = Counter()
-    for body in bodies:
-        messages = body["messages"]
-        ids = [m["toolCallId"] for m in messages if m["role"] == "tool"]
+    for run in requests:
+        messages = run.messages
+        ids = [m.tool_call_id for m in messages if m.role == "tool"]
         assert len(ids) == len(set(ids)), f"two tool messages for one call: {ids}"
         i = len(messages)
-        while i and messages[i - 1]["role"] == "tool":
+        while i and messages[i - 1].role == "tool":
             i -= 1
-        delivered.update(m["toolCallId"] for m in messages[i:])
+        delivered.update(m.tool_call_id for m in messages[i:] if m.role == "tool")
     return delivered
 
 
-def test_reload_at_every_step_of_a_round_trip(page, agent_log):
+def test_reload_at_every_step_of_a_round_trip(pyclient_page, scripted_agent):
     thread = f"reload-{uuid.uuid4().hex[:8]}"
-    page.goto(f"/tests/store.html?thread={thread}")
-    wait_ready(page, BOOT_TIMEOUT_MS)
+    scripted_agent.on("call hold").say("On it.").call("act", x="1", call_id="call1").hold()
+    scripted_agent.on("call pair").say("On it.").call("act", x="2", call_id="call2").call(
+        "ask", question="which colour?", call_id="call2b").then_say("Thanks, I am", hold=True)
+    scripted_agent.on("thanks").say("You are welcome")
+    page = pyclient_page.open(f"/tests/store.html?thread={thread}", ready=READY)
 
-    def bodies() -> list[dict]:
-        return [b for b in agent_log.bodies if b.get("threadId") == thread]
+    def reload() -> None:
+        pyclient_page.reload(ready=READY)
 
     # 1. streaming: the agent streamed a text and call1, and holds the run open.
     send(page, "call hold")
     wait_saved(page, "STREAMING call1=streaming")
-    reload(page)
+    reload()
     interrupted = page.locator('.pyclient-assistant[data-interrupted="true"]')
     expect(interrupted).to_have_text("On it.")                # the partial text, marked
     expect(card(page, "call1")).to_have_attribute("data-state", "output-error")
@@ -76,7 +77,7 @@ def test_reload_at_every_step_of_a_round_trip(page, agent_log):
     # 2. awaiting approval (act) and awaiting input (ask): the next send works.
     send(page, "call pair hold-followup")
     wait_saved(page, "call2=awaiting_approval call2b=awaiting_input")
-    reload(page)
+    reload()
 
     # 3. executing: asked again after the reload; approved; the handler hangs.
     expect(card(page, "call2").locator(".pyclient-approve")).to_be_visible(timeout=TIMEOUT)
@@ -84,7 +85,7 @@ def test_reload_at_every_step_of_a_round_trip(page, agent_log):
     page.evaluate("window.actMode = 'hang'")
     card(page, "call2").locator(".pyclient-approve").click()
     wait_saved(page, "call2=executing")
-    reload(page)
+    reload()
 
     # 4. result computed: interrupted, never run again by itself; Retry runs it; ask still waits.
     expect(card(page, "call2")).to_have_attribute("data-action", "interrupted", timeout=TIMEOUT)
@@ -98,49 +99,51 @@ def test_reload_at_every_step_of_a_round_trip(page, agent_log):
     card(page, "call2").locator(".pyclient-retry").click()
     wait_saved(page, "call2=completed call2b=awaiting_input")
     assert runs(page, thread) == 2
-    reload(page)
+    reload()
 
     # 5. follow-up in flight: answering ask sends the follow-up; the agent holds it open.
     expect(card(page, "call2")).to_have_attribute("data-state", "output-available", timeout=TIMEOUT)
     expect(card(page, "call2").locator(".pyclient-tool-result")).to_have_text("acted 2")
     expect(card(page, "call2b")).to_have_attribute("data-action", "awaiting_input", timeout=TIMEOUT)
-    before = len(bodies())
+    before = len(scripted_agent.requests)
     page.evaluate("window.submitInput('call2b', 'blue')")
     wait_saved(page, "STREAMING call1=cancelled/sent call2=completed/sent call2b=completed/sent")
     # The reply is streaming: the server has the follow-up (saved as sent before it went out).
     expect(page.locator(".pyclient-assistant").last).to_have_text("Thanks, I am", timeout=TIMEOUT)
-    assert len(bodies()) == before + 1
-    reload(page)
+    assert len(scripted_agent.requests) == before + 1
+    reload()
 
     # 6. The follow-up is not sent again; the conversation goes on.
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
-    assert len(bodies()) == before + 1
+    assert len(scripted_agent.requests) == before + 1
     send(page, "thanks")
-    # 8 messages: go, On it. + call1, call1's answer, call pair, On it. + call2 + call2b, two answers, thanks
-    expect(page.locator(".pyclient-assistant").last).to_have_text("reply 8", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-assistant").last).to_have_text("You are welcome", timeout=TIMEOUT)
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle")
 
-    all_bodies = bodies()
-    assert len(all_bodies) == 4        # call hold, call pair, the follow-up, thanks
-    assert answers_delivered(all_bodies) == {"call2": 1, "call2b": 1}
-    last = all_bodies[-1]["messages"]
-    assert Counter(m["toolCallId"] for m in last if m["role"] == "tool") == {"call1": 1, "call2": 1, "call2b": 1}
-    assert [m["content"] for m in last if m["role"] == "tool"][1:] == ["acted 2", "blue"]
+    requests = scripted_agent.requests
+    assert len(requests) == 4        # call hold, call pair, the follow-up, thanks
+    assert {r.thread_id for r in requests} == {thread}
+    # 8 messages: call hold, On it. + call1, call1's answer, call pair, On it. + call2 + call2b, two answers, thanks
+    assert len(requests[-1].messages) == 8
+    assert answers_delivered(requests) == {"call2": 1, "call2b": 1}
+    last = requests[-1].messages
+    assert Counter(m.tool_call_id for m in last if m.role == "tool") == {"call1": 1, "call2": 1, "call2b": 1}
+    assert [m.content for m in last if m.role == "tool"][1:] == ["acted 2", "blue"]
     assert runs(page, thread) == 2
 
 
-def test_two_tabs_on_one_thread_one_holds_it(page, context, agent_log):
+def test_two_tabs_on_one_thread_one_holds_it(pyclient_page, scripted_agent):
     thread = f"tabs-{uuid.uuid4().hex[:8]}"
+    for said, reply in (("hello", "reply 1"), ("more", "reply 3"), ("mine", "reply 5")):
+        scripted_agent.on(said).say(reply)
     url = f"/tests/store.html?thread={thread}&plain=1"
-    page.goto(url)
-    wait_ready(page, BOOT_TIMEOUT_MS)
+    page = pyclient_page.open(url, ready=READY)
     assert page.evaluate("document.documentElement.dataset.readOnly") == "false"
     send(page, "hello")
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply 1", timeout=TIMEOUT)
 
-    second = context.new_page()
-    second.goto(url)
-    wait_ready(second, BOOT_TIMEOUT_MS)
+    other = PyclientPage(page.context.new_page())    # a second tab, guarded as well
+    second = other.open(url, ready=READY)
     assert second.evaluate("document.documentElement.dataset.readOnly") == "true"
     expect(second.locator(".pyclient-chat")).to_have_attribute("data-read-only", "true")
     expect(second.locator(".pyclient-run-status")).to_have_text("Read-only: open in another tab")
@@ -151,11 +154,12 @@ def test_two_tabs_on_one_thread_one_holds_it(page, context, agent_log):
     send(page, "more")
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply 3", timeout=TIMEOUT)
     page.close()
-    reload(second)
+    other.reload(ready=READY)
     assert second.evaluate("document.documentElement.dataset.readOnly") == "false"
     expect(second.locator(".pyclient-assistant")).to_have_text(["reply 1", "reply 3"])
     send(second, "mine")
     expect(second.locator(".pyclient-assistant").last).to_have_text("reply 5", timeout=TIMEOUT)
-    assert [b["messages"][-1]["content"] for b in agent_log.bodies if b.get("threadId") == thread] == \
-        ["hello", "more", "mine"]
+    assert [r.messages[-1].content for r in scripted_agent.requests] == ["hello", "more", "mine"]
+    assert [len(r.messages) for r in scripted_agent.requests] == [1, 3, 5]   # the history the other tab kept
+    other.check()
     second.close()

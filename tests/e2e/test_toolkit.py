@@ -17,7 +17,8 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import PageGuard, wait_ready
+from pyclient.testing import PyclientPage
+from tests.e2e.conftest import wait_ready
 
 
 def run(page, name: str, arguments: dict | None = None) -> dict:
@@ -43,15 +44,12 @@ def refused(result: dict) -> str:
 @pytest.fixture(scope="module")
 def session(browser, browser_context_args):
     """The toolkit page, loaded once, its context and its guard."""
-    guard = PageGuard()
     context = browser.new_context(**browser_context_args)
-    context.route("**/*", guard.route)
-    page = context.new_page()
-    page.on("pageerror", lambda exc: guard.errors.append(str(exc)))
-    page.on("console", lambda msg: msg.type == "error" and guard.console_errors.append(msg.text))
+    guard = PyclientPage(context.new_page())
+    page = guard.page
     page.goto("/tests/toolkit.html")
     wait_ready(page)
-    guard.check(page)
+    guard.check()
     yield page, context, guard
     context.close()
 
@@ -69,11 +67,10 @@ def toolkit(session):
     page.evaluate("window.t.reset()")
     try:
         yield page
-        guard.check(page)
+        guard.check()
     finally:
         guard.outside.clear()
         guard.errors.clear()
-        guard.console_errors.clear()
 
 
 def test_the_factories_make_every_tool_and_refuse_what_can_never_work(toolkit):

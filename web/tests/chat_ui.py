@@ -1,4 +1,5 @@
-"""Test page for the chat UI: a `Chat` on the scripted UI agent `POST /agent/ui`.
+"""Test page for the chat UI: a `Chat` on `POST /agent`, answered by pyclient.testing's `scripted_agent`
+(tests/e2e/test_chat_ui.py scripts it).
 
 Query: `theme=light|dark` (the Chat's `theme=`), `agent=<path>` (another endpoint). Tools:
 `echo(text)` returns its text, `send_mail(...)` requires approval (it records what it ran
@@ -80,7 +81,7 @@ def pick_color(choices: list[str]) -> Color:
     raise NotImplementedError
 
 
-agent = Agent("ui", url=params.get("agent") or "/agent/ui",
+agent = Agent("ui", url=params.get("agent") or "/agent",
               client_tools=[echo, send_mail, wait_a_bit, tick, create_task, boom, pick_color])
 js.window.taskParts = to_js([])
 

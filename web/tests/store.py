@@ -1,4 +1,5 @@
-"""Test page for threads kept across reloads: `?thread=<id>` names the thread.
+"""Test page for threads kept across reloads: `?thread=<id>` names the thread; tests/e2e/test_reload.py
+drives it with pyclient.testing's `pyclient_page` and `scripted_agent` (on `/agent`).
 
 The thread is kept in IndexedDB (`store=True` with `?plain=1`; otherwise the same store,
 wrapped so each completed save is written to `<html data-saved>` as "RUN_STATE id=status[/sent] ...",
@@ -55,7 +56,7 @@ class Recording:
         await self.store.delete(key)
 
 
-agent = Agent("store", url="/agent/scripted", client_tools=[act, ask])
+agent = Agent("store", url="/agent", client_tools=[act, ask])
 store = True if params.get("plain") else Recording(agent.platform.default_store())
 thread = agent.thread("#chat", thread_id=THREAD, store=store)
 chat = Chat(thread, document.querySelector("#chat"))
