@@ -79,6 +79,12 @@ def runtime():
 
 
 @pytest.fixture(scope="session")
+def pyclient_runtime(runtime):
+    """The plugin's runtime is this checkout's (`runtime/`): one build serves every test."""
+    return runtime
+
+
+@pytest.fixture(scope="session")
 def agent_log() -> AgentLog:
     return AgentLog()
 
