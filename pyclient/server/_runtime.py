@@ -64,9 +64,9 @@ PACKAGE_DATA = ["py.typed", "browser/chat.css"]
 """pyclient's files other than modules that its wheel carries, relative to the package."""
 RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"
 """The environment variable that names the folder the runtime is built in (`default_runtime_dir()`)."""
-# pyclient's distribution name (the import name stays `pyclient`): the lock's entry and the
-# name a page's config lists in "packages".
 DISTRIBUTION = "pyclient-agui"
+"""pyclient's distribution name (the import name stays `pyclient`): the lock's entry and the
+name a page's config lists in `"packages"`."""
 # The wheel file name's form of it (PEP 427: `-` becomes `_`).
 WHEEL_PREFIX = DISTRIBUTION.replace("-", "_") + "-"
 

@@ -113,15 +113,15 @@ def test_the_nav_lists_every_guide_and_the_api(site: Path) -> None:
     assert (site / "images" / "welcome.png").is_file()  # the index's screenshots ship with the site
 
 
-@pytest.mark.parametrize("page", sorted(API_PAGES))
-def test_the_api_page_documents_every_public_name(site: Path, page: str) -> None:
-    module, source = API_PAGES[page]
-    html = html_of(site, page)
+@pytest.mark.parametrize("api_page", sorted(API_PAGES))
+def test_the_api_page_documents_every_public_name(site: Path, api_page: str) -> None:
+    module, source = API_PAGES[api_page]
+    html = html_of(site, api_page)
     names = exported(ROOT / source)
     assert names
     missing = [name for name in names
                if f"{module}.{name}" not in OWN_PAGE and f'id="{module}.{name}"' not in html]
-    assert not missing, f"{page} has no entry for {missing}"
+    assert not missing, f"{api_page} has no entry for {missing}"
 
 
 def test_the_api_page_shows_signatures_and_docstrings(site: Path) -> None:

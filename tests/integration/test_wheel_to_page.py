@@ -83,7 +83,8 @@ def test_the_wheel_carries_the_page_files_and_its_metadata(installed_wheel):
 
 
 @pytest.mark.chromium
-def test_a_page_written_from_the_guide_runs_from_the_vendored_wheel(tmp_path, runtime, installed_wheel):
+def test_a_page_written_from_the_guide_runs_from_the_vendored_wheel(tmp_path, runtime, installed_wheel,
+                                                                   pyclient_browser):
     files = guide_files()
     assert sorted(files) == ["index.html", "main.py"]
     assert files["main.py"].count('url="/agent"') == 1
@@ -110,28 +111,24 @@ def test_a_page_written_from_the_guide_runs_from_the_vendored_wheel(tmp_path, ru
         stack.enter_context(process(
             installed_wheel.python, "-m", "http.server", str(static_port), "--bind", "127.0.0.1",
             "--directory", site, ready=f"{static}/index.html", env=env))
-        drive_the_page(static)
+        drive_the_page(pyclient_browser, static)
 
 
-def drive_the_page(static: str) -> None:
-    from playwright.sync_api import sync_playwright
-
-    from devserver.chromium import launch_args
+def drive_the_page(browser, static: str) -> None:
+    """In the session's Chromium (the plugin's `pyclient_browser`: one Playwright per session)."""
     from pyclient.testing import PyclientPage
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(**launch_args())
-        try:
-            context = browser.new_context(base_url=static)
-            guarded = PyclientPage(context.new_page())
-            page = guarded.open("/")
-            assert page.locator("#title").text_content() == "Hello"
-            guarded.send(MESSAGE)
-            page.locator("#title", has_text="Hello world").wait_for(timeout=30_000)
-            answer = "set_heading returned: \"the heading is now 'Hello world'\""
-            page.locator(".pyclient-chat", has_text=answer).wait_for(timeout=30_000)
-            guarded.wait_for_status("idle")
-            assert page.locator(".pyclient-tool[data-tool='set_heading']").count() == 1
-            guarded.check()  # nothing left 127.0.0.1, nothing went uncaught
-        finally:
-            browser.close()
+    context = browser.new_context(base_url=static)
+    try:
+        guarded = PyclientPage(context.new_page())
+        page = guarded.open("/")
+        assert page.locator("#title").text_content() == "Hello"
+        guarded.send(MESSAGE)
+        page.locator("#title", has_text="Hello world").wait_for(timeout=30_000)
+        answer = "set_heading returned: \"the heading is now 'Hello world'\""
+        page.locator(".pyclient-chat", has_text=answer).wait_for(timeout=30_000)
+        guarded.wait_for_status("idle")
+        assert page.locator(".pyclient-tool[data-tool='set_heading']").count() == 1
+        guarded.check()  # nothing left 127.0.0.1, nothing went uncaught
+    finally:
+        context.close()
