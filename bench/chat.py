@@ -57,6 +57,7 @@ class Case:
     label: str
     kind: str  # "long", "parallel" or "bigargs"
     params: tuple[tuple[str, int], ...]
+    mark: str = ""  # the server's Timeline records the requests under this key (bench/streams.py)
 
     @property
     def p(self) -> dict[str, int]:
@@ -64,7 +65,8 @@ class Case:
 
     @property
     def url(self) -> str:
-        return f"/bench/{self.kind}?{urlencode(self.params)}"
+        query: list[tuple[str, int | str]] = [*self.params, *([("mark", self.mark)] if self.mark else [])]
+        return f"/bench/{self.kind}?{urlencode(query)}"
 
     @property
     def final_text(self) -> str:
@@ -85,16 +87,17 @@ class Case:
 def default_cases(sizes: Sequence[int] = (10_000, 20_000, 40_000), parallel: int = 1_000,
                   blob_bytes: int = 1_000_000, deltas: int = 10_000) -> list[Case]:
     """The benchmark rows: text at each size, the parallel calls, the big argument."""
-    cases = [Case(f"text, {_count(n)} deltas", "long", (("n", n),)) for n in sizes]
+    cases = [Case(f"text, {count_label(n)} deltas", "long", (("n", n),)) for n in sizes]
     if parallel:
-        cases.append(Case(f"{_count(parallel)} parallel calls", "parallel", (("n", parallel),)))
+        cases.append(Case(f"{count_label(parallel)} parallel calls", "parallel", (("n", parallel),)))
     if blob_bytes:
-        cases.append(Case(f"{_size(blob_bytes)} args in {_count(deltas)} deltas", "bigargs",
+        cases.append(Case(f"{_size(blob_bytes)} args in {count_label(deltas)} deltas", "bigargs",
                           (("bytes", blob_bytes), ("deltas", deltas))))
     return cases
 
 
-def _count(n: int) -> str:
+def count_label(n: int) -> str:
+    """The size in a row's label: "10k" for 10,000, "1,500" for 1,500."""
     return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else f"{n:,}"
 
 
@@ -220,7 +223,7 @@ def report(results: Results) -> str:
         growth = "   ".join(
             f"{path} {results.median(largest, path) / results.median(smallest, path):.2f}×" for path in PATHS)
         lines.append("")
-        lines.append(f"t{_count(largest.p['n'])} / t{_count(smallest.p['n'])}: {growth}   "
+        lines.append(f"t{count_label(largest.p['n'])} / t{count_label(smallest.p['n'])}: {growth}   "
                      f"(linear: {scale:.2f}×)")
     lines.append("")
     lines.append("thread ms: until `await thread.send()` returned; chat ms: until it returned and the chat's "
