@@ -37,6 +37,7 @@ from urllib.parse import urlencode, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import agui_client  # noqa: E402
 from bench.streams import blob_result, event_count, follow_up_text, long_text, routes  # noqa: E402
 
 PAGE = "/bench/chat.html"
@@ -136,6 +137,14 @@ def wait_ready(page: Any, timeout: int = READY_TIMEOUT_MS) -> None:
     page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=timeout, polling=25)
 
 
+def open_bench_page(page: Any, base_url: str, *, fresh: bool = True) -> None:
+    """Load the bench page on `base_url` and wait until its Python is ready; with `fresh=False`
+    a page already showing it is kept (the smoke test boots Pyodide once for every part)."""
+    if fresh or urlsplit(page.url).path != PAGE:
+        page.goto(base_url.rstrip("/") + PAGE)
+        wait_ready(page)
+
+
 def measure(page: Any, case: Case, path: str, *, timeout_ms: int = 600_000) -> Sample:
     """One sample of `case` on `path` ("thread" or "chat") in the bench page `page`.
 
@@ -173,11 +182,11 @@ def measure(page: Any, case: Case, path: str, *, timeout_ms: int = 600_000) -> S
 
 
 def run_bench(page: Any, base_url: str, cases: Sequence[Case], *, runs: int = 3, warm_up: bool = True,
-              timeout_ms: int = 600_000, log: Callable[[str], None] = lambda line: None) -> Results:
-    """Open the bench page on `base_url` (a dev server with `bench.streams.routes()`) and measure
-    every case on both paths `runs` times, interleaved; the page must be fresh."""
-    page.goto(base_url.rstrip("/") + PAGE)
-    wait_ready(page)
+              timeout_ms: int = 600_000, fresh: bool = True,
+              log: Callable[[str], None] = lambda line: None) -> Results:
+    """Open the bench page on `base_url` (a dev server with `bench.streams.routes()`; see
+    `open_bench_page` for `fresh`) and measure every case on both paths `runs` times, interleaved."""
+    open_bench_page(page, base_url, fresh=fresh)
     results = Results(list(cases), runs, browser=page.context.browser.version if page.context.browser else "")
     if warm_up:  # imports, JIT and the server's stream cache, at a tenth of each size (min 1)
         for case in cases:
@@ -269,7 +278,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     guard = OutsideGuard()
     errors: list[str] = []
     started = time.monotonic()
-    with ServerThread(create_app(extra_routes=routes())) as server, sync_playwright() as playwright:
+    # The page also loads @ag-ui/client for bench/run.py's other clients: bundled once, cached.
+    app = create_app(extra_routes=[*routes(), agui_client.route()])
+    with ServerThread(app) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
         try:
             context = browser.new_context()

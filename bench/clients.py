@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.chat import PAGE, BenchError, Case, count_label, measure, wait_ready
+from bench.chat import BenchError, Case, count_label, measure, open_bench_page
 
 __all__ = ["CLIENTS", "ClientResults", "TARGETS", "measure_client", "report_clients", "run_clients", "text_case"]
 
@@ -85,11 +85,10 @@ class ClientResults:
 
 def run_clients(page: Any, base_url: str, sizes: Sequence[int] = (10_000, 20_000, 40_000), *, runs: int = 3,
                 clients: Sequence[str] = tuple(CLIENTS), warm_up: bool = True, timeout_ms: int = 600_000,
-                log: Callable[[str], None] = lambda line: None) -> ClientResults:
-    """Open the bench page on `base_url` and measure every client at every size `runs` times,
-    interleaved (the client order rotates from round to round)."""
-    page.goto(base_url.rstrip("/") + PAGE)
-    wait_ready(page)
+                fresh: bool = True, log: Callable[[str], None] = lambda line: None) -> ClientResults:
+    """Open the bench page on `base_url` (see `bench.chat.open_bench_page` for `fresh`) and measure
+    every client at every size `runs` times, interleaved (the client order rotates from round to round)."""
+    open_bench_page(page, base_url, fresh=fresh)
     results = ClientResults(list(sizes), runs, list(clients),
                             browser=page.context.browser.version if page.context.browser else "")
     if warm_up:  # imports, JIT and the server's stream cache, at a tenth of each size

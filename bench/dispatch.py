@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.chat import PAGE, BenchError, Case, measure, wait_ready
+from bench.chat import BenchError, Case, measure, open_bench_page
 from bench.streams import Timeline
 
 __all__ = ["DISPATCH_CLIENTS", "DispatchResults", "TARGET_DISPATCH", "report_dispatch", "run_dispatch"]
@@ -55,10 +55,10 @@ def _one(page: Any, timeline: Timeline, client: str, key: str, timeout_ms: int) 
 
 
 def run_dispatch(page: Any, base_url: str, timeline: Timeline, *, rounds: int = 30, warm_up: int = 3,
-                 timeout_ms: int = 60_000, log: Callable[[str], None] = lambda line: None) -> DispatchResults:
+                 timeout_ms: int = 60_000, fresh: bool = True,
+                 log: Callable[[str], None] = lambda line: None) -> DispatchResults:
     """`rounds` round trips of each client, alternating which goes first, after `warm_up` unrecorded ones."""
-    page.goto(base_url.rstrip("/") + PAGE)
-    wait_ready(page)
+    open_bench_page(page, base_url, fresh=fresh)
     results = DispatchResults(rounds)
     clients = list(DISPATCH_CLIENTS)
     for i in range(-warm_up, rounds):

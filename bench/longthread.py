@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.chat import PAGE, BenchError, wait_ready
+from bench.chat import BenchError, open_bench_page
 from bench.streams import LOOP_DONE, Timeline
 
 __all__ = ["LongThreadResults", "TARGET_GROWTH", "report_long_thread", "run_long_thread"]
@@ -67,33 +67,49 @@ class LongThreadResults:
         return (self.bodies[-1] - self.bodies[0]) / self.rounds
 
 
+SEND = """async ([id, timeoutMs]) => {
+  const started = performance.now();
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("timeout")), timeoutMs); });
+  await Promise.race([window.bench.send(id, "bench"), late]).finally(() => clearTimeout(timer));
+  return performance.now() - started;
+}"""
+
+
+def _send(page: Any, thread_id: str, done: int, timeout_ms: int) -> float:
+    """One checked send on the thread: its ms; `done` is the results the thread must hold after it."""
+    ms = float(page.evaluate(SEND, [thread_id, timeout_ms]))
+    summary = json.loads(page.evaluate("id => window.bench.summary(id)", thread_id))
+    if (summary["status"] != "idle" or summary["error"] or summary["last"] != LOOP_DONE
+            or summary["tool_results"] != done or summary["tool_errors"] or summary["distinct_results"] != done):
+        raise BenchError(f"long thread: {summary}, expected {done} distinct results and {LOOP_DONE!r}")
+    return ms
+
+
+def _thread(page: Any, per_send: int, key: str) -> str:
+    url = f"/bench/loop?rounds={per_send}&mark={key}"
+    return str(page.evaluate("([url, n]) => window.bench.prepare(url, false, n)", [url, per_send + 1]))
+
+
 def run_long_thread(page: Any, base_url: str, timeline: Timeline, *, rounds: int = 2_000, per_send: int = 100,
-                    window: int = 100, timeout_ms: int = 600_000,
+                    window: int = 100, timeout_ms: int = 600_000, fresh: bool = True,
                     log: Callable[[str], None] = lambda line: None) -> LongThreadResults:
-    """One thread on a fresh bench page doing `rounds` round trips in sends of `per_send`."""
+    """One thread on the bench page (see `bench.chat.open_bench_page` for `fresh`) doing `rounds`
+    round trips in sends of `per_send`, after a warm-up thread of one send, unrecorded."""
     if rounds % per_send or window > per_send:
         raise ValueError(f"rounds ({rounds}) must be a multiple of per_send ({per_send}), and window ({window}) "
                          "at most per_send.")
-    page.goto(base_url.rstrip("/") + PAGE)
-    wait_ready(page)
+    open_bench_page(page, base_url, fresh=fresh)
+    warm_up = _thread(page, per_send, "long-thread-warm-up")
+    _send(page, warm_up, per_send, timeout_ms)
+    page.evaluate("id => window.bench.dispose(id)", warm_up)
     cdp = page.context.new_cdp_session(page)
     key = "long-thread"
-    url = f"/bench/loop?rounds={per_send}&mark={key}"
-    thread_id = page.evaluate("([url, n]) => window.bench.prepare(url, false, n)", [url, per_send + 1])
+    thread_id = _thread(page, per_send, key)
     results = LongThreadResults(rounds, per_send, window)
     for send in range(rounds // per_send):
-        ms = page.evaluate("""async ([id, timeoutMs]) => {
-          const started = performance.now();
-          let timer;
-          const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("timeout")), timeoutMs); });
-          await Promise.race([window.bench.send(id, "bench"), late]).finally(() => clearTimeout(timer));
-          return performance.now() - started;
-        }""", [thread_id, timeout_ms])
-        summary = json.loads(page.evaluate("id => window.bench.summary(id)", thread_id))
         done = (send + 1) * per_send
-        if (summary["status"] != "idle" or summary["error"] or summary["last"] != LOOP_DONE
-                or summary["tool_results"] != done or summary["tool_errors"] or summary["distinct_results"] != done):
-            raise BenchError(f"long thread, send {send + 1}: {summary}, expected {done} results and {LOOP_DONE!r}")
+        ms = _send(page, thread_id, done, timeout_ms)
         cdp.send("HeapProfiler.collectGarbage")
         results.heap.append(int(cdp.send("Runtime.getHeapUsage")["usedSize"]))
         results.wasm.append(int(page.evaluate("window.bench.wasm_bytes()")))
