@@ -78,6 +78,10 @@ def report_dispatch(results: DispatchResults) -> str:
         gaps = results.gaps[client]
         lines.append(f"{label:<38}{statistics.median(gaps):>10.2f}{min(gaps):>8.2f}{max(gaps):>8.2f}")
     ratio = results.median("pyclient") / results.median("agui")
+    # Round trips run in pairs (one of each client), so a slow moment of the machine or the
+    # network stack hits both of a pair: the median of the pairs' ratios discounts it.
+    paired = statistics.median(p / a for p, a in zip(results.gaps["pyclient"], results.gaps["agui"]))
     met = "met" if ratio <= TARGET_DISPATCH else "MISSED"
-    lines += ["", f"target: pyclient ≤ {TARGET_DISPATCH:.1f}× the JS loop: {ratio:.2f}×: {met}"]
+    lines += ["", f"median of the {results.rounds} pairs' ratios (pyclient / JS loop, same round): {paired:.2f}×",
+              f"target: pyclient ≤ {TARGET_DISPATCH:.1f}× the JS loop (ratio of the medians): {ratio:.2f}×: {met}"]
     return "\n".join(lines)
