@@ -49,7 +49,7 @@ def _run(*args: str, cwd: Path) -> None:
     if shutil.which(args[0]) is None:
         raise RuntimeError(f"Cannot bundle @ag-ui/client for the benchmarks: `{args[0]}` is not on PATH; "
                            "install Node.js and npm (with access to the npm registry).")
-    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False)
     if proc.returncode:
         raise RuntimeError(f"`{' '.join(args)}` failed with exit code {proc.returncode}:\n"
                            f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}")

@@ -28,7 +28,7 @@ from typing import Any
 
 from bench.chat import BenchError, Case, count_label, measure, open_bench_page
 
-__all__ = ["CLIENTS", "ClientResults", "TARGETS", "measure_client", "report_clients", "run_clients", "text_case"]
+__all__ = ["CLIENTS", "TARGETS", "ClientResults", "measure_client", "report_clients", "run_clients", "text_case"]
 
 CLIENTS = {
     "agui": "@ag-ui/client HttpAgent.runAgent",

@@ -22,7 +22,7 @@ from typing import Any
 from bench.chat import BenchError, Case, measure, open_bench_page
 from bench.streams import Timeline
 
-__all__ = ["DISPATCH_CLIENTS", "DispatchResults", "TARGET_DISPATCH", "report_dispatch", "run_dispatch"]
+__all__ = ["DISPATCH_CLIENTS", "TARGET_DISPATCH", "DispatchResults", "report_dispatch", "run_dispatch"]
 
 DISPATCH_CLIENTS = {"pyclient": "pyclient Thread.send", "agui": "JS loop on @ag-ui/client HttpAgent"}
 TARGET_DISPATCH = 1.5

@@ -30,7 +30,7 @@ from typing import Any
 from bench.chat import BenchError, open_bench_page
 from bench.streams import LOOP_DONE, Timeline
 
-__all__ = ["LongThreadResults", "TARGET_GROWTH", "report_long_thread", "run_long_thread"]
+__all__ = ["TARGET_GROWTH", "LongThreadResults", "report_long_thread", "run_long_thread"]
 
 TARGET_GROWTH = 1.5
 """Client time per round trip over the last window at most 1.5× the first window's."""

@@ -35,6 +35,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from starlette.requests import Request
@@ -222,7 +223,7 @@ class Timeline:
     def gaps(self, key: str) -> list[float]:
         """Seconds from each response's end to the follow-up's arrival (the client's share of a round trip)."""
         visits = self.visits.get(key, [])
-        return [nxt.arrived - prev.finished for prev, nxt in zip(visits, visits[1:]) if nxt.follow_up]
+        return [nxt.arrived - prev.finished for prev, nxt in pairwise(visits) if nxt.follow_up]
 
 
 class _TimedResponse(Response):

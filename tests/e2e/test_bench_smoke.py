@@ -20,7 +20,15 @@ from typing import Any
 import pytest
 
 from bench import agui_client
-from bench.chat import PATHS, BenchError, Case, default_cases, open_bench_page, report, run_bench
+from bench.chat import (
+    PATHS,
+    BenchError,
+    Case,
+    default_cases,
+    open_bench_page,
+    report,
+    run_bench,
+)
 from bench.clients import CLIENTS, measure_client, report_clients, run_clients
 from bench.dispatch import DISPATCH_CLIENTS, report_dispatch, run_dispatch
 from bench.longthread import report_long_thread, run_long_thread
