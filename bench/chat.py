@@ -37,6 +37,7 @@ from urllib.parse import urlencode, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import agui_client  # noqa: E402
 from bench.streams import blob_result, event_count, follow_up_text, long_text, routes  # noqa: E402
 
 PAGE = "/bench/chat.html"
@@ -57,6 +58,7 @@ class Case:
     label: str
     kind: str  # "long", "parallel" or "bigargs"
     params: tuple[tuple[str, int], ...]
+    mark: str = ""  # the server's Timeline records the requests under this key (bench/streams.py)
 
     @property
     def p(self) -> dict[str, int]:
@@ -64,7 +66,8 @@ class Case:
 
     @property
     def url(self) -> str:
-        return f"/bench/{self.kind}?{urlencode(self.params)}"
+        query: list[tuple[str, int | str]] = [*self.params, *([("mark", self.mark)] if self.mark else [])]
+        return f"/bench/{self.kind}?{urlencode(query)}"
 
     @property
     def final_text(self) -> str:
@@ -85,16 +88,17 @@ class Case:
 def default_cases(sizes: Sequence[int] = (10_000, 20_000, 40_000), parallel: int = 1_000,
                   blob_bytes: int = 1_000_000, deltas: int = 10_000) -> list[Case]:
     """The benchmark rows: text at each size, the parallel calls, the big argument."""
-    cases = [Case(f"text, {_count(n)} deltas", "long", (("n", n),)) for n in sizes]
+    cases = [Case(f"text, {count_label(n)} deltas", "long", (("n", n),)) for n in sizes]
     if parallel:
-        cases.append(Case(f"{_count(parallel)} parallel calls", "parallel", (("n", parallel),)))
+        cases.append(Case(f"{count_label(parallel)} parallel calls", "parallel", (("n", parallel),)))
     if blob_bytes:
-        cases.append(Case(f"{_size(blob_bytes)} args in {_count(deltas)} deltas", "bigargs",
+        cases.append(Case(f"{_size(blob_bytes)} args in {count_label(deltas)} deltas", "bigargs",
                           (("bytes", blob_bytes), ("deltas", deltas))))
     return cases
 
 
-def _count(n: int) -> str:
+def count_label(n: int) -> str:
+    """The size in a row's label: "10k" for 10,000, "1,500" for 1,500."""
     return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else f"{n:,}"
 
 
@@ -131,6 +135,14 @@ class Results:
 
 def wait_ready(page: Any, timeout: int = READY_TIMEOUT_MS) -> None:
     page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=timeout, polling=25)
+
+
+def open_bench_page(page: Any, base_url: str, *, fresh: bool = True) -> None:
+    """Load the bench page on `base_url` and wait until its Python is ready; with `fresh=False`
+    a page already showing it is kept (the smoke test boots Pyodide once for every part)."""
+    if fresh or urlsplit(page.url).path != PAGE:
+        page.goto(base_url.rstrip("/") + PAGE)
+        wait_ready(page)
 
 
 def measure(page: Any, case: Case, path: str, *, timeout_ms: int = 600_000) -> Sample:
@@ -170,11 +182,11 @@ def measure(page: Any, case: Case, path: str, *, timeout_ms: int = 600_000) -> S
 
 
 def run_bench(page: Any, base_url: str, cases: Sequence[Case], *, runs: int = 3, warm_up: bool = True,
-              timeout_ms: int = 600_000, log: Callable[[str], None] = lambda line: None) -> Results:
-    """Open the bench page on `base_url` (a dev server with `bench.streams.routes()`) and measure
-    every case on both paths `runs` times, interleaved; the page must be fresh."""
-    page.goto(base_url.rstrip("/") + PAGE)
-    wait_ready(page)
+              timeout_ms: int = 600_000, fresh: bool = True,
+              log: Callable[[str], None] = lambda line: None) -> Results:
+    """Open the bench page on `base_url` (a dev server with `bench.streams.routes()`; see
+    `open_bench_page` for `fresh`) and measure every case on both paths `runs` times, interleaved."""
+    open_bench_page(page, base_url, fresh=fresh)
     results = Results(list(cases), runs, browser=page.context.browser.version if page.context.browser else "")
     if warm_up:  # imports, JIT and the server's stream cache, at a tenth of each size (min 1)
         for case in cases:
@@ -220,7 +232,7 @@ def report(results: Results) -> str:
         growth = "   ".join(
             f"{path} {results.median(largest, path) / results.median(smallest, path):.2f}×" for path in PATHS)
         lines.append("")
-        lines.append(f"t{_count(largest.p['n'])} / t{_count(smallest.p['n'])}: {growth}   "
+        lines.append(f"t{count_label(largest.p['n'])} / t{count_label(smallest.p['n'])}: {growth}   "
                      f"(linear: {scale:.2f}×)")
     lines.append("")
     lines.append("thread ms: until `await thread.send()` returned; chat ms: until it returned and the chat's "
@@ -266,7 +278,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     guard = OutsideGuard()
     errors: list[str] = []
     started = time.monotonic()
-    with ServerThread(create_app(extra_routes=routes())) as server, sync_playwright() as playwright:
+    # The page also loads @ag-ui/client for bench/run.py's other clients: bundled once, cached.
+    app = create_app(extra_routes=[*routes(), agui_client.route()])
+    with ServerThread(app) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
         try:
             context = browser.new_context()

@@ -1,16 +1,23 @@
-"""The chat benchmark's AG-UI streams: generated server-side, byte-identical for every client.
+"""The benchmarks' AG-UI streams: generated server-side, byte-identical for every client.
 
-Three Starlette routes (`routes()`), added to the dev server by `bench/chat.py`:
+Four Starlette routes (`routes()`), added to the dev server by the bench scripts:
 
 | route | first run | follow-up (last message a tool message) |
 | --- | --- | --- |
 | `POST /bench/long?n=N` | one text message of N `TEXT_MESSAGE_CONTENT` deltas | (none: the run leaves nothing pending) |
 | `POST /bench/parallel?n=N` | N parallel calls of `bench_mark({"index": i})` | a short text |
 | `POST /bench/bigargs?bytes=B&deltas=D` | one call of `bench_blob({"blob": <B chars>})` in D `TOOL_CALL_ARGS` deltas | a short text |
+| `POST /bench/loop?rounds=R` | a short fixed text and one call of `bench_mark` | the same again, until R tool results follow the last user message; then a short text |
 
 Ids are fixed (`threadId` "bench", `runId` "bench-<kind>-<params>"): pyclient does not check them,
 so one stream serves every client and every sample. Each stream is built once and kept, so a
-request costs the server no generation time; the whole body goes out in one response.
+request costs the server no generation time; the whole body goes out in one response. (The loop
+route's call ids count the thread's tool results, so its streams are made per request: a few
+hundred bytes.)
+
+Every route takes an optional `mark=<key>`: the `Timeline` given to `routes()` then records, per
+key, when each request reached the route and when its response's last byte had been handed to
+the server, on the server's clock (dispatch and long-thread benchmarks read the gaps).
 
 ```python
 from bench.streams import long_text, stream
@@ -18,13 +25,17 @@ from bench.streams import long_text, stream
 body = stream("long", n=3)
 assert body.count(b"data: ") == 3 + 4          # RUN_STARTED, TEXT_MESSAGE_START, 3 deltas, END, RUN_FINISHED
 assert long_text(3) == "w0 w1 w2 end."
+assert stream("loop", rounds=1).count(b'"TOOL_CALL_START"') == 1
 ```
 """
 
 from __future__ import annotations
 
 import json
+import time
+from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from starlette.requests import Request
@@ -33,7 +44,11 @@ from starlette.routing import Route
 
 __all__ = [
     "BIGARGS_TOOL",
+    "LOOP_DONE",
+    "LOOP_TEXT",
     "PARALLEL_TOOL",
+    "Timeline",
+    "Visit",
     "bigargs_blob",
     "blob_result",
     "event_count",
@@ -49,6 +64,12 @@ PARALLEL_TOOL = "bench_mark"
 
 BIGARGS_TOOL = "bench_blob"
 """The page tool the big-arguments stream calls: `bench_blob(blob: str) -> str`."""
+
+LOOP_TEXT = "bench loop step."
+"""The short fixed text of every `/bench/loop` run that calls the tool."""
+
+LOOP_DONE = "bench loop done."
+"""The text of the `/bench/loop` run that ends a send (no call)."""
 
 _THREAD = "bench"
 
@@ -122,9 +143,24 @@ def _calls_run(run_id: str, message_id: str, calls: list[tuple[str, str, list[st
     return events
 
 
+def _loop_run(done: int, rounds: int, serial: int = 0) -> bytes:
+    """`/bench/loop` after `done` tool results since the last user message (`serial` in the whole
+    thread, which numbers the ids): a text and a call, or the end."""
+    run_id = f"bench-loop-{serial}"
+    if done >= rounds:
+        return _sse(_text_run(run_id, f"bench-loop-end-{serial}", [LOOP_DONE]))
+    message_id = f"bench-loop-text-{serial}"
+    events = _text_run(run_id, message_id, [LOOP_TEXT])[:-1]  # without RUN_FINISHED
+    events += _calls_run(run_id, message_id, [(f"bench-loop-call-{serial}", PARALLEL_TOOL,
+                                               [json.dumps({"index": serial})])])[1:]
+    return _sse(events)
+
+
 @lru_cache(maxsize=32)
 def _stream(kind: str, follow_up: bool, params: tuple[tuple[str, int], ...]) -> bytes:
     p = dict(params)
+    if kind == "loop":  # a first run; the others depend on the history (`_loop_run`)
+        return _loop_run(0, p["rounds"])
     run_id = "bench-" + "-".join([kind, *(f"{k}{v}" for k, v in params), *(["follow-up"] if follow_up else [])])
     if kind == "long":
         return _sse(_text_run(run_id, "bench-long-text", _long_deltas(p["n"])))
@@ -150,17 +186,78 @@ def stream(kind: str, *, follow_up: bool = False, **params: int) -> bytes:
 def event_count(kind: str, **params: int) -> int:
     """The AG-UI events one `send()` of `kind` receives, follow-up included."""
     total = stream(kind, **params).count(b"data: ")
+    if kind == "loop":
+        return sum(_loop_run(done, params["rounds"]).count(b"data: ") for done in range(params["rounds"] + 1))
     if kind != "long":
         total += stream(kind, follow_up=True, **params).count(b"data: ")
     return total
 
 
-_PARAMS = {"long": {"n": 10_000}, "parallel": {"n": 1_000}, "bigargs": {"bytes": 1_000_000, "deltas": 10_000}}
-_LIMITS = {"n": 1_000_000, "bytes": 50_000_000, "deltas": 1_000_000}
+@dataclass
+class Visit:
+    """One request to a bench route: `arrived` when it reached the route, `finished` when the
+    response's last byte had been handed to the server (`time.perf_counter()` seconds), the
+    request body's size and whether it was a follow-up (its last message a tool message)."""
+
+    arrived: float
+    finished: float = 0.0
+    body_bytes: int = 0
+    follow_up: bool = False
 
 
-def _endpoint(kind: str):
+@dataclass
+class Timeline:
+    """The visits of every request with a `mark=<key>` query, per key, in arrival order.
+
+    ```python
+    from bench.streams import Timeline, Visit
+
+    timeline = Timeline()
+    timeline.visits["a"] = [Visit(1.0, 1.5), Visit(1.75, 2.0, follow_up=True)]
+    assert timeline.gaps("a") == [0.25]
+    ```
+    """
+
+    visits: dict[str, list[Visit]] = field(default_factory=dict)
+
+    def gaps(self, key: str) -> list[float]:
+        """Seconds from each response's end to the follow-up's arrival (the client's share of a round trip)."""
+        visits = self.visits.get(key, [])
+        return [nxt.arrived - prev.finished for prev, nxt in pairwise(visits) if nxt.follow_up]
+
+
+class _TimedResponse(Response):
+    """A Response that notes in `visit` when its body has been handed to the server."""
+
+    def __init__(self, body: bytes, visit: Visit | None) -> None:
+        super().__init__(body, media_type="text/event-stream", headers={"cache-control": "no-cache"})
+        self.visit = visit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await super().__call__(scope, receive, send)
+        if self.visit is not None:
+            self.visit.finished = time.perf_counter()
+
+
+_PARAMS = {"long": {"n": 10_000}, "parallel": {"n": 1_000}, "bigargs": {"bytes": 1_000_000, "deltas": 10_000},
+           "loop": {"rounds": 100}}
+_LIMITS = {"n": 1_000_000, "bytes": 50_000_000, "deltas": 1_000_000, "rounds": 100_000}
+
+
+def _tool_results(messages: list[Any]) -> tuple[int, int]:
+    """Tool results after the last user message, and in all."""
+    roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
+    last_user = max((i for i, role in enumerate(roles) if role == "user"), default=-1)
+    return roles[last_user + 1:].count("tool"), roles.count("tool")
+
+
+def _endpoint(kind: str, timeline: Timeline | None):
     async def endpoint(request: Request) -> Response:
+        visit = None
+        mark = request.query_params.get("mark")
+        if timeline is not None and mark:
+            visit = Visit(time.perf_counter())
+            timeline.visits.setdefault(mark, []).append(visit)
         params = dict(_PARAMS[kind])
         for key in params:
             raw = request.query_params.get(key)
@@ -176,12 +273,17 @@ def _endpoint(kind: str):
         except (ValueError, AttributeError):
             return JSONResponse({"detail": "Expected an AG-UI RunAgentInput JSON body."}, status_code=422)
         follow_up = bool(messages) and isinstance(messages[-1], dict) and messages[-1].get("role") == "tool"
-        return Response(stream(kind, follow_up=follow_up, **params), media_type="text/event-stream",
-                        headers={"cache-control": "no-cache"})
+        if visit is not None:
+            visit.body_bytes, visit.follow_up = len(body), follow_up
+        if kind == "loop":
+            done, serial = _tool_results(messages)
+            return _TimedResponse(_loop_run(done, params["rounds"], serial), visit)
+        return _TimedResponse(stream(kind, follow_up=follow_up, **params), visit)
 
     return endpoint
 
 
-def routes() -> list[Route]:
-    """The benchmark routes, for `devserver.app.create_app(extra_routes=...)`."""
-    return [Route(f"/bench/{kind}", _endpoint(kind), methods=["POST"]) for kind in _PARAMS]
+def routes(timeline: Timeline | None = None) -> list[Route]:
+    """The benchmark routes, for `devserver.app.create_app(extra_routes=...)`; `timeline` records
+    the requests that carry a `mark`."""
+    return [Route(f"/bench/{kind}", _endpoint(kind, timeline), methods=["POST"]) for kind in _PARAMS]

@@ -1,33 +1,85 @@
-"""The chat benchmark (bench/chat.py) at tiny sizes, so the harness cannot rot unnoticed.
+"""The benchmarks (bench/) at tiny sizes, so the harnesses cannot rot unnoticed.
 
-It runs every row on both paths in this test's guarded page (any request leaving 127.0.0.1
-fails the test) against the dev server with the benchmark routes. Figures are never asserted
-as timings: only that there are figures, and that each sample did the whole job (the thread's
-final text and every tool result; on the chat path, the chat's element showing them).
+Every part runs in one guarded bench page, booted once for the module (any request leaving
+127.0.0.1 or an uncaught page error fails the test that saw it), against the dev server with
+the benchmark routes and `@ag-ui/client` bundled from npm (built once per user by
+`bench.agui_client.build()`, cached like the runtime). Figures are never asserted as timings:
+only that there are figures, that each sample did the whole job (the final text, every tool
+result, the round trips the server saw) and that the tables print. (Boot, bench/boot.py, needs
+fresh browser profiles and is left to the bench command.)
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
-from bench.chat import PATHS, default_cases, report, run_bench
-from bench.streams import routes
+from bench import agui_client
+from bench.chat import (
+    PATHS,
+    BenchError,
+    Case,
+    default_cases,
+    open_bench_page,
+    report,
+    run_bench,
+)
+from bench.clients import CLIENTS, measure_client, report_clients, run_clients
+from bench.dispatch import DISPATCH_CLIENTS, report_dispatch, run_dispatch
+from bench.longthread import report_long_thread, run_long_thread
+from bench.streams import Timeline, routes
 from devserver.background import ServerThread
+from tests.e2e.conftest import PageGuard
 
 
 @pytest.fixture(scope="module")
-def bench_url(runtime) -> Iterator[str]:
+def timeline() -> Timeline:
+    return Timeline()
+
+
+@pytest.fixture(scope="module")
+def bench_url(runtime, timeline) -> Iterator[str]:
     from devserver.app import create_app
 
-    with ServerThread(create_app(runtime=runtime, extra_routes=routes())) as server:
+    # npm install + esbuild on a fresh machine (seconds), nothing once cached.
+    bundle = agui_client.build()
+    with ServerThread(create_app(runtime=runtime, extra_routes=[*routes(timeline), agui_client.route(bundle)])) as server:
         yield server.url
 
 
-def test_the_bench_harness_runs_at_tiny_sizes(page, bench_url):
+@pytest.fixture(scope="module")
+def module_page(browser, bench_url) -> Iterator[tuple[Any, PageGuard]]:
+    """One bench page for the module: Pyodide boots once."""
+    guard = PageGuard()
+    context = browser.new_context()
+    context.route("**/*", guard.route)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: guard.errors.append(str(exc)))
+    page.on("console", lambda msg: msg.type == "error" and guard.console_errors.append(msg.text))
+    open_bench_page(page, bench_url)
+    yield page, guard
+    context.close()
+
+
+@pytest.fixture
+def page(module_page) -> Iterator[Any]:
+    """The module's bench page, checked after each test (and its findings reset)."""
+    page, guard = module_page
+    yield page
+    try:
+        guard.check(page)
+    finally:
+        guard.outside.clear(), guard.errors.clear(), guard.console_errors.clear()
+
+
+def test_the_chat_bench_runs_at_tiny_sizes(page, bench_url):
     cases = default_cases([50, 200], parallel=20, blob_bytes=20_000, deltas=200)
-    results = run_bench(page, bench_url, cases, runs=1, warm_up=False, timeout_ms=120_000)
+    results = run_bench(page, bench_url, cases, runs=1, warm_up=False, timeout_ms=120_000, fresh=False)
 
     for case in cases:
         for path in PATHS:
@@ -44,3 +96,65 @@ def test_the_bench_harness_runs_at_tiny_sizes(page, bench_url):
         assert case.label in table
     assert "text, 200 deltas" in table and "20 parallel calls" in table and "20 KB args in 200 deltas" in table
     assert "t200 / t50: thread" in table and "chat ≤ 1.3× thread" in table
+
+
+def test_the_clients_table_compares_all_six_clients_on_the_same_stream(page, bench_url):
+    results = run_clients(page, bench_url, [50, 200], runs=1, warm_up=False, timeout_ms=120_000, fresh=False)
+
+    # measure_client checked each sample's text (and a floor's event count) before it counted.
+    assert set(results.samples) == {(n, client) for n in (50, 200) for client in CLIENTS}
+    assert all(len(ms) == 1 and ms[0] > 0 for ms in results.samples.values())
+    table = report_clients(results)
+    for label in CLIENTS.values():  # a row per size, and one in the growth table
+        assert len(re.findall(re.escape(label) + r" +\d", table)) == 3
+    assert "t200/t50" in table
+    assert "thread ≤ 1.5× validated Pyodide floor: " in table and "thread t200/t50 ≤ 3.0: " in table
+    assert "chat ≤ 1.3× thread: " in table
+    assert table.count(": met") + table.count(": MISSED") == 3
+
+
+@dataclass(frozen=True)
+class _Mismatched(Case):
+    """A text case that expects `n` deltas' text from a stream of `served` deltas."""
+
+    served: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"/bench/long?n={self.served}"
+
+
+def test_a_client_ending_with_another_text_is_an_error_not_a_figure(page):
+    wrong = _Mismatched("text, 31 deltas", "long", (("n", 31),), served=30)
+    for client in ("agui", "pyvalid", "thread"):
+        with pytest.raises(BenchError, match="not the stream's"):
+            measure_client(page, wrong, client)
+
+
+def test_dispatch_times_each_round_trip_on_the_server_for_both_clients(page, bench_url, timeline):
+    results = run_dispatch(page, bench_url, timeline, rounds=3, warm_up=0, fresh=False)
+
+    for client in DISPATCH_CLIENTS:
+        assert len(results.gaps[client]) == 3 and all(gap > 0 for gap in results.gaps[client])
+        # Each round trip: the run with the call, then its follow-up, both marked for the server.
+        for i in range(3):
+            visits = timeline.visits[f"dispatch-{client}-{i}"]
+            assert [v.follow_up for v in visits] == [False, True] and visits[0].finished > 0
+    table = report_dispatch(results)
+    assert "pyclient Thread.send" in table and "JS loop on @ag-ui/client HttpAgent" in table
+    assert "target: pyclient ≤ 1.5× the JS loop (ratio of the medians): " in table and "pairs' ratios" in table
+
+
+def test_the_long_thread_does_every_round_trip_in_one_thread(page, bench_url, timeline):
+    results = run_long_thread(page, bench_url, timeline, rounds=12, per_send=4, window=4, timeout_ms=120_000,
+                              fresh=False)
+
+    # 12 follow-ups reached the server, each request body larger than the one before.
+    assert len(results.gaps) == 12 and all(gap > 0 for gap in results.gaps)
+    assert results.bodies == sorted(results.bodies) and len(results.bodies) == 12 + 3
+    assert len(results.heap) == len(results.wasm) == len(results.send_ms) == 3
+    assert results.history_bytes > 0 and not math.isnan(results.growth(results.heap))
+    table = report_long_thread(results)
+    assert "round trips 1–4" in table and "round trips 9–12" in table
+    assert "JS heap (after GC)" in table and "wasm memory" in table and "history's own bytes" in table
+    assert "target: last 4 ≤ 1.5× first 4: " in table and "target: memory growth ≤ history's bytes: " in table

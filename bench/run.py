@@ -1,0 +1,105 @@
+"""Every benchmark of issue 14 in one command: boot, six clients side by side, dispatch, long threads.
+
+One dev server on 127.0.0.1 with the bench routes (bench/streams.py, with a `Timeline`) and
+`@ag-ui/client` bundled from npm (bench/agui_client.py, built and cached on first use); one
+headless Chromium. Every request that leaves 127.0.0.1 is aborted (boot: its fresh profiles
+are not routed, so as not to slow the loads being timed) and, like a page error, makes the
+command exit 1. Each part prints its table and its targets ("met" / "MISSED"):
+
+1. boot (bench/boot.py): demo usable vs a bare PyScript page importing pydantic, cold and warm;
+2. clients (bench/clients.py): `/bench/long?n=N` through @ag-ui/client, the JS floor, the
+   Pyodide floors, pyclient's thread path and chat path;
+3. dispatch (bench/dispatch.py): a run's last byte → the follow-up request, vs a JS loop on HttpAgent;
+4. long thread (bench/longthread.py): time per round trip and memory over thousands of round trips.
+
+    python bench/run.py                                   # everything at full size (~10 min)
+    python bench/run.py --only clients,dispatch --runs 5
+    python bench/run.py --sizes 200,800 --runs 1 --boot-runs 1 --dispatch 3 --rounds 20 --per-send 10   # tiny
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import agui_client  # noqa: E402
+from bench.boot import report_boot, run_boot  # noqa: E402
+from bench.chat import OutsideGuard  # noqa: E402
+from bench.clients import report_clients, run_clients  # noqa: E402
+from bench.dispatch import report_dispatch, run_dispatch  # noqa: E402
+from bench.longthread import report_long_thread, run_long_thread  # noqa: E402
+from bench.streams import Timeline, routes  # noqa: E402
+
+PARTS = ("boot", "clients", "dispatch", "long")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--only", default=",".join(PARTS), help=f"parts to run, comma-separated ({', '.join(PARTS)})")
+    parser.add_argument("--runs", type=int, default=3, help="interleaved rounds of the clients table (medians)")
+    parser.add_argument("--sizes", default="10000,20000,40000", help="text deltas per stream, comma-separated")
+    parser.add_argument("--boot-runs", type=int, default=5, help="cold+warm samples of each page")
+    parser.add_argument("--dispatch", type=int, default=30, help="round trips of each client (median)")
+    parser.add_argument("--rounds", type=int, default=2_000, help="tool round trips of the long thread")
+    parser.add_argument("--per-send", type=int, default=100,
+                        help="round trips per send of the long thread; also the window compared (first vs last)")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds one sample may take")
+    args = parser.parse_args(argv)
+    parts = [part for part in args.only.split(",") if part]
+    if unknown := set(parts) - set(PARTS):
+        parser.error(f"unknown part(s) {sorted(unknown)}: use {', '.join(PARTS)}")
+
+    from playwright.sync_api import sync_playwright
+
+    from devserver.app import create_app
+    from devserver.assets import build
+    from devserver.background import ServerThread
+    from devserver.chromium import launch_args
+
+    build()
+    timeline = Timeline()
+    app = create_app(extra_routes=[*routes(timeline), agui_client.route()])
+    guard = OutsideGuard()
+    errors: list[str] = []
+    tables: list[str] = []
+    timeout_ms = int(args.timeout * 1000)
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    started = time.monotonic()
+    with ServerThread(app) as server, sync_playwright() as playwright:
+        if "boot" in parts:
+            tables.append(report_boot(run_boot(playwright, server.url, runs=args.boot_runs, log=log)))
+        browser = playwright.chromium.launch(**launch_args())
+        try:
+            context = browser.new_context()
+            context.route("**/*", guard)
+            page = context.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+            if "clients" in parts:
+                sizes = [int(n) for n in args.sizes.split(",") if n]
+                tables.append(report_clients(run_clients(page, server.url, sizes, runs=args.runs,
+                                                         timeout_ms=timeout_ms, log=log)))
+            if "dispatch" in parts:
+                tables.append(report_dispatch(run_dispatch(page, server.url, timeline, rounds=args.dispatch,
+                                                           log=log)))
+            if "long" in parts:
+                tables.append(report_long_thread(run_long_thread(
+                    page, server.url, timeline, rounds=args.rounds, per_send=args.per_send,
+                    window=min(args.per_send, args.rounds), timeout_ms=timeout_ms, log=log)))
+        finally:
+            browser.close()
+    print(f"\n{'=' * 100}\n".join(tables))
+    print(f"\n({time.monotonic() - started:.0f} s in all)", file=sys.stderr)
+    if guard.outside or errors:
+        print(f"\nrequests that left 127.0.0.1 (aborted): {guard.outside}\npage errors: {errors[:3]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
