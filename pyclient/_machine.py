@@ -44,7 +44,7 @@ from ag_ui.core import (
     ToolMessage,
     UserMessage,
 )
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from ._errors import (
@@ -54,8 +54,8 @@ from ._errors import (
     RunError,
 )
 from ._events import AGUIEvent, UnknownEvent, event_type
-from ._json import repair
-from ._messages import History, new_id
+from ._json import repair, repair_all
+from ._messages import History, message_adapter, new_id
 from ._state import (
     RESTORE_CALL,
     RESTORE_IDEMPOTENT,
@@ -109,28 +109,15 @@ _CHECKPOINT_EVENTS = frozenset({
 logger = logging.getLogger("pyclient")
 
 
-_message_adapter: TypeAdapter[Message] | None = None
-
-
 def as_message(message: Message | dict[str, Any]) -> Message:
     """A message model from a model or its JSON form (camelCase or snake_case keys)."""
-    global _message_adapter
     if isinstance(message, dict):
-        if _message_adapter is None:  # built once: a TypeAdapter per message is 100x slower
-            _message_adapter = TypeAdapter(Message)
-        return _message_adapter.validate_python(message)
+        return message_adapter().validate_python(message)
     return message
 
 
-def _repair_all(value: Any) -> Any:
-    """`value` (JSON data) with every string `repair`ed, keys included."""
-    if isinstance(value, str):
-        return repair(value)
-    if isinstance(value, dict):
-        return {repair(k) if isinstance(k, str) else k: _repair_all(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_repair_all(v) for v in value]
-    return value
+_EMPTY_MESSAGES_END = b'[]}'
+_EMPTY_INPUT_START = b'{"threadId":"","runId":"","messages":[]'
 
 
 def _field(event: AGUIEvent, name: str) -> Any:
@@ -177,6 +164,9 @@ class Conversation:
         self.error: BaseException | None = None
         self.run_id = ""
         self.calls: dict[str, Call] = {}
+        # The calls whose answer has not gone out yet, in call order: what pending(), stop() and
+        # the like look at, so they cost the open calls, not every call the thread ever made.
+        self._live: dict[str, Call] = {}
         self._history = History([as_message(m) for m in messages], state, on_call_started=self._call_started)
         self._changes: list[Change] = []
         self._advertised: dict[str, ClientTool] = {}
@@ -247,7 +237,7 @@ class Conversation:
 
     def pending(self) -> list[Call]:
         """The calls of the finished run still waiting for their answer, in call order."""
-        return [call for call in self.calls.values()
+        return [call for call in self._live.values()
                 if call.status is not CallStatus.STREAMING and call.status not in TERMINAL]
 
     def drain(self) -> list[Change]:
@@ -346,6 +336,8 @@ class Conversation:
             tool = tools.get(str(item.get("tool") or item["name"]))
             call = Call.from_json(item, tool)
             self.calls[call.id] = call
+            if not call.sent:
+                self._live[call.id] = call
             if tool.idempotent if tool is not None else item.get("idempotent") is True:
                 idempotent.add(call.id)
         return idempotent
@@ -427,9 +419,9 @@ class Conversation:
         run_id = new_id()
         request = self._request(run_id, tools)  # before the transition: a bad state raises cleanly
         self._transition(RunEvent.START)
-        for call in self.calls.values():  # their answers are in this request's history now
-            if call.done:
-                call.sent = True
+        for call in [call for call in self._live.values() if call.done]:
+            call.sent = True  # its answer is in this request's history now
+            del self._live[call.id]
         self._run_start = len(self._history)
         self.run_id = run_id
         self._advertised = {tool.name: tool for tool in tools}
@@ -443,32 +435,44 @@ class Conversation:
         return request
 
     def _request(self, run_id: str, tools: Sequence[ClientTool]) -> RunRequest:
-        run_input = RunAgentInput(
-            thread_id=self.thread_id,
-            run_id=run_id,
-            protocol_version=PROTOCOL_VERSION,
-            messages=self._history.messages(),
-            tools=[tool.to_agui_tool() for tool in tools],
-            state=self.state if self.state is not None else {},
-            context=self.context,
-            forwarded_props=self.forwarded_props if self.forwarded_props is not None else {},
-        )
+        """The body `RunAgentInput(...).model_dump_json(by_alias=True)` gives, without serializing
+        the history again: `History.dump_json` keeps each message's JSON.
+
+        The fields before `messages` and those after it are serialized by ag-ui's model itself,
+        as two inputs with no messages: one ends `"messages":[]}` (every field after it is
+        unset, so left out) and one starts `{"threadId":"","runId":"","messages":[]`. A JSON
+        object is its fields' JSON in field order, so the history's array between the two is
+        the model's dump (`tests/unit/test_request_body.py` compares them).
+        """
+        state = self.state if self.state is not None else {}
+        forwarded_props = self.forwarded_props if self.forwarded_props is not None else {}
+        agui_tools = [tool.to_agui_tool() for tool in tools]
         try:
-            body = run_input.model_dump_json(by_alias=True).encode()
+            head = RunAgentInput(thread_id=self.thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION,
+                                 state=state, messages=[]).model_dump_json(by_alias=True).encode()
+            tail = RunAgentInput(thread_id="", run_id="", messages=[], tools=agui_tools, context=self.context,
+                                 forwarded_props=forwarded_props).model_dump_json(by_alias=True).encode()
+            assert head.endswith(_EMPTY_MESSAGES_END) and tail.startswith(_EMPTY_INPUT_START)
+            body = self._history.dump_json(head[:-len(_EMPTY_MESSAGES_END)], tail[len(_EMPTY_INPUT_START):])
         except PydanticSerializationError as exc:
             if "surrogates not allowed" in str(exc):
                 # A lone UTF-16 surrogate from somewhere no repair covers (a server's snapshot,
                 # the page's state): replace it everywhere rather than never send again.
                 logger.warning("pyclient: lone surrogates in thread %s replaced with U+FFFD", self.thread_id)
+                run_input = RunAgentInput(
+                    thread_id=self.thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION,
+                    messages=self._history.messages(), tools=agui_tools, state=state, context=self.context,
+                    forwarded_props=forwarded_props,
+                )
                 # model_dump's Python mode encodes nothing, so it cannot fail on them.
-                repaired = RunAgentInput.model_validate(_repair_all(run_input.model_dump(by_alias=True)))
-                return RunRequest(repaired, repaired.model_dump_json(by_alias=True).encode())
+                repaired = RunAgentInput.model_validate(repair_all(run_input.model_dump(by_alias=True)))
+                return RunRequest(run_id, repaired.model_dump_json(by_alias=True).encode())
             raise LocalProtocolError(
                 f"Cannot send a run of thread {self.thread_id!r}: its state, context or "
                 f"forwarded_props is not JSON ({exc}). Keep `thread.state` and "
                 "`thread.forwarded_props` to dicts, lists, strings, numbers, booleans and None."
             ) from None
-        return RunRequest(run_input, body)
+        return RunRequest(run_id, body)
 
     def receive(self, event: AGUIEvent) -> None:
         """Fold one AG-UI event of the request in flight into the conversation.
@@ -504,7 +508,7 @@ class Conversation:
     def _call_started(self, call_id: str, name: str) -> None:
         call = self.calls.get(call_id)
         if call is None or call.done:  # a later run may use an id again: a new call
-            call = self.calls[call_id] = Call(call_id, name)
+            call = self.calls[call_id] = self._live[call_id] = Call(call_id, name)
         if call.status is CallStatus.STREAMING and call not in self._run_calls:
             self._run_calls.append(call)
 
@@ -640,7 +644,7 @@ class Conversation:
         return cancelled
 
     def _cancel_open(self, message: str) -> list[Call]:
-        cancelled = [call for call in self.calls.values() if not call.done]
+        cancelled = [call for call in self._live.values() if not call.done]
         for call in cancelled:
             self._answer(call, CallEvent.CANCEL, ToolResult.failure(message))
         return cancelled
@@ -695,7 +699,7 @@ class Conversation:
         Returns:
             The calls it served (the driver aborts their handlers).
         """
-        lost = [call for call in self.calls.values() if call.registration is registration and not call.done]
+        lost = [call for call in self._live.values() if call.registration is registration and not call.done]
         for call in lost:
             self._move(call, CallEvent.LOSE)
             call.registration = None
@@ -703,7 +707,7 @@ class Conversation:
 
     def unavailable(self) -> list[Call]:
         """The calls waiting for a registration, in call order."""
-        return [call for call in self.calls.values() if call.status is CallStatus.UNAVAILABLE]
+        return [call for call in self._live.values() if call.status is CallStatus.UNAVAILABLE]
 
     def handler_returned(self, call_id: str, execution: int, result: ToolResult) -> bool:
         """A handler finished: its result answers the call if that execution is still current.

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from array import array
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -42,12 +43,13 @@ from ag_ui.core import (
     ToolMessage,
     UserMessage,
 )
+from pydantic import TypeAdapter
 
 from ._errors import RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
 from ._json import repair
 
-__all__ = ["History", "new_id"]
+__all__ = ["History", "message_adapter", "new_id"]
 
 logger = logging.getLogger("pyclient")
 
@@ -58,6 +60,17 @@ _TEXT_MODELS: dict[str, type] = {
     "developer": DeveloperMessage,
     "reasoning": ReasoningMessage,
 }
+
+
+_message_adapter: TypeAdapter[Message] | None = None
+
+
+def message_adapter() -> TypeAdapter[Message]:
+    """The `TypeAdapter` of ag-ui's `Message` union, built once (one per message is 100x slower)."""
+    global _message_adapter
+    if _message_adapter is None:
+        _message_adapter = TypeAdapter(Message)
+    return _message_adapter
 
 
 def new_id() -> str:
@@ -97,9 +110,13 @@ class _Call:
 
 
 class _Entry:
-    """One message of the history. Text messages are assembled; others are kept as given."""
+    """One message of the history. Text messages are assembled; others are kept as given.
 
-    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "_cache")
+    `wired` is True while the message's JSON is part of the history's serialized prefix
+    (`History.dump_json`): the history cuts that prefix before the message changes.
+    """
+
+    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "_cache", "wired")
 
     def __init__(self, message_id: str, role: str, base: Any = None, name: str | None = None) -> None:
         self.id = message_id
@@ -110,6 +127,7 @@ class _Entry:
         self.name = name
         self.encrypted_value: str | None = None
         self._cache: Any = base
+        self.wired = False
 
     @property
     def assembled(self) -> bool:
@@ -179,6 +197,10 @@ class History:
         self._chunk_message_id: str | None = None
         self._chunk_call_id: str | None = None
         self._run = 0
+        # The messages' JSON as requests carry it, serialized once each: `dump_json` appends the
+        # messages added since the last request; `_wire_ends[i]` is where message i ends.
+        self._wire = bytearray()
+        self._wire_ends = array("q")
         self.state: Any = {} if state is None else state
         for message in messages or ():
             self.append(message)
@@ -284,6 +306,8 @@ class History:
     def _add_entry(self, entry: _Entry) -> None:
         previous = self._by_id.get(entry.id)
         if previous is not None:  # the same id again replaces the message in place
+            if previous.wired:
+                self._cut(previous)
             self._entries[self._entries.index(previous)] = entry
         else:
             self._entries.append(entry)
@@ -306,6 +330,54 @@ class History:
         name = _HANDLERS.get(event_type(event))
         return getattr(self, name)(event) if name is not None else set()
 
+    # -- the wire: each message serialized once ------------------------------------------
+
+    def dump_json(self, before: bytes = b"", after: bytes = b"") -> bytes:
+        """The messages as the JSON array a `RunAgentInput` body holds, between `before` and `after`.
+
+        The array is byte for byte what `RunAgentInput.model_dump_json(by_alias=True)` writes
+        for `messages` (each message through ag-ui's `Message` union, camelCase, unset
+        optional fields left out). Each message is serialized once, the first time a request
+        carries it, and its JSON kept: ag-ui's serializer runs Python code for every model, so
+        serializing the whole history for every request made a request's cost grow with the
+        thread (10x at 2,000 round trips). A message that changes afterwards (a text or a call
+        added to it, an echoed encrypted value, a message replaced by id or by a snapshot)
+        drops its JSON and every later message's (`_cut`), and is serialized again.
+
+        Raises:
+            pydantic_core.PydanticSerializationError: a message cannot be written as JSON (a
+                lone surrogate a server sent in a snapshot); the messages before it are kept.
+        """
+        wire, ends = self._wire, self._wire_ends
+        for entry in self._entries[len(ends):]:
+            fragment = message_adapter().dump_json(entry.model(), by_alias=True)
+            if ends:
+                wire += b","
+            wire += fragment
+            ends.append(len(wire))
+            entry.wired = True
+        return b"".join((before, b"[", wire, b"]", after))
+
+    def _cut(self, entry: _Entry) -> None:
+        """`entry`, whose JSON is kept, changes: drop the JSON kept from it on."""
+        # Only a message an earlier request carried comes here (rare): list.index is fine.
+        index = self._entries.index(entry)
+        ends = self._wire_ends
+        for later in self._entries[index:len(ends)]:
+            later.wired = False
+        del ends[index:]
+        del self._wire[ends[-1] if ends else 0:]
+
+    def _touch(self, entry: _Entry) -> None:
+        entry.changed()
+        if entry.wired:
+            self._cut(entry)
+
+    def _add_text(self, entry: _Entry, delta: str) -> None:
+        entry.add_text(delta)
+        if entry.wired:
+            self._cut(entry)
+
     def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None) -> _Entry:
         if message_id is not None and message_id in self._by_id:
             return self._by_id[message_id]
@@ -320,7 +392,7 @@ class History:
     def _on_text_content(self, event: Any) -> set[str]:
         if event.message_id not in self._by_id:
             logger.debug("pyclient: content for message %s that was never started", event.message_id)
-        self._text_entry(event.message_id).add_text(event.delta)
+        self._add_text(self._text_entry(event.message_id), event.delta)
         return {"messages"}
 
     def _on_text_chunk(self, event: Any, role: str | None = None) -> set[str]:
@@ -329,7 +401,7 @@ class History:
                                  getattr(event, "name", None))
         self._chunk_message_id = entry.id
         if event.delta:
-            entry.add_text(event.delta)
+            self._add_text(entry, event.delta)
         return {"messages"}
 
     def _on_reasoning_chunk(self, event: Any) -> set[str]:
@@ -340,7 +412,7 @@ class History:
         return {"messages"}
 
     def _on_reasoning_content(self, event: Any) -> set[str]:
-        self._text_entry(event.message_id, "reasoning").add_text(event.delta)
+        self._add_text(self._text_entry(event.message_id, "reasoning"), event.delta)
         return {"messages"}
 
     def _on_encrypted_value(self, event: Any) -> set[str]:
@@ -348,12 +420,12 @@ class History:
         if event.subtype == "tool-call" and event.entity_id in self._calls:
             call = self._calls[event.entity_id]
             call.encrypted_value = event.encrypted_value
-            call.owner.changed()
+            self._touch(call.owner)
             return {"messages"}
         if event.subtype == "message" and event.entity_id in self._by_id:
             entry = self._by_id[event.entity_id]
             entry.encrypted_value = event.encrypted_value
-            entry.changed()
+            self._touch(entry)
             return {"messages"}
         return set()
 
@@ -376,7 +448,7 @@ class History:
         call = _Call(call_id, name, owner, run=self._run)
         call.parts.extend(self._early_args.pop(call_id, ()))
         owner.calls.append(call)
-        owner.changed()
+        self._touch(owner)
         self._calls[call_id] = call
         if self._on_call_started is not None:
             self._on_call_started(call_id, name)
@@ -389,7 +461,7 @@ class History:
             return
         # Appended even after END: pydantic-ai ends a parallel call before its arguments.
         call.parts.append(delta)
-        call.owner.changed()
+        self._touch(call.owner)
 
     def _on_call_start(self, event: Any) -> set[str]:
         self._start_call(event.tool_call_id, event.tool_call_name, event.parent_message_id)
@@ -449,6 +521,9 @@ class History:
         # snapshot answered whose answer this one dropped.
         previous = self._calls
         open_calls = {call_id: call for call_id, call in previous.items() if call_id not in self._answered}
+        for entry in self._entries[:len(self._wire_ends)]:
+            entry.wired = False
+        del self._wire[:], self._wire_ends[:]
         self._entries, self._by_id, self._answered = [], {}, {}
         self._calls = {}
         for message in event.messages:

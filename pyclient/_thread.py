@@ -628,7 +628,7 @@ class Thread:
             "Content-Type": "application/json",
             "Accept": "text/event-stream",
         }, run_request.body)
-        logger.debug("pyclient: run %s of thread %s: POST %s", run_request.input.run_id, self.thread_id, agent.url)
+        logger.debug("pyclient: run %s of thread %s: POST %s", run_request.run_id, self.thread_id, agent.url)
         self._publish()
         if self._store is not None:
             # Write-ahead: the answers this request carries are saved as sent before it goes
