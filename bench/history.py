@@ -1,6 +1,6 @@
 """Long threads and dispatch on CPython: pyclient's own work per round trip as the history grows.
 
-One `Thread` talks to an in-process `MockTransport` whose responses are prebuilt bytes (the
+One `Thread` talks to an in-process transport whose responses are prebuilt bytes (the
 "server" does constant work: it never reads the request). Each round trip is one
 `await thread.send(text)`: the first request is answered with a call of the client tool
 `bench_echo`, the handler runs in the page's place, the follow-up request carries its result
@@ -32,11 +32,11 @@ import json
 import statistics
 import time
 import tracemalloc
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from pyclient import Agent, MockTransport, client_tool
+from pyclient import AbortSignal, Agent, Request, Transport, client_tool
 from pyclient._platform import Platform
-from pyclient._transport import Request
 
 
 @client_tool
@@ -49,28 +49,56 @@ def _sse(*events: dict[str, Any]) -> bytes:
     return b"".join(b"data: " + json.dumps(e, separators=(",", ":")).encode() + b"\n\n" for e in events)
 
 
-class _Server:
-    """Answers request 2k with a call of `bench_echo`, request 2k+1 with a text; times dispatch."""
+class _Transport(Transport):
+    """`MockTransport` without its list of every request (it would keep every body: O(n^2) bytes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, handler: Callable[[Request], Any]) -> None:
+        self.handler = handler
+
+    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:
+        response = self.handler(request)
+        if isinstance(response, bytes):
+            yield response
+            return
+        async for chunk in response:
+            yield chunk
+
+
+class _Server:
+    """Answers request 2k with a call of `bench_echo`, request 2k+1 with a text; times dispatch.
+
+    Every response is built before the timing starts, so the "server" only hands bytes over.
+    """
+
+    def __init__(self, rounds: int) -> None:
         self.count = 0
         self.finished_at = 0.0
         self.dispatch: list[float] = []
         self.body_sizes: list[int] = []
-        self.transport = MockTransport(self.handle)
+        self.transport = _Transport(self.handle)
+        self.calls = [self._call(i) for i in range(rounds)]
+        self.texts = [self._text(i) for i in range(rounds)]
 
     def handle(self, request: Request) -> Any:
         now = time.perf_counter()
         n = self.count
         self.count += 1
         self.body_sizes.append(len(request.body))
-        round_trip = n // 2
         if n % 2:  # the follow-up: it arrived `now`, the call's run ended at `finished_at`
             self.dispatch.append(now - self.finished_at)
-            return self._text(round_trip)
-        return self._call(round_trip)
+            return self.texts[n // 2]
+        head, last = self.calls[n // 2]
+        server = self
 
-    def _call(self, i: int) -> Any:
+        async def chunks() -> Any:
+            yield head
+            server.finished_at = time.perf_counter()
+            yield last
+
+        return chunks()
+
+    @staticmethod
+    def _call(i: int) -> tuple[bytes, bytes]:
         head = _sse(
             {"type": "RUN_STARTED", "threadId": "t", "runId": f"r{i}a"},
             {"type": "TEXT_MESSAGE_START", "messageId": f"a{i}", "role": "assistant"},
@@ -81,17 +109,10 @@ class _Server:
             {"type": "TOOL_CALL_ARGS", "toolCallId": f"c{i}", "delta": json.dumps({"index": i})},
             {"type": "TOOL_CALL_END", "toolCallId": f"c{i}"},
         )
-        last = _sse({"type": "RUN_FINISHED", "threadId": "t", "runId": f"r{i}a"})
-        server = self
+        return head, _sse({"type": "RUN_FINISHED", "threadId": "t", "runId": f"r{i}a"})
 
-        async def chunks() -> Any:
-            yield head
-            server.finished_at = time.perf_counter()
-            yield last
-
-        return chunks()
-
-    def _text(self, i: int) -> bytes:
+    @staticmethod
+    def _text(i: int) -> bytes:
         return _sse(
             {"type": "RUN_STARTED", "threadId": "t", "runId": f"r{i}b"},
             {"type": "TEXT_MESSAGE_START", "messageId": f"b{i}", "role": "assistant"},
@@ -102,7 +123,7 @@ class _Server:
 
 
 async def _run(rounds: int, memory: bool) -> dict[str, Any]:
-    server = _Server()
+    server = _Server(rounds)
     agent = Agent("bench", "http://127.0.0.1/agent", client_tools=[bench_echo], transport=server.transport,
                   platform=Platform())
     thread = agent.thread(thread_id="t")
@@ -140,7 +161,7 @@ def main() -> None:
     early = _window(times, 0, window) * 1e3
     late = _window(times, rounds - window, rounds) * 1e3
     print(f"long thread on CPython: {rounds} round trips (send -> tool call -> follow-up -> text), "
-          "in-process MockTransport")
+          "in-process transport")
     print(f"  per round trip, first {window}: {early:.3f} ms   last {window}: {late:.3f} ms   "
           f"ratio {late / early:.2f}x (target <= 1.5x: {'met' if late / early <= 1.5 else 'MISSED'})")
     d_early = _window(dispatch, 0, window) * 1e3

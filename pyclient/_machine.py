@@ -31,6 +31,7 @@ assert conversation.messages()[-1].content == "Hello" and conversation.run_statu
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -270,12 +271,18 @@ class Conversation:
             (`Call.to_json()`: status, result, execution, tool name, whether the answer was
             sent) and `interrupted`.
         """
+        try:
+            # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
+            # runs Python code per model: a save costs little more than the store's own write.
+            messages = json.loads(self._history.dump_json())
+        except PydanticSerializationError:  # a lone surrogate: Python mode writes it as it is
+            messages = [m.model_dump(mode="json", by_alias=True) for m in self._history.messages()]
         return {
             "version": SNAPSHOT_VERSION,
             "thread_id": self.thread_id,
             "run_state": self.run_state.value,
             "run_start": self._run_start,
-            "messages": [m.model_dump(mode="json", by_alias=True) for m in self._history.messages()],
+            "messages": messages,
             "state": self.state,
             "calls": [call.to_json() for call in self.calls.values()],
             "interrupted": list(self.interrupted),

@@ -81,7 +81,7 @@ def new_id() -> str:
 class _Call:
     """A tool call being assembled: its argument text is a list of pieces."""
 
-    __slots__ = ("id", "name", "parts", "encrypted_value", "owner", "base", "run")
+    __slots__ = ("id", "name", "parts", "encrypted_value", "owner", "base", "run", "_cache")
 
     def __init__(self, call_id: str, name: str, owner: _Entry, base: ToolCall | None = None, run: int = -1) -> None:
         self.id = call_id
@@ -91,6 +91,11 @@ class _Call:
         self.owner = owner
         self.base = base
         self.run = run  # the run whose events started it; -1 for a call given as a message
+        self._cache: ToolCall | None = None
+
+    def changed(self) -> None:
+        """Its arguments or encrypted value changed: the next `model()` builds a new `ToolCall`."""
+        self._cache = None
 
     @property
     def arguments(self) -> str:
@@ -100,13 +105,19 @@ class _Call:
         return repair(self.parts[0]) if self.parts else ""
 
     def model(self) -> ToolCall:
+        """The call as a `ToolCall`: one object while it does not change (its message and its
+        `Action` share it rather than each keeping a copy)."""
+        if self._cache is not None:
+            return self._cache
         function = FunctionCall(name=self.name, arguments=self.arguments)
         if self.base is not None:
             update: dict[str, Any] = {"function": function}
             if self.encrypted_value is not None:
                 update["encrypted_value"] = self.encrypted_value
-            return self.base.model_copy(update=update)
-        return ToolCall(id=self.id, function=function, encrypted_value=self.encrypted_value)
+            self._cache = self.base.model_copy(update=update)
+        else:
+            self._cache = ToolCall(id=self.id, function=function, encrypted_value=self.encrypted_value)
+        return self._cache
 
 
 class _Entry:
@@ -420,6 +431,7 @@ class History:
         if event.subtype == "tool-call" and event.entity_id in self._calls:
             call = self._calls[event.entity_id]
             call.encrypted_value = event.encrypted_value
+            call.changed()
             self._touch(call.owner)
             return {"messages"}
         if event.subtype == "message" and event.entity_id in self._by_id:
@@ -461,6 +473,7 @@ class History:
             return
         # Appended even after END: pydantic-ai ends a parallel call before its arguments.
         call.parts.append(delta)
+        call.changed()
         self._touch(call.owner)
 
     def _on_call_start(self, event: Any) -> set[str]:

@@ -1,5 +1,7 @@
 """The request body is what ag-ui's `RunAgentInput.model_dump_json(by_alias=True)` gives, byte for byte.
 
+(And a store's snapshot holds the messages `model_dump(mode="json", by_alias=True)` gives.)
+
 `Conversation.start_run` builds the body from each message's JSON, kept from the request that
 first carried it (`History.dump_json`), so a request does not serialize the whole history
 again. These tests compare that body with the model's own dump of the same input: for every
@@ -62,6 +64,8 @@ def model_body(machine: Conversation, request: RunRequest, tools: list[ClientToo
 def start(machine: Conversation, tools: list[ClientTool] = TOOLS) -> RunRequest:
     request = machine.start_run(tools)
     assert request.body == model_body(machine, request, tools)
+    # A store's snapshot takes the messages from the same JSON: what ag-ui's model_dump gives.
+    assert machine.snapshot()["messages"] == [m.model_dump(mode="json", by_alias=True) for m in machine.messages()]
     return request
 
 
