@@ -36,15 +36,6 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ag_ui.core import (
-    Context,
-    EventType,
-    Message,
-    RunAgentInput,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
@@ -85,7 +76,9 @@ from ._steps import (
 )
 from ._tools import ClientTool, ToolResult
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
+    from ag_ui.core import Context, Message, ToolCall, ToolMessage, UserMessage
+
     from ._scopes import Registration
 
 # The steps and call records it hands out are defined in `pyclient._steps`.
@@ -101,13 +94,22 @@ SNAPSHOT_VERSION = 1
 
 # The events that complete something (a message, a call's arguments, the run, the state): a
 # thread kept in a store saves after these, never after a text or argument delta.
+# Wire names: ag-ui's EventType is a str enum whose members equal (and hash as) their names.
 _CHECKPOINT_EVENTS = frozenset({
-    EventType.TEXT_MESSAGE_END, EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT,
-    EventType.MESSAGES_SNAPSHOT, EventType.STATE_SNAPSHOT, EventType.STATE_DELTA,
-    EventType.RUN_FINISHED, EventType.RUN_ERROR, "REASONING_MESSAGE_END",
+    "TEXT_MESSAGE_END", "TOOL_CALL_END", "TOOL_CALL_RESULT", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT",
+    "STATE_DELTA", "RUN_FINISHED", "RUN_ERROR", "REASONING_MESSAGE_END",
 })
 
 logger = logging.getLogger("pyclient")
+
+
+def _contexts(items: Iterable[Context | dict[str, str]]) -> list[Context]:
+    items = list(items)
+    if not items:
+        return []  # the usual case: ag_ui.core is not needed yet
+    from ag_ui.core import Context
+
+    return [item if isinstance(item, Context) else Context(**item) for item in items]
 
 
 def as_message(message: Message | dict[str, Any]) -> Message:
@@ -158,7 +160,7 @@ class Conversation:
         restore: tuple[Mapping[str, Any], Mapping[str, ClientTool]] | None = None,
     ) -> None:
         self.thread_id = thread_id
-        self.context = [item if isinstance(item, Context) else Context(**item) for item in context]
+        self.context = _contexts(context)
         self.forwarded_props = forwarded_props
         self.max_follow_ups = max_follow_ups
         self.run_state = RunState.IDLE
@@ -390,6 +392,8 @@ class Conversation:
             LocalProtocolError: a run is in flight, or the thread is closed.
         """
         self._check_between_runs("send a message")
+        from ag_ui.core import UserMessage
+
         message = UserMessage(id=new_id(), content=repair(text))  # a lone surrogate could never be sent
         self._history.append(message)
         self._changed("messages")
@@ -451,6 +455,8 @@ class Conversation:
         object is its fields' JSON in field order, so the history's array between the two is
         the model's dump (`tests/unit/test_request_body.py` compares them).
         """
+        from ag_ui.core import RunAgentInput
+
         state = self.state if self.state is not None else {}
         forwarded_props = self.forwarded_props if self.forwarded_props is not None else {}
         agui_tools = [tool.to_agui_tool() for tool in tools]
@@ -496,11 +502,11 @@ class Conversation:
         self._events += 1
         changed = self._history.apply(event)
         kind = event.type  # EventType is a str enum: it equals an UnknownEvent's str type
-        if kind == EventType.RUN_FINISHED:
+        if kind == "RUN_FINISHED":
             self._finished = event
-        elif kind == EventType.RUN_ERROR:
+        elif kind == "RUN_ERROR":
             self._run_error = event
-        elif kind == EventType.TOOL_CALL_RESULT and not isinstance(event, UnknownEvent):
+        elif kind == "TOOL_CALL_RESULT" and not isinstance(event, UnknownEvent):
             call = self.calls.get(_field(event, "tool_call_id"))
             if call is not None and not call.done:  # a server-side tool's result
                 self._answer(call, CallEvent.SUCCEED, ToolResult.success(str(_field(event, "content"))),
@@ -792,6 +798,8 @@ class Conversation:
             content = result.content
             if call.edited is not None:  # the model must know its arguments were not the ones used
                 content = f"The user edited the arguments before approving; the tool ran with {call.edited}.\n{content}"
+            from ag_ui.core import ToolMessage
+
             self._history.append(ToolMessage(
                 id=new_id(), tool_call_id=call.id, content=repair(content),
                 error=repair(result.error) if result.error is not None else None,

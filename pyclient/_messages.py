@@ -32,34 +32,33 @@ from array import array
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ag_ui.core import (
-    AssistantMessage,
-    DeveloperMessage,
-    FunctionCall,
-    Message,
-    ReasoningMessage,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
+from typing import TYPE_CHECKING
+
 from pydantic import TypeAdapter
 
 from ._errors import RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
 from ._json import repair
 
+if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
+    from ag_ui.core import Message, ToolCall, ToolMessage
+
 __all__ = ["History", "message_adapter", "new_id"]
 
 logger = logging.getLogger("pyclient")
 
-_TEXT_MODELS: dict[str, type] = {
-    "assistant": AssistantMessage,
-    "user": UserMessage,
-    "system": SystemMessage,
-    "developer": DeveloperMessage,
-    "reasoning": ReasoningMessage,
-}
+# The roles whose messages are assembled from streamed text.
+_TEXT_ROLES = frozenset({"assistant", "user", "system", "developer", "reasoning"})
+
+
+def _text_model(role: str) -> type[Message]:
+    from ag_ui.core import AssistantMessage, DeveloperMessage, ReasoningMessage, SystemMessage, UserMessage
+
+    models: dict[str, type[Message]] = {
+        "assistant": AssistantMessage, "user": UserMessage, "system": SystemMessage,
+        "developer": DeveloperMessage, "reasoning": ReasoningMessage,
+    }
+    return models[role]
 
 
 _message_adapter: TypeAdapter[Message] | None = None
@@ -69,6 +68,8 @@ def message_adapter() -> TypeAdapter[Message]:
     """The `TypeAdapter` of ag-ui's `Message` union, built once (one per message is 100x slower)."""
     global _message_adapter
     if _message_adapter is None:
+        from ag_ui.core import Message
+
         _message_adapter = TypeAdapter(Message)
     return _message_adapter
 
@@ -109,6 +110,8 @@ class _Call:
         `Action` share it rather than each keeping a copy)."""
         if self._cache is not None:
             return self._cache
+        from ag_ui.core import FunctionCall, ToolCall
+
         function = FunctionCall(name=self.name, arguments=self.arguments)
         if self.base is not None:
             update: dict[str, Any] = {"function": function}
@@ -142,7 +145,7 @@ class _Entry:
 
     @property
     def assembled(self) -> bool:
-        return self.role in _TEXT_MODELS and (self.base is None or isinstance(self.base.content, (str, type(None))))
+        return self.role in _TEXT_ROLES and (self.base is None or isinstance(self.base.content, (str, type(None))))
 
     def add_text(self, delta: str) -> None:
         self.parts.append(delta)
@@ -173,7 +176,7 @@ class _Entry:
         else:
             if self.name is not None and self.role != "reasoning":
                 update["name"] = self.name
-            model = _TEXT_MODELS[self.role](id=self.id, **update)
+            model = _text_model(self.role)(id=self.id, **update)
         self._cache = model
         return model
 
@@ -283,6 +286,8 @@ class History:
             streamed: calls of a `MESSAGES_SNAPSHOT`'s run that streamed here, by id: a call
                 the snapshot lists with empty arguments keeps the streamed ones.
         """
+        from ag_ui.core import AssistantMessage, ToolMessage
+
         role = message.role
         entry = _Entry(message.id, role, base=message)
         if isinstance(message, AssistantMessage):
@@ -392,7 +397,7 @@ class History:
     def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None) -> _Entry:
         if message_id is not None and message_id in self._by_id:
             return self._by_id[message_id]
-        entry = _Entry(message_id or new_id(), role if role in _TEXT_MODELS else "assistant", name=name)
+        entry = _Entry(message_id or new_id(), role if role in _TEXT_ROLES else "assistant", name=name)
         self._add_entry(entry)
         return entry
 
@@ -506,6 +511,8 @@ class History:
             # message id replaces the first in place instead).
             logger.debug("pyclient: dropped a second result for tool call %s", event.tool_call_id)
             return set()
+        from ag_ui.core import ToolMessage
+
         self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content))
         return {"messages"}
 

@@ -33,9 +33,8 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
-from ag_ui.core import Tool
 from pydantic import ValidationError
 from pydantic_core import to_json
 
@@ -44,6 +43,9 @@ from ._context import ToolContext
 from ._errors import ConfigurationError, RunAborted, ToolError
 from ._schema import ToolSchema, build_tool_schema, describe_validation_error
 from ._json import JSONLimitError, loads
+
+if TYPE_CHECKING:
+    from ag_ui.core import Tool
 
 __all__ = ["ClientTool", "ToolResult", "client_tool"]
 
@@ -140,6 +142,8 @@ class ClientTool:
 
     def to_agui_tool(self) -> Tool:
         """Return the AG-UI `Tool` definition (name, description, parameters) sent with each run."""
+        from ag_ui.core import Tool  # on first use: see `pyclient._events.event_adapter`
+
         return Tool(name=self.name, description=self.description, parameters=copy.deepcopy(self.parameters))
 
     def validate_arguments(self, arguments: str | bytes | Mapping[str, Any] | None) -> dict[str, Any]:
