@@ -20,6 +20,7 @@ Printed:
 ```sh
 PYTHONPATH=$PWD .venv/bin/python bench/history.py --rounds 2000
 PYTHONPATH=$PWD .venv/bin/python bench/history.py --rounds 2000 --memory
+PYTHONPATH=$PWD .venv/bin/python bench/history.py --rounds 2000 --store   # saved at every checkpoint
 ```
 """
 
@@ -35,7 +36,7 @@ import tracemalloc
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from pyclient import AbortSignal, Agent, Request, Transport, client_tool
+from pyclient import AbortSignal, Agent, MemoryStore, Request, Transport, client_tool
 from pyclient._platform import Platform
 
 
@@ -122,11 +123,11 @@ class _Server:
         )
 
 
-async def _run(rounds: int, memory: bool) -> dict[str, Any]:
+async def _run(rounds: int, memory: bool, store: bool = False) -> dict[str, Any]:
     server = _Server(rounds)
     agent = Agent("bench", "http://127.0.0.1/agent", client_tools=[bench_echo], transport=server.transport,
                   platform=Platform())
-    thread = agent.thread(thread_id="t")
+    thread = agent.thread(thread_id="t", store=MemoryStore() if store else None)
     times: list[float] = []
     sizes: list[int] = []
     gc.collect()
@@ -153,15 +154,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--memory", action="store_true", help="also measure memory growth (tracemalloc pass)")
+    parser.add_argument("--store", action="store_true", help="keep the thread in a MemoryStore (saved at each checkpoint)")
     args = parser.parse_args()
     rounds = args.rounds
     window = min(100, rounds // 2)
-    result = asyncio.run(_run(rounds, memory=False))
+    result = asyncio.run(_run(rounds, memory=False, store=args.store))
     times, dispatch, bodies = result["times"], result["dispatch"], result["bodies"]
     early = _window(times, 0, window) * 1e3
     late = _window(times, rounds - window, rounds) * 1e3
     print(f"long thread on CPython: {rounds} round trips (send -> tool call -> follow-up -> text), "
-          "in-process transport")
+          "in-process transport" + (", kept in a MemoryStore" if args.store else ""))
     print(f"  per round trip, first {window}: {early:.3f} ms   last {window}: {late:.3f} ms   "
           f"ratio {late / early:.2f}x (target <= 1.5x: {'met' if late / early <= 1.5 else 'MISSED'})")
     d_early = _window(dispatch, 0, window) * 1e3
