@@ -384,7 +384,11 @@ class Thread:
 
     @property
     def messages(self) -> list[Message]:
-        """The history as `ag_ui.core` message models (a new list on each access)."""
+        """The history as `ag_ui.core` message models (a new list on each access).
+
+        The models are the history's own: read them, never change them (each message is
+        serialized once for the requests, so a model changed in place is not sent again).
+        """
         return self._machine.messages()
 
     @property
