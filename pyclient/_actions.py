@@ -56,11 +56,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ag_ui.core import ToolCall
-
 from ._state import TERMINAL, CallStatusName
 
 if TYPE_CHECKING:
+    from ag_ui.core import ToolCall
+
     from ._abort import AbortSignal
     from ._executions import Executions
     from ._steps import Call

@@ -22,20 +22,23 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Union
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Union
 
-from ag_ui.core import BaseEvent, Event, EventType
 from pydantic import TypeAdapter, ValidationError
 
 from ._errors import RemoteProtocolError
 from ._json import MAX_DEPTH, JSONLimitError, loads
 
-__all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_type"]
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
+
+__all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_adapter", "event_type"]
 
 logger = logging.getLogger("pyclient")
 
-_EVENT_ADAPTER: TypeAdapter[BaseEvent] = TypeAdapter(Event)
-_KNOWN_TYPES = frozenset(member.value for member in EventType)
+_EVENT_ADAPTER: TypeAdapter[BaseEvent] | None = None
+_KNOWN_TYPES: frozenset[str] = frozenset()
 _EXCERPT = 200
 # Shorter payloads cannot hold an integer over CPython's 4,300-digit limit (which `loads` reports).
 _FAST_MAX_CHARS = 4_300
@@ -57,14 +60,32 @@ class UnknownEvent:
     error: str | None = None
 
 
-AGUIEvent = Union[BaseEvent, UnknownEvent]
+AGUIEvent = Union["BaseEvent", UnknownEvent]
 """What the decoder yields: an `ag_ui.core` event model or an `UnknownEvent`."""
+
+
+def event_adapter() -> TypeAdapter[BaseEvent]:
+    """The `TypeAdapter` of ag-ui's `Event` union, built on first use.
+
+    `import ag_ui.core` is most of what pyclient would cost a page at boot (about 0.8 s in
+    Pyodide: it defines some 120 pydantic models, every event and message type at once, and
+    `ag_ui.core.types` alone cannot be had without `events`), so no module imports it at
+    import time: it is imported here, when the first event is decoded or the thread's
+    platform preloads it (`pyclient.Thread` asks for that once the page is idle).
+    """
+    global _EVENT_ADAPTER, _KNOWN_TYPES
+    if _EVENT_ADAPTER is None:
+        from ag_ui.core import Event, EventType
+
+        _KNOWN_TYPES = frozenset(member.value for member in EventType)
+        _EVENT_ADAPTER = TypeAdapter(Event)
+    return _EVENT_ADAPTER
 
 
 def event_type(event: AGUIEvent) -> str:
     """The wire name of an event's type (`"RUN_FINISHED"`), for models and `UnknownEvent` alike."""
     kind = event.type
-    return kind.value if isinstance(kind, EventType) else str(kind)
+    return kind.value if isinstance(kind, Enum) else str(kind)
 
 
 def _excerpt(text: str) -> str:
@@ -86,13 +107,14 @@ def decode_event(data: str) -> AGUIEvent:
             is nested deeper than `pyclient._json.MAX_DEPTH` or holds an integer of more
             than 4,300 digits (decoding it could exhaust the stack: in Pyodide, fatally).
     """
+    adapter = _EVENT_ADAPTER or event_adapter()
     if len(data) < _FAST_MAX_CHARS and data.count("{") + data.count("[") <= MAX_DEPTH:
         # Within every limit by construction (too short for a 4,300-digit integer, too few
         # brackets to nest deeper than MAX_DEPTH): pydantic-core parses and validates in one
         # native pass, 2.5x the speed of json.loads + validate_python. Anything it refuses
         # (an unknown type, bad fields, a lone surrogate escape) takes the careful path below.
         try:
-            return _EVENT_ADAPTER.validate_json(data)
+            return adapter.validate_json(data)
         except ValidationError:
             pass
     try:
@@ -121,7 +143,7 @@ def decode_event(data: str) -> AGUIEvent:
         logger.debug("pyclient: keeping an event of unknown type %s", kind)
         return UnknownEvent(kind, obj)
     try:
-        return _EVENT_ADAPTER.validate_python(obj)
+        return adapter.validate_python(obj)
     except ValidationError as exc:
         # A known type with fields this version of ag-ui-protocol rejects: keep it for the
         # listeners instead of failing the run; the thread treats it as unknown.

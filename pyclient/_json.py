@@ -31,7 +31,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "JSONLimitError", "has_surrogates", "loads", "repair"]
+__all__ = ["MAX_DEPTH", "JSONLimitError", "has_surrogates", "loads", "repair", "repair_all"]
 
 MAX_DEPTH = 40
 """Deepest nesting of arrays and objects `loads` accepts (the event's own object counts).
@@ -103,3 +103,14 @@ def repair(text: str) -> str:
     # UTF-16 with surrogatepass writes each half as its code unit; decoding joins the pairs
     # and replaces what is left alone.
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def repair_all(value: Any) -> Any:
+    """`value` (JSON data) with every string `repair`ed, keys included."""
+    if isinstance(value, str):
+        return repair(value)
+    if isinstance(value, dict):
+        return {repair(k) if isinstance(k, str) else k: repair_all(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [repair_all(v) for v in value]
+    return value

@@ -31,20 +31,12 @@ assert conversation.messages()[-1].content == "Hello" and conversation.run_statu
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ag_ui.core import (
-    Context,
-    EventType,
-    Message,
-    RunAgentInput,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from ._errors import (
@@ -54,8 +46,8 @@ from ._errors import (
     RunError,
 )
 from ._events import AGUIEvent, UnknownEvent, event_type
-from ._json import repair
-from ._messages import History, new_id
+from ._json import repair, repair_all
+from ._messages import History, message_adapter, new_id
 from ._state import (
     RESTORE_CALL,
     RESTORE_IDEMPOTENT,
@@ -84,7 +76,9 @@ from ._steps import (
 )
 from ._tools import ClientTool, ToolResult
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
+    from ag_ui.core import Context, Message, ToolCall, ToolMessage, UserMessage
+
     from ._scopes import Registration
 
 # The steps and call records it hands out are defined in `pyclient._steps`.
@@ -100,37 +94,33 @@ SNAPSHOT_VERSION = 1
 
 # The events that complete something (a message, a call's arguments, the run, the state): a
 # thread kept in a store saves after these, never after a text or argument delta.
+# Wire names: ag-ui's EventType is a str enum whose members equal (and hash as) their names.
 _CHECKPOINT_EVENTS = frozenset({
-    EventType.TEXT_MESSAGE_END, EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT,
-    EventType.MESSAGES_SNAPSHOT, EventType.STATE_SNAPSHOT, EventType.STATE_DELTA,
-    EventType.RUN_FINISHED, EventType.RUN_ERROR, "REASONING_MESSAGE_END",
+    "TEXT_MESSAGE_END", "TOOL_CALL_END", "TOOL_CALL_RESULT", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT",
+    "STATE_DELTA", "RUN_FINISHED", "RUN_ERROR", "REASONING_MESSAGE_END",
 })
 
 logger = logging.getLogger("pyclient")
 
 
-_message_adapter: TypeAdapter[Message] | None = None
+def _contexts(items: Iterable[Context | dict[str, str]]) -> list[Context]:
+    items = list(items)
+    if not items:
+        return []  # the usual case: ag_ui.core is not needed yet
+    from ag_ui.core import Context
+
+    return [item if isinstance(item, Context) else Context(**item) for item in items]
 
 
 def as_message(message: Message | dict[str, Any]) -> Message:
     """A message model from a model or its JSON form (camelCase or snake_case keys)."""
-    global _message_adapter
     if isinstance(message, dict):
-        if _message_adapter is None:  # built once: a TypeAdapter per message is 100x slower
-            _message_adapter = TypeAdapter(Message)
-        return _message_adapter.validate_python(message)
+        return message_adapter().validate_python(message)
     return message
 
 
-def _repair_all(value: Any) -> Any:
-    """`value` (JSON data) with every string `repair`ed, keys included."""
-    if isinstance(value, str):
-        return repair(value)
-    if isinstance(value, dict):
-        return {repair(k) if isinstance(k, str) else k: _repair_all(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_repair_all(v) for v in value]
-    return value
+_EMPTY_MESSAGES_END = b'[]}'
+_EMPTY_INPUT_START = b'{"threadId":"","runId":"","messages":[]'
 
 
 def _field(event: AGUIEvent, name: str) -> Any:
@@ -170,13 +160,16 @@ class Conversation:
         restore: tuple[Mapping[str, Any], Mapping[str, ClientTool]] | None = None,
     ) -> None:
         self.thread_id = thread_id
-        self.context = [item if isinstance(item, Context) else Context(**item) for item in context]
+        self.context = _contexts(context)
         self.forwarded_props = forwarded_props
         self.max_follow_ups = max_follow_ups
         self.run_state = RunState.IDLE
         self.error: BaseException | None = None
         self.run_id = ""
         self.calls: dict[str, Call] = {}
+        # The calls whose answer has not gone out yet, in call order: what pending(), stop() and
+        # the like look at, so they cost the open calls, not every call the thread ever made.
+        self._live: dict[str, Call] = {}
         self._history = History([as_message(m) for m in messages], state, on_call_started=self._call_started)
         self._changes: list[Change] = []
         self._advertised: dict[str, ClientTool] = {}
@@ -247,7 +240,7 @@ class Conversation:
 
     def pending(self) -> list[Call]:
         """The calls of the finished run still waiting for their answer, in call order."""
-        return [call for call in self.calls.values()
+        return [call for call in self._live.values()
                 if call.status is not CallStatus.STREAMING and call.status not in TERMINAL]
 
     def drain(self) -> list[Change]:
@@ -280,12 +273,18 @@ class Conversation:
             (`Call.to_json()`: status, result, execution, tool name, whether the answer was
             sent) and `interrupted`.
         """
+        try:
+            # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
+            # runs Python code per model: a save costs little more than the store's own write.
+            messages = json.loads(self._history.dump_json())
+        except PydanticSerializationError:  # a lone surrogate: Python mode writes it as it is
+            messages = [m.model_dump(mode="json", by_alias=True) for m in self._history.messages()]
         return {
             "version": SNAPSHOT_VERSION,
             "thread_id": self.thread_id,
             "run_state": self.run_state.value,
             "run_start": self._run_start,
-            "messages": [m.model_dump(mode="json", by_alias=True) for m in self._history.messages()],
+            "messages": messages,
             "state": self.state,
             "calls": [call.to_json() for call in self.calls.values()],
             "interrupted": list(self.interrupted),
@@ -346,6 +345,8 @@ class Conversation:
             tool = tools.get(str(item.get("tool") or item["name"]))
             call = Call.from_json(item, tool)
             self.calls[call.id] = call
+            if not call.sent:
+                self._live[call.id] = call
             if tool.idempotent if tool is not None else item.get("idempotent") is True:
                 idempotent.add(call.id)
         return idempotent
@@ -391,6 +392,8 @@ class Conversation:
             LocalProtocolError: a run is in flight, or the thread is closed.
         """
         self._check_between_runs("send a message")
+        from ag_ui.core import UserMessage
+
         message = UserMessage(id=new_id(), content=repair(text))  # a lone surrogate could never be sent
         self._history.append(message)
         self._changed("messages")
@@ -427,9 +430,9 @@ class Conversation:
         run_id = new_id()
         request = self._request(run_id, tools)  # before the transition: a bad state raises cleanly
         self._transition(RunEvent.START)
-        for call in self.calls.values():  # their answers are in this request's history now
-            if call.done:
-                call.sent = True
+        for call in [call for call in self._live.values() if call.done]:
+            call.sent = True  # its answer is in this request's history now
+            del self._live[call.id]
         self._run_start = len(self._history)
         self.run_id = run_id
         self._advertised = {tool.name: tool for tool in tools}
@@ -443,32 +446,46 @@ class Conversation:
         return request
 
     def _request(self, run_id: str, tools: Sequence[ClientTool]) -> RunRequest:
-        run_input = RunAgentInput(
-            thread_id=self.thread_id,
-            run_id=run_id,
-            protocol_version=PROTOCOL_VERSION,
-            messages=self._history.messages(),
-            tools=[tool.to_agui_tool() for tool in tools],
-            state=self.state if self.state is not None else {},
-            context=self.context,
-            forwarded_props=self.forwarded_props if self.forwarded_props is not None else {},
-        )
+        """The body `RunAgentInput(...).model_dump_json(by_alias=True)` gives, without serializing
+        the history again: `History.dump_json` keeps each message's JSON.
+
+        The fields before `messages` and those after it are serialized by ag-ui's model itself,
+        as two inputs with no messages: one ends `"messages":[]}` (every field after it is
+        unset, so left out) and one starts `{"threadId":"","runId":"","messages":[]`. A JSON
+        object is its fields' JSON in field order, so the history's array between the two is
+        the model's dump (`tests/unit/test_request_body.py` compares them).
+        """
+        from ag_ui.core import RunAgentInput
+
+        state = self.state if self.state is not None else {}
+        forwarded_props = self.forwarded_props if self.forwarded_props is not None else {}
+        agui_tools = [tool.to_agui_tool() for tool in tools]
         try:
-            body = run_input.model_dump_json(by_alias=True).encode()
+            head = RunAgentInput(thread_id=self.thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION,
+                                 state=state, messages=[]).model_dump_json(by_alias=True).encode()
+            tail = RunAgentInput(thread_id="", run_id="", messages=[], tools=agui_tools, context=self.context,
+                                 forwarded_props=forwarded_props).model_dump_json(by_alias=True).encode()
+            assert head.endswith(_EMPTY_MESSAGES_END) and tail.startswith(_EMPTY_INPUT_START)
+            body = self._history.dump_json(head[:-len(_EMPTY_MESSAGES_END)], tail[len(_EMPTY_INPUT_START):])
         except PydanticSerializationError as exc:
             if "surrogates not allowed" in str(exc):
                 # A lone UTF-16 surrogate from somewhere no repair covers (a server's snapshot,
                 # the page's state): replace it everywhere rather than never send again.
                 logger.warning("pyclient: lone surrogates in thread %s replaced with U+FFFD", self.thread_id)
+                run_input = RunAgentInput(
+                    thread_id=self.thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION,
+                    messages=self._history.messages(), tools=agui_tools, state=state, context=self.context,
+                    forwarded_props=forwarded_props,
+                )
                 # model_dump's Python mode encodes nothing, so it cannot fail on them.
-                repaired = RunAgentInput.model_validate(_repair_all(run_input.model_dump(by_alias=True)))
-                return RunRequest(repaired, repaired.model_dump_json(by_alias=True).encode())
+                repaired = RunAgentInput.model_validate(repair_all(run_input.model_dump(by_alias=True)))
+                return RunRequest(run_id, repaired.model_dump_json(by_alias=True).encode())
             raise LocalProtocolError(
                 f"Cannot send a run of thread {self.thread_id!r}: its state, context or "
                 f"forwarded_props is not JSON ({exc}). Keep `thread.state` and "
                 "`thread.forwarded_props` to dicts, lists, strings, numbers, booleans and None."
             ) from None
-        return RunRequest(run_input, body)
+        return RunRequest(run_id, body)
 
     def receive(self, event: AGUIEvent) -> None:
         """Fold one AG-UI event of the request in flight into the conversation.
@@ -485,11 +502,11 @@ class Conversation:
         self._events += 1
         changed = self._history.apply(event)
         kind = event.type  # EventType is a str enum: it equals an UnknownEvent's str type
-        if kind == EventType.RUN_FINISHED:
+        if kind == "RUN_FINISHED":
             self._finished = event
-        elif kind == EventType.RUN_ERROR:
+        elif kind == "RUN_ERROR":
             self._run_error = event
-        elif kind == EventType.TOOL_CALL_RESULT and not isinstance(event, UnknownEvent):
+        elif kind == "TOOL_CALL_RESULT" and not isinstance(event, UnknownEvent):
             call = self.calls.get(_field(event, "tool_call_id"))
             if call is not None and not call.done:  # a server-side tool's result
                 self._answer(call, CallEvent.SUCCEED, ToolResult.success(str(_field(event, "content"))),
@@ -504,7 +521,7 @@ class Conversation:
     def _call_started(self, call_id: str, name: str) -> None:
         call = self.calls.get(call_id)
         if call is None or call.done:  # a later run may use an id again: a new call
-            call = self.calls[call_id] = Call(call_id, name)
+            call = self.calls[call_id] = self._live[call_id] = Call(call_id, name)
         if call.status is CallStatus.STREAMING and call not in self._run_calls:
             self._run_calls.append(call)
 
@@ -640,7 +657,7 @@ class Conversation:
         return cancelled
 
     def _cancel_open(self, message: str) -> list[Call]:
-        cancelled = [call for call in self.calls.values() if not call.done]
+        cancelled = [call for call in self._live.values() if not call.done]
         for call in cancelled:
             self._answer(call, CallEvent.CANCEL, ToolResult.failure(message))
         return cancelled
@@ -695,7 +712,7 @@ class Conversation:
         Returns:
             The calls it served (the driver aborts their handlers).
         """
-        lost = [call for call in self.calls.values() if call.registration is registration and not call.done]
+        lost = [call for call in self._live.values() if call.registration is registration and not call.done]
         for call in lost:
             self._move(call, CallEvent.LOSE)
             call.registration = None
@@ -703,7 +720,7 @@ class Conversation:
 
     def unavailable(self) -> list[Call]:
         """The calls waiting for a registration, in call order."""
-        return [call for call in self.calls.values() if call.status is CallStatus.UNAVAILABLE]
+        return [call for call in self._live.values() if call.status is CallStatus.UNAVAILABLE]
 
     def handler_returned(self, call_id: str, execution: int, result: ToolResult) -> bool:
         """A handler finished: its result answers the call if that execution is still current.
@@ -781,6 +798,8 @@ class Conversation:
             content = result.content
             if call.edited is not None:  # the model must know its arguments were not the ones used
                 content = f"The user edited the arguments before approving; the tool ran with {call.edited}.\n{content}"
+            from ag_ui.core import ToolMessage
+
             self._history.append(ToolMessage(
                 id=new_id(), tool_call_id=call.id, content=repair(content),
                 error=repair(result.error) if result.error is not None else None,

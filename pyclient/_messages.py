@@ -28,36 +28,50 @@ from __future__ import annotations
 
 import logging
 import uuid
+from array import array
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ag_ui.core import (
-    AssistantMessage,
-    DeveloperMessage,
-    FunctionCall,
-    Message,
-    ReasoningMessage,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
+from typing import TYPE_CHECKING
+
+from pydantic import TypeAdapter
 
 from ._errors import RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
 from ._json import repair
 
-__all__ = ["History", "new_id"]
+if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
+    from ag_ui.core import Message, ToolCall, ToolMessage
+
+__all__ = ["History", "message_adapter", "new_id"]
 
 logger = logging.getLogger("pyclient")
 
-_TEXT_MODELS: dict[str, type] = {
-    "assistant": AssistantMessage,
-    "user": UserMessage,
-    "system": SystemMessage,
-    "developer": DeveloperMessage,
-    "reasoning": ReasoningMessage,
-}
+# The roles whose messages are assembled from streamed text.
+_TEXT_ROLES = frozenset({"assistant", "user", "system", "developer", "reasoning"})
+
+
+def _text_model(role: str) -> type[Message]:
+    from ag_ui.core import AssistantMessage, DeveloperMessage, ReasoningMessage, SystemMessage, UserMessage
+
+    models: dict[str, type[Message]] = {
+        "assistant": AssistantMessage, "user": UserMessage, "system": SystemMessage,
+        "developer": DeveloperMessage, "reasoning": ReasoningMessage,
+    }
+    return models[role]
+
+
+_message_adapter: TypeAdapter[Message] | None = None
+
+
+def message_adapter() -> TypeAdapter[Message]:
+    """The `TypeAdapter` of ag-ui's `Message` union, built once (one per message is 100x slower)."""
+    global _message_adapter
+    if _message_adapter is None:
+        from ag_ui.core import Message
+
+        _message_adapter = TypeAdapter(Message)
+    return _message_adapter
 
 
 def new_id() -> str:
@@ -68,7 +82,7 @@ def new_id() -> str:
 class _Call:
     """A tool call being assembled: its argument text is a list of pieces."""
 
-    __slots__ = ("id", "name", "parts", "encrypted_value", "owner", "base", "run")
+    __slots__ = ("id", "name", "parts", "encrypted_value", "owner", "base", "run", "_cache")
 
     def __init__(self, call_id: str, name: str, owner: _Entry, base: ToolCall | None = None, run: int = -1) -> None:
         self.id = call_id
@@ -78,6 +92,11 @@ class _Call:
         self.owner = owner
         self.base = base
         self.run = run  # the run whose events started it; -1 for a call given as a message
+        self._cache: ToolCall | None = None
+
+    def changed(self) -> None:
+        """Its arguments or encrypted value changed: the next `model()` builds a new `ToolCall`."""
+        self._cache = None
 
     @property
     def arguments(self) -> str:
@@ -87,19 +106,31 @@ class _Call:
         return repair(self.parts[0]) if self.parts else ""
 
     def model(self) -> ToolCall:
+        """The call as a `ToolCall`: one object while it does not change (its message and its
+        `Action` share it rather than each keeping a copy)."""
+        if self._cache is not None:
+            return self._cache
+        from ag_ui.core import FunctionCall, ToolCall
+
         function = FunctionCall(name=self.name, arguments=self.arguments)
         if self.base is not None:
             update: dict[str, Any] = {"function": function}
             if self.encrypted_value is not None:
                 update["encrypted_value"] = self.encrypted_value
-            return self.base.model_copy(update=update)
-        return ToolCall(id=self.id, function=function, encrypted_value=self.encrypted_value)
+            self._cache = self.base.model_copy(update=update)
+        else:
+            self._cache = ToolCall(id=self.id, function=function, encrypted_value=self.encrypted_value)
+        return self._cache
 
 
 class _Entry:
-    """One message of the history. Text messages are assembled; others are kept as given."""
+    """One message of the history. Text messages are assembled; others are kept as given.
 
-    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "_cache")
+    `wired` is True while the message's JSON is part of the history's serialized prefix
+    (`History.dump_json`): the history cuts that prefix before the message changes.
+    """
+
+    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "_cache", "wired")
 
     def __init__(self, message_id: str, role: str, base: Any = None, name: str | None = None) -> None:
         self.id = message_id
@@ -110,10 +141,11 @@ class _Entry:
         self.name = name
         self.encrypted_value: str | None = None
         self._cache: Any = base
+        self.wired = False
 
     @property
     def assembled(self) -> bool:
-        return self.role in _TEXT_MODELS and (self.base is None or isinstance(self.base.content, (str, type(None))))
+        return self.role in _TEXT_ROLES and (self.base is None or isinstance(self.base.content, (str, type(None))))
 
     def add_text(self, delta: str) -> None:
         self.parts.append(delta)
@@ -144,7 +176,7 @@ class _Entry:
         else:
             if self.name is not None and self.role != "reasoning":
                 update["name"] = self.name
-            model = _TEXT_MODELS[self.role](id=self.id, **update)
+            model = _text_model(self.role)(id=self.id, **update)
         self._cache = model
         return model
 
@@ -179,6 +211,10 @@ class History:
         self._chunk_message_id: str | None = None
         self._chunk_call_id: str | None = None
         self._run = 0
+        # The messages' JSON as requests carry it, serialized once each: `dump_json` appends the
+        # messages added since the last request; `_wire_ends[i]` is where message i ends.
+        self._wire = bytearray()
+        self._wire_ends = array("q")
         self.state: Any = {} if state is None else state
         for message in messages or ():
             self.append(message)
@@ -250,6 +286,8 @@ class History:
             streamed: calls of a `MESSAGES_SNAPSHOT`'s run that streamed here, by id: a call
                 the snapshot lists with empty arguments keeps the streamed ones.
         """
+        from ag_ui.core import AssistantMessage, ToolMessage
+
         role = message.role
         entry = _Entry(message.id, role, base=message)
         if isinstance(message, AssistantMessage):
@@ -284,6 +322,8 @@ class History:
     def _add_entry(self, entry: _Entry) -> None:
         previous = self._by_id.get(entry.id)
         if previous is not None:  # the same id again replaces the message in place
+            if previous.wired:
+                self._cut(previous)
             self._entries[self._entries.index(previous)] = entry
         else:
             self._entries.append(entry)
@@ -306,10 +346,58 @@ class History:
         name = _HANDLERS.get(event_type(event))
         return getattr(self, name)(event) if name is not None else set()
 
+    # -- the wire: each message serialized once ------------------------------------------
+
+    def dump_json(self, before: bytes = b"", after: bytes = b"") -> bytes:
+        """The messages as the JSON array a `RunAgentInput` body holds, between `before` and `after`.
+
+        The array is byte for byte what `RunAgentInput.model_dump_json(by_alias=True)` writes
+        for `messages` (each message through ag-ui's `Message` union, camelCase, unset
+        optional fields left out). Each message is serialized once, the first time a request
+        carries it, and its JSON kept: ag-ui's serializer runs Python code for every model, so
+        serializing the whole history for every request made a request's cost grow with the
+        thread (10x at 2,000 round trips). A message that changes afterwards (a text or a call
+        added to it, an echoed encrypted value, a message replaced by id or by a snapshot)
+        drops its JSON and every later message's (`_cut`), and is serialized again.
+
+        Raises:
+            pydantic_core.PydanticSerializationError: a message cannot be written as JSON (a
+                lone surrogate a server sent in a snapshot); the messages before it are kept.
+        """
+        wire, ends = self._wire, self._wire_ends
+        for entry in self._entries[len(ends):]:
+            fragment = message_adapter().dump_json(entry.model(), by_alias=True)
+            if ends:
+                wire += b","
+            wire += fragment
+            ends.append(len(wire))
+            entry.wired = True
+        return b"".join((before, b"[", wire, b"]", after))
+
+    def _cut(self, entry: _Entry) -> None:
+        """`entry`, whose JSON is kept, changes: drop the JSON kept from it on."""
+        # Only a message an earlier request carried comes here (rare): list.index is fine.
+        index = self._entries.index(entry)
+        ends = self._wire_ends
+        for later in self._entries[index:len(ends)]:
+            later.wired = False
+        del ends[index:]
+        del self._wire[ends[-1] if ends else 0:]
+
+    def _touch(self, entry: _Entry) -> None:
+        entry.changed()
+        if entry.wired:
+            self._cut(entry)
+
+    def _add_text(self, entry: _Entry, delta: str) -> None:
+        entry.add_text(delta)
+        if entry.wired:
+            self._cut(entry)
+
     def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None) -> _Entry:
         if message_id is not None and message_id in self._by_id:
             return self._by_id[message_id]
-        entry = _Entry(message_id or new_id(), role if role in _TEXT_MODELS else "assistant", name=name)
+        entry = _Entry(message_id or new_id(), role if role in _TEXT_ROLES else "assistant", name=name)
         self._add_entry(entry)
         return entry
 
@@ -320,7 +408,7 @@ class History:
     def _on_text_content(self, event: Any) -> set[str]:
         if event.message_id not in self._by_id:
             logger.debug("pyclient: content for message %s that was never started", event.message_id)
-        self._text_entry(event.message_id).add_text(event.delta)
+        self._add_text(self._text_entry(event.message_id), event.delta)
         return {"messages"}
 
     def _on_text_chunk(self, event: Any, role: str | None = None) -> set[str]:
@@ -329,7 +417,7 @@ class History:
                                  getattr(event, "name", None))
         self._chunk_message_id = entry.id
         if event.delta:
-            entry.add_text(event.delta)
+            self._add_text(entry, event.delta)
         return {"messages"}
 
     def _on_reasoning_chunk(self, event: Any) -> set[str]:
@@ -340,7 +428,7 @@ class History:
         return {"messages"}
 
     def _on_reasoning_content(self, event: Any) -> set[str]:
-        self._text_entry(event.message_id, "reasoning").add_text(event.delta)
+        self._add_text(self._text_entry(event.message_id, "reasoning"), event.delta)
         return {"messages"}
 
     def _on_encrypted_value(self, event: Any) -> set[str]:
@@ -348,12 +436,13 @@ class History:
         if event.subtype == "tool-call" and event.entity_id in self._calls:
             call = self._calls[event.entity_id]
             call.encrypted_value = event.encrypted_value
-            call.owner.changed()
+            call.changed()
+            self._touch(call.owner)
             return {"messages"}
         if event.subtype == "message" and event.entity_id in self._by_id:
             entry = self._by_id[event.entity_id]
             entry.encrypted_value = event.encrypted_value
-            entry.changed()
+            self._touch(entry)
             return {"messages"}
         return set()
 
@@ -376,7 +465,7 @@ class History:
         call = _Call(call_id, name, owner, run=self._run)
         call.parts.extend(self._early_args.pop(call_id, ()))
         owner.calls.append(call)
-        owner.changed()
+        self._touch(owner)
         self._calls[call_id] = call
         if self._on_call_started is not None:
             self._on_call_started(call_id, name)
@@ -389,7 +478,8 @@ class History:
             return
         # Appended even after END: pydantic-ai ends a parallel call before its arguments.
         call.parts.append(delta)
-        call.owner.changed()
+        call.changed()
+        self._touch(call.owner)
 
     def _on_call_start(self, event: Any) -> set[str]:
         self._start_call(event.tool_call_id, event.tool_call_name, event.parent_message_id)
@@ -421,6 +511,8 @@ class History:
             # message id replaces the first in place instead).
             logger.debug("pyclient: dropped a second result for tool call %s", event.tool_call_id)
             return set()
+        from ag_ui.core import ToolMessage
+
         self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content))
         return {"messages"}
 
@@ -449,6 +541,9 @@ class History:
         # snapshot answered whose answer this one dropped.
         previous = self._calls
         open_calls = {call_id: call for call_id, call in previous.items() if call_id not in self._answered}
+        for entry in self._entries[:len(self._wire_ends)]:
+            entry.wired = False
+        del self._wire[:], self._wire_ends[:]
         self._entries, self._by_id, self._answered = [], {}, {}
         self._calls = {}
         for message in event.messages:

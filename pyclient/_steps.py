@@ -21,12 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from ag_ui.core import RunAgentInput
-
 from ._state import TERMINAL, CallStatus
 from ._tools import ClientTool, ToolResult
 
 if TYPE_CHECKING:
+    from ag_ui.core import RunAgentInput
+
     from ._scopes import Registration
 
 __all__ = [
@@ -113,10 +113,17 @@ class Call:
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What `start_run` gives the driver to send: the input and its JSON body."""
+    """What `start_run` gives the driver to send: the run's id and the JSON body of its `RunAgentInput`."""
 
-    input: RunAgentInput
+    run_id: str
     body: bytes
+
+    @property
+    def input(self) -> RunAgentInput:
+        """The `RunAgentInput` the body encodes (parsed from it on each access: tests, logs)."""
+        from ag_ui.core import RunAgentInput
+
+        return RunAgentInput.model_validate_json(self.body)
 
 
 # -- steps: what the driver does next ----------------------------------------------------------

@@ -41,11 +41,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
+import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
-
-from ag_ui.core import Context, Message
 
 from ._abort import AbortController
 from ._actions import Action
@@ -60,7 +60,8 @@ from ._errors import (
 from ._executions import Executions
 from ._listeners import EventKind, Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
-from ._messages import new_id
+from ._events import event_adapter
+from ._messages import message_adapter, new_id
 from ._parts import ToolPart, decode_output, part_state, waits_for_user
 from ._scopes import Registration, ThreadScope
 from ._state import CallStatusName, RunStatus
@@ -71,7 +72,10 @@ from ._tools import ClientTool, ToolResult
 from ._transport import Request
 
 if TYPE_CHECKING:
+    from ag_ui.core import Context, Message
+
     from ._agent import Agent
+    from ._platform import Platform
 
 __all__ = ["Thread"]
 
@@ -79,6 +83,27 @@ logger = logging.getLogger("pyclient")
 
 STREAMING_SAVE_INTERVAL = 1.0
 """Seconds between saves of a thread kept in a store while text streams (`thread.streaming_save_interval`)."""
+
+
+_preloading = False
+
+
+def _preload(platform: Platform) -> None:
+    """Have the platform import ag-ui's models ahead of the first request (once per process)."""
+    global _preloading
+    if not _preloading:
+        _preloading = True
+        platform.preload(_load_protocol)
+
+
+def _load_protocol() -> None:
+    started = time.perf_counter()
+    loaded = "ag_ui.core" in sys.modules
+    event_adapter()
+    message_adapter()
+    if not loaded:
+        logger.info("pyclient: AG-UI models loaded ahead of the first request (%.0f ms)",
+                    (time.perf_counter() - started) * 1000)
 
 
 class _Turn:
@@ -167,6 +192,7 @@ class Thread:
         self._release_lock: Callable[[], None] | None = None
         self.read_only = False
         self.scope = ThreadScope(agent.scope, self, self._registration_changed, self._connection_changed)
+        _preload(self._platform)
         if self._store is not None:
             try:
                 asyncio.get_running_loop()
@@ -358,7 +384,11 @@ class Thread:
 
     @property
     def messages(self) -> list[Message]:
-        """The history as `ag_ui.core` message models (a new list on each access)."""
+        """The history as `ag_ui.core` message models (a new list on each access).
+
+        The models are the history's own: read them, never change them (each message is
+        serialized once for the requests, so a model changed in place is not sent again).
+        """
         return self._machine.messages()
 
     @property
@@ -628,7 +658,7 @@ class Thread:
             "Content-Type": "application/json",
             "Accept": "text/event-stream",
         }, run_request.body)
-        logger.debug("pyclient: run %s of thread %s: POST %s", run_request.input.run_id, self.thread_id, agent.url)
+        logger.debug("pyclient: run %s of thread %s: POST %s", run_request.run_id, self.thread_id, agent.url)
         self._publish()
         if self._store is not None:
             # Write-ahead: the answers this request carries are saved as sent before it goes

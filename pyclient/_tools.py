@@ -31,11 +31,10 @@ import json
 import logging
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
-from ag_ui.core import Tool
 from pydantic import ValidationError
 from pydantic_core import to_json
 
@@ -44,6 +43,9 @@ from ._context import ToolContext
 from ._errors import ConfigurationError, RunAborted, ToolError
 from ._schema import ToolSchema, build_tool_schema, describe_validation_error
 from ._json import JSONLimitError, loads
+
+if TYPE_CHECKING:
+    from ag_ui.core import Tool
 
 __all__ = ["ClientTool", "ToolResult", "client_tool"]
 
@@ -140,6 +142,8 @@ class ClientTool:
 
     def to_agui_tool(self) -> Tool:
         """Return the AG-UI `Tool` definition (name, description, parameters) sent with each run."""
+        from ag_ui.core import Tool  # on first use: see `pyclient._events.event_adapter`
+
         return Tool(name=self.name, description=self.description, parameters=copy.deepcopy(self.parameters))
 
     def validate_arguments(self, arguments: str | bytes | Mapping[str, Any] | None) -> dict[str, Any]:
@@ -255,7 +259,22 @@ class ClientTool:
         controller = signal.new_controller() if signal is not None else AbortController()
         context = ToolContext(signal=controller.signal, tool_call_id=tool_call_id, thread_id=thread_id)
         loop = asyncio.get_running_loop()
-        task = loop.create_task(self._call(kwargs, context, signal))
+        if not inspect.iscoroutinefunction(self.handler):
+            # A plain def runs inline: nothing can interrupt it anyway, and a task of its own
+            # cost the follow-up request three more turns of the event loop (each a browser
+            # task in the page). An awaitable it returns is awaited in a task, as below.
+            try:
+                value = self._invoke(kwargs, context, signal)
+            except Exception as exc:
+                return self._failure(exc)
+            if signal is not None and signal.aborted:  # the handler stopped its own call
+                controller.abort(signal.reason)
+                raise RunAborted(signal.reason)
+            if not inspect.isawaitable(value):
+                return self._success(value, convert)
+            task = loop.create_task(_awaited(self.name, value))
+        else:
+            task = loop.create_task(self._call(kwargs, context, signal))
         external: asyncio.Future[Any] = loop.create_future()
 
         def on_external_abort(reason: Any) -> None:
@@ -293,38 +312,44 @@ class ClientTool:
         return ToolResult.failure(f"Tool {self.name!r} timed out after {self.timeout_s:g} s")
 
     async def _call(self, kwargs: dict[str, Any], context: ToolContext, signal: AbortSignal | None) -> Any:
-        assert self._schema is not None
         # This task's first step may come in the loop turn after a stop or an unmount: it must
-        # not start a handler whose result nobody will send.
+        # not start a handler whose result nobody will send (`_invoke` checks).
+        result = self._invoke(kwargs, context, signal)
+        try:
+            # A plain def may still return an awaitable (a coroutine from a helper, a Future).
+            if inspect.isawaitable(result):
+                result = await result
+        except (KeyboardInterrupt, SystemExit) as exc:
+            raise _stopping(self.name, exc) from exc
+        return result
+
+    def _invoke(self, kwargs: dict[str, Any], context: ToolContext, signal: AbortSignal | None) -> Any:
+        """Call the handler with the validated arguments (and its context); what it returned."""
+        assert self._schema is not None
         if signal is not None:
             signal.throw_if_aborted()
         args = [kwargs.pop(name) for name, _ in self._schema.fields if name in self._schema.positional_only]
         if self._schema.context_parameter is not None:
             kwargs[self._schema.context_parameter] = context
         try:
-            result = self.handler(*args, **kwargs)
-            # A plain def may still return an awaitable (a coroutine from a helper, a Future).
-            if inspect.isawaitable(result):
-                result = await result
+            return self.handler(*args, **kwargs)
         except (KeyboardInterrupt, SystemExit) as exc:
-            # Raised out of a task they would stop the whole event loop (every thread, the
-            # page): the call fails instead.
-            raise ToolError(
-                f"Tool {self.name!r} raised {type(exc).__name__}"
-                + (f"({exc})" if str(exc) else "")
-                + ": a handler cannot stop the program. Return a result or raise an exception."
-            ) from exc
-        return result
+            raise _stopping(self.name, exc) from exc
 
     def _outcome(self, task: asyncio.Task[Any], convert: Callable[[Any], Any] | None = None) -> ToolResult:
         if task.cancelled():
             return ToolResult.failure(f"Tool {self.name!r} was cancelled before it finished")
         exc = task.exception()
         if exc is not None:
-            # The model gets the message; the page author gets the traceback in the console.
-            logger.warning("pyclient: tool %r raised %s: %s", self.name, type(exc).__name__, exc, exc_info=exc)
-            return ToolResult.failure(str(exc) or type(exc).__name__)
-        value = task.result()
+            return self._failure(exc)
+        return self._success(task.result(), convert)
+
+    def _failure(self, exc: BaseException) -> ToolResult:
+        # The model gets the message; the page author gets the traceback in the console.
+        logger.warning("pyclient: tool %r raised %s: %s", self.name, type(exc).__name__, exc, exc_info=exc)
+        return ToolResult.failure(str(exc) or type(exc).__name__)
+
+    def _success(self, value: Any, convert: Callable[[Any], Any] | None) -> ToolResult:
         if convert is not None:
             try:
                 value = convert(value)
@@ -401,6 +426,24 @@ async def _cancel_and_wait(task: asyncio.Task[Any]) -> None:
     await asyncio.wait({task})
     if not task.cancelled():
         task.exception()  # retrieve it, so asyncio does not log "exception never retrieved"
+
+
+def _stopping(name: str, exc: BaseException) -> ToolError:
+    # Raised out of a task (or inline) they would stop the whole event loop (every thread,
+    # the page): the call fails instead.
+    return ToolError(
+        f"Tool {name!r} raised {type(exc).__name__}"
+        + (f"({exc})" if str(exc) else "")
+        + ": a handler cannot stop the program. Return a result or raise an exception."
+    )
+
+
+async def _awaited(name: str, value: Awaitable[Any]) -> Any:
+    """What a plain def's returned awaitable (a coroutine from a helper, a Future) gives."""
+    try:
+        return await value
+    except (KeyboardInterrupt, SystemExit) as exc:
+        raise _stopping(name, exc) from exc
 
 
 def _json_type(value: Any) -> str:

@@ -31,16 +31,30 @@ print(changes.note(ThreadEvent("messages")), changes.messages, changes.full)   #
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from ag_ui.core import TextMessageContentEvent
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._events import event_type
+
+if TYPE_CHECKING:
+    from ag_ui.core import TextMessageContentEvent
 from .._listeners import ThreadEvent
 
 __all__ = ["Changes", "When"]
 
 When = Literal["frame", "now", "closed"]
+
+_TEXT_CONTENT: type[TextMessageContentEvent] | None = None
+
+
+def _text_content() -> type[TextMessageContentEvent]:
+    # ag_ui.core is imported on first use (`pyclient._events.event_adapter`): a Chat exists
+    # before it is, and an event only after.
+    global _TEXT_CONTENT
+    from ag_ui.core import TextMessageContentEvent
+
+    _TEXT_CONTENT = TextMessageContentEvent
+    return _TEXT_CONTENT
+
 
 _TEXT_EVENTS = frozenset({"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK"})
 _CALL_EVENTS = frozenset({"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK"})
@@ -80,7 +94,7 @@ class Changes:
         kind = event.kind
         if kind == "event":
             payload = event.payload
-            if type(payload) is TextMessageContentEvent:  # most events, by far: the fast path
+            if type(payload) is (_TEXT_CONTENT or _text_content()):  # most events, by far: the fast path
                 self._by_id = True
                 self.messages.add(payload.message_id)
                 self.streaming.add(payload.message_id)

@@ -47,7 +47,10 @@ class FetchTransport(Transport):
             {
                 "method": request.method,
                 "headers": dict(request.headers),
-                "body": request.body.decode("utf-8"),
+                # Bytes become a Uint8Array (one copy); a str body cost a UTF-8 decode, a
+                # conversion to a JS string and fetch's own encoding back, each the whole
+                # history's size. Content-Type is set by the run loop.
+                "body": request.body,
                 "credentials": self.credentials,
                 "signal": signal.js,
             },

@@ -419,8 +419,9 @@ def test_handler_that_swallows_cancellation_still_leaves_the_thread_idle_and_its
 
 
 def test_no_handler_starts_after_the_signal_aborted_in_the_same_loop_turn():
+    # An async handler runs in a task of its own (a plain def runs inline, at once: no window).
     @client_tool
-    def side_effect() -> str:
+    async def side_effect() -> str:
         """Has a side effect."""
         recorded.append("side effect")
         return "done"

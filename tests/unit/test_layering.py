@@ -153,3 +153,42 @@ def test_the_library_leaves_logging_alone():
             "print(log.propagate, log.level, [type(h).__name__ for h in log.handlers], logging.getLogger().handlers)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True 0 ['NullHandler'] []"
+
+
+LAZY_PROTOCOL = '''
+import sys
+from pyclient import Agent, client_tool
+from pyclient._platform import Platform
+
+class Recording(Platform):
+    loads = []
+    def preload(self, load):
+        self.loads.append(load)
+
+@client_tool
+def change_background(background: str) -> str:
+    """Change the page background."""
+    return background
+
+@client_tool
+def note(text: str) -> str:
+    """Save a note."""
+    return text
+
+agent = Agent("main", "http://127.0.0.1:1/agent", client_tools=[change_background], platform=Recording())
+thread = agent.thread()
+agent.thread()
+thread.register_tool(note)
+assert [tool.name for tool in thread.available_tools()] == ["change_background", "note"]
+print(sorted(m for m in sys.modules if m.split(".")[0] == "ag_ui"), len(Recording.loads))
+Recording.loads[0]()
+from pyclient._events import decode_event
+print("ag_ui.core" in sys.modules, type(decode_event('{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}')).__name__)
+'''
+
+
+def test_a_page_registers_tools_and_makes_threads_without_importing_ag_ui():
+    # `import ag_ui.core` is most of pyclient's boot in Pyodide (~0.8 s): it is imported when
+    # the platform preloads it (asked once, by the first thread) or at the first request.
+    out = subprocess.run([sys.executable, "-c", LAZY_PROTOCOL], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[] 1", "True RunStartedEvent"]

@@ -174,8 +174,10 @@ def test_a_handler_whose_task_has_not_started_never_runs_after_stop():
     # "cancelled". Found by test_properties_driver: stop, send, send at random moments.
     ran = []
 
+    # An async handler: it runs in a task of its own (a plain def runs inline in its execution's
+    # task, so there is no turn between the two; test_bad_input's stop/unmount turns cover it).
     @client_tool
-    def quick(ctx: ToolContext) -> str:
+    async def quick(ctx: ToolContext) -> str:
         """Answer at once."""
         ran.append(thread.action(ctx.tool_call_id).status)
         return "ok"

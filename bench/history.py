@@ -1,0 +1,187 @@
+"""Long threads and dispatch on CPython: pyclient's own work per round trip as the history grows.
+
+One `Thread` talks to an in-process transport whose responses are prebuilt bytes (the
+"server" does constant work: it never reads the request). Each round trip is one
+`await thread.send(text)`: the first request is answered with a call of the client tool
+`bench_echo`, the handler runs in the page's place, the follow-up request carries its result
+and is answered with a short text. So each round trip adds four messages (user, assistant with
+its tool call, tool result, assistant text) and sends two requests whose bodies carry the
+whole history.
+
+Printed:
+
+- time per round trip (median) over the first 100 and over round trips N-100..N, and their
+  ratio (the target: at most 1.5x);
+- dispatch: from the moment the transport hands over the chunk with RUN_FINISHED (the run
+  ends with the client tool call) to the follow-up request reaching the transport (median);
+- with `--memory`, a second pass under tracemalloc: memory growth per round trip against the
+  growth of the request body (the history's own JSON bytes) per round trip.
+
+```sh
+PYTHONPATH=$PWD .venv/bin/python bench/history.py --rounds 2000
+PYTHONPATH=$PWD .venv/bin/python bench/history.py --rounds 2000 --memory
+PYTHONPATH=$PWD .venv/bin/python bench/history.py --rounds 2000 --store   # saved at every checkpoint
+```
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import statistics
+import time
+import tracemalloc
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from pyclient import AbortSignal, Agent, MemoryStore, Request, Transport, client_tool
+from pyclient._platform import Platform
+
+
+@client_tool
+def bench_echo(index: int) -> str:
+    """Echo the index back."""
+    return f"echo {index}"
+
+
+def _sse(*events: dict[str, Any]) -> bytes:
+    return b"".join(b"data: " + json.dumps(e, separators=(",", ":")).encode() + b"\n\n" for e in events)
+
+
+class _Transport(Transport):
+    """`MockTransport` without its list of every request (it would keep every body: O(n^2) bytes)."""
+
+    def __init__(self, handler: Callable[[Request], Any]) -> None:
+        self.handler = handler
+
+    async def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[bytes]:
+        response = self.handler(request)
+        if isinstance(response, bytes):
+            yield response
+            return
+        async for chunk in response:
+            yield chunk
+
+
+class _Server:
+    """Answers request 2k with a call of `bench_echo`, request 2k+1 with a text; times dispatch.
+
+    Every response is built before the timing starts, so the "server" only hands bytes over.
+    """
+
+    def __init__(self, rounds: int) -> None:
+        self.count = 0
+        self.finished_at = 0.0
+        self.dispatch: list[float] = []
+        self.body_sizes: list[int] = []
+        self.transport = _Transport(self.handle)
+        self.calls = [self._call(i) for i in range(rounds)]
+        self.texts = [self._text(i) for i in range(rounds)]
+
+    def handle(self, request: Request) -> Any:
+        now = time.perf_counter()
+        n = self.count
+        self.count += 1
+        self.body_sizes.append(len(request.body))
+        if n % 2:  # the follow-up: it arrived `now`, the call's run ended at `finished_at`
+            self.dispatch.append(now - self.finished_at)
+            return self.texts[n // 2]
+        head, last = self.calls[n // 2]
+        server = self
+
+        async def chunks() -> Any:
+            yield head
+            server.finished_at = time.perf_counter()
+            yield last
+
+        return chunks()
+
+    @staticmethod
+    def _call(i: int) -> tuple[bytes, bytes]:
+        head = _sse(
+            {"type": "RUN_STARTED", "threadId": "t", "runId": f"r{i}a"},
+            {"type": "TEXT_MESSAGE_START", "messageId": f"a{i}", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": f"a{i}", "delta": "Calling the tool."},
+            {"type": "TEXT_MESSAGE_END", "messageId": f"a{i}"},
+            {"type": "TOOL_CALL_START", "toolCallId": f"c{i}", "toolCallName": "bench_echo",
+             "parentMessageId": f"a{i}"},
+            {"type": "TOOL_CALL_ARGS", "toolCallId": f"c{i}", "delta": json.dumps({"index": i})},
+            {"type": "TOOL_CALL_END", "toolCallId": f"c{i}"},
+        )
+        return head, _sse({"type": "RUN_FINISHED", "threadId": "t", "runId": f"r{i}a"})
+
+    @staticmethod
+    def _text(i: int) -> bytes:
+        return _sse(
+            {"type": "RUN_STARTED", "threadId": "t", "runId": f"r{i}b"},
+            {"type": "TEXT_MESSAGE_START", "messageId": f"b{i}", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": f"b{i}", "delta": f"The tool answered echo {i}."},
+            {"type": "TEXT_MESSAGE_END", "messageId": f"b{i}"},
+            {"type": "RUN_FINISHED", "threadId": "t", "runId": f"r{i}b"},
+        )
+
+
+async def _run(rounds: int, memory: bool, store: bool = False) -> dict[str, Any]:
+    server = _Server(rounds)
+    agent = Agent("bench", "http://127.0.0.1/agent", client_tools=[bench_echo], transport=server.transport,
+                  platform=Platform())
+    thread = agent.thread(thread_id="t", store=MemoryStore() if store else None)
+    times: list[float] = []
+    sizes: list[int] = []
+    gc.collect()
+    if memory:
+        tracemalloc.start()
+    for i in range(rounds):
+        start = time.perf_counter()
+        await thread.send(f"call the tool with {i}")
+        times.append(time.perf_counter() - start)
+        assert thread.run_status == "idle", thread.error
+        if memory:
+            sizes.append(tracemalloc.get_traced_memory()[0])
+    if memory:
+        tracemalloc.stop()
+    assert len(thread.messages) == 4 * rounds
+    return {"times": times, "sizes": sizes, "dispatch": server.dispatch, "bodies": server.body_sizes}
+
+
+def _window(values: list[float], start: int, end: int) -> float:
+    return statistics.median(values[start:end])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--memory", action="store_true", help="also measure memory growth (tracemalloc pass)")
+    parser.add_argument("--store", action="store_true", help="keep the thread in a MemoryStore (saved at each checkpoint)")
+    args = parser.parse_args()
+    rounds = args.rounds
+    window = min(100, rounds // 2)
+    result = asyncio.run(_run(rounds, memory=False, store=args.store))
+    times, dispatch, bodies = result["times"], result["dispatch"], result["bodies"]
+    early = _window(times, 0, window) * 1e3
+    late = _window(times, rounds - window, rounds) * 1e3
+    print(f"long thread on CPython: {rounds} round trips (send -> tool call -> follow-up -> text), "
+          "in-process transport" + (", kept in a MemoryStore" if args.store else ""))
+    print(f"  per round trip, first {window}: {early:.3f} ms   last {window}: {late:.3f} ms   "
+          f"ratio {late / early:.2f}x (target <= 1.5x: {'met' if late / early <= 1.5 else 'MISSED'})")
+    d_early = _window(dispatch, 0, window) * 1e3
+    d_late = _window(dispatch, rounds - window, rounds) * 1e3
+    print(f"  dispatch (RUN_FINISHED chunk handed over -> follow-up request), first {window}: "
+          f"{d_early:.3f} ms   last {window}: {d_late:.3f} ms")
+    print(f"  request body at the end: {bodies[-1]:,} bytes "
+          f"(+{(bodies[-1] - bodies[-1 - 2 * window]) / window:,.0f} bytes per round trip)")
+    if args.memory:
+        result = asyncio.run(_run(rounds, memory=True))
+        sizes, bodies = result["sizes"], result["bodies"]
+        span = rounds - window
+        growth = (sizes[-1] - sizes[window - 1]) / span
+        body_growth = (bodies[-1] - bodies[2 * window - 1]) / span
+        print(f"  memory (tracemalloc) growth per round trip: {growth:,.0f} bytes; the history's JSON grows "
+              f"{body_growth:,.0f} bytes per round trip: {growth / body_growth:.2f}x "
+              f"(target <= 1x: {'met' if growth <= body_growth else 'MISSED'})")
+
+
+if __name__ == "__main__":
+    main()
