@@ -38,6 +38,7 @@ from urllib.parse import urlencode, urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import agui_client  # noqa: E402
+from pyclient.testing import PyclientPage  # noqa: E402
 from bench.streams import blob_result, event_count, follow_up_text, long_text, routes  # noqa: E402
 
 PAGE = "/bench/chat.html"
@@ -241,21 +242,6 @@ def report(results: Results) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-class OutsideGuard:
-    """Aborts every request that leaves 127.0.0.1 and remembers it."""
-
-    def __init__(self) -> None:
-        self.outside: list[str] = []
-
-    def __call__(self, route: Any) -> None:
-        url = route.request.url
-        if urlsplit(url).hostname != "127.0.0.1":
-            self.outside.append(url)
-            route.abort()
-        else:
-            route.continue_()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="interleaved rounds (default 3; the table shows medians)")
@@ -275,27 +261,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cases = default_cases([int(n) for n in args.sizes.split(",") if n], args.parallel, args.bytes, args.deltas)
     build()
-    guard = OutsideGuard()
-    errors: list[str] = []
     started = time.monotonic()
     # The page also loads @ag-ui/client for bench/run.py's other clients: bundled once, cached.
     app = create_app(extra_routes=[*routes(), agui_client.route()])
     with ServerThread(app) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
         try:
-            context = browser.new_context()
-            context.route("**/*", guard)
-            page = context.new_page()
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+            # pyclient's own guard: aborts and records requests leaving 127.0.0.1, and uncaught errors.
+            guard = PyclientPage(browser.new_context().new_page())
+            page = guard.page
             results = run_bench(page, server.url, cases, runs=args.runs, timeout_ms=int(args.timeout * 1000),
                                 log=lambda line: print(line, file=sys.stderr, flush=True))
         finally:
             browser.close()
     print(report(results))
     print(f"\n({time.monotonic() - started:.0f} s in all)", file=sys.stderr)
-    if guard.outside or errors:
-        print(f"\nrequests that left 127.0.0.1 (aborted): {guard.outside}\npage errors: {errors[:3]}", file=sys.stderr)
+    if guard.outside or guard.errors:
+        print(f"\nrequests that left 127.0.0.1 (aborted): {guard.outside}\npage errors: {guard.errors[:3]}",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import agui_client  # noqa: E402
 from bench.boot import report_boot, run_boot  # noqa: E402
-from bench.chat import OutsideGuard  # noqa: E402
+from pyclient.testing import PyclientPage  # noqa: E402
 from bench.clients import report_clients, run_clients  # noqa: E402
 from bench.dispatch import report_dispatch, run_dispatch  # noqa: E402
 from bench.longthread import report_long_thread, run_long_thread  # noqa: E402
@@ -64,8 +64,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     build()
     timeline = Timeline()
     app = create_app(extra_routes=[*routes(timeline), agui_client.route()])
-    guard = OutsideGuard()
-    errors: list[str] = []
     tables: list[str] = []
     timeout_ms = int(args.timeout * 1000)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
@@ -75,11 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             tables.append(report_boot(run_boot(playwright, server.url, runs=args.boot_runs, log=log)))
         browser = playwright.chromium.launch(**launch_args())
         try:
-            context = browser.new_context()
-            context.route("**/*", guard)
-            page = context.new_page()
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+            # pyclient's own guard: aborts and records requests leaving 127.0.0.1, and uncaught errors.
+            guard = PyclientPage(browser.new_context().new_page())
+            page = guard.page
             if "clients" in parts:
                 sizes = [int(n) for n in args.sizes.split(",") if n]
                 tables.append(report_clients(run_clients(page, server.url, sizes, runs=args.runs,
@@ -95,8 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             browser.close()
     print(f"\n{'=' * 100}\n".join(tables))
     print(f"\n({time.monotonic() - started:.0f} s in all)", file=sys.stderr)
-    if guard.outside or errors:
-        print(f"\nrequests that left 127.0.0.1 (aborted): {guard.outside}\npage errors: {errors[:3]}", file=sys.stderr)
+    if guard.outside or guard.errors:
+        print(f"\nrequests that left 127.0.0.1 (aborted): {guard.outside}\npage errors: {guard.errors[:3]}",
+              file=sys.stderr)
         return 1
     return 0
 

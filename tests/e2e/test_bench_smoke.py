@@ -34,7 +34,7 @@ from bench.dispatch import DISPATCH_CLIENTS, report_dispatch, run_dispatch
 from bench.longthread import report_long_thread, run_long_thread
 from bench.streams import Timeline, routes
 from devserver.background import ServerThread
-from tests.e2e.conftest import PageGuard
+from pyclient.testing import PyclientPage
 
 
 @pytest.fixture(scope="module")
@@ -53,28 +53,24 @@ def bench_url(runtime, timeline) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def module_page(browser, bench_url) -> Iterator[tuple[Any, PageGuard]]:
-    """One bench page for the module: Pyodide boots once."""
-    guard = PageGuard()
+def module_page(browser, bench_url) -> Iterator[PyclientPage]:
+    """One bench page for the module (Pyodide boots once), guarded by pyclient's `PyclientPage`."""
     context = browser.new_context()
-    context.route("**/*", guard.route)
-    page = context.new_page()
-    page.on("pageerror", lambda exc: guard.errors.append(str(exc)))
-    page.on("console", lambda msg: msg.type == "error" and guard.console_errors.append(msg.text))
-    open_bench_page(page, bench_url)
-    yield page, guard
+    guard = PyclientPage(context.new_page())
+    open_bench_page(guard.page, bench_url)
+    yield guard
     context.close()
 
 
 @pytest.fixture
 def page(module_page) -> Iterator[Any]:
     """The module's bench page, checked after each test (and its findings reset)."""
-    page, guard = module_page
-    yield page
+    guard = module_page
+    yield guard.page
     try:
-        guard.check(page)
+        guard.check()
     finally:
-        guard.outside.clear(), guard.errors.clear(), guard.console_errors.clear()
+        guard.outside.clear(), guard.errors.clear()
 
 
 def test_the_chat_bench_runs_at_tiny_sizes(page, bench_url):
