@@ -14,7 +14,9 @@ print(default_runtime_dir().is_absolute())              # True
 ```
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 from ._runtime import (
     DISTRIBUTION,
@@ -54,19 +56,7 @@ __all__ = [
 ]
 
 # Imported on first use: they need starlette (and pydantic-ai for the agent).
-_HOMES = {"StaticDir": "_static", "agent_endpoint": "_agent", "build_agent": "_demo_model", "create_app": "_app"}
+_HOMES = {"StaticDir": "._static", "agent_endpoint": "._agent", "build_agent": "._demo_model", "create_app": "._app"}
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'pyclient.server' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

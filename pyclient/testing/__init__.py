@@ -25,7 +25,9 @@ with agent.serve():
 ```
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._chromium import CHROMIUM_ARGS, chromium_launch_args, chromium_path
@@ -51,22 +53,10 @@ __all__ = [
 # Imported on first use, so that loading the pytest plugin (`pyclient.testing.plugin`) in every
 # pytest run imports neither ag_ui's encoder nor the servers.
 _HOMES = {
-    "CHROMIUM_ARGS": "_chromium", "chromium_launch_args": "_chromium", "chromium_path": "_chromium",
-    "PyclientPage": "_page", "Response": "_script", "ScriptedAgent": "_script", "Turn": "_script",
-    "ServerThread": "_server", "agent_app": "_server", "read_body": "_server", "Site": "_site",
+    "CHROMIUM_ARGS": "._chromium", "chromium_launch_args": "._chromium", "chromium_path": "._chromium",
+    "PyclientPage": "._page", "Response": "._script", "ScriptedAgent": "._script", "Turn": "._script",
+    "ServerThread": "._server", "agent_app": "._server", "read_body": "._server", "Site": "._site",
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'pyclient.testing' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
