@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 __all__ = ["EventKind", "Listener", "Listeners", "ThreadEvent"]
 
@@ -61,29 +61,44 @@ class ThreadEvent:
 Listener = Callable[[ThreadEvent], Any]
 
 
+# One shared event per payload-less kind: a thread sends a "messages" change per text delta,
+# and building a frozen dataclass costs about a microsecond in Pyodide.
+_BARE: dict[str, ThreadEvent] = {kind: ThreadEvent(kind) for kind in get_args(EventKind)}
+
+
 class Listeners:
     """The callbacks of one thread, called in subscription order."""
 
     def __init__(self) -> None:
-        self._callbacks: list[Listener] = []
+        # A tuple, replaced on (un)subscribe: notify() iterates it without copying, and a
+        # callback that unsubscribes during a notification does not disturb it.
+        self._callbacks: tuple[Listener, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self._callbacks)
 
     def add(self, callback: Listener) -> Callable[[], None]:
         """Subscribe `callback`; returns the function that unsubscribes it."""
-        self._callbacks.append(callback)
+        self._callbacks += (callback,)
 
         def remove() -> None:
-            if callback in self._callbacks:
-                self._callbacks.remove(callback)
+            callbacks = list(self._callbacks)
+            if callback in callbacks:
+                callbacks.remove(callback)
+                self._callbacks = tuple(callbacks)
 
         return remove
 
     def notify(self, event: ThreadEvent) -> None:
-        """Call every callback with `event` (a copy of the list: callbacks may unsubscribe)."""
-        for callback in list(self._callbacks):
+        """Call every callback with `event` (those subscribed when it started)."""
+        for callback in self._callbacks:
             try:
                 callback(event)
             except Exception:  # a broken listener must not break the run
                 logger.exception("pyclient: a thread listener raised on %s", event.kind)
+
+    def send(self, kind: EventKind, payload: object = None) -> None:
+        """`notify(ThreadEvent(kind, payload))`, with nothing built when nobody listens and one
+        shared event for each kind without a payload."""
+        if self._callbacks:
+            self.notify(_BARE[kind] if payload is None else ThreadEvent(kind, payload))

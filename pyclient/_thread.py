@@ -922,7 +922,7 @@ class Thread:
             self._publishing = False
 
     def _notify(self, kind: EventKind, payload: object = None) -> None:
-        self._listeners.notify(ThreadEvent(kind, payload))
+        self._listeners.send(kind, payload)
 
     def _check_writable(self, what: str) -> None:
         if self.read_only:

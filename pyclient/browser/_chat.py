@@ -406,8 +406,7 @@ class Chat:
             self._log.add(cast("AGUIEvent", event.payload))  # an "event" payload is an AG-UI event
         when = self._changes.note(event)
         if when == "frame":
-            if not self._frames.pending:
-                self._frames.request()
+            self._frames.request()  # once: it returns at once while a frame is pending
         elif when == "closed":
             self.dispose()
         else:
