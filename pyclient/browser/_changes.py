@@ -75,17 +75,20 @@ class Changes:
         self._run_finished = True
         self._cancelled_in_run = False
 
+    def event(self, payload: Any) -> None:
+        """Mark what an AG-UI event changed (`thread.subscribe_events`); draw at the next frame."""
+        if type(payload) is TextMessageContentEvent:  # most events, by far: the fast path
+            self._by_id = True
+            self.messages.add(payload.message_id)
+            self.streaming.add(payload.message_id)
+        else:
+            self._event(payload)
+
     def note(self, event: ThreadEvent) -> When:
         """Mark what `event` changed; say when to draw it."""
         kind = event.kind
         if kind == "event":
-            payload = event.payload
-            if type(payload) is TextMessageContentEvent:  # most events, by far: the fast path
-                self._by_id = True
-                self.messages.add(payload.message_id)
-                self.streaming.add(payload.message_id)
-            else:
-                self._event(payload)
+            self.event(event.payload)
             return "frame"
         by_id, self._by_id = self._by_id, False
         if kind == "messages":

@@ -80,7 +80,7 @@ import logging
 import time
 import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import js
 from pyodide.ffi import create_proxy
@@ -240,7 +240,10 @@ class Chat:
         self._listen(root, "submit", "_on_submit")
         self._listen(self._input, "keydown", "_on_key")
         self._listen(self._list, "scroll", "_on_scroll")
-        self._unsubscribe = thread.subscribe(self._on_thread)
+        # Events apart from changes: a long answer is tens of thousands of events, and this
+        # way each costs one call, with no `ThreadEvent` built for it.
+        self._unsubscribe = thread.subscribe(self._on_thread, events=False)
+        self._unsubscribe_events = thread.subscribe_events(self._on_event)
         self._finalizer = weakref.finalize(self, _release, self._proxies)
         self._frames.run_now()
         if thread.store is not None:
@@ -279,6 +282,7 @@ class Chat:
             return
         self._disposed = True
         self._unsubscribe()
+        self._unsubscribe_events()
         self._frames.cancel()
         self._finalizer()
         self._root.remove()
@@ -399,11 +403,14 @@ class Chat:
 
     # -- what changed --------------------------------------------------------------------
 
-    def _on_thread(self, event: ThreadEvent) -> None:
+    def _on_event(self, event: AGUIEvent) -> None:
         # Only marks: the DOM is written once per frame (see _changes). Kept short: it runs for
         # every event of every stream.
-        if event.kind == "event":
-            self._log.add(cast("AGUIEvent", event.payload))  # an "event" payload is an AG-UI event
+        self._log.add(event)
+        self._changes.event(event)
+        self._frames.request()  # once: it returns at once while a frame is pending
+
+    def _on_thread(self, event: ThreadEvent) -> None:
         when = self._changes.note(event)
         if when == "frame":
             self._frames.request()  # once: it returns at once while a frame is pending

@@ -38,6 +38,7 @@ print(log.jsonl())            # {"type":"RUN_STARTED","threadId":"t1","runId":"r
 
 from __future__ import annotations
 
+import bisect
 import json
 import time
 from typing import Any
@@ -60,12 +61,13 @@ STAMP_EVERY = 32
 
 _EXCERPT = 160
 
-# The delta events kept as their delta alone: class -> the name of their id field. Only when
-# nothing else was set (no timestamp, no extra keys), so the model made again is the same.
-_COMPACT = {TextMessageContentEvent: "message_id", ToolCallArgsEvent: "tool_call_id"}
-_PLAIN = {TextMessageContentEvent: frozenset({"type", "message_id", "delta"}),
-          ToolCallArgsEvent: frozenset({"type", "tool_call_id", "delta"})}
-
+# The delta events kept as their delta alone: class -> (the name of its id field, the fields
+# it may have set). Only when nothing else was set (no timestamp, no extra keys), so the model
+# made again is the same.
+_COMPACT: dict[type, tuple[str, frozenset[str]]] = {
+    TextMessageContentEvent: ("message_id", frozenset({"type", "message_id", "delta"})),
+    ToolCallArgsEvent: ("tool_call_id", frozenset({"type", "tool_call_id", "delta"})),
+}
 
 def event_json(event: AGUIEvent) -> dict[str, Any]:
     """An event as its JSON object (camelCase, unset fields left out)."""
@@ -93,12 +95,13 @@ class EventLog:
     def __init__(self, name: str) -> None:
         self.name = name
         # Event i is _items[i] when _keys[i] is None, else _keys[i] = (class, id field, id)
-        # and _items[i] its delta; it arrived at _times[i] (time.monotonic()).
+        # and _items[i] its delta. The clock was read at the events _stamps[j], at _times[j]
+        # (time.monotonic()); the events after one share its time.
         self._items: list[Any] = []
         self._keys: list[tuple[type, str, str] | None] = []
+        self._stamps: list[int] = []
         self._times: list[float] = []
-        self._key: tuple[type, str, str] | None = None   # the last compact key, shared
-        self._now = 0.0                 # the last clock read
+        self._key: tuple[type, str, str] = (type(None), "", "")   # the last compact key, shared
         self._stale = True              # read the clock at the next event
         self._start: float | None = None
         self._shown = 0          # events[:_shown] have had their turn to be rendered
@@ -128,22 +131,26 @@ class EventLog:
         items = self._items
         if self._stale or not len(items) & (STAMP_EVERY - 1):
             self._stale = False
-            self._now = time.monotonic()
+            self._stamps.append(len(items))
+            self._times.append(time.monotonic())
             if self._start is None:
-                self._start = self._now
-        self._times.append(self._now)
-        cls = type(event)
-        field = _COMPACT.get(cls)
-        if field is not None and event.model_fields_set <= _PLAIN[cls]:
-            ident = getattr(event, field)
+                self._start = self._times[0]
+        model: Any = event
+        compact = _COMPACT.get(type(model))
+        if compact is not None and model.model_fields_set <= compact[1]:
+            ident = getattr(model, compact[0])
             key = self._key
-            if key is None or key[2] != ident or key[0] is not cls:
-                key = self._key = (cls, field, ident)
+            if key[2] != ident or key[0] is not type(model):
+                key = self._key = (type(model), compact[0], ident)
             self._keys.append(key)
-            items.append(event.delta)  # type: ignore[union-attr]  # both compact classes have one
+            items.append(model.delta)
         else:
             self._keys.append(None)
             items.append(event)
+
+    def arrived(self, index: int) -> float:
+        """When the `index`-th event arrived (`time.monotonic()`, read once a frame, see above)."""
+        return self._times[bisect.bisect_right(self._stamps, index) - 1]
 
     def event(self, index: int) -> AGUIEvent:
         """The `index`-th event kept (a delta kept compactly is made into its model again)."""
@@ -173,7 +180,7 @@ class EventLog:
         base = self._start or 0.0
         for index in range(start, total):
             event = self.event(index)
-            arrived = self._times[index]
+            arrived = self.arrived(index)
             row = el("li", "pyclient-log-row")
             row.append(el("time", "pyclient-log-time", f"+{(arrived - base) * 1000:.0f} ms"),
                        el("code", "pyclient-log-type", event_type(event)))
