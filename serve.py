@@ -1,5 +1,8 @@
 """pyclient's dev server: the demo, the offline browser runtime and an embedded AG-UI agent.
 
+The repository's entry (`./dev demo`): `web/` and this checkout's `runtime/`. To serve your own
+folder of pages, use the installed command, `pyclient serve DIR` (`pyclient.server.cli`).
+
     python serve.py                      # http://127.0.0.1:8000, deterministic demo model
     python serve.py --port 9000 --coi    # another port, COOP/COEP for PyScript workers
     python serve.py --model openai:gpt-4o   # a real pydantic-ai model (needs its API key)
@@ -11,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import time
 
 from devserver.app import WEB, create_app
 from devserver.assets import PYODIDE_VERSION, PYSCRIPT_VERSION, build
+from pyclient.server._models import model_problem
 
 
 def main() -> None:
@@ -30,6 +35,9 @@ def main() -> None:
     parser.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS",
                         help="a request body still arriving after this gets 408 (default 30)")
     args = parser.parse_args()
+    if args.model is not None and (problem := model_problem(args.model)):
+        print(f"serve.py: error: {problem}", file=sys.stderr)
+        raise SystemExit(2)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
 
     started = time.perf_counter()

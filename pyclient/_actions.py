@@ -160,7 +160,7 @@ class Action:
 
     def retry(self) -> None:
         """Run an `"interrupted"` call again (the page died while it executed): it waits for its
-        registration, which runs it (asking approval again when the tool requires it).
+        registration, which runs it; retrying is the user's consent, so it is not asked to approve again.
 
         Raises:
             LocalProtocolError: the action is not interrupted.

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["ToolPart", "ToolPartState", "parse_partial"]
 
 ToolPartState = Literal["input-streaming", "input-available", "output-available", "output-error"]
+"""`part.state`: where a tool call is, as a renderer sees it (the table above)."""
 
 # Statuses in which the call waits for the person at the page: its part carries the Action.
 _WAITING_FOR_USER = frozenset({"awaiting_approval", "awaiting_input", "interrupted", "unavailable"})

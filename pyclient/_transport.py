@@ -35,7 +35,7 @@ from ._abort import AbortSignal
 from ._errors import RunAborted, TransportError
 
 if TYPE_CHECKING:
-    import httpx  # imported lazily at run time: not a dependency, and absent in the page
+    import httpx  # imported lazily at run time: the `cpython` extra, absent in the page
 
 __all__ = ["HttpxTransport", "MockTransport", "Request", "Transport"]
 
@@ -203,7 +203,7 @@ class HttpxTransport(Transport):
         except ImportError as exc:  # pragma: no cover - httpx is a test dependency
             raise TransportError(
                 "HttpxTransport needs httpx, which is not installed. On CPython install it with "
-                "`pip install httpx`; in the page, import pyclient.browser (it provides the fetch "
+                "`pip install 'pyclient-agui[cpython]'`; in the page, import pyclient.browser (it provides the fetch "
                 "transport); or pass a transport with `Agent(..., transport=...)`."
             ) from exc
         if not self._owns_client:

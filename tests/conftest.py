@@ -431,10 +431,11 @@ def live_server(runtime, agent_log, slow_log) -> Iterator[str]:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Run the Chromium tests last.
+    """Run the Chromium tests (tests/e2e/, and those marked `chromium`) last.
 
     Playwright's sync API keeps an event loop running in the main thread for the rest of
     the session once it starts, and the CPython tests call `asyncio.run()`, which refuses to
     run inside a running loop.
     """
-    items.sort(key=lambda item: "/e2e/" in str(item.path).replace("\\", "/"))
+    items.sort(key=lambda item: "/e2e/" in str(item.path).replace("\\", "/")
+               or item.get_closest_marker("chromium") is not None)

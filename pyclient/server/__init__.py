@@ -1,34 +1,72 @@
-"""pyclient's CPython-side serving: the offline browser runtime and the static files a page needs.
+"""pyclient's CPython-side serving: the offline browser runtime, the static files a page needs, the embedded agent.
 
-Never imported in the page (it needs starlette and builds with npm and pip); the dev server
-(`devserver/`) and the pytest plugin (`pyclient.testing`) use it.
+Never imported in the page. Building the runtime needs npm and pip (`build`, `vendor`); the
+server (`create_app`, `StaticDir`, `agent_endpoint`) needs the `server` extra (starlette,
+uvicorn, pydantic-ai), so those names are imported on first use: `pyclient vendor` and the
+pytest plugin work without pydantic-ai. The `pyclient` command is `pyclient.server.cli`.
 
 ```python
-from pyclient.server import PYODIDE_VERSION, default_runtime_dir
+from pyclient.server import DISTRIBUTION, PYODIDE_VERSION, default_runtime_dir
 
 print(PYODIDE_VERSION)                                   # 314.0.7
+print(DISTRIBUTION)                                      # pyclient-agui
 print(default_runtime_dir().is_absolute())              # True
 ```
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._runtime import (
+    DISTRIBUTION,
     PACKAGE_DATA,
     PYODIDE_VERSION,
     PYSCRIPT_VERSION,
     RUNTIME_ENV,
+    BuildError,
     build,
     default_runtime_dir,
     package_files,
 )
-from ._static import StaticDir
+from ._vendor import page_config, vendor
+
+if TYPE_CHECKING:
+    from ._agent import agent_endpoint
+    from ._app import create_app
+    from ._demo_model import build_agent
+    from ._static import StaticDir
 
 __all__ = [
+    "DISTRIBUTION",
     "PACKAGE_DATA",
     "PYODIDE_VERSION",
     "PYSCRIPT_VERSION",
     "RUNTIME_ENV",
+    "BuildError",
     "StaticDir",
+    "agent_endpoint",
     "build",
+    "build_agent",
+    "create_app",
     "default_runtime_dir",
     "package_files",
+    "page_config",
+    "vendor",
 ]
+
+# Imported on first use: they need starlette (and pydantic-ai for the agent).
+_HOMES = {"StaticDir": "_static", "agent_endpoint": "_agent", "build_agent": "_demo_model", "create_app": "_app"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'pyclient.server' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

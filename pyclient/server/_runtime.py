@@ -5,14 +5,17 @@ A page must install everything from its own server, never from a CDN, so this ga
 - Pyodide's core files (`npm pack pyodide@…`; the npm tarball holds no wheels),
 - PyScript's `dist/` (`npm pack @pyscript/core@…`),
 - the wheels pyclient needs in the browser (`pip download`, pydantic_core's emscripten build
-  included) and pyclient's own wheel, written from the files of the pyclient being run
-  (an installed wheel or a checkout alike),
+  included) and pyclient's own wheel (distribution `pyclient-agui`, the name pages list in
+  their config's `"packages"`), written from the files of the pyclient being run (an
+  installed wheel or a checkout alike),
 - a `pyodide-lock.json` that lists exactly those wheels with the sha256 of each file served.
 
 The build is idempotent: a stamp records its inputs (versions, requirements, a hash of
 pyclient's files) and a re-run with nothing changed returns at once. Building needs `npm`
 and `pip` with access to their registries; the result goes to a per-user cache
-(`default_runtime_dir()`, or the folder named by `PYCLIENT_RUNTIME_DIR`).
+(`default_runtime_dir()`, or the folder named by `PYCLIENT_RUNTIME_DIR`). Each step is
+logged (logger "pyclient", INFO) with its time; `BuildError` says in its first line what
+failed and how to fix it.
 
 ```python
 from pyclient.server import default_runtime_dir, package_files
@@ -24,26 +27,31 @@ print(any(p.name == "chat.css" for p in package_files()))     # True
 
 from __future__ import annotations
 
+import ast
 import base64
 import hashlib
 import importlib.metadata
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
+import tomllib
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from email.parser import Parser
 from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION", "RUNTIME_ENV",
-    "build", "default_runtime_dir", "package_files",
+    "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION", "RUNTIME_ENV",
+    "BuildError", "build", "default_runtime_dir", "package_files",
 ]
 
 logger = logging.getLogger("pyclient")
@@ -53,10 +61,19 @@ PACKAGE = Path(__file__).resolve().parent.parent
 # Package data that ships beside the modules (pyproject.toml's package-data says the same;
 # tests/unit/test_runtime_files.py checks they agree).
 PACKAGE_DATA = ["py.typed", "browser/chat.css"]
+"""pyclient's files other than modules that its wheel carries, relative to the package."""
 RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"
+"""The environment variable that names the folder the runtime is built in (`default_runtime_dir()`)."""
+# pyclient's distribution name (the import name stays `pyclient`): the lock's entry and the
+# name a page's config lists in "packages".
+DISTRIBUTION = "pyclient-agui"
+# The wheel file name's form of it (PEP 427: `-` becomes `_`).
+WHEEL_PREFIX = DISTRIBUTION.replace("-", "_") + "-"
 
 PYODIDE_VERSION = "314.0.7"
+"""The Pyodide release the runtime serves (`npm pack pyodide@...`)."""
 PYSCRIPT_VERSION = "0.7.31"
+"""The PyScript release the runtime serves (`npm pack @pyscript/core@...`)."""
 # Pyodide 314's ABI: pydantic_core ships a wheel for exactly this platform tag.
 PYODIDE_PLATFORM = "pyemscripten_2026_0_wasm32"
 PYODIDE_PYTHON = "3.14"
@@ -87,17 +104,45 @@ PYODIDE_FILES = [
 STAMP = ".stamp.json"
 
 
-def _metadata() -> tuple[str, str, list[str]]:
-    """pyclient's version, summary and (non-extra) requirements, from the installed distribution."""
+class BuildError(RuntimeError):
+    """The runtime could not be built. The message's first line says what failed and the fix;
+    the lines after it carry the failing command's output."""
+
+
+def package_version(package: Path = PACKAGE) -> str:
+    """`__version__` of the pyclient package in `package`, read without importing it (the one
+    version source: pyproject.toml reads the same assignment)."""
+    tree = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__version__" for t in node.targets):
+            value = ast.literal_eval(node.value)
+            if isinstance(value, str):
+                return value
+    raise BuildError(f"{package / '__init__.py'} sets no `__version__ = \"...\"`.")
+
+
+def _metadata(package: Path = PACKAGE) -> tuple[str, str, list[str]]:
+    """pyclient's version, summary and (non-extra) requirements.
+
+    A checkout (`package` beside a pyproject.toml naming `pyclient-agui`) is read from its
+    pyproject.toml, so the wheel follows the sources even when the installed metadata is
+    older or absent; an installed pyclient from its distribution's metadata.
+    """
+    version = package_version(package)
+    pyproject = package.parent / "pyproject.toml"
+    if pyproject.is_file():
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        if project.get("name") == DISTRIBUTION:
+            return version, project.get("description", ""), list(project.get("dependencies", []))
     try:
-        meta = importlib.metadata.metadata("pyclient")
+        meta = importlib.metadata.metadata(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
-        raise RuntimeError(
-            "pyclient's distribution metadata is missing, so its browser wheel cannot be written. "
-            "Install pyclient (`pip install pyclient` or `pip install -e .` in a checkout)."
+        raise BuildError(
+            f"{DISTRIBUTION}'s distribution metadata is missing, so pyclient's browser wheel cannot be "
+            f"written: install it (`pip install {DISTRIBUTION}`, or `pip install -e .` in a checkout)."
         ) from None
     requires = [r for r in meta.get_all("Requires-Dist") or [] if "extra ==" not in r]
-    return meta["Version"], meta["Summary"] or "", requires
+    return version, meta["Summary"] or "", requires
 
 
 def default_runtime_dir() -> Path:
@@ -129,7 +174,7 @@ def _source_hash(package: Path) -> str:
     for path in package_files(package):
         digest.update(path.relative_to(package.parent).as_posix().encode())
         digest.update(path.read_bytes())
-    digest.update(json.dumps(_metadata()).encode())
+    digest.update(json.dumps(_metadata(package)).encode())
     return digest.hexdigest()
 
 
@@ -143,20 +188,41 @@ def _inputs(package: Path) -> dict[str, Any]:
     }
 
 
+# What npm and pip print when their registry cannot be reached (DNS, refused, timeouts, proxies).
+_UNREACHABLE = re.compile(
+    r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|network|getaddrinfo"
+    r"|NewConnectionError|Failed to establish a new connection|Max retries exceeded|ProxyError"
+    r"|Temporary failure in name resolution|Could not fetch URL|ConnectTimeout|ReadTimeout",
+    re.I,
+)
+
+
+@contextmanager
+def _step(what: str) -> Iterator[None]:
+    """Log `what` when it starts and its time when it ends (the `pyclient` command shows both)."""
+    logger.info("%s ...", what)
+    started = time.perf_counter()
+    yield
+    logger.info("%s: done in %.1f s", what, time.perf_counter() - started)
+
+
 def _run(*args: str, cwd: Path | None = None) -> None:
     if shutil.which(args[0]) is None:
-        raise RuntimeError(
-            f"Cannot build pyclient's browser runtime: `{args[0]}` is not on PATH. "
-            "The build needs npm (Node.js) and pip with access to their package registries; "
-            f"install them, or point {RUNTIME_ENV} at a runtime folder built elsewhere."
+        raise BuildError(
+            f"Cannot build pyclient's browser runtime: `{args[0]}` is not on PATH. Install npm (Node.js) "
+            f"and pip, or point {RUNTIME_ENV} at a runtime folder built elsewhere."
         )
+    command = " ".join(args[1:] if args[0] == sys.executable else args)
     proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
     if proc.returncode:
-        raise RuntimeError(
-            f"`{' '.join(args)}` failed with exit code {proc.returncode}:\n"
-            f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}\n"
-            "The runtime build needs npm and pip with access to their registries."
-        )
+        output = f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+        tool = "npm" if args[0] == "npm" else "pip"
+        if _UNREACHABLE.search(output):
+            why = (f"{tool} cannot reach its package registry. Check the network and {tool}'s registry "
+                   f"and proxy settings, or point {RUNTIME_ENV} at a runtime folder built elsewhere.")
+        else:
+            why = f"{tool} failed (exit code {proc.returncode}); its output follows."
+        raise BuildError(f"`{command}` failed: {why}\n{output}")
 
 
 def _npm_pack(spec: str, cache: Path) -> Path:
@@ -164,8 +230,8 @@ def _npm_pack(spec: str, cache: Path) -> Path:
     name, _, version = spec.rpartition("@")
     tarball = cache / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
     if not tarball.exists():
-        logger.info("npm pack %s", spec)
-        _run("npm", "pack", "--silent", spec, cwd=cache)
+        with _step(f"npm pack {spec}"):
+            _run("npm", "pack", "--loglevel=error", spec, cwd=cache)  # errors only: they say why
     return tarball
 
 
@@ -202,15 +268,15 @@ def _build_pyclient_wheel(dest: Path, package: Path, source_hash: str) -> Path:
     name means a changed source is a new URL, so no browser cache can ever serve a stale
     wheel against a new lock.
     """
-    base_version, summary, requires_dist = _metadata()
+    base_version, summary, requires_dist = _metadata(package)
     version = f"{base_version.split('+')[0]}+g{source_hash[:10]}"
-    dist_info = f"pyclient-{version}.dist-info"
+    dist_info = f"{WHEEL_PREFIX}{version}.dist-info"
     files: dict[str, bytes] = {}
     for path in package_files(package):
         files[path.relative_to(package.parent).as_posix()] = path.read_bytes()
     requires = "".join(f"Requires-Dist: {dep}\n" for dep in requires_dist)
     files[f"{dist_info}/METADATA"] = (
-        f"Metadata-Version: 2.1\nName: pyclient\nVersion: {version}\n"
+        f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version}\n"
         f"Summary: {summary}\n{requires}"
     ).encode()
     files[f"{dist_info}/WHEEL"] = (
@@ -225,9 +291,10 @@ def _build_pyclient_wheel(dest: Path, package: Path, source_hash: str) -> Path:
     record.append(f"{dist_info}/RECORD,,")
     files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
 
-    for old in dest.glob("pyclient-*.whl"):
+    # `pyclient-*.whl`: the wheel's name before the distribution was renamed (a runtime built then).
+    for old in [*dest.glob(f"{WHEEL_PREFIX}*.whl"), *dest.glob("pyclient-*.whl")]:
         old.unlink()
-    wheel = dest / f"pyclient-{version}-py3-none-any.whl"
+    wheel = dest / f"{WHEEL_PREFIX}{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in files.items():
             # A fixed timestamp keeps the wheel byte-identical for identical sources.
@@ -299,7 +366,7 @@ _NOT_NEEDED_IN_PAGE = {"eval-type-backport", "tzdata"}
 def _missing(entry: dict[str, Any], dep: str) -> bool:
     if dep in _NOT_NEEDED_IN_PAGE:
         return False
-    raise RuntimeError(
+    raise BuildError(
         f"{entry['name']} needs {dep!r}, which is not among the downloaded wheels. "
         "Add it to PURE_WHEELS in pyclient/server/_runtime.py so the page never reaches for a CDN."
     )
@@ -317,7 +384,8 @@ def build(runtime: Path | None = None, *, package: Path = PACKAGE, force: bool =
         The runtime folder, holding `pyodide/` and `pyscript/`.
 
     Raises:
-        RuntimeError: npm or pip is missing or failed; the message carries their output.
+        BuildError: npm or pip is missing, failed or cannot reach its registry; the message's
+            first line says which and the fix, the rest carries their output.
     """
     runtime = default_runtime_dir() if runtime is None else runtime
     inputs = _inputs(package)
@@ -325,6 +393,7 @@ def build(runtime: Path | None = None, *, package: Path = PACKAGE, force: bool =
     if not force and stamp.exists() and json.loads(stamp.read_text()) == inputs:
         return runtime
     started = time.perf_counter()
+    logger.info("building the browser runtime in %s", runtime)
     pyodide_dir, pyscript_dir, cache = runtime / "pyodide", runtime / "pyscript", runtime / ".cache"
     cache.mkdir(parents=True, exist_ok=True)
     old = json.loads(stamp.read_text()) if stamp.exists() else {}
@@ -339,14 +408,16 @@ def build(runtime: Path | None = None, *, package: Path = PACKAGE, force: bool =
         _extract(tarball, "package/dist/", pyscript_dir)
     if force or any(old.get(k) != inputs[k] for k in ("native", "pure", "pyodide")):
         for wheel in pyodide_dir.glob("*.whl"):
-            if not wheel.name.startswith("pyclient-"):
+            if not wheel.name.startswith(WHEEL_PREFIX):
                 wheel.unlink()
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, _step("pip download the page's wheels"):
             _pip_download(Path(tmp))
             for wheel in Path(tmp).glob("*.whl"):
                 shutil.move(wheel, pyodide_dir / wheel.name)
-    _build_pyclient_wheel(pyodide_dir, package, inputs["pyclient"])
-    _write_lock(pyodide_dir, json.loads((cache / "npm-pyodide-lock.json").read_text()))
+    with _step(f"write the {DISTRIBUTION} wheel"):
+        _build_pyclient_wheel(pyodide_dir, package, inputs["pyclient"])
+    with _step("write pyodide-lock.json"):
+        _write_lock(pyodide_dir, json.loads((cache / "npm-pyodide-lock.json").read_text()))
     stamp.write_text(json.dumps(inputs))
     logger.info("runtime built in %.1f s", time.perf_counter() - started)
     return runtime

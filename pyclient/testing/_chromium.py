@@ -26,6 +26,7 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
+"""The flags a system Chromium gets: headless, no sandbox (root), no background requests to the network."""
 
 
 def chromium_path() -> str | None:

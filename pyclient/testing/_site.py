@@ -5,6 +5,7 @@
 | `POST <agent_path>` (default `/agent`) | the current `ScriptedAgent` (`site.agent`), unchanged: the page's `Agent(url="/agent")` reaches it |
 | `/pyodide/…` | Pyodide core, the wheels (pyclient's included) and the local `pyodide-lock.json` |
 | `/pyscript/…` | PyScript's `dist/` |
+| `/pyscript.json` | the folder's own, else `pyclient.server.page_config()` (as `pyclient serve` answers) |
 | `/…` | the author's folder |
 
 ```python
@@ -22,6 +23,7 @@ with ServerThread(site) as server:
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,13 +77,18 @@ class Site:
                 return
             await agent_app(self.agent, self.agent_path)(scope, receive, send)
             return
+        if path == "/pyscript.json" and not (self.root / "pyscript.json").is_file():
+            from pyclient.server import page_config
+
+            await _plain(send, 200, json.dumps(page_config()), "application/json")
+            return
         for prefix, app in self._mounts:
             if path == prefix or path.startswith(prefix + "/"):
                 await app({**scope, "root_path": prefix}, receive, send)
                 return
 
 
-async def _plain(send: Send, status: int, text: str) -> None:
+async def _plain(send: Send, status: int, text: str, media_type: str = "text/plain; charset=utf-8") -> None:
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+                "headers": [(b"content-type", media_type.encode())]})
     await send({"type": "http.response.body", "body": text.encode()})

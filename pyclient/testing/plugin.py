@@ -1,4 +1,4 @@
-"""pyclient's pytest plugin (entry point `pytest11`, installed with `pip install pyclient[testing]`).
+"""pyclient's pytest plugin (entry point `pytest11`, installed with `pip install 'pyclient-agui[testing]'`).
 
 Fixtures:
 

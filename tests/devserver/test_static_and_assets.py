@@ -91,7 +91,7 @@ def test_lock_lists_every_served_wheel_with_its_sha256(runtime):
     for entry in lock["packages"].values():
         assert entry["sha256"] == hashlib.sha256((pyodide / entry["file_name"]).read_bytes()).hexdigest()
         assert all(dep in lock["packages"] for dep in entry["depends"]), entry["name"]
-    assert {"pyclient", "pydantic", "pydantic-core", "ag-ui-protocol", "jsonpatch"} <= set(lock["packages"])
+    assert {"pyclient-agui", "pydantic", "pydantic-core", "ag-ui-protocol", "jsonpatch"} <= set(lock["packages"])
     assert lock["packages"]["pydantic-core"]["file_name"].endswith("pyemscripten_2026_0_wasm32.whl")
 
 
@@ -105,19 +105,20 @@ def test_changed_source_gives_a_new_wheel_and_lock(tmp_path, runtime, monkeypatc
     # A copy of the package and of the runtime, so the real ones stay.
     root = tmp_path / "project"
     shutil.copytree(assets.ROOT / "pyclient", root / "pyclient")
+    shutil.copy(assets.ROOT / "pyproject.toml", root)  # a checkout: its metadata comes from here
     copy = tmp_path / "runtime"
     shutil.copytree(runtime, copy)
     assets.build(copy, package=root / "pyclient")  # the copy's stamp names the real sources: same hash, nothing to do
-    before = {p.name for p in (copy / "pyodide").glob("pyclient-*.whl")}
+    before = {p.name for p in (copy / "pyodide").glob("pyclient_agui-*.whl")}
     lock_before = (copy / "pyodide" / "pyodide-lock.json").read_text()
 
     (root / "pyclient" / "_errors.py").write_text((root / "pyclient" / "_errors.py").read_text() + "\n# changed\n")
     started = time.perf_counter()
     assets.build(copy, package=root / "pyclient")
     elapsed = time.perf_counter() - started
-    after = {p.name for p in (copy / "pyodide").glob("pyclient-*.whl")}
+    after = {p.name for p in (copy / "pyodide").glob("pyclient_agui-*.whl")}
     assert len(after) == 1 and after != before  # the old wheel is gone, the new one has a new name
     lock = json.loads((copy / "pyodide" / "pyodide-lock.json").read_text())
-    assert lock["packages"]["pyclient"]["file_name"] == next(iter(after))
+    assert lock["packages"]["pyclient-agui"]["file_name"] == next(iter(after))
     assert (copy / "pyodide" / "pyodide-lock.json").read_text() != lock_before
     assert elapsed < 5.0  # only pyclient's wheel and the lock were rebuilt, nothing downloaded

@@ -38,5 +38,5 @@ def test_demo_boots_with_progress_and_imports(page, guard):
     assert any(url.endswith("/pyodide/pyodide.asm.wasm") for url in requests)
     assert any(url.endswith("/pyodide/pyodide-lock.json") for url in requests)
     assert any("/pyodide/pydantic_core-" in url for url in requests)
-    assert any("/pyodide/pyclient-" in url for url in requests)
+    assert any("/pyodide/pyclient_agui-" in url for url in requests)  # the pyclient-agui wheel
     assert not guard.outside

@@ -7,16 +7,25 @@
   events, then drops the connection; later answers are complete AG-UI runs.
 - `transport`: a fresh `RecordingTransport`, an `HttpxTransport` that keeps every request
   body it sent.
+- `installed_wheel`: pyclient's wheel, built once per session from a copy of the sources and
+  installed with the `server` and `testing` extras in a fresh virtual environment (shared by
+  tests/integration/test_testing_wheel.py and test_wheel_to_page.py: about 40 s, once).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
 import socketserver
+import subprocess
+import sys
 import threading
 import time
+import venv
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +47,57 @@ class RecordingTransport(HttpxTransport):
     def stream(self, request, signal):
         self.bodies.append(json.loads(request.body))
         return super().stream(request, signal)
+
+
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 600) -> str:
+    """Run a command; fail with its output when it fails; its stdout."""
+    proc = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"{args[:4]} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    return proc.stdout
+
+
+@dataclass(frozen=True)
+class InstalledWheel:
+    """pyclient's wheel and the fresh virtual environment it is installed in.
+
+    Attributes:
+        wheel: the built wheel file.
+        bin: the environment's `bin/` (`python`, `pyclient`, `pytest`).
+    """
+
+    wheel: Path
+    bin: Path
+
+    @property
+    def python(self) -> Path:
+        return self.bin / "python"
+
+    def env(self, runtime: Path) -> dict[str, str]:
+        """An environment for the venv's commands: nothing of this checkout's Python settings, the
+        runtime built in `runtime` (a copy of the session's, so nothing is downloaded)."""
+        env = {key: value for key, value in os.environ.items()
+               if not key.startswith(("PYTHON", "PYTEST", "VIRTUAL_ENV"))}
+        env["PYCLIENT_RUNTIME_DIR"] = str(runtime)
+        return env
+
+
+@pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> InstalledWheel:
+    # The wheel, built from a copy of the sources (pip builds in place: the checkout stays clean).
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "pyclient", source / "pyclient", ignore=shutil.ignore_patterns("__pycache__"))
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
+        "-w", tmp / "dist", source, cwd=tmp)
+    wheel = next((tmp / "dist").glob("pyclient_agui-*.whl"))
+    venv.create(tmp / "venv", with_pip=True)
+    bin_dir = tmp / "venv" / "bin"
+    run(bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+        f"{wheel}[server,testing]", cwd=tmp)
+    return InstalledWheel(wheel, bin_dir)
 
 
 @pytest.fixture

@@ -1,0 +1,115 @@
+"""Serves the embedded AG-UI agent: a Starlette endpoint that checks the body, then streams the run (SSE).
+
+The agent is `pyclient.server._demo_model.build_agent(model)` (the deterministic demo model, or a
+pydantic-ai model such as "openai:gpt-4o"), run by pydantic-ai's `AGUIAdapter`. Before the run
+the endpoint refuses oversized bodies (413), bodies that are not JSON (415) and malformed ones
+(4xx, never 500). `pyclient serve` mounts it at `POST /agent`; it needs the `server` extra
+(pydantic-ai), so nothing imports this module until a server is built.
+
+```python
+from starlette.applications import Starlette
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from pyclient.server import agent_endpoint
+
+app = Starlette(routes=[Route("/agent", agent_endpoint(), methods=["POST"])])
+print(TestClient(app).post("/agent", content=b"{}").status_code)   # 415
+```
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_ai.ui.ag_ui import AGUIAdapter
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from ._demo_model import RAW_TOOL_CONTENT, build_agent
+
+__all__ = ["agent_endpoint"]
+
+
+def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"detail": detail, **extra}, status_code=status)
+
+
+def agent_endpoint(
+    model: str | None = None, *, max_body_bytes: int = 1_000_000
+) -> Callable[[Request], Awaitable[Response]]:
+    """A Starlette endpoint `(request) -> Response` running `build_agent(model)` over AG-UI (SSE).
+
+    Before the run it answers: 413 to a body over `max_body_bytes` (by Content-Length, and by the
+    bytes actually received); 415 without `Content-Type: application/json`; 422 to invalid JSON,
+    a body that is not a `RunAgentInput`, or a tool message whose `toolCallId` no assistant
+    message of the history issued (pydantic-ai itself would answer 500 there).
+    """
+    agent = build_agent(model)
+    too_large = f"Request body exceeds the limit of {max_body_bytes} bytes."
+
+    async def endpoint(request: Request) -> Response:
+        declared = request.headers.get("content-length")
+        if declared is not None:
+            try:
+                declared_size = int(declared)
+            except ValueError:
+                return _error(400, "Invalid Content-Length header.")
+            if declared_size > max_body_bytes:
+                return _error(413, too_large, limit=max_body_bytes)
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type != "application/json":
+            return _error(415, f"Expected `Content-Type: application/json`, got {media_type or 'no content type'}.")
+
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_body_bytes:
+                return _error(413, too_large, limit=max_body_bytes)
+            chunks.append(chunk)
+        body = b"".join(chunks)
+
+        try:
+            with warnings.catch_warnings():  # pydantic-ai parses again and warns itself
+                warnings.simplefilter("ignore")
+                run_input = AGUIAdapter.build_run_input(body)
+        except ValidationError as e:
+            return _error(422, "Malformed AG-UI RunAgentInput body.", errors=json.loads(e.json(include_input=False)))
+        issued: set[str] = set()
+        raw_contents: dict[str, str] = {}
+        for message in run_input.messages:
+            if message.role == "assistant":
+                issued.update(tc.id for tc in (getattr(message, "tool_calls", None) or []))
+            elif message.role == "tool":
+                if message.tool_call_id not in issued:
+                    return _error(
+                        422,
+                        f"Tool message for unknown toolCallId {message.tool_call_id!r}: "
+                        "no earlier assistant message carries that tool call.",
+                    )
+                if isinstance(message.content, str):
+                    raw_contents[message.tool_call_id] = message.content
+        try:
+            AGUIAdapter.load_messages(run_input.messages)
+        except ValueError as e:  # includes pydantic's ValidationError
+            return _error(422, f"Unsupported AG-UI messages: {e}")
+
+        sent = False
+
+        async def replay() -> MutableMapping[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await request.receive()
+
+        RAW_TOOL_CONTENT.set(raw_contents)
+        return await AGUIAdapter.dispatch_request(Request(request.scope, replay), agent=agent)
+
+    return endpoint
+

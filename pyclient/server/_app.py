@@ -1,0 +1,227 @@
+"""The app `pyclient serve` runs: a folder of pages, the offline runtime and an AG-UI agent at `/agent`.
+
+| path | what |
+| --- | --- |
+| `POST /agent` | the embedded agent (`agent_endpoint(model)`), or, with `agent_url`, that AG-UI server through a streaming proxy |
+| `/pyodide/…` | Pyodide core, the wheels and the local `pyodide-lock.json` |
+| `/pyscript/…` | PyScript's `dist/` |
+| `/pyscript.json` | the folder's own, else `page_config()` (what `pyclient vendor` would write) |
+| `/…` | the folder |
+
+The proxy keeps pages unchanged between a local agent and a remote one: they always post to
+`/agent` on their own origin. `allow_origins` adds CORS headers for pages served elsewhere
+(a static host) that post to this server's `/agent`.
+
+```python
+from pathlib import Path
+from starlette.testclient import TestClient
+from pyclient.server import create_app
+
+app = create_app(Path("web"), Path("runtime"))
+print(TestClient(app).get("/pyscript.json").json()["packages"])   # ['pyclient-agui']
+```
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ._static import StaticDir
+from ._vendor import CONFIG_NAME, config_text
+
+__all__ = ["RUNTIME_MAX_AGE", "BodyTimeout", "CrossOriginIsolation", "create_app", "proxy_endpoint"]
+
+# Pyodide's files are pinned by version, so browsers may keep them a day; the lock keeps
+# its name while its content changes, so it always revalidates.
+RUNTIME_MAX_AGE = 86400
+# Headers the proxy passes on: the body's type, what the client accepts, its credentials.
+_FORWARDED = ("content-type", "accept", "authorization")
+
+
+class BodyTimeout:
+    """Answers 408 to a request whose body has not fully arrived `seconds` after the app asked for it.
+
+    A client that trickles its body (or stops sending it) would otherwise hold a connection
+    and a task for as long as it likes. The app sees a disconnect; what it sends afterwards
+    is dropped.
+    """
+
+    def __init__(self, app: ASGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        deadline: float | None = None
+        body_done = response_started = timed_out = False
+        loop = asyncio.get_running_loop()
+
+        async def timed_receive() -> Message:
+            nonlocal deadline, body_done, timed_out
+            if body_done or timed_out:
+                return await receive() if not timed_out else {"type": "http.disconnect"}
+            if deadline is None:
+                deadline = loop.time() + self.seconds
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                timed_out = True
+                if not response_started:
+                    await send({"type": "http.response.start", "status": 408, "headers": [
+                        (b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close")]})
+                    await send({"type": "http.response.body", "body": (
+                        f"Request Timeout: the request body did not arrive within {self.seconds:g} s."
+                    ).encode()})
+                return {"type": "http.disconnect"}
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                body_done = True
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal response_started
+            if timed_out:
+                return  # the 408 is the response
+            if message["type"] == "http.response.start":
+                response_started = True
+            await send(message)
+
+        try:
+            await self.app(scope, timed_receive, guarded_send)
+        except Exception:
+            if not timed_out:
+                raise
+            # The app's own error about the disconnect it was handed: the client has its 408.
+
+
+class CrossOriginIsolation:
+    """Adds COOP/COEP so `<script type="py" worker>` gets SharedArrayBuffer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"cross-origin-opener-policy", b"same-origin"),
+                    (b"cross-origin-embedder-policy", b"require-corp"),
+                    (b"cross-origin-resource-policy", b"same-origin"),
+                ]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class _Config:
+    """`GET /pyscript.json`: the folder's own file, else the default page config."""
+
+    def __init__(self, root: Path, static: StaticDir) -> None:
+        self.root, self.static = root, static
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (self.root / CONFIG_NAME).is_file():
+            await self.static(scope, receive, send)
+            return
+        response = Response(config_text(), media_type="application/json", headers={"cache-control": "no-cache"})
+        await response(scope, receive, send)
+
+
+def proxy_endpoint(url: str, *, max_body_bytes: int = 1_000_000) -> Any:
+    """A Starlette endpoint that forwards the request body to the AG-UI server at `url` and streams
+    its answer back as it arrives (status, content type and body; 502 when it cannot be reached).
+
+    Hand-written over httpx because Starlette has no proxy; the upstream response is closed when
+    the stream ends or the browser goes away (`thread.stop()`).
+    """
+    import httpx
+
+    async def endpoint(request: Request) -> Response:
+        body = await request.body()
+        if len(body) > max_body_bytes:
+            return JSONResponse({"detail": f"Request body exceeds the limit of {max_body_bytes} bytes."},
+                                status_code=413)
+        headers = {name: request.headers[name] for name in _FORWARDED if name in request.headers}
+        client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0))
+        try:
+            upstream = await client.send(client.build_request("POST", url, content=body, headers=headers),
+                                         stream=True)
+        except httpx.HTTPError as exc:
+            await client.aclose()
+            return JSONResponse({"detail": f"The agent at {url} cannot be reached: {exc}"}, status_code=502)
+
+        async def close() -> None:
+            await upstream.aclose()
+            await client.aclose()
+
+        passed = {name: upstream.headers[name] for name in ("content-type", "cache-control") if name in upstream.headers}
+        return StreamingResponse(upstream.aiter_bytes(), status_code=upstream.status_code, headers=passed,
+                                 background=BackgroundTask(close))
+
+    return endpoint
+
+
+def create_app(
+    root: Path,
+    runtime: Path,
+    *,
+    model: str | None = None,
+    agent_url: str | None = None,
+    coi: bool = False,
+    allow_origins: Sequence[str] = (),
+    max_body_bytes: int = 1_000_000,
+    body_timeout: float = 30.0,
+    extra_routes: Sequence[BaseRoute] = (),
+) -> ASGIApp:
+    """The `pyclient serve` app.
+
+    Args:
+        root: the folder of pages.
+        runtime: a built runtime folder (`build()`), holding `pyodide/` and `pyscript/`.
+        model: a pydantic-ai model ("PROVIDER:NAME") for the embedded agent; None is the
+            deterministic demo model.
+        agent_url: another AG-UI server: `/agent` forwards to it, and no agent is embedded.
+        coi: send COOP/COEP headers (cross-origin isolation, for PyScript workers).
+        allow_origins: origins (or "*") whose pages may call this server (CORS).
+        max_body_bytes: larger agent requests get 413.
+        body_timeout: seconds a request body may take to arrive once the app reads it; a
+            slower one gets 408.
+        extra_routes: more Starlette routes, placed first (tests add endpoints here).
+
+    Returns:
+        An ASGI app.
+    """
+    if agent_url is not None:
+        agent: Any = proxy_endpoint(agent_url, max_body_bytes=max_body_bytes)
+    else:
+        from ._agent import agent_endpoint  # pydantic-ai: only when an agent is embedded
+
+        agent = agent_endpoint(model, max_body_bytes=max_body_bytes)
+    pages = StaticDir(root)
+    routes = [
+        *extra_routes,
+        Route("/agent", agent, methods=["POST"]),
+        Mount("/pyodide", app=StaticDir(runtime / "pyodide", max_age=RUNTIME_MAX_AGE,
+                                        no_cache=frozenset({"pyodide-lock.json"}))),
+        Mount("/pyscript", app=StaticDir(runtime / "pyscript", max_age=RUNTIME_MAX_AGE)),
+        Route(f"/{CONFIG_NAME}", _Config(root, pages), methods=["GET", "HEAD"]),
+        Mount("/", app=pages),
+    ]
+    app: ASGIApp = BodyTimeout(Starlette(routes=routes), body_timeout)
+    if allow_origins:
+        app = CORSMiddleware(app, allow_origins=list(allow_origins), allow_methods=["GET", "POST"],
+                             allow_headers=["*"])
+    return CrossOriginIsolation(app) if coi else app

@@ -1,0 +1,227 @@
+"""The `pyclient` command: serve a folder of pages with the offline runtime and an agent, or vendor the runtime into a static site.
+
+    pyclient serve [DIR] [--host 127.0.0.1] [--port 8000] [--agent URL | --model PROVIDER:NAME]
+                   [--coi] [--allow-origin ORIGIN]... [--max-body BYTES] [--body-timeout SECONDS]
+    pyclient vendor DIR [--force]
+    pyclient --version
+
+Both build the runtime first (once; later runs reuse it from the cache, `PYCLIENT_RUNTIME_DIR`
+or `~/.cache/pyclient/`) and show each step with its time. Errors are one line, naming the fix:
+exit status 2 for what is wrong with the command line (a `--model` whose extra or key is
+missing included, checked before anything starts), 1 for a build that failed (npm or pip
+missing, a registry out of reach). `-v` adds the failing tool's output.
+
+```python
+from pyclient.server.cli import parser
+
+print(parser().parse_args(["serve", "site", "--port", "9000"]).port)   # 9000
+```
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from ._models import model_problem
+from ._runtime import DISTRIBUTION, PYODIDE_VERSION, PYSCRIPT_VERSION, BuildError, build, package_version
+from ._vendor import CONFIG_NAME, VendorError, config_text, page_config, vendor
+
+__all__ = ["main", "parser"]
+
+SERVE_HELP = """\
+Serve DIR (default: the current folder) on http://HOST:PORT/ with the offline browser runtime
+at /pyodide/ and /pyscript/, /pyscript.json (DIR's own, else the config `pyclient vendor`
+writes) and an AG-UI agent at POST /agent: the embedded one (a deterministic demo model, or
+--model PROVIDER:NAME), or with --agent URL another AG-UI server, reached through a streaming
+proxy so pages keep posting to /agent."""
+
+VENDOR_HELP = """\
+Write the runtime into the static site folder DIR: pyodide/ (Pyodide, the page's wheels, a
+lock file), pyscript/ (PyScript) and pyscript.json (a relative interpreter path and
+"packages": ["pyclient-agui"]). The folder then deploys to any static host, at its root or
+under a sub-path, with no CDN. An existing pyscript.json that vendor did not write is kept
+unless --force."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command's argument parser (`pyclient --help`, `pyclient serve --help`, ...)."""
+    top = argparse.ArgumentParser(
+        prog="pyclient",
+        description="Client tools for AG-UI agents in browser Python: serve your pages, or vendor the runtime.",
+    )
+    top.add_argument("--version", action="version", version=f"{DISTRIBUTION} {package_version()}")
+    commands = top.add_subparsers(dest="command", required=True, metavar="{serve,vendor}")
+
+    serve = commands.add_parser("serve", help="serve a folder of pages with the runtime and an agent",
+                                description=SERVE_HELP)
+    serve.add_argument("dir", nargs="?", default=".", type=Path, metavar="DIR",
+                       help="the folder of pages (default: .)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    agent = serve.add_mutually_exclusive_group()
+    agent.add_argument("--agent", metavar="URL",
+                       help="forward POST /agent to this AG-UI server instead of embedding one")
+    agent.add_argument("--model", metavar="PROVIDER:NAME",
+                       help="the embedded agent's pydantic-ai model, e.g. openai:gpt-4o (needs its extra "
+                            "and API key; default: the deterministic demo model)")
+    serve.add_argument("--coi", action="store_true",
+                       help="send COOP/COEP headers (cross-origin isolation, for <script type=\"py\" worker>)")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                       help="let pages from ORIGIN (e.g. https://example.org, or *) call /agent (CORS); repeatable")
+    serve.add_argument("--max-body", type=int, default=1_000_000, metavar="BYTES",
+                       help="agent requests larger than this get 413 (default 1000000)")
+    serve.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="a request body still arriving after this gets 408 (default 30)")
+    serve.add_argument("-v", "--verbose", action="store_true", help="show the failing tool's output")
+
+    vend = commands.add_parser("vendor", help="write the runtime and pyscript.json into a static site folder",
+                               description=VENDOR_HELP)
+    vend.add_argument("dir", type=Path, metavar="DIR", help="the static site folder (created if missing)")
+    vend.add_argument("--force", action="store_true",
+                      help="replace a pyscript.json, pyodide/ or pyscript/ that vendor did not write")
+    vend.add_argument("-v", "--verbose", action="store_true", help="list every file; show the failing tool's output")
+    return top
+
+
+def _fail(command: str, message: str, status: int) -> NoReturn:
+    print(f"pyclient {command}: error: {message}", file=sys.stderr)
+    raise SystemExit(status)
+
+
+def _show_progress() -> None:
+    """Send the runtime build's steps (logger "pyclient") to stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("  %(message)s"))
+    log = logging.getLogger("pyclient")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+
+
+def _build(command: str, verbose: bool) -> Path:
+    started = time.perf_counter()
+    try:
+        runtime = build()
+    except BuildError as exc:
+        first, _, details = str(exc).partition("\n")
+        if verbose and details.strip():
+            print(details.rstrip(), file=sys.stderr)
+        _fail(command, first + ("" if verbose or not details.strip() else " (-v shows its output)"), 1)
+    print(f"runtime ready in {time.perf_counter() - started:.1f} s: {runtime}", file=sys.stderr)
+    return runtime
+
+
+def _missing_server_packages(agent_url: str | None) -> list[str]:
+    needed = ["starlette", "uvicorn", "httpx" if agent_url else "pydantic_ai"]
+    return [name for name in needed if importlib.util.find_spec(name) is None]
+
+
+def _serve(args: argparse.Namespace) -> None:
+    root: Path = args.dir
+    if not root.is_dir():
+        _fail("serve", f"{root} is not a folder: give the folder of your pages (default: the current one).", 2)
+    missing = _missing_server_packages(args.agent)
+    if missing:
+        _fail("serve", f"pyclient serve needs the server extra ({', '.join(missing)} missing): "
+                       f"pip install '{DISTRIBUTION}[server]'.", 2)
+    if args.agent is not None and not args.agent.startswith(("http://", "https://")):
+        _fail("serve", f"--agent takes the URL of an AG-UI endpoint, e.g. http://127.0.0.1:9000/agent; "
+                       f"got {args.agent!r}.", 2)
+    if args.model is not None:
+        problem = model_problem(args.model)
+        if problem:
+            _fail("serve", problem, 2)
+    _show_progress()
+    runtime = _build("serve", args.verbose)
+
+    from ._app import create_app
+
+    app = create_app(root, runtime, model=args.model, agent_url=args.agent, coi=args.coi,
+                     allow_origins=args.allow_origin, max_body_bytes=args.max_body,
+                     body_timeout=args.body_timeout)
+    url = f"http://{args.host}:{args.port}/"
+    own_config = (root / CONFIG_NAME).is_file()
+    agent = (f"forwarded to {args.agent}" if args.agent
+             else f"the embedded agent on {args.model or 'the deterministic demo model'}")
+    rows = [
+        ("/", str(root.resolve())),
+        ("/pyodide/", f"Pyodide {PYODIDE_VERSION}, the wheels and pyodide-lock.json"),
+        ("/pyscript/", f"PyScript {PYSCRIPT_VERSION}"),
+        (f"/{CONFIG_NAME}", "the folder's own" if own_config
+         else "the default: " + json.dumps(page_config(), separators=(", ", ": "))),
+        ("POST /agent", agent),
+    ]
+    if args.allow_origin:
+        rows.append(("CORS for", ", ".join(args.allow_origin)))
+    print(f"pyclient serve: {url}")
+    for where, what in rows:
+        print(f"  {where:<16}{what}")
+    if args.coi:
+        print("  COOP/COEP headers on (cross-origin isolated)")
+    print("Press Ctrl+C to stop.", flush=True)
+
+    import uvicorn
+
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+def _size(size: float) -> str:
+    for unit in ("B", "kB", "MB"):
+        if size < 1000 or unit == "MB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    raise AssertionError("unreachable")
+
+
+def _vendor(args: argparse.Namespace) -> None:
+    dest: Path = args.dir
+    if dest.exists() and not dest.is_dir():
+        _fail("vendor", f"{dest} is a file: give the static site folder.", 2)
+    _show_progress()
+    started = time.perf_counter()
+    try:
+        report = vendor(dest, force=args.force)
+    except BuildError as exc:
+        first, _, details = str(exc).partition("\n")
+        if args.verbose and details.strip():
+            print(details.rstrip(), file=sys.stderr)
+        _fail("vendor", first, 1)
+    except VendorError as exc:
+        _fail("vendor", str(exc), 1)
+    groups: dict[str, list[int]] = {}
+    for rel, size in report.written:
+        if args.verbose:
+            print(f"  {rel}  {_size(size)}")
+        top = rel.split("/")[0] + ("/" if "/" in rel else "")
+        groups.setdefault(top, []).append(size)
+    print(f"pyclient vendor: wrote into {dest.resolve()} in {time.perf_counter() - started:.1f} s")
+    for top, sizes in groups.items():
+        count = f"{len(sizes)} files, " if len(sizes) > 1 else ""
+        print(f"  {top:<15} {count}{_size(sum(sizes))}")
+    print(f"  total           {_size(report.total_bytes)}")
+    if report.config == "kept":
+        print(f"Kept your own {dest / CONFIG_NAME} (vendor did not write it; --force replaces it). For pages "
+              f"at the folder's top it must say: {' '.join(config_text().split())}")
+    elif report.config == "unchanged":
+        print(f"  {CONFIG_NAME} already up to date")
+    print(f"Pages at the top of {dest} load it with config=\"{CONFIG_NAME}\"; deploy the folder to any static host.")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the command (the `pyclient` console script and `python -m pyclient`)."""
+    args = parser().parse_args(argv)
+    if args.command == "serve":
+        _serve(args)
+    else:
+        _vendor(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""From the wheel to a page in Chromium, as a new user gets there: the session's wheel installed in a
+fresh virtual environment, `pyclient vendor` into a folder holding a page written only from
+docs/getting-started.md (its "Save this as" blocks, so the guide is what is tested), that folder
+served by a plain static server (`python -m http.server` from the venv), and the embedded agent
+from the venv (`pyclient serve` on another port, `--allow-origin` the static site's origin, as the
+guide's deployment section says). The page's tool is called and its result quoted back.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+import zipfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from email.parser import Parser
+from pathlib import Path
+
+import httpx
+import pytest
+
+import pyclient
+from tests.integration.conftest import ROOT, run
+
+GUIDE = ROOT / "docs" / "getting-started.md"
+# "Save this as `NAME`:", a blank line, then the fenced block: the files a page author writes.
+SAVED = re.compile(r"^Save this as `([^`]+)`:\n\n```[a-z]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+MESSAGE = "Set the heading to Hello world"
+
+
+def guide_files() -> dict[str, str]:
+    return dict(SAVED.findall(GUIDE.read_text(encoding="utf-8")))
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def process(*args: str | Path, ready: str, env: dict[str, str]) -> Iterator[None]:
+    """Run a server process until the block ends, once `ready` (a URL) answers."""
+    proc = subprocess.Popen([str(a) for a in args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, f"{args[:3]} exited {proc.returncode}: {proc.communicate()[1][-3000:]}"
+            try:
+                httpx.get(ready, timeout=2)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, f"{args[:3]} did not answer {ready} within 120 s"
+                time.sleep(0.2)
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def test_the_wheel_carries_the_page_files_and_its_metadata(installed_wheel):
+    with zipfile.ZipFile(installed_wheel.wheel) as wheel:
+        names = set(wheel.namelist())
+        dist_info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
+        meta = Parser().parsestr(wheel.read(f"{dist_info}/METADATA").decode())
+        entry_points = wheel.read(f"{dist_info}/entry_points.txt").decode()
+    assert {"pyclient/browser/chat.css", "pyclient/py.typed", f"{dist_info}/licenses/LICENSE"} <= names
+    assert not [n for n in names if n.startswith(("tests/", "devserver/", "web/", "stubs/"))]
+    assert (meta["Name"], meta["Version"], meta["License-Expression"]) == ("pyclient-agui", pyclient.__version__, "MIT")
+    extras = set(meta.get_all("Provides-Extra"))
+    assert {"cpython", "server", "testing", "openai", "anthropic", "google", "groq", "mistral"} <= extras
+    assert any(r.startswith("httpx") and 'extra == "cpython"' in r for r in meta.get_all("Requires-Dist"))
+    assert meta["Author"] == "pyclient contributors" and len(meta.get_all("Project-URL")) == 4
+    assert "pyclient = pyclient.server.cli:main" in entry_points
+    assert "pyclient = pyclient.testing.plugin" in entry_points
+
+
+@pytest.mark.chromium
+def test_a_page_written_from_the_guide_runs_from_the_vendored_wheel(tmp_path, runtime, installed_wheel):
+    files = guide_files()
+    assert sorted(files) == ["index.html", "main.py"]
+    assert files["main.py"].count('url="/agent"') == 1
+    static_port, agent_port = free_port(), free_port()
+    static, agent = f"http://127.0.0.1:{static_port}", f"http://127.0.0.1:{agent_port}"
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(files["index.html"])
+    # The guide's deployment step: on a static host, the page names its agent server's full URL.
+    (site / "main.py").write_text(files["main.py"].replace('url="/agent"', f'url="{agent}/agent"'))
+
+    shutil.copytree(runtime, tmp_path / "runtime")  # a copy of the session's: nothing is downloaded
+    env = installed_wheel.env(tmp_path / "runtime")
+    output = run(installed_wheel.bin / "pyclient", "vendor", site, cwd=tmp_path, env=env)
+    assert "total" in output and (site / "pyscript.json").is_file() and (site / "pyscript" / "core.js").is_file()
+    lock = (site / "pyodide" / "pyodide-lock.json").read_text()
+    assert '"pyclient-agui"' in lock
+
+    (tmp_path / "nothing").mkdir()
+    with ExitStack() as stack:
+        stack.enter_context(process(
+            installed_wheel.bin / "pyclient", "serve", tmp_path / "nothing", "--port", str(agent_port),
+            "--allow-origin", static, ready=f"{agent}/pyscript.json", env=env))
+        stack.enter_context(process(
+            installed_wheel.python, "-m", "http.server", str(static_port), "--bind", "127.0.0.1",
+            "--directory", site, ready=f"{static}/index.html", env=env))
+        drive_the_page(static)
+
+
+def drive_the_page(static: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from devserver.chromium import launch_args
+    from pyclient.testing import PyclientPage
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**launch_args())
+        try:
+            context = browser.new_context(base_url=static)
+            guarded = PyclientPage(context.new_page())
+            page = guarded.open("/")
+            assert page.locator("#title").text_content() == "Hello"
+            guarded.send(MESSAGE)
+            page.locator("#title", has_text="Hello world").wait_for(timeout=30_000)
+            answer = "set_heading returned: \"the heading is now 'Hello world'\""
+            page.locator(".pyclient-chat", has_text=answer).wait_for(timeout=30_000)
+            guarded.wait_for_status("idle")
+            assert page.locator(".pyclient-tool[data-tool='set_heading']").count() == 1
+            guarded.check()  # nothing left 127.0.0.1, nothing went uncaught
+        finally:
+            browser.close()
