@@ -417,15 +417,19 @@ class Chat:
         elif when == "closed":
             self.dispose()
         else:
-            # The run is over: show its final state now, all of it, frame or no frame (a hidden tab).
+            # The run is over: show its final state now, all of it, frame or no frame (a hidden
+            # tab). Scrolling waits for the next frame: it reads the list's height, which would
+            # lay the page out here, in the run's task, on top of the frame's own layout.
             self._frames.cancel()
-            self._flush(budget=float("inf"))
+            self._flush(budget=float("inf"), scroll=False)
+            self._frames.request()
 
     # -- rendering -----------------------------------------------------------------------
 
-    def _flush(self, budget: float = FRAME_BUDGET) -> None:
+    def _flush(self, budget: float = FRAME_BUDGET, *, scroll: bool = True) -> None:
         """Apply what changed: nodes first (in history order), then card updates for up to
-        `budget` seconds; what is left waits for the next frame."""
+        `budget` seconds; what is left waits for the next frame. `scroll`: follow the end of
+        the list (when following)."""
         if self._disposed:
             return
         started = time.perf_counter()
@@ -446,7 +450,7 @@ class Chat:
         self._show_status()
         self._empty.hidden = bool(self._timeline) or self.thread.read_only
         self._log.flush()
-        if self._follow:
+        if self._follow and scroll:
             self._list.scrollTop = self._list.scrollHeight
         if self._changes.calls:
             self._frames.request()
