@@ -33,7 +33,7 @@ from typing import Any
 import js
 
 from ._markdown import BlockSplitter, render
-from ._nodes import el
+from ._nodes import TEXT_NODE, el
 
 __all__ = ["RENDER_SPACING", "Bubble"]
 
@@ -71,6 +71,7 @@ class Bubble:
         self._frozen = 0        # text[:_frozen] is in _blocks
         self._tail = 0          # characters at the end of `text` shown as plain text
         self._next_render = 0.0
+        self._live_html = ""    # the HTML the live block shows
         self._interrupted = False
 
     def update(self, text: str, *, streaming: bool) -> None:
@@ -91,12 +92,14 @@ class Bubble:
             self._splitter = BlockSplitter()
             self._frozen = 0
             self._blocks.replaceChildren()
+            self._live_html = ""
         cut = self._splitter.cut(text)
         if cut > self._frozen:
             # markdown-it with raw HTML off: see _markdown.
             self._blocks.insertAdjacentHTML("beforeend", render(text[self._frozen:cut]))
             self._frozen = cut
-        self._live.innerHTML = render(text[self._frozen:])
+            self._live_html = ""
+        self._show_live(render(text[self._frozen:]))
         self._text_node.data = ""
         self._tail = 0
         self.text = text
@@ -107,6 +110,26 @@ class Bubble:
             # page out anyway: reading a size only does it now.
             _ = self.node.offsetHeight
         self._next_render = now + RENDER_SPACING * (time.perf_counter() - now)
+
+    def _show_live(self, html: str) -> None:
+        """Show `html` (markdown-it's, of the text after the last cut) in the live block.
+
+        When it only adds text at the end of the last paragraph (a long paragraph streaming),
+        that text is appended to the paragraph's text node: the browser then lays out the
+        longer line run, where new nodes would make it shape the whole paragraph again (a
+        40,000-word paragraph: about half the time).
+        """
+        shown, self._live_html = self._live_html, html
+        end = "</p>\n"
+        if len(html) >= len(shown) and shown.endswith(end) and html.endswith(end) \
+                and html.startswith(shown[:-len(end)]):
+            added = html[len(shown) - len(end):-len(end)]
+            if "<" not in added and "&" not in added:  # text only: no tag, no entity
+                last = self._live.lastElementChild.lastChild
+                if last and last.nodeType == TEXT_NODE:
+                    last.appendData(added)
+                    return
+        self._live.innerHTML = html
 
     def _plain(self, text: str) -> None:
         shown = self.text
