@@ -124,10 +124,17 @@ class Listeners:
                 logger.exception("pyclient: a thread listener raised on event")
 
     def send(self, kind: EventKind, payload: object = None) -> None:
-        """`notify(ThreadEvent(kind, payload))`, with nothing built when nobody listens and one
-        shared event for each kind without a payload."""
-        if self._callbacks:
-            self.notify(_BARE[kind] if payload is None else ThreadEvent(kind, payload))
+        """`notify(ThreadEvent(kind, payload))` for any kind but `"event"`, with nothing built
+        when nobody listens and one shared event for each kind without a payload."""
+        callbacks = self._callbacks
+        if not callbacks:
+            return
+        event = _BARE[kind] if payload is None else ThreadEvent(kind, payload)
+        for callback in callbacks:  # notify()'s loop, inlined: a text delta's "messages" comes here
+            try:
+                callback(event)
+            except Exception:  # a broken listener must not break the run
+                logger.exception("pyclient: a thread listener raised on %s", kind)
 
 
 def _without(callbacks: tuple[Any, ...], callback: Any) -> tuple[Any, ...]:
