@@ -1,7 +1,8 @@
 """What changed in a thread since the chat last drew it: thread events in, dirty marks out.
 
-The chat's listener does no DOM work: it hands each `ThreadEvent` to `Changes.note()`, which
-only marks what changed, and the chat applies the marks once per animation frame. The marks:
+The chat's listeners do no DOM work: they hand each AG-UI event to `Changes.event()` and each
+other `ThreadEvent` to `Changes.note()`, which only mark what changed, and the chat applies
+the marks once per animation frame. The marks:
 
 - a message id, for a text delta (`TEXT_MESSAGE_*` events): that bubble is updated;
 - a tool call id, for a `TOOL_CALL_*` event or a call's `"action"` change: that card is updated

@@ -1,8 +1,8 @@
 """A chat UI for a `Thread`: messages, tool cards, approvals, errors, an event log and a send form.
 
 `Chat(thread, element)` renders the thread into `element` and sends what the user types. It
-builds on the thread's listener API only (`thread.subscribe`, `thread.tool_part`,
-`thread.renderer`), so it is also the reference for writing your own UI.
+builds on the thread's listener API only (`thread.subscribe`, `thread.subscribe_events`,
+`thread.tool_part`, `thread.renderer`), so it is also the reference for writing your own UI.
 
 What it shows: user messages as text, assistant messages as Markdown (raw HTML off, links
 limited to http(s) and mailto, no images: `pyclient.browser._markdown`), one card per tool
