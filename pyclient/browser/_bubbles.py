@@ -37,8 +37,11 @@ from ._nodes import TEXT_NODE, el
 
 __all__ = ["RENDER_SPACING", "Bubble"]
 
-RENDER_SPACING = 4.0
-"""While a message streams, the next Markdown render waits this many times the last one's cost."""
+RENDER_SPACING = 8.0
+"""While a message streams, the next Markdown render waits this many times the last one's cost.
+
+So renders take at most a ninth of the streaming time, however long the block: a block of a
+few kilobytes still renders every frame, one of a few hundred renders a few times."""
 
 
 class Bubble:
