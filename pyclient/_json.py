@@ -98,7 +98,7 @@ def repair(text: str) -> str:
 
     Text without surrogates (nearly all of it) is returned as is after one scan.
     """
-    if _SURROGATE.search(text) is None:
+    if text.isascii() or _SURROGATE.search(text) is None:  # isascii(): a flag, no scan
         return text
     # UTF-16 with surrogatepass writes each half as its code unit; decoding joins the pairs
     # and replaces what is left alone.

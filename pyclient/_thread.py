@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from ag_ui.core import Context, Message
 
     from ._agent import Agent
+    from ._events import AGUIEvent
     from ._platform import Platform
 
 __all__ = ["Thread"]
@@ -544,16 +545,33 @@ class Thread:
         self._check_open("register a tool")
         return self.scope.register(tool, replace=replace, mounted=mounted)
 
-    def subscribe(self, callback: Callable[[ThreadEvent], Any]) -> Callable[[], None]:
+    def subscribe(self, callback: Callable[[ThreadEvent], Any], *, events: bool = True) -> Callable[[], None]:
         """Call `callback(ThreadEvent)` on every event and change (kinds: `pyclient._listeners`).
 
         Callbacks run synchronously in the run loop, after the change is fully applied: keep
         them short. An exception in a callback is logged and never breaks the run.
 
+        Args:
+            events: False leaves out the `"event"` kind (one per AG-UI event); see
+                `subscribe_events` for the cheaper way to get those.
+
         Returns:
             A function that unsubscribes the callback.
         """
-        return self._listeners.add(callback)
+        return self._listeners.add(callback, events=events)
+
+    def subscribe_events(self, callback: Callable[[AGUIEvent], Any]) -> Callable[[], None]:
+        """Call `callback(event)` with each AG-UI event the thread receives, once it is applied.
+
+        The same events as `subscribe`'s `"event"` kind, at the same moment (before the
+        changes they cause), without a `ThreadEvent` built for each: for a UI that follows a
+        long stream (a long answer is tens of thousands of text deltas), with
+        `subscribe(..., events=False)` for the changes.
+
+        Returns:
+            A function that unsubscribes the callback.
+        """
+        return self._listeners.add_events(callback)
 
     # -- running -------------------------------------------------------------------------
 
@@ -700,8 +718,7 @@ class Thread:
         async with aclosing(read_events(self.agent.transport, request, signal)) as events:
             async for event in events:
                 machine.receive(event)
-                if self._listeners:
-                    self._notify("event", event)
+                self._listeners.event(event)
                 self._publish()
                 if machine.run_ended:
                     # RUN_FINISHED / RUN_ERROR: the run is over even if the server holds the
@@ -952,7 +969,7 @@ class Thread:
             self._publishing = False
 
     def _notify(self, kind: EventKind, payload: object = None) -> None:
-        self._listeners.notify(ThreadEvent(kind, payload))
+        self._listeners.send(kind, payload)
 
     def _check_writable(self, what: str) -> None:
         if self.read_only:

@@ -6,9 +6,9 @@ the renderer state (`"input-streaming"` ... `"output-error"`) in `data-state` an
 call waits for the person at the page, the action's status in `data-action`. The arguments
 and the result are in collapsible `<details>` (the arguments open while they stream or wait
 for approval). Streamed arguments are appended to the text already shown, so a long argument
-costs linear time; once complete they are shown once more, formatted. Arguments, results and
-errors are untrusted text: written as text nodes with bidi controls and zero-width characters
-made visible (`pyclient.browser._visible`).
+costs linear time; once complete they are shown once more, formatted (up to `FORMAT_MAX`
+characters: longer ones stay as they streamed). Arguments, results and errors are untrusted
+text: written as text nodes with bidi controls and zero-width characters made visible (`pyclient.browser._visible`).
 
 A tool with a renderer (`thread.renderer(name)`) gets the renderer's output in the card's
 body, called again only when the call's part changed (`part.key`): a JS element or a
@@ -42,7 +42,7 @@ from ._nodes import append_visible, el, set_visible
 if TYPE_CHECKING:
     from .._parts import ToolPart
 
-__all__ = ["STATUS_WORDS", "Card", "status_name"]
+__all__ = ["FORMAT_MAX", "STATUS_WORDS", "Card", "status_name"]
 
 logger = logging.getLogger("pyclient")
 
@@ -61,6 +61,9 @@ STATUS_WORDS = {
 
 # A result or argument JSON shorter than this is shown on one line, longer ones indented.
 _ONE_LINE = 72
+
+FORMAT_MAX = 100_000
+"""Complete arguments longer than this (characters) stay as they streamed, not reformatted."""
 
 Renderer = Callable[["ToolPart"], Any]
 
@@ -195,6 +198,13 @@ class Card:
             self._shown_args = arguments
             return
         if self._args_final and arguments == self._shown_args:
+            return
+        if len(arguments) > FORMAT_MAX and not self._args_final and arguments.startswith(self._shown_args):
+            # Complete but long: left as it streamed (its rest appended). Formatting would parse
+            # and write it again, and lay it all out afresh: ~0.3 s for a megabyte.
+            append_visible(self._args, arguments[len(self._shown_args):])
+            self._shown_args = arguments
+            self._args_final = True
             return
         # Complete: shown once more, formatted.
         set_visible(self._args, _formatted_arguments(arguments))

@@ -1,7 +1,8 @@
 """What changed in a thread since the chat last drew it: thread events in, dirty marks out.
 
-The chat's listener does no DOM work: it hands each `ThreadEvent` to `Changes.note()`, which
-only marks what changed, and the chat applies the marks once per animation frame. The marks:
+The chat's listeners do no DOM work: they hand each AG-UI event to `Changes.event()` and each
+other `ThreadEvent` to `Changes.note()`, which only mark what changed, and the chat applies
+the marks once per animation frame. The marks:
 
 - a message id, for a text delta (`TEXT_MESSAGE_*` events): that bubble is updated;
 - a tool call id, for a `TOOL_CALL_*` event or a call's `"action"` change: that card is updated
@@ -35,9 +36,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._events import event_type
 
+from .._listeners import ThreadEvent
+
 if TYPE_CHECKING:
     from ag_ui.core import TextMessageContentEvent
-from .._listeners import ThreadEvent
 
 __all__ = ["Changes", "When"]
 
@@ -89,17 +91,20 @@ class Changes:
         self._run_finished = True
         self._cancelled_in_run = False
 
+    def event(self, payload: Any) -> None:
+        """Mark what an AG-UI event changed (`thread.subscribe_events`); draw at the next frame."""
+        if type(payload) is (_TEXT_CONTENT or _text_content()):  # most events, by far: the fast path
+            self._by_id = True
+            self.messages.add(payload.message_id)
+            self.streaming.add(payload.message_id)
+        else:
+            self._event(payload)
+
     def note(self, event: ThreadEvent) -> When:
         """Mark what `event` changed; say when to draw it."""
         kind = event.kind
         if kind == "event":
-            payload = event.payload
-            if type(payload) is (_TEXT_CONTENT or _text_content()):  # most events, by far: the fast path
-                self._by_id = True
-                self.messages.add(payload.message_id)
-                self.streaming.add(payload.message_id)
-            else:
-                self._event(payload)
+            self.event(event.payload)
             return "frame"
         by_id, self._by_id = self._by_id, False
         if kind == "messages":

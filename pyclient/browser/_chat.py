@@ -1,8 +1,8 @@
 """A chat UI for a `Thread`: messages, tool cards, approvals, errors, an event log and a send form.
 
 `Chat(thread, element)` renders the thread into `element` and sends what the user types. It
-builds on the thread's listener API only (`thread.subscribe`, `thread.tool_part`,
-`thread.renderer`), so it is also the reference for writing your own UI.
+builds on the thread's listener API only (`thread.subscribe`, `thread.subscribe_events`,
+`thread.tool_part`, `thread.renderer`), so it is also the reference for writing your own UI.
 
 What it shows: user messages as text, assistant messages as Markdown (raw HTML off, links
 limited to http(s) and mailto, no images: `pyclient.browser._markdown`), one card per tool
@@ -80,7 +80,7 @@ import logging
 import time
 import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import js
 from pyodide.ffi import create_proxy
@@ -240,7 +240,10 @@ class Chat:
         self._listen(root, "submit", "_on_submit")
         self._listen(self._input, "keydown", "_on_key")
         self._listen(self._list, "scroll", "_on_scroll")
-        self._unsubscribe = thread.subscribe(self._on_thread)
+        # Events apart from changes: a long answer is tens of thousands of events, and this
+        # way each costs one call, with no `ThreadEvent` built for it.
+        self._unsubscribe = thread.subscribe(self._on_thread, events=False)
+        self._unsubscribe_events = thread.subscribe_events(self._on_event)
         self._finalizer = weakref.finalize(self, _release, self._proxies)
         self._frames.run_now()
         if thread.store is not None:
@@ -279,6 +282,7 @@ class Chat:
             return
         self._disposed = True
         self._unsubscribe()
+        self._unsubscribe_events()
         self._frames.cancel()
         self._finalizer()
         self._root.remove()
@@ -399,27 +403,33 @@ class Chat:
 
     # -- what changed --------------------------------------------------------------------
 
-    def _on_thread(self, event: ThreadEvent) -> None:
+    def _on_event(self, event: AGUIEvent) -> None:
         # Only marks: the DOM is written once per frame (see _changes). Kept short: it runs for
         # every event of every stream.
-        if event.kind == "event":
-            self._log.add(cast("AGUIEvent", event.payload))  # an "event" payload is an AG-UI event
+        self._log.add(event)
+        self._changes.event(event)
+        self._frames.request()  # once: it returns at once while a frame is pending
+
+    def _on_thread(self, event: ThreadEvent) -> None:
         when = self._changes.note(event)
         if when == "frame":
-            if not self._frames.pending:
-                self._frames.request()
+            self._frames.request()  # once: it returns at once while a frame is pending
         elif when == "closed":
             self.dispose()
         else:
-            # The run is over: show its final state now, all of it, frame or no frame (a hidden tab).
+            # The run is over: show its final state now, all of it, frame or no frame (a hidden
+            # tab). Scrolling waits for the next frame: it reads the list's height, which would
+            # lay the page out here, in the run's task, on top of the frame's own layout.
             self._frames.cancel()
-            self._flush(budget=float("inf"))
+            self._flush(budget=float("inf"), scroll=False)
+            self._frames.request()
 
     # -- rendering -----------------------------------------------------------------------
 
-    def _flush(self, budget: float = FRAME_BUDGET) -> None:
+    def _flush(self, budget: float = FRAME_BUDGET, *, scroll: bool = True) -> None:
         """Apply what changed: nodes first (in history order), then card updates for up to
-        `budget` seconds; what is left waits for the next frame."""
+        `budget` seconds; what is left waits for the next frame. `scroll`: follow the end of
+        the list (when following)."""
         if self._disposed:
             return
         started = time.perf_counter()
@@ -440,7 +450,7 @@ class Chat:
         self._show_status()
         self._empty.hidden = bool(self._timeline) or self.thread.read_only
         self._log.flush()
-        if self._follow:
+        if self._follow and scroll:
             self._list.scrollTop = self._list.scrollHeight
         if self._changes.calls:
             self._frames.request()

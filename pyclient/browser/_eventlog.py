@@ -1,7 +1,20 @@
 """The chat's event log: every AG-UI event the thread saw, with its time and a short excerpt, and a download.
 
 `EventLog.add(event)` keeps each event (all of them, for the download) with the time it
-arrived. The panel shows the newest `MAX_ROWS` as rows: the time in milliseconds since the
+arrived. It runs for every event of every stream, so it only appends, to lists that the
+garbage collector does not have to walk:
+
+- a text or tool argument delta with nothing but its id and delta (nearly every event of a
+  long stream) is kept as its delta string alone, its class and id shared with the deltas
+  before it, and made into a model again only when shown or downloaded; keeping 40,000 event
+  models alive made every young-generation collection of the run walk them (about a third of
+  the chat's cost per event);
+- the clock is read at the first event after each `flush()` (a frame) and then every
+  `STAMP_EVERY` events, not per event (a clock read crosses into JavaScript and cost as much
+  as the rest of `add()`), so events of one burst share a time to within a fraction of a
+  millisecond.
+
+The panel shows the newest `MAX_ROWS` as rows: the time in milliseconds since the
 first event, the event type and a compact JSON excerpt (invisible characters marked). Rows
 are written by `flush()`, which the chat calls once per animation frame, and only while the
 panel is open, so a stream of thousands of events costs nothing until someone looks.
@@ -25,6 +38,7 @@ print(log.jsonl())            # {"type":"RUN_STARTED","threadId":"t1","runId":"r
 
 from __future__ import annotations
 
+import bisect
 import json
 import time
 from typing import Any
@@ -32,16 +46,28 @@ from typing import Any
 import js
 from pyodide.ffi import to_js
 
+from ag_ui.core import TextMessageContentEvent, ToolCallArgsEvent
+
 from .._events import AGUIEvent, UnknownEvent, event_type
 from ._nodes import el, later, set_visible
 
-__all__ = ["MAX_ROWS", "EventLog"]
+__all__ = ["MAX_ROWS", "STAMP_EVERY", "EventLog"]
 
 MAX_ROWS = 500
 """How many rows the open panel shows (the newest); every event is kept for the download."""
 
+STAMP_EVERY = 32
+"""Between two frames, the clock is read again after this many events (a power of two)."""
+
 _EXCERPT = 160
 
+# The delta events kept as their delta alone: class -> (the name of its id field, the fields
+# it may have set). Only when nothing else was set (no timestamp, no extra keys), so the model
+# made again is the same.
+_COMPACT: dict[type, tuple[str, frozenset[str]]] = {
+    TextMessageContentEvent: ("message_id", frozenset({"type", "message_id", "delta"})),
+    ToolCallArgsEvent: ("tool_call_id", frozenset({"type", "tool_call_id", "delta"})),
+}
 
 def event_json(event: AGUIEvent) -> dict[str, Any]:
     """An event as its JSON object (camelCase, unset fields left out)."""
@@ -68,7 +94,15 @@ class EventLog:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.events: list[tuple[float, AGUIEvent]] = []
+        # Event i is _items[i] when _keys[i] is None, else _keys[i] = (class, id field, id)
+        # and _items[i] its delta. The clock was read at the events _stamps[j], at _times[j]
+        # (time.monotonic()); the events after one share its time.
+        self._items: list[Any] = []
+        self._keys: list[tuple[type, str, str] | None] = []
+        self._stamps: list[int] = []
+        self._times: list[float] = []
+        self._key: tuple[type, str, str] = (type(None), "", "")   # the last compact key, shared
+        self._stale = True              # read the clock at the next event
         self._start: float | None = None
         self._shown = 0          # events[:_shown] have had their turn to be rendered
         self._rows = 0           # rows in the DOM
@@ -89,12 +123,43 @@ class EventLog:
         """True while the panel is shown."""
         return not bool(self.node.hidden)
 
+    def __len__(self) -> int:
+        return len(self._items)
+
     def add(self, event: AGUIEvent) -> None:
         """Keep `event` with its arrival time (cheap: no DOM work until `flush()`)."""
-        now = time.monotonic()
-        if self._start is None:
-            self._start = now
-        self.events.append((now, event))
+        items = self._items
+        if self._stale or not len(items) & (STAMP_EVERY - 1):
+            self._stale = False
+            self._stamps.append(len(items))
+            self._times.append(time.monotonic())
+            if self._start is None:
+                self._start = self._times[0]
+        model: Any = event
+        compact = _COMPACT.get(type(model))
+        if compact is not None and model.model_fields_set <= compact[1]:
+            ident = getattr(model, compact[0])
+            key = self._key
+            if key[2] != ident or key[0] is not type(model):
+                key = self._key = (type(model), compact[0], ident)
+            self._keys.append(key)
+            items.append(model.delta)
+        else:
+            self._keys.append(None)
+            items.append(event)
+
+    def arrived(self, index: int) -> float:
+        """When the `index`-th event arrived (`time.monotonic()`, read once a frame, see above)."""
+        return self._times[bisect.bisect_right(self._stamps, index) - 1]
+
+    def event(self, index: int) -> AGUIEvent:
+        """The `index`-th event kept (a delta kept compactly is made into its model again)."""
+        key = self._keys[index]
+        if key is None:
+            return self._items[index]  # type: ignore[no-any-return]
+        cls, field, ident = key
+        made: AGUIEvent = cls(**{field: ident, "delta": self._items[index]})
+        return made
 
     def toggle(self) -> bool:
         """Show or hide the panel; returns True when it is now open."""
@@ -103,7 +168,8 @@ class EventLog:
 
     def flush(self) -> None:
         """Write the rows of the events that arrived since the last flush (newest `MAX_ROWS` only)."""
-        total = len(self.events)
+        self._stale = True  # a frame passed: the next event reads the clock
+        total = len(self._items)
         if not self.open:
             return
         if total == self._shown:
@@ -112,7 +178,9 @@ class EventLog:
         start = max(self._shown, total - MAX_ROWS)
         fragment = js.document.createDocumentFragment()
         base = self._start or 0.0
-        for arrived, event in self.events[start:]:
+        for index in range(start, total):
+            event = self.event(index)
+            arrived = self.arrived(index)
             row = el("li", "pyclient-log-row")
             row.append(el("time", "pyclient-log-time", f"+{(arrived - base) * 1000:.0f} ms"),
                        el("code", "pyclient-log-type", event_type(event)))
@@ -131,16 +199,16 @@ class EventLog:
         """The panel opened: render its rows again from the newest events."""
         self._list.replaceChildren()
         self._rows = 0
-        self._shown = max(0, len(self.events) - MAX_ROWS)
+        self._shown = max(0, len(self._items) - MAX_ROWS)
         self._count.textContent = ""
         self.flush()
-        total = len(self.events)
+        total = len(self._items)
         self._count.textContent = f"{total} event{'s' if total != 1 else ''}"
 
     def jsonl(self) -> str:
         """Every event, one JSON object per line."""
         return "".join(json.dumps(event_json(event), ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
-                       for _, event in self.events)
+                       for event in map(self.event, range(len(self._items))))
 
     def download(self) -> None:
         """Save every event as `pyclient-events-<name>.jsonl`."""

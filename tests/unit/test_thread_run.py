@@ -369,6 +369,39 @@ def test_listener_exceptions_do_not_break_the_run():
     assert thread.run_status == "idle"
 
 
+def test_subscribe_events_gets_the_events_and_events_false_leaves_them_out():
+    thread = make_thread(Server(tool_then_text([("c1", "change_background", {"background": "x"})])))
+    every, raw, changes, order = [], [], [], []
+    thread.subscribe(every.append)
+    thread.subscribe(lambda e: (changes.append(e), order.append(e.kind)), events=False)
+    unsubscribe = thread.subscribe_events(lambda event: (raw.append(event), order.append("raw")))
+    arun(thread.send("hi"))
+    seen = [e.payload for e in every if e.kind == "event"]
+    assert raw == seen and len(raw) > 8          # the same events, as themselves, no ThreadEvent
+    assert [e.kind for e in changes] == [e.kind for e in every if e.kind != "event"]
+    assert "event" not in {e.kind for e in changes} and "messages" in {e.kind for e in changes}
+    assert order[order.index("raw"):].index("messages") > 0  # a change after the event that made it
+    unsubscribe()
+    count = len(raw)
+    arun(thread.send("again"))
+    assert len(raw) == count and len(every) > len(seen) + len(changes)
+
+
+def test_a_listener_unsubscribed_during_a_notification_is_left_out_next_time():
+    thread = make_thread(Server(tool_then_text([("c1", "change_background", {"background": "x"})])))
+    calls = []
+
+    def once(event):
+        calls.append(event.kind)
+        unsubscribe()
+
+    unsubscribe = thread.subscribe(once)
+    later = []
+    thread.subscribe(later.append)
+    arun(thread.send("hi"))
+    assert len(calls) == 1 and len(later) > 10   # the other listener kept getting everything
+
+
 def test_state_events_reach_listeners_and_the_next_request():
     def script(body, n):
         return sse(started(body), {"type": "STATE_SNAPSHOT", "snapshot": {"n": n}},
