@@ -42,6 +42,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from devserver.demo_model import chunk_text
+
 __all__ = [
     "BIGARGS_TOOL",
     "LOOP_DONE",
@@ -106,17 +108,6 @@ def follow_up_text(kind: str, **params: int) -> str:
     return f"bench {kind} done ({detail})."
 
 
-def _split(text: str, pieces: int) -> list[str]:
-    pieces = max(1, min(pieces, len(text)))
-    size, extra = divmod(len(text), pieces)
-    out, pos = [], 0
-    for i in range(pieces):
-        step = size + (1 if i < extra else 0)
-        out.append(text[pos:pos + step])
-        pos += step
-    return out
-
-
 def _sse(events: list[dict[str, Any]]) -> bytes:
     return "".join(f"data: {json.dumps(e, separators=(',', ':'))}\n\n" for e in events).encode()
 
@@ -166,13 +157,13 @@ def _stream(kind: str, follow_up: bool, params: tuple[tuple[str, int], ...]) -> 
         return _sse(_text_run(run_id, "bench-long-text", _long_deltas(p["n"])))
     if follow_up:
         text = follow_up_text(kind, **p)
-        return _sse(_text_run(run_id, f"bench-{kind}-answer", _split(text, 3)))
+        return _sse(_text_run(run_id, f"bench-{kind}-answer", chunk_text(text, 3)))
     if kind == "parallel":
         calls = [(f"bench-call-{i:05d}", PARALLEL_TOOL, [json.dumps({"index": i})]) for i in range(p["n"])]
         return _sse(_calls_run(run_id, "bench-parallel-calls", calls))
     if kind == "bigargs":
         args = json.dumps({"blob": bigargs_blob(p["bytes"])})
-        calls = [("bench-blob-call", BIGARGS_TOOL, _split(args, p["deltas"]))]
+        calls = [("bench-blob-call", BIGARGS_TOOL, chunk_text(args, p["deltas"]))]
         return _sse(_calls_run(run_id, "bench-bigargs-call", calls))
     raise ValueError(f"Unknown bench stream {kind!r}: use long, parallel or bigargs.")
 
