@@ -242,6 +242,16 @@ def report(results: Results) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+def exit_status(guard: PyclientPage, started: float) -> int:
+    """Say how long the run took; 1 (with what happened) if a request left 127.0.0.1 or the page failed."""
+    print(f"\n({time.monotonic() - started:.0f} s in all)", file=sys.stderr)
+    if guard.outside or guard.errors:
+        print(f"\nrequests that left 127.0.0.1 (aborted): {guard.outside}\npage errors: {guard.errors[:3]}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="interleaved rounds (default 3; the table shows medians)")
@@ -275,12 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             browser.close()
     print(report(results))
-    print(f"\n({time.monotonic() - started:.0f} s in all)", file=sys.stderr)
-    if guard.outside or guard.errors:
-        print(f"\nrequests that left 127.0.0.1 (aborted): {guard.outside}\npage errors: {guard.errors[:3]}",
-              file=sys.stderr)
-        return 1
-    return 0
+    return exit_status(guard, started)
 
 
 if __name__ == "__main__":

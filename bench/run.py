@@ -29,11 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import agui_client  # noqa: E402
 from bench.boot import report_boot, run_boot  # noqa: E402
-from pyclient.testing import PyclientPage  # noqa: E402
+from bench.chat import exit_status  # noqa: E402
 from bench.clients import report_clients, run_clients  # noqa: E402
 from bench.dispatch import report_dispatch, run_dispatch  # noqa: E402
 from bench.longthread import report_long_thread, run_long_thread  # noqa: E402
 from bench.streams import Timeline, routes  # noqa: E402
+from pyclient.testing import PyclientPage  # noqa: E402
 
 PARTS = ("boot", "clients", "dispatch", "long")
 
@@ -90,12 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             browser.close()
     print(f"\n{'=' * 100}\n".join(tables))
-    print(f"\n({time.monotonic() - started:.0f} s in all)", file=sys.stderr)
-    if guard.outside or guard.errors:
-        print(f"\nrequests that left 127.0.0.1 (aborted): {guard.outside}\npage errors: {guard.errors[:3]}",
-              file=sys.stderr)
-        return 1
-    return 0
+    return exit_status(guard, started)
 
 
 if __name__ == "__main__":
