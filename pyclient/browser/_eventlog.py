@@ -46,8 +46,6 @@ from typing import Any
 import js
 from pyodide.ffi import to_js
 
-from ag_ui.core import TextMessageContentEvent, ToolCallArgsEvent
-
 from .._events import AGUIEvent, UnknownEvent, event_type
 from ._nodes import el, later, set_visible
 
@@ -61,13 +59,15 @@ STAMP_EVERY = 32
 
 _EXCERPT = 160
 
-# The delta events kept as their delta alone: class -> (the name of its id field, the fields
-# it may have set). Only when nothing else was set (no timestamp, no extra keys), so the model
-# made again is the same.
-_COMPACT: dict[type, tuple[str, frozenset[str]]] = {
-    TextMessageContentEvent: ("message_id", frozenset({"type", "message_id", "delta"})),
-    ToolCallArgsEvent: ("tool_call_id", frozenset({"type", "tool_call_id", "delta"})),
+# The delta events kept as their delta alone: class name -> (the name of its id field, the
+# fields it may have set). Only when nothing else was set (no timestamp, no extra keys), so the
+# model made again is the same. By name: ag_ui.core is imported on first use
+# (`pyclient._events.event_adapter`), after a Chat and its log exist.
+_COMPACT: dict[str, tuple[str, frozenset[str]]] = {
+    "TextMessageContentEvent": ("message_id", frozenset({"type", "message_id", "delta"})),
+    "ToolCallArgsEvent": ("tool_call_id", frozenset({"type", "tool_call_id", "delta"})),
 }
+
 
 def event_json(event: AGUIEvent) -> dict[str, Any]:
     """An event as its JSON object (camelCase, unset fields left out)."""
@@ -136,7 +136,7 @@ class EventLog:
             if self._start is None:
                 self._start = self._times[0]
         model: Any = event
-        compact = _COMPACT.get(type(model))
+        compact = _COMPACT.get(type(model).__name__)
         if compact is not None and model.model_fields_set <= compact[1]:
             ident = getattr(model, compact[0])
             key = self._key
