@@ -109,10 +109,8 @@ class Turn:
         """How many user messages this turn has answered (its first responses)."""
 
     def __repr__(self) -> str:
-        return f"<Turn on {self.match!r}: {len(self._client_calls())} calls>"
-
-    def _client_calls(self) -> list[_Call]:
-        return [step for step in self._steps if isinstance(step, _Call) and step.result is None]
+        calls = sum(isinstance(step, _Call) for step in self._steps)
+        return f"<Turn on {self.match!r}: {calls} calls>"
 
     def exhausted(self) -> bool:
         """True once the turn has answered as many user messages as `on(..., times=)` allows."""

@@ -42,10 +42,13 @@ def page(guard):
     return guard.page
 
 
+# The repository's test pages set `data-pyclient="ready"` on <html> once their Python is set up.
+READY = "document.documentElement.dataset.pyclient === 'ready'"
+
+
 def wait_ready(page, timeout: int = BOOT_TIMEOUT_MS) -> None:
     """Wait until a pyclient page's Python has set `data-pyclient="ready"` on <html>."""
-    page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'",
-                           timeout=timeout, polling=25)
+    page.wait_for_function(READY, timeout=timeout, polling=25)
 
 
 @pytest.fixture

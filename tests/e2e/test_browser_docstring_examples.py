@@ -19,7 +19,7 @@ import json
 import pytest
 
 from pyclient.testing import PyclientPage
-from tests.e2e.conftest import wait_ready
+from tests.e2e.conftest import READY
 from tests.unit.test_docstring_examples import BLOCKS, check_prints
 
 BROWSER_BLOCKS = [block for block in BLOCKS if block.browser]
@@ -30,10 +30,7 @@ def examples_page(browser, browser_context_args):
     """The examples page, loaded once, and its guard (checked and emptied by each test)."""
     context = browser.new_context(**browser_context_args)
     guard = PyclientPage(context.new_page())
-    page = guard.page
-    page.goto("/tests/examples.html")
-    wait_ready(page)
-    guard.check()
+    page = guard.open("/tests/examples.html", ready=READY)
     yield page, guard
     context.close()
 

@@ -17,10 +17,10 @@ import pytest
 from playwright.sync_api import expect
 
 from pyclient.testing import ScriptedAgent
+from tests.e2e.conftest import READY
 
 TIMEOUT = 20_000
 IDLE = ".pyclient-run-status[data-status='idle']"
-READY = "document.documentElement.dataset.pyclient === 'ready'"
 
 # Hostile text delivered as assistant text, tool arguments, tool results and error messages:
 # none of it may run, load or become an element.

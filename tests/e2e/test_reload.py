@@ -15,9 +15,9 @@ from ag_ui.core import RunAgentInput
 from playwright.sync_api import expect
 
 from pyclient.testing import PyclientPage
+from tests.e2e.conftest import READY
 
 TIMEOUT = 20_000
-READY = "document.documentElement.dataset.pyclient === 'ready'"
 
 
 def send(page, text: str) -> None:

@@ -18,7 +18,7 @@ import json
 import pytest
 
 from pyclient.testing import PyclientPage
-from tests.e2e.conftest import wait_ready
+from tests.e2e.conftest import READY
 
 
 def run(page, name: str, arguments: dict | None = None) -> dict:
@@ -46,10 +46,7 @@ def session(browser, browser_context_args):
     """The toolkit page, loaded once, its context and its guard."""
     context = browser.new_context(**browser_context_args)
     guard = PyclientPage(context.new_page())
-    page = guard.page
-    page.goto("/tests/toolkit.html")
-    wait_ready(page)
-    guard.check()
+    page = guard.open("/tests/toolkit.html", ready=READY)
     yield page, context, guard
     context.close()
 
