@@ -33,12 +33,13 @@ from ._json import MAX_DEPTH, JSONLimitError, loads
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
 
-__all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_adapter", "event_type"]
+__all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_adapter", "event_type", "text_content_class"]
 
 logger = logging.getLogger("pyclient")
 
 _EVENT_ADAPTER: TypeAdapter[BaseEvent] | None = None
 _KNOWN_TYPES: frozenset[str] = frozenset()
+_TEXT_CONTENT: type[BaseEvent] | None = None
 _EXCERPT = 200
 # Shorter payloads cannot hold an integer over CPython's 4,300-digit limit (which `loads` reports).
 _FAST_MAX_CHARS = 4_300
@@ -73,13 +74,26 @@ def event_adapter() -> TypeAdapter[BaseEvent]:
     import time: it is imported here, when the first event is decoded or the thread's
     platform preloads it (`pyclient.Thread` asks for that once the page is idle).
     """
-    global _EVENT_ADAPTER, _KNOWN_TYPES
+    global _EVENT_ADAPTER, _KNOWN_TYPES, _TEXT_CONTENT
     if _EVENT_ADAPTER is None:
-        from ag_ui.core import Event, EventType
+        from ag_ui.core import Event, EventType, TextMessageContentEvent
 
         _KNOWN_TYPES = frozenset(member.value for member in EventType)
+        _TEXT_CONTENT = TextMessageContentEvent
         _EVENT_ADAPTER = TypeAdapter(Event)
     return _EVENT_ADAPTER
+
+
+def text_content_class() -> type[BaseEvent]:
+    """ag-ui's `TextMessageContentEvent` (imported on first use, like `event_adapter`).
+
+    Most of a long answer's events are of this class: the thread applies a run of them in
+    one step, and tells them apart with `type(event) is text_content_class()`.
+    """
+    if _TEXT_CONTENT is None:
+        event_adapter()
+    assert _TEXT_CONTENT is not None
+    return _TEXT_CONTENT
 
 
 def event_type(event: AGUIEvent) -> str:

@@ -1,12 +1,15 @@
 """What a thread tells its listeners: `ThreadEvent(kind, payload)`, and the list that delivers them.
 
 `thread.subscribe(callback)` receives one `ThreadEvent` per event and change, after the
-change is fully applied (so a listener always reads a consistent thread):
+change is fully applied (so a listener always reads a consistent thread). The events that
+arrive together (one chunk of the response) are applied and told one by one, then their
+changes are told once: a long answer's thousands of text deltas in one chunk are one
+`"messages"`.
 
 | kind | payload | when |
 | --- | --- | --- |
 | `"event"` | the AG-UI event (`ag_ui.core` model or `UnknownEvent`) | every decoded event, after it is applied |
-| `"messages"` | None | the history changed (new message, text delta, tool result) |
+| `"messages"` | None | the history changed (new message, text deltas, tool result) |
 | `"state"` | the new shared state | `STATE_SNAPSHOT` / `STATE_DELTA` applied, or `thread.state` set |
 | `"status"` | `"idle"`, `"running"`, `"error"` or `"closed"` | `run_status` changed |
 | `"action"` | the `Action` | a call of a finished run appeared, changed status or was answered |
@@ -61,7 +64,7 @@ class ThreadEvent:
 Listener = Callable[[ThreadEvent], Any]
 
 
-# One shared event per payload-less kind: a thread sends a "messages" change per text delta,
+# One shared event per payload-less kind: a thread sends a "messages" change per chunk of text,
 # and building a frozen dataclass costs about a microsecond in Pyodide.
 _BARE: dict[str, ThreadEvent] = {kind: ThreadEvent(kind) for kind in get_args(EventKind)}
 
@@ -77,6 +80,11 @@ class Listeners:
 
     def __bool__(self) -> bool:
         return bool(self._callbacks) or bool(self._event_callbacks)
+
+    @property
+    def wants_events(self) -> bool:
+        """True when a callback takes each AG-UI event (`subscribe_events`, or `subscribe` with events)."""
+        return bool(self._event_callbacks)
 
     def add(self, callback: Listener, *, events: bool = True) -> Callable[[], None]:
         """Subscribe `callback` to every kind (all but `"event"` when `events` is False);

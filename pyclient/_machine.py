@@ -45,7 +45,7 @@ from ._errors import (
     RemoteProtocolError,
     RunError,
 )
-from ._events import AGUIEvent, UnknownEvent, event_type
+from ._events import AGUIEvent, UnknownEvent, event_type, text_content_class
 from ._json import repair, repair_all
 from ._messages import History, message_adapter, new_id
 from ._state import (
@@ -95,6 +95,8 @@ SNAPSHOT_VERSION = 1
 # The events that complete something (a message, a call's arguments, the run, the state): a
 # thread kept in a store saves after these, never after a text or argument delta.
 # Wire names: ag-ui's EventType is a str enum whose members equal (and hash as) their names.
+_MESSAGES = Change("messages")  # a text delta's change, queued once for a run of them
+
 _CHECKPOINT_EVENTS = frozenset({
     "TEXT_MESSAGE_END", "TOOL_CALL_END", "TOOL_CALL_RESULT", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT",
     "STATE_DELTA", "RUN_FINISHED", "RUN_ERROR", "REASONING_MESSAGE_END",
@@ -179,6 +181,7 @@ class Conversation:
         self._finished: AGUIEvent | None = None
         self._run_error: AGUIEvent | None = None
         self._events = 0
+        self._text_content: type | None = None   # ag-ui's TextMessageContentEvent, once a run starts
         self._follow_ups = 0
         self._run_start = 0                  # how many messages the history had when the run started
         self.interrupted: list[str] = []
@@ -440,6 +443,7 @@ class Conversation:
         self._run_calls = []
         self._finished = self._run_error = None
         self._events = 0
+        self._text_content = text_content_class()
         if self.error is not None:
             self.error = None
         self._history.begin_run()
@@ -500,6 +504,13 @@ class Conversation:
                 "is in flight. Events are fed between `start_run()` and `end_stream()` only."
             )
         self._events += 1
+        if type(event) is self._text_content:
+            # Most of a long answer: its own path, a few attribute reads and an append.
+            self._history.add_text(event.message_id, event.delta)  # type: ignore[attr-defined]
+            changes = self._changes
+            if not changes or changes[-1] is not _MESSAGES:
+                changes.append(_MESSAGES)
+            return
         changed = self._history.apply(event)
         kind = event.type  # EventType is a str enum: it equals an UnknownEvent's str type
         if kind == "RUN_FINISHED":

@@ -405,10 +405,18 @@ class History:
         self._text_entry(event.message_id, event.role or "assistant", event.name)
         return {"messages"}
 
+    def add_text(self, message_id: str, text: str) -> None:
+        """Append `text` to the text message `message_id`, as a `TEXT_MESSAGE_CONTENT` does.
+
+        `text` may be one event's delta or a run of one message's deltas joined: the history
+        is the same either way. A message that was never started is started (as assistant).
+        """
+        if message_id not in self._by_id:
+            logger.debug("pyclient: content for message %s that was never started", message_id)
+        self._add_text(self._text_entry(message_id), text)
+
     def _on_text_content(self, event: Any) -> set[str]:
-        if event.message_id not in self._by_id:
-            logger.debug("pyclient: content for message %s that was never started", event.message_id)
-        self._add_text(self._text_entry(event.message_id), event.delta)
+        self.add_text(event.message_id, event.delta)
         return {"messages"}
 
     def _on_text_chunk(self, event: Any, role: str | None = None) -> set[str]:

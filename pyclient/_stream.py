@@ -2,21 +2,23 @@
 
 The one pipeline under every environment: the transport streams bytes (`pyclient._transport`),
 `SSEDecoder` cuts them into events, `decode_event` maps each onto ag-ui-protocol's models.
-Keep-alives (empty `data:`) are skipped. A body that ends in the middle of an event is a
-`RemoteProtocolError`; an aborted signal stops before the next event.
+Events come in batches, one per chunk the transport delivered: the thread tells its
+listeners about a batch's changes once, so a long answer costs a publish per chunk, not one
+per word. Keep-alives (empty `data:`) are skipped. A body that ends in the middle of an
+event is a `RemoteProtocolError`; an aborted signal stops before the next event.
 
 ```python
 import asyncio
 from pyclient import AbortController, MockTransport, Request
-from pyclient._stream import read_events
+from pyclient._stream import read_event_batches
 
 transport = MockTransport(lambda request: [b'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\\n',
                                            b'\\n: keep-alive\\n\\n'])
 
 async def main():
     request = Request("http://agent.test/agent", {}, b"{}")
-    async for event in read_events(transport, request, AbortController().signal):
-        print(event.type.value, event.thread_id)       # RUN_STARTED t
+    async for batch in read_event_batches(transport, request, AbortController().signal):
+        print([(event.type.value, event.thread_id) for event in batch])    # [('RUN_STARTED', 't')]
 
 asyncio.run(main())
 ```
@@ -24,35 +26,41 @@ asyncio.run(main())
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
 
 from ._abort import AbortSignal
 from ._errors import RemoteProtocolError, RunAborted
 from ._events import AGUIEvent, decode_event
-from ._sse import SSEDecoder
+from ._sse import SSEDecoder, ServerSentEvent
 from ._transport import Request, Transport
 
-__all__ = ["read_events"]
+__all__ = ["read_event_batches"]
 
 
-async def read_events(transport: Transport, request: Request, signal: AbortSignal) -> AsyncGenerator[AGUIEvent, None]:
-    """Send `request` through `transport` and yield its AG-UI events as they arrive.
+async def read_event_batches(transport: Transport, request: Request,
+                             signal: AbortSignal) -> AsyncGenerator[Iterator[AGUIEvent], None]:
+    """Send `request` through `transport` and yield its AG-UI events, an iterator per chunk that completed any.
+
+    Each iterator decodes its events as it is iterated, so an event is alive while it is
+    applied and no longer: 750 events of a chunk held at once would reach the garbage
+    collector's older generations, which tripled the cost of a long answer. An event that
+    does not decode raises when it is reached, after the events before it.
 
     Raises:
         TransportError: from the transport (HTTP status, connection failure or drop).
         RemoteProtocolError: a payload that is not an AG-UI event, or a body that ends in the
             middle of an event.
-        RunAborted: `signal` aborted.
+        RunAborted: `signal` aborted (checked before each event).
     """
     decoder = SSEDecoder()
     stream = transport.stream(request, signal)
     try:
         async for chunk in stream:
-            for sse in decoder.feed(chunk):
-                if signal.aborted:  # stopped from a listener: not one more event
-                    raise RunAborted(signal.reason)
-                if sse.data.strip():  # an empty data line is a keep-alive
-                    yield decode_event(sse.data)
+            events = decoder.feed(chunk)
+            if signal.aborted:  # stopped by a listener: not one more event
+                raise RunAborted(signal.reason)
+            if events:
+                yield _decode(events, signal)
     finally:
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
@@ -64,3 +72,11 @@ async def read_events(transport: Transport, request: Request, signal: AbortSigna
             "`await thread.run()` retries."
         )
     decoder.close()
+
+
+def _decode(events: list[ServerSentEvent], signal: AbortSignal) -> Iterator[AGUIEvent]:
+    for sse in events:
+        if signal.aborted:
+            raise RunAborted(signal.reason)
+        if sse.data.strip():  # an empty data line is a keep-alive
+            yield decode_event(sse.data)

@@ -67,7 +67,7 @@ from ._scopes import Registration, ThreadScope
 from ._state import CallStatusName, RunStatus
 from ._steps import Call, RunHandlers, SendRequest, Step, WaitForActions
 from ._store import Store
-from ._stream import read_events
+from ._stream import read_event_batches
 from ._tools import ClientTool, ToolResult
 from ._transport import Request
 
@@ -549,7 +549,10 @@ class Thread:
         """Call `callback(ThreadEvent)` on every event and change (kinds: `pyclient._listeners`).
 
         Callbacks run synchronously in the run loop, after the change is fully applied: keep
-        them short. An exception in a callback is logged and never breaks the run.
+        them short. The events that arrive together (one chunk of the response) are applied
+        and told one by one, then their changes are told once (a long answer's text deltas in
+        one chunk are one `"messages"`). An exception in a callback is logged and never breaks
+        the run.
 
         Args:
             events: False leaves out the `"event"` kind (one per AG-UI event); see
@@ -715,11 +718,20 @@ class Thread:
         machine = self._machine
         signal = turn.controller.signal
         # aclosing: a raising receive() closes the stream now, not when the generator is collected.
-        async with aclosing(read_events(self.agent.transport, request, signal)) as events:
-            async for event in events:
-                machine.receive(event)
-                self._listeners.event(event)
-                self._publish()
+        async with aclosing(read_event_batches(self.agent.transport, request, signal)) as batches:
+            async for batch in batches:
+                # Each event is applied, then told to the event listeners; the changes of a
+                # chunk's events are published once, after them (a long answer's words would
+                # otherwise cost a publish each).
+                try:
+                    for event in batch:
+                        machine.receive(event)
+                        if self._listeners.wants_events:
+                            self._listeners.event(event)
+                        if machine.run_ended:
+                            break
+                finally:
+                    self._publish()
                 if machine.run_ended:
                     # RUN_FINISHED / RUN_ERROR: the run is over even if the server holds the
                     # connection open; leaving the block closes it.

@@ -77,7 +77,9 @@ def test_parts_go_through_the_states_in_order_with_partial_input_first():
                       {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "create_task", "parentMessageId": "m1"},
                       *({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": d} for d in cut),
                       {"type": "TOOL_CALL_END", "toolCallId": "c1"}, finished(body)]
-            return sse(*events)
+            # One chunk per event, as a model's deltas arrive: what arrives together is
+            # published together, so one body would show only the complete arguments.
+            return [sse(event) for event in events]
         return sse(started(body), *text_events("a1", "done"), finished(body))
 
     server = Server(script)

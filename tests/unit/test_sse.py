@@ -6,6 +6,8 @@ import json
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyclient import RemoteProtocolError, UnknownEvent
 from pyclient import _sse
@@ -184,6 +186,27 @@ def test_fast_path_and_regex_path_agree_on_a_mixed_stream():
         for i in range(0, len(data), size):
             events += decoder.feed(data[i:i + size])
         assert events == whole, size
+
+
+_FIELD = st.sampled_from([
+    "data: a", 'data: {"type": "X"}', "data:b", "data", "data: ", ": keep-alive", "event: custom",
+    "id: 7", "id", "retry: 5", "unknown: x", "data: é 世界", "data: with: colon",
+])
+# An event: one to four lines, most often a single `data:` line, then one or more blank lines.
+_EVENT = st.one_of(st.just(["data: a"]), st.lists(_FIELD, min_size=1, max_size=4)).flatmap(
+    lambda lines: st.integers(1, 3).map(lambda blanks: lines + [""] * blanks))
+
+
+@settings(max_examples=300, deadline=None)
+@given(events=st.lists(_EVENT, max_size=12), tail=st.lists(_FIELD, max_size=2),
+       cuts=st.lists(st.integers(0, 300), max_size=6))
+def test_block_fast_path_agrees_with_the_line_by_line_path(events, tail, cuts):
+    """The "\\n"-only fast path (events cut on blank lines, one-line `data:` events taken whole)
+    gives what the general path gives for the same lines ended by "\\r\\n", cut anywhere."""
+    lines = [line for event in events for line in event] + tail
+    lf = "".join(line + "\n" for line in lines).encode()
+    reference = decode_all("".join(line + "\r\n" for line in lines).encode())
+    assert decode_in_chunks(lf, sorted(cut for cut in cuts if cut <= len(lf))) == reference
 
 
 # -- AG-UI payloads ---------------------------------------------------------------------
