@@ -14,6 +14,7 @@ command exit 1. Each part prints its table and its targets ("met" / "MISSED"):
 
     python bench/run.py                                   # everything at full size (~10 min)
     python bench/run.py --only clients,dispatch --runs 5
+    python bench/run.py --only clients --clients pyvalid,thread,chat --sizes 10000,40000
     python bench/run.py --sizes 200,800 --runs 1 --boot-runs 1 --dispatch 3 --rounds 20 --per-send 10   # tiny
 """
 
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import agui_client  # noqa: E402
 from bench.boot import report_boot, run_boot  # noqa: E402
 from bench.chat import exit_status  # noqa: E402
-from bench.clients import report_clients, run_clients  # noqa: E402
+from bench.clients import CLIENTS, report_clients, run_clients  # noqa: E402
 from bench.dispatch import report_dispatch, run_dispatch  # noqa: E402
 from bench.longthread import report_long_thread, run_long_thread  # noqa: E402
 from bench.streams import Timeline, routes  # noqa: E402
@@ -43,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--only", default=",".join(PARTS), help=f"parts to run, comma-separated ({', '.join(PARTS)})")
     parser.add_argument("--runs", type=int, default=3, help="interleaved rounds of the clients table (medians)")
+    parser.add_argument("--clients", default=",".join(CLIENTS),
+                        help=f"clients of the clients table, comma-separated ({', '.join(CLIENTS)})")
     parser.add_argument("--sizes", default="10000,20000,40000", help="text deltas per stream, comma-separated")
     parser.add_argument("--boot-runs", type=int, default=5, help="cold+warm samples of each page")
     parser.add_argument("--dispatch", type=int, default=30, help="round trips of each client (median)")
@@ -54,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parts = [part for part in args.only.split(",") if part]
     if unknown := set(parts) - set(PARTS):
         parser.error(f"unknown part(s) {sorted(unknown)}: use {', '.join(PARTS)}")
+    clients = [client for client in args.clients.split(",") if client]
+    if unknown := set(clients) - set(CLIENTS):
+        parser.error(f"unknown client(s) {sorted(unknown)}: use {', '.join(CLIENTS)}")
 
     from playwright.sync_api import sync_playwright
 
@@ -79,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             page = guard.page
             if "clients" in parts:
                 sizes = [int(n) for n in args.sizes.split(",") if n]
-                tables.append(report_clients(run_clients(page, server.url, sizes, runs=args.runs,
+                tables.append(report_clients(run_clients(page, server.url, sizes, runs=args.runs, clients=clients,
                                                          timeout_ms=timeout_ms, log=log)))
             if "dispatch" in parts:
                 tables.append(report_dispatch(run_dispatch(page, server.url, timeline, rounds=args.dispatch,

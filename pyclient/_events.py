@@ -128,7 +128,7 @@ def decode_event(data: str) -> AGUIEvent:
         # native pass, 2.5x the speed of json.loads + validate_python. Anything it refuses
         # (an unknown type, bad fields, a lone surrogate escape) takes the careful path below.
         try:
-            return adapter.validate_json(data)
+            return adapter.validator.validate_json(data)  # type: ignore[no-any-return]
         except ValidationError:
             pass
     try:

@@ -77,14 +77,12 @@ class Listeners:
         # callback that unsubscribes during a notification does not disturb it.
         self._callbacks: tuple[Listener, ...] = ()                 # every kind but "event"
         self._event_callbacks: tuple[Callable[[Any], Any], ...] = ()  # each AG-UI event
+        self.wants_events = False
+        """True when a callback takes each AG-UI event (`subscribe_events`, or `subscribe` with events)."""
 
     def __bool__(self) -> bool:
         return bool(self._callbacks) or bool(self._event_callbacks)
 
-    @property
-    def wants_events(self) -> bool:
-        """True when a callback takes each AG-UI event (`subscribe_events`, or `subscribe` with events)."""
-        return bool(self._event_callbacks)
 
     def add(self, callback: Listener, *, events: bool = True) -> Callable[[], None]:
         """Subscribe `callback` to every kind (all but `"event"` when `events` is False);
@@ -105,10 +103,12 @@ class Listeners:
             self._callbacks += (callback,)
         if on_event is not None:
             self._event_callbacks += (on_event,)
+            self.wants_events = True
 
         def remove() -> None:
             self._callbacks = _without(self._callbacks, callback)
             self._event_callbacks = _without(self._event_callbacks, on_event)
+            self.wants_events = bool(self._event_callbacks)
 
         return remove
 

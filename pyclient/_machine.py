@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
@@ -77,7 +77,7 @@ from ._steps import (
 from ._tools import ClientTool, ToolResult
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
-    from ag_ui.core import Context, Message, ToolCall, ToolMessage, UserMessage
+    from ag_ui.core import Context, Message, TextMessageContentEvent, ToolCall, ToolMessage, UserMessage
 
     from ._scopes import Registration
 
@@ -491,8 +491,11 @@ class Conversation:
             ) from None
         return RunRequest(run_id, body)
 
-    def receive(self, event: AGUIEvent) -> None:
+    def receive(self, event: AGUIEvent) -> bool:
         """Fold one AG-UI event of the request in flight into the conversation.
+
+        Returns:
+            `run_ended`: True once the run has sent RUN_FINISHED or RUN_ERROR (read no more).
 
         Raises:
             LocalProtocolError: no request is in flight (the run was stopped or has ended).
@@ -506,11 +509,12 @@ class Conversation:
         self._events += 1
         if type(event) is self._text_content:
             # Most of a long answer: its own path, a few attribute reads and an append.
-            self._history.add_text(event.message_id, event.delta)  # type: ignore[attr-defined]
+            text = cast("TextMessageContentEvent", event)
+            self._history.add_text(text.message_id, text.delta)
             changes = self._changes
             if not changes or changes[-1] is not _MESSAGES:
                 changes.append(_MESSAGES)
-            return
+            return False
         changed = self._history.apply(event)
         kind = event.type  # EventType is a str enum: it equals an UnknownEvent's str type
         if kind == "RUN_FINISHED":
@@ -528,6 +532,7 @@ class Conversation:
             self._changed("state")
         if kind in _CHECKPOINT_EVENTS:
             self._changed("checkpoint")
+        return self.run_ended
 
     def _call_started(self, call_id: str, name: str) -> None:
         call = self.calls.get(call_id)

@@ -411,9 +411,13 @@ class History:
         `text` may be one event's delta or a run of one message's deltas joined: the history
         is the same either way. A message that was never started is started (as assistant).
         """
-        if message_id not in self._by_id:
+        entry = self._by_id.get(message_id)
+        if entry is None:
             logger.debug("pyclient: content for message %s that was never started", message_id)
-        self._add_text(self._text_entry(message_id), text)
+            entry = self._text_entry(message_id)
+        entry.add_text(text)
+        if entry.wired:
+            self._cut(entry)
 
     def _on_text_content(self, event: Any) -> set[str]:
         self.add_text(event.message_id, event.delta)

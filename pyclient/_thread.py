@@ -723,12 +723,13 @@ class Thread:
                 # Each event is applied, then told to the event listeners; the changes of a
                 # chunk's events are published once, after them (a long answer's words would
                 # otherwise cost a publish each).
+                listeners = self._listeners
                 try:
                     for event in batch:
-                        machine.receive(event)
-                        if self._listeners.wants_events:
-                            self._listeners.event(event)
-                        if machine.run_ended:
+                        ended = machine.receive(event)
+                        if listeners.wants_events:
+                            listeners.event(event)
+                        if ended:
                             break
                 finally:
                     self._publish()
