@@ -25,6 +25,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["SSEDecoder", "ServerSentEvent"]
 
@@ -65,6 +66,7 @@ class SSEDecoder:
         self._skip_lf = False             # the previous chunk ended with "\r"
         self._started = False             # the BOM check is done
         self._closed = False
+        self._wrap = True                 # events out as ServerSentEvent (feed) or data only (feed_data)
         self.retry: int | None = None
         """The last valid `retry:` value (milliseconds), or None."""
 
@@ -92,8 +94,17 @@ class SSEDecoder:
         Raises:
             RuntimeError: if called after `close()`.
         """
+        return self._feed(data, True)
+
+    def feed_data(self, data: bytes) -> list[str]:
+        """`feed`, giving only each event's `data`: for a protocol that reads nothing else
+        (AG-UI: every event is one JSON object in `data:`), without an object per event."""
+        return self._feed(data, False)
+
+    def _feed(self, data: bytes, wrap: bool) -> list[Any]:
         if self._closed:
             raise RuntimeError("Cannot feed an SSEDecoder after close(): create a new decoder per stream.")
+        self._wrap = wrap
         return self._feed_text(self._utf8.decode(data))
 
     def close(self) -> list[ServerSentEvent]:
@@ -113,8 +124,8 @@ class SSEDecoder:
             self._event = ""
         return []
 
-    def _feed_text(self, text: str) -> list[ServerSentEvent]:
-        events: list[ServerSentEvent] = []
+    def _feed_text(self, text: str) -> list[Any]:
+        events: list[Any] = []
         if not text:
             return events
         pos = 0
@@ -145,7 +156,7 @@ class SSEDecoder:
             self._line.append(text[pos:])
         return events
 
-    def _feed_lf_lines(self, text: str, pos: int, events: list[ServerSentEvent]) -> None:
+    def _feed_lf_lines(self, text: str, pos: int, events: list[Any]) -> None:
         """The common case (every AG-UI server ends lines with "\\n"). Once no event is pending,
         the text is cut into events with one C-level split on the blank lines, and an event
         that is one `data: ` line (nearly all of them) is taken whole, without a step per line."""
@@ -162,17 +173,17 @@ class SSEDecoder:
                 return
         blocks = text[pos:].split("\n\n")
         tail = blocks.pop()  # after the last blank line: an event not complete yet ("" if none)
-        last_id = self._last_id
+        last_id, wrap = self._last_id, self._wrap
         for block in blocks:
             if block.startswith("data: ") and "\n" not in block:
-                events.append(ServerSentEvent(block[6:], "message", last_id))
+                events.append(ServerSentEvent(block[6:], "message", last_id) if wrap else block[6:])
             else:  # comments, other fields, several lines, extra blank lines: line by line
                 self._feed_lines(block + "\n\n", events)
                 last_id = self._last_id
         if tail:
             self._feed_lines(tail, events)
 
-    def _feed_lines(self, text: str, events: list[ServerSentEvent]) -> None:
+    def _feed_lines(self, text: str, events: list[Any]) -> None:
         """Text without "\\r", line by line: a line left without its "\\n" waits for the next chunk."""
         lines = text.split("\n")
         tail = lines.pop()  # after the last "\n": a line not terminated yet ("" if none)
@@ -187,7 +198,7 @@ class SSEDecoder:
         if tail:
             self._line.append(tail)
 
-    def _process_line(self, line: str, events: list[ServerSentEvent]) -> None:
+    def _process_line(self, line: str, events: list[Any]) -> None:
         if not line:
             self._dispatch(events)
             return
@@ -212,10 +223,11 @@ class SSEDecoder:
                 self.retry = int(value)
         # Any other field name is ignored, as the standard says.
 
-    def _dispatch(self, events: list[ServerSentEvent]) -> None:
+    def _dispatch(self, events: list[Any]) -> None:
         if not self._data:  # no data field: nothing to dispatch, only the type resets
             self._event = ""
             return
-        events.append(ServerSentEvent("\n".join(self._data), self._event or "message", self._last_id))
+        data = "\n".join(self._data)
+        events.append(ServerSentEvent(data, self._event or "message", self._last_id) if self._wrap else data)
         self._data = []
         self._event = ""

@@ -31,7 +31,7 @@ from collections.abc import AsyncGenerator, Iterator
 from ._abort import AbortSignal
 from ._errors import RemoteProtocolError, RunAborted
 from ._events import AGUIEvent, decode_event
-from ._sse import SSEDecoder, ServerSentEvent
+from ._sse import SSEDecoder
 from ._transport import Request, Transport
 
 __all__ = ["read_event_batches"]
@@ -56,7 +56,7 @@ async def read_event_batches(transport: Transport, request: Request,
     stream = transport.stream(request, signal)
     try:
         async for chunk in stream:
-            events = decoder.feed(chunk)
+            events = decoder.feed_data(chunk)
             if signal.aborted:  # stopped by a listener: not one more event
                 raise RunAborted(signal.reason)
             if events:
@@ -74,9 +74,9 @@ async def read_event_batches(transport: Transport, request: Request,
     decoder.close()
 
 
-def _decode(events: list[ServerSentEvent], signal: AbortSignal) -> Iterator[AGUIEvent]:
-    for sse in events:
+def _decode(events: list[str], signal: AbortSignal) -> Iterator[AGUIEvent]:
+    for data in events:
         if signal.aborted:
             raise RunAborted(signal.reason)
-        if sse.data.strip():  # an empty data line is a keep-alive
-            yield decode_event(sse.data)
+        if data.strip():  # an empty data line is a keep-alive
+            yield decode_event(data)

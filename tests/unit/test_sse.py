@@ -206,7 +206,13 @@ def test_block_fast_path_agrees_with_the_line_by_line_path(events, tail, cuts):
     lines = [line for event in events for line in event] + tail
     lf = "".join(line + "\n" for line in lines).encode()
     reference = decode_all("".join(line + "\r\n" for line in lines).encode())
-    assert decode_in_chunks(lf, sorted(cut for cut in cuts if cut <= len(lf))) == reference
+    cuts = sorted(cut for cut in cuts if cut <= len(lf))
+    assert decode_in_chunks(lf, cuts) == reference
+    decoder, start, data = SSEDecoder(), 0, []
+    for cut in [*cuts, len(lf)]:
+        data += decoder.feed_data(lf[start:cut])
+        start = cut
+    assert data == [event.data for event in reference]
 
 
 # -- AG-UI payloads ---------------------------------------------------------------------
