@@ -1,0 +1,81 @@
+"""What arrives together is applied together: the events of one chunk are applied and told one
+by one, their changes published once; a stop or a bad event loses nothing that arrived before it."""
+
+from __future__ import annotations
+
+from pyclient import RemoteProtocolError
+
+from tests.unit.scripted import Server, arun, finished, make_agent, sse, started, text_events
+
+WORDS = [f"w{i} " for i in range(50)]
+
+
+def words_run(body: dict) -> list[dict]:
+    return [started(body), {"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"},
+            *({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a", "delta": word} for word in WORDS),
+            {"type": "TEXT_MESSAGE_END", "messageId": "a"}, finished(body)]
+
+
+def last_text(thread) -> str:
+    return thread.messages[-1].content
+
+
+def test_one_chunk_is_told_event_by_event_and_published_once():
+    server = Server(lambda body, n: sse(*words_run(body)))
+    thread = make_agent(server).thread()
+    seen_at_event: list[str] = []
+    kinds: list[str] = []
+    thread.subscribe_events(lambda event: event.type == "TEXT_MESSAGE_CONTENT"
+                            and seen_at_event.append(last_text(thread)))
+    thread.subscribe(lambda event: kinds.append(event.kind), events=False)
+    arun(thread.send("go"))
+    # Each event is told right after it is applied: the listener of delta k reads the text
+    # up to word k, not the whole chunk's.
+    assert seen_at_event == ["".join(WORDS[:k + 1]) for k in range(len(WORDS))]
+    assert last_text(thread) == "".join(WORDS)
+    # 50 deltas in one chunk: the history change is published once for them.
+    assert kinds.count("messages") <= 3, kinds
+
+
+def test_one_chunk_per_event_publishes_each():
+    server = Server(lambda body, n: [sse(event) for event in words_run(body)])
+    thread = make_agent(server).thread()
+    texts: list[str] = []
+    thread.subscribe(lambda event: event.kind == "messages" and thread.messages
+                     and texts.append(last_text(thread)), events=False)
+    arun(thread.send("go"))
+    for k in range(len(WORDS)):  # a listener saw the text grow word by word
+        assert "".join(WORDS[:k + 1]) in texts
+
+
+def test_a_stop_from_an_event_listener_applies_not_one_more_event():
+    server = Server(lambda body, n: sse(*words_run(body)))
+    thread = make_agent(server).thread()
+    told: list[str] = []
+
+    def on_event(event):
+        if event.type == "TEXT_MESSAGE_CONTENT":
+            told.append(event.delta)
+            if len(told) == 10:
+                thread.stop()
+
+    thread.subscribe_events(on_event)
+    arun(thread.send("go"))
+    assert told == WORDS[:10]
+    assert last_text(thread) == "".join(WORDS[:10])
+    assert thread.run_status == "idle"
+
+
+def test_a_bad_event_keeps_what_arrived_before_it_in_its_chunk():
+    def script(body, n):
+        good = sse(started(body), *text_events("a", "kept")[:2])
+        return good + b"data: {not json\n\n" + sse(finished(body))
+
+    server = Server(script)
+    thread = make_agent(server).thread()
+    told: list[str] = []
+    thread.subscribe_events(lambda event: told.append(str(event.type.value)))
+    arun(thread.send("go"))
+    assert told == ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+    assert last_text(thread) == "kept"
+    assert thread.run_status == "error" and isinstance(thread.error, RemoteProtocolError)
