@@ -2,7 +2,7 @@
 
 ```
 PyClientError
-├── ConfigurationError      a tool or registration that can never work (raised at decoration/registration)
+├── ConfigurationError      a tool or registration that can never work (at decoration/registration; a hint's schema: at first need)
 ├── ProtocolError
 │   ├── LocalProtocolError  the caller misused the API (wrong state, unknown id)
 │   └── RemoteProtocolError the server sent a stream pyclient cannot read
@@ -46,7 +46,8 @@ class PyClientError(Exception):
 
 
 class ConfigurationError(PyClientError, ValueError):
-    """A tool definition or registration that can never work; raised when it is made."""
+    """A tool definition or registration that can never work; raised when it is made (a type
+    hint with no JSON Schema: when the tool's schema is first needed, see `ClientTool.build_schema`)."""
 
 
 class ProtocolError(PyClientError):

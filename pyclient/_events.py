@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Union
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic_core import ValidationError
 
 from ._errors import RemoteProtocolError
 from ._json import MAX_DEPTH, JSONLimitError, loads
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
+    from pydantic import TypeAdapter
 
 __all__ = ["AGUIEvent", "UnknownEvent", "decode_event", "event_adapter", "event_type", "text_content_class"]
 
@@ -77,6 +78,7 @@ def event_adapter() -> TypeAdapter[BaseEvent]:
     global _EVENT_ADAPTER, _KNOWN_TYPES, _TEXT_CONTENT
     if _EVENT_ADAPTER is None:
         from ag_ui.core import Event, EventType, TextMessageContentEvent
+        from pydantic import TypeAdapter  # pydantic.main and its schema machinery, on first use too
 
         _KNOWN_TYPES = frozenset(member.value for member in EventType)
         _TEXT_CONTENT = TextMessageContentEvent

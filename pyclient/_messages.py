@@ -34,14 +34,13 @@ from typing import Any
 
 from typing import TYPE_CHECKING
 
-from pydantic import TypeAdapter
-
 from ._errors import RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
 from ._json import repair
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
     from ag_ui.core import Message, ToolCall, ToolMessage
+    from pydantic import TypeAdapter
 
 __all__ = ["History", "message_adapter", "new_id"]
 
@@ -69,6 +68,7 @@ def message_adapter() -> TypeAdapter[Message]:
     global _message_adapter
     if _message_adapter is None:
         from ag_ui.core import Message
+        from pydantic import TypeAdapter
 
         _message_adapter = TypeAdapter(Message)
     return _message_adapter

@@ -103,9 +103,10 @@ class Platform:
         return lambda: None
 
     def preload(self, load: Callable[[], None]) -> None:
-        """Run `load` (it imports ag-ui's models, which requests and events need) when this
-        environment can spare the time: the page does it once it is idle, so neither its boot
-        nor its first `send()` pays for it. CPython does not: it imports them on first use.
+        """Run `load` (it builds the tools' schemas, or imports ag-ui's models, which requests
+        and events need) when this environment can spare the time: the page does it once it is
+        idle, so neither its boot nor its first `send()` pays for it. CPython does not: it
+        builds and imports them on first use.
         """
 
     def release_thread(self, thread: Thread) -> None:

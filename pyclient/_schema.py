@@ -5,6 +5,14 @@ model from them (`pydantic.create_model`): that model both produces the `paramet
 model API sees and validates the arguments it sends back, so the two can never disagree. The
 schema is never written by hand.
 
+It works in two steps. Reading the signature is cheap and done at once (when a tool is
+decorated): the parameter kinds, the type hints (resolved), a missing hint, two `ToolContext`
+parameters and a `ToolContext` in a union raise `ConfigurationError` there. The pydantic model
+and the JSON Schemas are built on first need (`ToolSchema.build()`, or reading `parameters`,
+`output_schema`, `validate()`...): that imports pydantic's model and JSON Schema machinery
+(`pydantic.main`, `pydantic.json_schema`: about 0.5 s in Pyodide, which a page's boot would
+otherwise pay before it is usable), and it is where a hint with no JSON Schema raises.
+
 Choices, kept the same for every tool:
 
 - `$defs`: kept at the top level of the parameters schema, referenced as `#/$defs/<Name>`
@@ -43,15 +51,17 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
-from pydantic.fields import FieldInfo
-from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import ErrorDetails, to_json
+from pydantic_core import ErrorDetails, ValidationError, to_json
 
 from ._context import ToolContext
 from ._errors import ConfigurationError
+
+if TYPE_CHECKING:  # imported when the schema is built: see the module docstring
+    from pydantic import BaseModel, TypeAdapter
+    from pydantic.json_schema import GenerateJsonSchema
 
 __all__ = [
     "ToolSchema",
@@ -73,45 +83,126 @@ _JSON_TYPES_HINT = (
 )
 
 
-class _GenerateJsonSchema(GenerateJsonSchema):
+@cache
+def _schema_generator() -> type[GenerateJsonSchema]:
     """pydantic's generator, without a `title` on every field (the property name says it)."""
+    from pydantic.json_schema import GenerateJsonSchema
 
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False
+    class _GenerateJsonSchema(GenerateJsonSchema):
+        def field_title_should_be_set(self, schema: Any) -> bool:
+            return False
+
+    return _GenerateJsonSchema
 
 
 @dataclass(frozen=True)
+class _Parameter:
+    """One parameter in the arguments model: its name (the alias), the model attribute, its hint,
+    its default (`...` for none) and its description from the docstring's `Args:`."""
+
+    name: str
+    attr: str
+    hint: Any
+    default: Any
+    doc: str | None
+
+
+@dataclass(frozen=True)
+class _Built:
+    arguments_model: type[BaseModel]
+    parameters: dict[str, Any]
+    output_adapter: TypeAdapter[Any] | None
+    output_schema: dict[str, Any] | None
+
+
 class ToolSchema:
     """What a handler's signature says about its arguments and its result.
 
+    The signature is read when this is made; the pydantic model and the JSON Schemas are built
+    on first need (`build()`, or reading `parameters`, `output_schema`, `arguments_model`,
+    `output_adapter`, or `validate()`), then kept.
+
     Attributes:
         func: the function this was built from.
+        tool_name: the tool's name, for error messages.
         description: the docstring's first paragraph, on one line ("" without a docstring).
-        parameters: the JSON Schema of the arguments (an object schema).
-        output_schema: the JSON Schema of the result, or None when the return hint is absent,
-            `str`, `None` or `Any`.
-        arguments_model: the pydantic model that validates the arguments.
-        output_adapter: validates and serializes the result (None without an output schema).
         context_parameter: the name of the `ToolContext` parameter, if any.
         fields: (parameter name, model attribute) pairs in signature order.
         positional_only: names of positional-only parameters, passed by position.
     """
 
-    func: Callable[..., Any]
-    description: str
-    parameters: dict[str, Any]
-    output_schema: dict[str, Any] | None
-    arguments_model: type[BaseModel]
-    output_adapter: TypeAdapter[Any] | None
-    context_parameter: str | None
-    fields: tuple[tuple[str, str], ...]
-    positional_only: frozenset[str]
+    def __init__(self, func: Callable[..., Any], *, tool_name: str, description: str,
+                 parameters: tuple[_Parameter, ...], return_hint: Any, context_parameter: str | None,
+                 positional_only: frozenset[str]) -> None:
+        self.func = func
+        self.tool_name = tool_name
+        self.description = description
+        self.context_parameter = context_parameter
+        self.fields = tuple((param.name, param.attr) for param in parameters)
+        self.positional_only = positional_only
+        self._parameters = parameters
+        self._return_hint = return_hint
+
+    def __repr__(self) -> str:
+        return f"<ToolSchema {self.tool_name!r} {'built' if self.built else 'not built'}>"
+
+    @property
+    def built(self) -> bool:
+        """True once the model and the JSON Schemas exist."""
+        return "_built" in self.__dict__
+
+    def build(self) -> None:
+        """Build the arguments model and the JSON Schemas now, if not yet.
+
+        Raises:
+            ConfigurationError: a parameter hint or the return hint has no JSON Schema (raised
+                again at each later need: nothing is kept from a failed build).
+        """
+        self._built  # noqa: B018 (the cached property builds it)
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON Schema of the arguments (an object schema)."""
+        return self._built.parameters
+
+    @property
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema of the result, or None when the return hint is absent, `str`, `None` or `Any`."""
+        return self._built.output_schema
+
+    @property
+    def arguments_model(self) -> type[BaseModel]:
+        """The pydantic model that validates the arguments."""
+        return self._built.arguments_model
+
+    @property
+    def output_adapter(self) -> TypeAdapter[Any] | None:
+        """Validates and serializes the result (None without an output schema)."""
+        return self._built.output_adapter
+
+    @cached_property
+    def _built(self) -> _Built:
+        # Here, not at import: see the module docstring.
+        from pydantic import Field
+        from pydantic.fields import FieldInfo
+
+        definitions: dict[str, Any] = {}
+        for param in self._parameters:
+            extra: dict[str, Any] = {"alias": param.name}
+            if param.doc is not None and FieldInfo.from_annotated_attribute(param.hint, param.default).description is None:
+                extra["description"] = param.doc
+            definitions[param.attr] = (Annotated[param.hint, Field(**extra)], param.default)
+        hints = {param.name: param.hint for param in self._parameters}
+        model, parameters = _arguments_model(definitions, hints, self.tool_name)
+        output_adapter, output_schema = _output(self._return_hint, self.tool_name)
+        return _Built(model, parameters, output_adapter, output_schema)
 
     def validate(self, data: Mapping[str, Any]) -> dict[str, Any]:
         """Validate decoded arguments and return them by parameter name, defaults filled in.
 
         Raises:
             pydantic.ValidationError: when the arguments do not match the parameters.
+            ConfigurationError: the first need of a schema that cannot be built (see `build()`).
         """
         instance = self.arguments_model.model_validate(data)
         # Read the attributes rather than model_dump(): handlers get real model, dataclass,
@@ -173,26 +264,25 @@ def _indent(line: str) -> int:
 
 
 def build_tool_schema(func: Callable[..., Any], *, tool_name: str) -> ToolSchema:
-    """Build the parameters schema, the output schema and their validators for `func`.
+    """Read `func`'s signature for a tool; its model and JSON Schemas are built on first need.
 
     Args:
         func: the handler.
         tool_name: the tool's name, for error messages.
 
     Returns:
-        A `ToolSchema`.
+        A `ToolSchema` (`schema.build()` builds the model and the schemas at once).
 
     Raises:
-        ConfigurationError: a parameter without a type hint, a hint with no JSON Schema,
-            `*args`/`**kwargs`, two `ToolContext` parameters, or hints that cannot be resolved.
+        ConfigurationError: a parameter without a type hint, `*args`/`**kwargs`, two
+            `ToolContext` parameters, a `ToolContext` in a union, or hints that cannot be
+            resolved. A hint with no JSON Schema raises on first need (`ToolSchema.build()`).
     """
     signature = _signature(func, tool_name)
     hints = _type_hints(func, tool_name)
     summary, arg_docs = parse_docstring(inspect.getdoc(func))
 
-    definitions: dict[str, Any] = {}
-    fields: list[tuple[str, str]] = []
-    hints_by_param: dict[str, Any] = {}
+    parameters: list[_Parameter] = []
     positional_only: set[str] = set()
     context_parameter: str | None = None
     for index, (param_name, param) in enumerate(signature.parameters.items()):
@@ -212,31 +302,22 @@ def build_tool_schema(func: Callable[..., Any], *, tool_name: str) -> ToolSchema
                 )
             context_parameter = param_name
             continue
+        _check_context_union(param_name, hint, tool_name)
         # Model attributes get neutral names and the parameter name becomes the alias, so any
         # parameter name works (`json`, `schema`, `_private`, `model_x`) without clashing with
         # BaseModel's own attributes or private-attribute rules.
-        attr = f"p{index}"
         default = ... if param.default is inspect.Parameter.empty else param.default
-        extra: dict[str, Any] = {"alias": param_name}
-        if FieldInfo.from_annotated_attribute(hint, default).description is None and param_name in arg_docs:
-            extra["description"] = arg_docs[param_name]
-        definitions[attr] = (Annotated[hint, Field(**extra)], default)
-        fields.append((param_name, attr))
-        hints_by_param[param_name] = hint
+        parameters.append(_Parameter(param_name, f"p{index}", hint, default, arg_docs.get(param_name)))
         if param.kind is inspect.Parameter.POSITIONAL_ONLY:
             positional_only.add(param_name)
 
-    model, parameters = _arguments_model(definitions, hints_by_param, tool_name)
-    output_adapter, output_schema = _output(hints.get("return", signature.return_annotation), tool_name)
     return ToolSchema(
-        func=func,
+        func,
+        tool_name=tool_name,
         description=summary,
-        parameters=parameters,
-        output_schema=output_schema,
-        arguments_model=model,
-        output_adapter=output_adapter,
+        parameters=tuple(parameters),
+        return_hint=hints.get("return", signature.return_annotation),
         context_parameter=context_parameter,
-        fields=tuple(fields),
         positional_only=frozenset(positional_only),
     )
 
@@ -289,13 +370,15 @@ def _strip_annotated(hint: Any) -> Any:
 def _arguments_model(
     definitions: dict[str, Any], hints: dict[str, Any], tool_name: str
 ) -> tuple[type[BaseModel], dict[str, Any]]:
+    from pydantic import ConfigDict, create_model
+
     try:
         model = create_model(
             "Arguments",
             __config__=ConfigDict(extra="forbid", validate_by_alias=True, validate_by_name=False),
             **definitions,
         )
-        schema = model.model_json_schema(schema_generator=_GenerateJsonSchema)
+        schema = model.model_json_schema(schema_generator=_schema_generator())
     except Exception as exc:
         for param_name, hint in hints.items():
             _check_hint(param_name, hint, tool_name)
@@ -310,8 +393,7 @@ def _arguments_model(
     return model, schema
 
 
-def _check_hint(param_name: str, hint: Any, tool_name: str) -> None:
-    """Raise a ConfigurationError naming `param_name` if `hint` alone has no JSON Schema."""
+def _check_context_union(param_name: str, hint: Any, tool_name: str) -> None:
     bare = _strip_annotated(hint)
     if typing.get_origin(bare) in (typing.Union, types.UnionType) and ToolContext in typing.get_args(bare):
         raise ConfigurationError(
@@ -319,8 +401,14 @@ def _check_hint(param_name: str, hint: Any, tool_name: str) -> None:
             "but a ToolContext is always injected and has no JSON Schema, so it cannot be "
             f"optional or part of a union. Annotate it `{param_name}: ToolContext`."
         )
+
+
+def _check_hint(param_name: str, hint: Any, tool_name: str) -> None:
+    """Raise a ConfigurationError naming `param_name` if `hint` alone has no JSON Schema."""
+    from pydantic import TypeAdapter
+
     try:
-        TypeAdapter(hint).json_schema(schema_generator=_GenerateJsonSchema)
+        TypeAdapter(hint).json_schema(schema_generator=_schema_generator())
     except Exception as exc:
         raise ConfigurationError(
             f"Parameter {param_name!r} of tool {tool_name!r} has type hint {_hint_name(hint)}, "
@@ -332,9 +420,11 @@ def _check_hint(param_name: str, hint: Any, tool_name: str) -> None:
 def _output(hint: Any, tool_name: str) -> tuple[TypeAdapter[Any] | None, dict[str, Any] | None]:
     if any(hint is plain for plain in _NO_OUTPUT_SCHEMA):
         return None, None
+    from pydantic import TypeAdapter
+
     try:
         adapter: TypeAdapter[Any] = TypeAdapter(hint)
-        schema = adapter.json_schema(schema_generator=_GenerateJsonSchema, mode="serialization")
+        schema = adapter.json_schema(schema_generator=_schema_generator(), mode="serialization")
     except Exception as exc:
         raise ConfigurationError(
             f"The return type hint of tool {tool_name!r}, {_hint_name(hint)}, has no JSON "

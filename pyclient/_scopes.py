@@ -353,6 +353,11 @@ class ThreadScope:
             if registration.mounted:
                 yield registration
 
+    def mounted_tools(self) -> list[ClientTool]:
+        """The tools of every mounted registration for the thread, shadowed ones included,
+        without refreshing connections (the thread builds their schemas before a run)."""
+        return [registration.tool for registration in self._candidates()]
+
     def serving(self) -> dict[str, Registration]:
         """The registration that serves each tool name in the thread now (rule 1).
 

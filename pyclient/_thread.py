@@ -68,7 +68,7 @@ from ._state import CallStatusName, RunStatus
 from ._steps import Call, RunHandlers, SendRequest, Step, WaitForActions
 from ._store import Store
 from ._stream import read_event_batches
-from ._tools import ClientTool, ToolResult
+from ._tools import ClientTool, ToolResult, build_pending_schemas
 from ._transport import Request
 
 if TYPE_CHECKING:
@@ -90,10 +90,12 @@ _preloading = False
 
 
 def _preload(platform: Platform) -> None:
-    """Have the platform import ag-ui's models ahead of the first request (once per process)."""
+    """Have the platform build the tools' schemas and import ag-ui's models ahead of the first
+    request (once per process; two separate steps, so the page can answer input in between)."""
     global _preloading
     if not _preloading:
         _preloading = True
+        platform.preload(build_pending_schemas)
         platform.preload(_load_protocol)
 
 
@@ -592,6 +594,8 @@ class Thread:
         Raises:
             LocalProtocolError: a run is already in flight in this thread, the thread is
                 closed, or `text` is not a str.
+            ConfigurationError: a tool this thread serves has a type hint with no JSON Schema
+                (its schema is built on first need; nothing is sent and no message is added).
         """
         if not isinstance(text, str):
             raise LocalProtocolError(
@@ -601,6 +605,7 @@ class Thread:
         if self._store is not None:
             await self.restore()
         self._check_writable("send a message")
+        self._build_schemas()
         self._machine.add_user_message(text)
         self._publish()
         await self.run()
@@ -613,15 +618,23 @@ class Thread:
         Raises:
             LocalProtocolError: a run is already in flight in this thread, it is closed, or
                 another tab holds it (`read_only`).
+            ConfigurationError: a tool this thread serves has a type hint with no JSON Schema.
             asyncio.CancelledError: the task awaiting this was cancelled (the run is stopped first).
         """
         if self._store is not None:
             await self.restore()
         self._check_writable("start a run")
         self._machine.check_can_start("start a run")
+        self._build_schemas()
         await self._run_turn(SendRequest(follow_up=False))
         if self._store is not None:
             await self.saved()  # idle means nothing in flight: the last save included
+
+    def _build_schemas(self) -> None:
+        """Build the schemas of the tools this thread serves, if not yet: a hint with no JSON
+        Schema raises its `ConfigurationError` here, before anything is sent."""
+        for tool in self.scope.mounted_tools():
+            tool.build_schema()
 
     async def _run_turn(self, step: Step) -> None:
         turn = self._turn = _Turn(self._platform.abort_controller())

@@ -5,6 +5,12 @@ The tool's JSON Schema comes from the function's type hints (see `pyclient._sche
 signal, and encodes the result as the text of the AG-UI tool message. Nothing here touches
 the browser: the same code runs in Pyodide and on CPython.
 
+Decorating reads the signature only; the pydantic model and the JSON Schemas are built on
+first need (`tool.parameters`, `tool.output_schema`, `to_agui_tool()`, validating a call,
+`tool.build_schema()`, a thread's first `send()`), and in the page ahead of that, once it is
+idle (`build_pending_schemas`, through `Platform.preload`): a page is usable before it pays
+for pydantic's schema machinery.
+
 ```python
 import asyncio
 from pyclient import client_tool
@@ -32,11 +38,13 @@ import logging
 import math
 import re
 from collections.abc import Awaitable, Callable, Mapping
+import time
+import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, overload
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
-from pydantic import ValidationError
-from pydantic_core import to_json
+from pydantic_core import ValidationError, to_json
 
 from ._abort import AbortController, AbortSignal
 from ._context import ToolContext
@@ -47,7 +55,7 @@ from ._json import JSONLimitError, loads
 if TYPE_CHECKING:
     from ag_ui.core import Tool
 
-__all__ = ["ClientTool", "ToolResult", "client_tool"]
+__all__ = ["ClientTool", "ToolResult", "build_pending_schemas", "client_tool"]
 
 logger = logging.getLogger("pyclient")
 
@@ -84,13 +92,79 @@ class ToolResult:
         return cls(content=message, error=message)
 
 
-@dataclass(frozen=True, eq=False)
+class _Given(Enum):
+    FROM_HANDLER = "from the handler"
+    """Passed for `parameters`/`output_schema`: read them from the handler's schema when first needed."""
+
+
+_T = TypeVar("_T")
+
+
+class _SchemaField(Generic[_T]):
+    """A `ClientTool` field that, unless given a value, is its schema's attribute of the same
+    name, built on first read (descriptor-typed dataclass field: `__set__` takes the value
+    `__init__` is given, `__get__` on the class gives the field's default)."""
+
+    def __init__(self, *, required: bool) -> None:
+        self._required = required
+        self._name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, tool: None, owner: type) -> _T: ...
+    @overload
+    def __get__(self, tool: ClientTool, owner: type) -> _T: ...
+    def __get__(self, tool: ClientTool | None, owner: type) -> _T:
+        if tool is None:
+            if self._required:
+                raise AttributeError(self._name)  # no default: the field is required
+            return None  # type: ignore[return-value]  # output_schema's default
+        value = vars(tool)[f"_{self._name}_given"]
+        if value is _Given.FROM_HANDLER:
+            assert tool._schema is not None
+            return getattr(tool._schema, self._name)  # type: ignore[no-any-return]
+        return value  # type: ignore[no-any-return]
+
+    def __set__(self, tool: ClientTool, value: _T | Literal[_Given.FROM_HANDLER]) -> None:
+        vars(tool)[f"_{self._name}_given"] = value
+
+
+# The tools whose schemas are not built yet, for `build_pending_schemas` (the page's idle time).
+_pending: weakref.WeakSet[ClientTool] = weakref.WeakSet()
+
+
+def build_pending_schemas() -> None:
+    """Build the model and JSON Schemas of every tool made so far that has not built them yet.
+
+    The page's platform runs this once it is idle (`Platform.preload`), so that neither its
+    boot nor its first `send()` pays for them. A tool whose hint has no JSON Schema is logged
+    as an error on the `pyclient` logger (with the `ConfigurationError`'s text) and left as it
+    is: the same error is raised again at its first need, e.g. the first `send()` of a thread
+    that has it.
+    """
+    started, count = time.perf_counter(), 0
+    while _pending:
+        tool = _pending.pop()
+        try:
+            count += tool.build_schema()
+        except ConfigurationError as exc:
+            logger.error("pyclient: tool %r cannot be sent to an agent: %s", tool.name, exc)
+    if count:
+        logger.info("pyclient: tool schemas built ahead of the first request (%d tools, %.0f ms)",
+                    count, (time.perf_counter() - started) * 1000)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ClientTool:
     """A tool the agent sees in every run and whose handler runs here.
 
     Build it with `@client_tool`. Tools compare and hash by identity, so they can be kept in
     sets and used as keys. Calling the tool calls the handler directly, so a decorated
     function still works as a function (`add(1, 2)`; an `async def` returns a coroutine).
+    `parameters` and `output_schema` are built from the handler's hints on first read (see
+    `build_schema()`).
 
     Attributes:
         name: the name the model calls it by.
@@ -116,13 +190,15 @@ class ClientTool:
     """
 
     name: str
-    description: str = field(repr=False)
-    parameters: dict[str, Any] = field(repr=False)
-    handler: Callable[..., Any] = field(repr=False)
+    description: str
+    parameters: _SchemaField[dict[str, Any]] = _SchemaField(required=True)
+    # mypy takes the descriptor above for a default; it is none (its class-level __get__
+    # raises AttributeError), so `parameters` stays a required argument.
+    handler: Callable[..., Any]  # type: ignore[misc]
     requires_approval: bool = False
     timeout_s: float | None = None
-    output_schema: dict[str, Any] | None = field(default=None, repr=False)
-    render: Callable[..., Any] | None = field(default=None, repr=False)
+    output_schema: _SchemaField[dict[str, Any] | None] = _SchemaField(required=False)
+    render: Callable[..., Any] | None = None
     render_only: bool = False
     idempotent: bool = False
     server_declared: bool = False
@@ -135,6 +211,36 @@ class ClientTool:
                        self.render_only, self.idempotent, self.server_declared)
         if self._schema is None or self._schema.func is not self.handler:
             object.__setattr__(self, "_schema", build_tool_schema(self.handler, tool_name=self.name))
+        assert self._schema is not None
+        if not self._schema.built:
+            _pending.add(self)
+
+    def __repr__(self) -> str:
+        # By hand: the generated one would read `parameters`, building the schema.
+        return (f"ClientTool(name={self.name!r}, requires_approval={self.requires_approval!r}, "
+                f"timeout_s={self.timeout_s!r}, render_only={self.render_only!r}, "
+                f"idempotent={self.idempotent!r}, server_declared={self.server_declared!r})")
+
+    def build_schema(self) -> bool:
+        """Build the handler's pydantic model and JSON Schemas now if they are not built yet.
+
+        They are built on first need otherwise: reading `parameters` or `output_schema`,
+        `to_agui_tool()`, validating a call, a thread's `send()`/`run()` (which checks every
+        tool it serves first), and in the page once it is idle.
+
+        Returns:
+            True if this call built them, False if they were built already.
+
+        Raises:
+            ConfigurationError: a parameter's or the return's type hint has no JSON Schema
+                (raised again at each need until the handler is fixed).
+        """
+        assert self._schema is not None
+        if self._schema.built:
+            return False
+        self._schema.build()
+        _pending.discard(self)
+        return True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the handler directly, bypassing validation, timeout and encoding."""
@@ -160,6 +266,8 @@ class ClientTool:
         Raises:
             ToolError: with a message written for the model: malformed JSON, a non-object, or
                 each failing field with what was expected and what was received.
+            ConfigurationError: the first need of a schema that cannot be built (a hint with
+                no JSON Schema).
         """
         data = self._decode(arguments)
         assert self._schema is not None
@@ -591,9 +699,12 @@ def client_tool(
 
     Raises:
         ConfigurationError: for what can never work: a non-callable `func`, an invalid name,
-            `timeout_s <= 0`, a parameter without a hint or whose hint has no JSON Schema,
-            `*args`/`**kwargs`, two `ToolContext` parameters, or `render_only` together with
-            `requires_approval` or `timeout_s`.
+            `timeout_s <= 0`, a parameter without a hint, a hint that cannot be resolved,
+            `*args`/`**kwargs`, two `ToolContext` parameters, a `ToolContext` in a union, or
+            `render_only` together with `requires_approval` or `timeout_s`. A hint with no JSON
+            Schema (a parameter's or the return's) raises it on the tool's first need instead
+            (its model and schemas are built then, not here: see `ClientTool.build_schema()`);
+            in the page, the idle-time build logs it as an error on the `pyclient` logger first.
     """
 
     def decorate(handler: Callable[..., Any]) -> ClientTool:
@@ -611,11 +722,11 @@ def client_tool(
         return ClientTool(
             name=tool_name,
             description=description.strip() if description is not None else schema.description,
-            parameters=schema.parameters,
+            parameters=_Given.FROM_HANDLER,
             handler=handler,
             requires_approval=requires_approval,
             timeout_s=timeout_s,
-            output_schema=schema.output_schema,
+            output_schema=_Given.FROM_HANDLER,
             render=render,
             render_only=render_only,
             idempotent=idempotent,

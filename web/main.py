@@ -13,7 +13,8 @@ import sys
 from importlib.metadata import version
 from typing import Literal, TypedDict
 
-from pyscript import document, web
+from pyodide.ffi import create_once_callable
+from pyscript import document, web, window
 
 import pyclient
 from pyclient import Agent, ToolPart, client_tool
@@ -157,13 +158,23 @@ chat = Chat(
     ],
 )
 
-versions = " · ".join(f"{name} {version(name)}" for name in ("pydantic", "ag-ui-protocol"))
 tools = ", ".join(tool.name for tool in agent.client_tools)
-document.getElementById("status").textContent = (
-    f"pyclient {pyclient.__version__} ready ({versions}); tools: {tools}"
-)
-# What Python imported, for tests and for anyone debugging a boot in devtools.
+status = document.getElementById("status")
+status.textContent = f"pyclient {pyclient.__version__} ready; tools: {tools}"
+
+
+def show_versions(*_):
+    versions = " · ".join(f"{name} {version(name)}" for name in ("pydantic", "ag-ui-protocol"))
+    status.textContent = f"pyclient {pyclient.__version__} ready ({versions}); tools: {tools}"
+
+
+# importlib.metadata reads each METADATA file with the email parser (~0.15 s in Pyodide): once idle.
+window.requestIdleCallback(create_once_callable(show_versions))
+# What Python imported, for tests and for anyone debugging a boot in devtools: the page is
+# usable without ag-ui's models, pydantic's schema machinery (the tools' schemas are built
+# once the page is idle) and markdown-it (the first answer imports it).
 document.documentElement.dataset.pyclientModules = " ".join(
-    name for name in ("pyclient", "pydantic", "ag_ui.core") if name in sys.modules
+    name for name in ("pyclient", "pydantic", "ag_ui.core", "pydantic.main", "pydantic.json_schema", "markdown_it")
+    if name in sys.modules
 )
 document.documentElement.dataset.pyclient = "ready"

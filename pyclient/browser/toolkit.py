@@ -50,7 +50,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 import js
-from pydantic import Field
+from annotated_types import MaxLen, MinLen
 from pyodide.ffi import JsException, jsnull
 
 from .._errors import ConfigurationError, ToolError
@@ -89,8 +89,10 @@ MAX_TOAST_CHARS = 500
 ToastKind = Literal["info", "success", "warning", "error"]
 """The kinds of toast `show_toast` shows (its class is `pyclient-toast-<kind>`)."""
 
-Selector = Annotated[str, Field(min_length=1, max_length=1000,
-                                description="a CSS selector, such as 'h1', '.note' or 'ul > li'")]
+# Constraints as annotated-types (pydantic reads them as it reads `Field(min_length=...)`) and
+# descriptions in the handlers' `Args:`: `pydantic.Field` would import pydantic's JSON Schema
+# machinery with the toolkit, which a page's boot should not pay for (see `pyclient._schema`).
+Selector = Annotated[str, MinLen(1), MaxLen(1000)]
 
 
 def _missing(value: Any) -> bool:
@@ -330,9 +332,10 @@ def clipboard_tools(
         text = await _clipboard("read", read_name, timeout_s)
         return cap_text("" if _missing(text) else str(text), max_chars)
 
-    async def write_clipboard(
-        text: Annotated[str, Field(max_length=max_chars, description="the text to copy")],
-    ) -> str:
+    async def write_clipboard(text: Annotated[str, MaxLen(max_chars)]) -> str:
+        """Args:
+            text: the text to copy
+        """
         await _clipboard("write", write_name, timeout_s, text)
         return f"copied {_count(len(text), 'character')} to the clipboard"
 
@@ -391,8 +394,7 @@ def storage_tools(
     kind = "sessionStorage" if session else "localStorage"
     where = ("the browser's sessionStorage (kept while this tab is open)" if session
              else "the browser's localStorage (kept across visits)")
-    Key = Annotated[str, Field(min_length=1, max_length=MAX_KEY_CHARS,
-                               description="a relative key, such as 'todo' or 'lists/groceries'")]
+    Key = Annotated[str, MinLen(1), MaxLen(MAX_KEY_CHARS)]
 
     def area() -> Any:
         try:
@@ -401,6 +403,9 @@ def storage_tools(
             raise ToolError(f"The page cannot use {kind} ({_js_error(exc)}). Tell the user.") from None
 
     def storage_get(key: Key) -> dict[str, Any]:
+        """Args:
+            key: a relative key, such as 'todo' or 'lists/groceries'
+        """
         check_storage_key(key, tool=chosen["storage_get"])
         value = area().getItem(prefix + key)
         if _missing(value):
@@ -410,10 +415,11 @@ def storage_tools(
             return {"key": key, "value": text}
         return {"key": key, "value": text[:max_value_chars], "cut": len(text) - max_value_chars}
 
-    def storage_set(
-        key: Key,
-        value: Annotated[str, Field(max_length=max_value_chars, description="the text to save")],
-    ) -> str:
+    def storage_set(key: Key, value: Annotated[str, MaxLen(max_value_chars)]) -> str:
+        """Args:
+            key: a relative key, such as 'todo' or 'lists/groceries'
+            value: the text to save
+        """
         check_storage_key(key, tool=chosen["storage_set"])
         try:
             area().setItem(prefix + key, value)
@@ -425,6 +431,9 @@ def storage_tools(
         return f"saved {key!r} ({_count(len(value), 'character')})"
 
     def storage_remove(key: Key) -> str:
+        """Args:
+            key: a relative key, such as 'todo' or 'lists/groceries'
+        """
         check_storage_key(key, tool=chosen["storage_remove"])
         storage = area()
         if _missing(storage.getItem(prefix + key)):
@@ -494,6 +503,9 @@ def page_text_tool(root: Any, *, max_chars: int = 20_000, name: str = "read_page
     check_limit(max_chars, "max_chars")
 
     def read_page_text(selector: Selector) -> str:
+        """Args:
+            selector: a CSS selector, such as 'h1', '.note' or 'ul > li'
+        """
         matches = _outermost(area.matches(selector, name))
         if not matches:
             return f"No element inside {area.label} matches {selector!r}."
@@ -545,20 +557,22 @@ def dom_tools(
     chosen = tool_names(("set_text", "toggle_class", "set_attribute"), names, factory="dom_tools")
     inside = f"inside {area.label} only"
 
-    def set_text(
-        selector: Selector,
-        text: Annotated[str, Field(max_length=MAX_SET_TEXT_CHARS, description="the new text, shown as plain text")],
-    ) -> str:
+    def set_text(selector: Selector, text: Annotated[str, MaxLen(MAX_SET_TEXT_CHARS)]) -> str:
+        """Args:
+            selector: a CSS selector, such as 'h1', '.note' or 'ul > li'
+            text: the new text, shown as plain text
+        """
         matches = _outermost(_require(area.matches(selector, chosen["set_text"]), selector, area, chosen["set_text"]))
         for node in matches:
             node.textContent = text
         return f"set the text of {_count(len(matches))} matching {selector!r}"
 
-    def toggle_class(
-        selector: Selector,
-        class_name: Annotated[str, Field(min_length=1, max_length=64, description="one CSS class name")],
-        on: Annotated[bool, Field(description="true adds the class, false removes it")],
-    ) -> str:
+    def toggle_class(selector: Selector, class_name: Annotated[str, MinLen(1), MaxLen(64)], on: bool) -> str:
+        """Args:
+            selector: a CSS selector, such as 'h1', '.note' or 'ul > li'
+            class_name: one CSS class name
+            on: true adds the class, false removes it
+        """
         check_class_name(class_name, tool=chosen["toggle_class"])
         matches = _require(area.matches(selector, chosen["toggle_class"]), selector, area, chosen["toggle_class"])
         for node in matches:
@@ -568,10 +582,14 @@ def dom_tools(
 
     def set_attribute(
         selector: Selector,
-        name: Annotated[str, Field(min_length=1, max_length=80, description="the attribute's name")],
-        value: Annotated[str | None, Field(max_length=MAX_SET_TEXT_CHARS,
-                                           description="the new value; null removes the attribute")],
+        name: Annotated[str, MinLen(1), MaxLen(80)],
+        value: Annotated[str | None, MaxLen(MAX_SET_TEXT_CHARS)],
     ) -> str:
+        """Args:
+            selector: a CSS selector, such as 'h1', '.note' or 'ul > li'
+            name: the attribute's name
+            value: the new value; null removes the attribute
+        """
         attribute = check_attribute(name, value, tool=chosen["set_attribute"])
         matches = _require(area.matches(selector, chosen["set_attribute"]), selector, area, chosen["set_attribute"])
         for node in matches:
@@ -625,10 +643,10 @@ def background_tool(element: Any = None, *, name: str = "change_background") -> 
     area = _Area(element, "background_tool") if element is not None else None
     what = "the page" if area is None else f"the element {area.label}"
 
-    def change_background(
-        background: Annotated[str, Field(min_length=1, max_length=500,
-                                         description="a CSS background value, such as 'teal' or a gradient")],
-    ) -> str:
+    def change_background(background: Annotated[str, MinLen(1), MaxLen(500)]) -> str:
+        """Args:
+            background: a CSS background value, such as 'teal' or a gradient
+        """
         value = background.strip()
         if not js.CSS.supports("background", value):
             raise ToolError(
@@ -675,11 +693,11 @@ def notify_tool(container: Any, *, duration_s: float = 5.0, name: str = "show_to
     area = _Area(container, "notify_tool")
     check_limit(duration_s, "duration_s", minimum=0.001)
 
-    def show_toast(
-        message: Annotated[str, Field(min_length=1, max_length=MAX_TOAST_CHARS,
-                                      description="the text to show, plain text")],
-        kind: Annotated[ToastKind, Field(description="how the toast looks")] = "info",
-    ) -> str:
+    def show_toast(message: Annotated[str, MinLen(1), MaxLen(MAX_TOAST_CHARS)], kind: ToastKind = "info") -> str:
+        """Args:
+            message: the text to show, plain text
+            kind: how the toast looks
+        """
         host = area.resolve()
         toast = js.document.createElement("div")
         toast.className = f"pyclient-toast pyclient-toast-{kind}"

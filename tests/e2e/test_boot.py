@@ -35,13 +35,17 @@ def test_demo_boots_with_progress_and_imports(page, guard):
     expect(page.locator("#status")).to_contain_text("ready")
     expect(page.locator("#status")).to_contain_text("change_background")
     modules = page.evaluate("document.documentElement.dataset.pyclientModules").split()
-    # Usable without ag-ui's models (most of the import time); the page loads them once idle.
+    # Usable without ag-ui's models, pydantic's model and JSON Schema machinery (the tools'
+    # schemas) and markdown-it: most of the import time. The page builds and loads them once idle.
     assert modules == ["pyclient", "pydantic"]
+    idle = ["tool schemas built ahead of the first request (8 tools", "AG-UI models loaded ahead of the first request"]
     for _ in range(200):  # 10 s at most
-        if any("AG-UI models loaded ahead of the first request" in text for text in console):
+        if all(any(line in text for text in console) for line in idle):
             break
         page.wait_for_timeout(50)
-    assert any("AG-UI models loaded ahead of the first request" in text for text in console), console
+    for line in idle:
+        assert any(line in text for text in console), console
+    expect(page.locator("#status")).to_contain_text("ag-ui-protocol")  # the versions, once idle
     # Everything came from this server: Pyodide, PyScript, the lock and the wheels.
     assert any(url.endswith("/pyodide/pyodide.asm.wasm") for url in requests)
     assert any(url.endswith("/pyodide/pyodide-lock.json") for url in requests)

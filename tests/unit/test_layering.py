@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -181,7 +182,8 @@ agent.thread()
 thread.register_tool(note)
 assert [tool.name for tool in thread.available_tools()] == ["change_background", "note"]
 print(sorted(m for m in sys.modules if m.split(".")[0] == "ag_ui"), len(Recording.loads))
-Recording.loads[0]()
+for load in Recording.loads:  # the tools' schemas, then ag-ui's models
+    load()
 from pyclient._events import decode_event
 print("ag_ui.core" in sys.modules, type(decode_event('{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}')).__name__)
 '''
@@ -191,4 +193,48 @@ def test_a_page_registers_tools_and_makes_threads_without_importing_ag_ui():
     # `import ag_ui.core` is most of pyclient's boot in Pyodide (~0.8 s): it is imported when
     # the platform preloads it (asked once, by the first thread) or at the first request.
     out = subprocess.run([sys.executable, "-c", LAZY_PROTOCOL], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["[] 1", "True RunStartedEvent"]
+    assert out.splitlines() == ["[] 2", "True RunStartedEvent"]
+
+
+LAZY_SCHEMA = '''
+import json, sys
+from typing import Literal
+from pyclient import Agent, client_tool
+
+@client_tool
+def create_task(title: str, priority: Literal["low", "high"] = "low", done: bool = False) -> dict[str, int]:
+    """Add a task.
+
+    Args:
+        title: a short title.
+    """
+    return {"id": 1}
+
+agent = Agent("main", "http://127.0.0.1:1/agent", client_tools=[create_task])
+agent.thread()
+MACHINERY = ("pydantic.main", "pydantic.json_schema", "pydantic.fields", "pydantic._internal._generate_schema")
+print(json.dumps([m for m in MACHINERY if m in sys.modules]))
+print(json.dumps([create_task.parameters, create_task.output_schema]))  # the first need
+print(json.dumps([m for m in MACHINERY if m in sys.modules]))
+'''
+
+
+def test_decoration_reads_the_signature_and_the_first_need_builds_the_same_schema():
+    # pydantic's model and JSON Schema machinery is ~0.5 s of a page's boot in Pyodide, which a
+    # bare `import pydantic` never loads: decorating and registering tools must not import it.
+    out = subprocess.run([sys.executable, "-c", LAZY_SCHEMA], capture_output=True, text=True, check=True).stdout
+    before, schemas, after = (json.loads(line) for line in out.splitlines())
+    assert before == []
+    assert after == ["pydantic.main", "pydantic.json_schema", "pydantic.fields", "pydantic._internal._generate_schema"]
+    # The same schema the tool gets here, where pydantic is loaded, and what it must be.
+    namespace: dict = {}
+    exec(LAZY_SCHEMA.split("agent =")[0], namespace)
+    tool = namespace["create_task"]
+    assert schemas == [tool.parameters, tool.output_schema]
+    assert schemas[0] == {
+        "type": "object", "additionalProperties": False, "required": ["title"],
+        "properties": {"title": {"type": "string", "description": "a short title."},
+                       "priority": {"enum": ["low", "high"], "type": "string", "default": "low"},
+                       "done": {"type": "boolean", "default": False}},
+    }
+    assert schemas[1] == {"type": "object", "additionalProperties": {"type": "integer"}}

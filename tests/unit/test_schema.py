@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import importlib
 import json
+import logging
 from typing import Annotated, Any, Callable, Literal
 
 import pytest
@@ -11,6 +14,8 @@ from pydantic import Field
 
 from pyclient import ClientTool, ConfigurationError, ToolContext, client_tool
 from pyclient._schema import parse_docstring
+from pyclient._tools import build_pending_schemas
+from tests.unit.scripted import Server, arun, make_agent, text_only
 
 # The catalog lives with the browser test page, which loads the same module in Pyodide.
 catalog = importlib.import_module("web.tests.tool_catalog")
@@ -266,7 +271,7 @@ def test_output_schema_from_return_hint() -> None:
         resolve(shape, ref)
 
 
-# -- ConfigurationError at decoration -----------------------------------------------------------
+# -- ConfigurationError at decoration (the signature) or at first need (the schema) -----------
 
 
 def test_parameter_without_hint() -> None:
@@ -290,8 +295,9 @@ def test_hint_without_json_schema(hint: Any, shown: str) -> None:
         """A hint with no schema."""
 
     f.__annotations__["cb"] = hint
+    tool = client_tool(f)  # decoration reads the signature; the schema is built on first need
     with pytest.raises(ConfigurationError) as info:
-        client_tool(f)
+        tool.parameters  # noqa: B018
     message = str(info.value)
     assert "Parameter 'cb' of tool 'f'" in message and shown in message
     assert "has no JSON Schema" in message and "Use a JSON-compatible type" in message
@@ -302,19 +308,70 @@ class Opaque:
 
 
 def test_arbitrary_class_hint() -> None:
-    with pytest.raises(ConfigurationError, match=r"Parameter 'thing' of tool 'f' has type hint `Opaque`"):
+    @client_tool
+    def f(thing: Opaque) -> None:
+        """An arbitrary class."""
 
-        @client_tool
-        def f(thing: Opaque) -> None:
-            """An arbitrary class."""
+    with pytest.raises(ConfigurationError, match=r"Parameter 'thing' of tool 'f' has type hint `Opaque`"):
+        f.parameters  # noqa: B018
 
 
 def test_return_hint_without_json_schema() -> None:
-    with pytest.raises(ConfigurationError, match=r"return type hint of tool 'f'.*`-> Any`"):
+    @client_tool
+    def f() -> Opaque:
+        """Returns something with no schema."""
 
-        @client_tool
-        def f() -> Opaque:
-            """Returns something with no schema."""
+    with pytest.raises(ConfigurationError, match=r"return type hint of tool 'f'.*`-> Any`"):
+        f.output_schema  # noqa: B018
+
+
+def test_a_hint_without_json_schema_raises_the_same_error_at_every_first_need(caplog) -> None:
+    gc.collect()
+    build_pending_schemas()  # the other tests' tools: this test's log starts empty
+    caplog.clear()
+
+    @client_tool
+    def f(thing: Opaque, text: str) -> str:
+        """An arbitrary class."""
+        return text
+
+    with pytest.raises(ConfigurationError) as first:
+        f.build_schema()
+    expected = str(first.value)
+    assert expected.startswith("Parameter 'thing' of tool 'f' has type hint `Opaque`, which has no JSON Schema")
+
+    def raised(need: Callable[[], object]) -> str:
+        with pytest.raises(ConfigurationError) as info:
+            need()
+        return str(info.value)
+
+    # Nothing is kept from a failed build: each need raises it again, word for word.
+    assert raised(lambda: f.parameters) == expected
+    assert raised(lambda: f.output_schema) == expected
+    assert raised(f.to_agui_tool) == expected
+    assert raised(lambda: f.validate_arguments({"thing": 1, "text": "a"})) == expected
+    assert raised(lambda: asyncio.run(f.execute({"thing": 1, "text": "a"}))) == expected
+
+    # The page's idle-time build reports it as an error on the pyclient logger, and goes on.
+    @client_tool
+    def g(text: str) -> str:
+        """Fine."""
+        return text
+
+    caplog.set_level(logging.INFO, logger="pyclient")
+    build_pending_schemas()
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert [r.getMessage() for r in errors] == [f"pyclient: tool 'f' cannot be sent to an agent: {expected}"]
+    assert g.build_schema() is False  # built by build_pending_schemas
+
+    # The first send() of a thread serving it raises before anything is sent or added.
+    server = Server(text_only)
+    agent = make_agent(server, [g])
+    thread = agent.thread()
+    thread.register_tool(f)
+    assert raised(lambda: arun(thread.send("go"))) == expected
+    assert raised(lambda: arun(thread.run())) == expected
+    assert server.bodies == [] and thread.messages == []
 
 
 def test_var_positional_and_var_keyword() -> None:
