@@ -133,21 +133,29 @@ class Bubble:
         self._next_render = now + RENDER_SPACING * (time.perf_counter() - now)
 
     def _append_tail(self, added: str) -> None:
-        """Show `added` (plain text) at the end of the tail, in its last box or a new one."""
+        """Show `added` (plain text) at the end of the tail: in its last box while that holds
+        fewer than `TAIL_CHUNK` characters, then in new boxes, each cut after a space or newline
+        (a word longer than the room left ends its box)."""
         self._tail += len(added)
         box = self._tail_box.lastChild
-        if box and self._chunk >= TAIL_CHUNK:
-            end = max(added.rfind(" "), added.rfind("\n")) + 1  # a new box starts after a space
-            if end:
-                box.firstChild.appendData(added[:end])
-                added = added[end:]
-                box = None
-        if box:
-            box.firstChild.appendData(added)
-            self._chunk += len(added)
-        elif added:
-            self._tail_box.append(el("div", "", added))
-            self._chunk = len(added)
+        while added:
+            room = TAIL_CHUNK - self._chunk if box else TAIL_CHUNK
+            end = len(added)
+            if end > room:
+                end = max(added.rfind(" ", 0, room), added.rfind("\n", 0, room)) + 1
+                if not end:
+                    after = [i for i in (added.find(" ", max(room, 0)), added.find("\n", max(room, 0))) if i >= 0]
+                    end = min(after) + 1 if after else len(added)
+            piece, added = added[:end], added[end:]
+            if box:
+                box.firstChild.appendData(piece)
+                self._chunk += len(piece)
+            else:
+                box = el("div", "", piece)
+                self._tail_box.append(box)
+                self._chunk = len(piece)
+            if added:
+                box = None  # the rest starts a new box
 
     def _show_live(self, html: str) -> None:
         """Show `html` (markdown-it's, of the text after the last cut) in the live block.

@@ -67,6 +67,8 @@ _COMPACT: dict[str, tuple[str, frozenset[str]]] = {
     "TextMessageContentEvent": ("message_id", frozenset({"type", "message_id", "delta"})),
     "ToolCallArgsEvent": ("tool_call_id", frozenset({"type", "tool_call_id", "delta"})),
 }
+_BY_CLASS: dict[type, tuple[str, frozenset[str]] | None] = {}  # _COMPACT by class, filled as classes come
+_UNSEEN: Any = object()
 
 
 def event_json(event: AGUIEvent) -> dict[str, Any]:
@@ -135,13 +137,18 @@ class EventLog:
             self._times.append(time.monotonic())
             if self._start is None:
                 self._start = self._times[0]
+        cls = type(event)
+        compact = _BY_CLASS.get(cls, _UNSEEN)
+        if compact is _UNSEEN:
+            compact = _BY_CLASS[cls] = _COMPACT.get(cls.__name__)
+        # `__pydantic_fields_set__` is what `model_fields_set` returns, without the property's
+        # call: this runs for every event.
         model: Any = event
-        compact = _COMPACT.get(type(model).__name__)
-        if compact is not None and model.model_fields_set <= compact[1]:
+        if compact is not None and model.__pydantic_fields_set__ <= compact[1]:
             ident = getattr(model, compact[0])
             key = self._key
-            if key[2] != ident or key[0] is not type(model):
-                key = self._key = (type(model), compact[0], ident)
+            if key[2] != ident or key[0] is not cls:
+                key = self._key = (cls, compact[0], ident)
             self._keys.append(key)
             items.append(model.delta)
         else:
