@@ -53,8 +53,8 @@ So Markdown renders take at most a ninth of the streaming time: a block of a few
 still renders every frame."""
 
 LIVE_LIMIT = 8_000
-"""A live block longer than this (characters) is not rendered again until it is cut or the
-message ends; its new text streams in the tail (laying it out would cost its whole length)."""
+"""A live block longer than this (characters) is not rendered while it streams, until it is cut
+or the message ends; its text streams in the tail (laying it out would cost its whole length)."""
 
 TAIL_CHUNK = 4_000
 """The tail's boxes hold about this many characters each (a new box starts after a space or a
@@ -92,7 +92,6 @@ class Bubble:
         self._frozen = 0        # text[:_frozen] is in _blocks
         self._tail = 0          # characters at the end of `text` shown as plain text
         self._chunk = 0         # characters in the tail's last box
-        self._live_size = 0     # characters of the live block at its last render
         self._next_render = 0.0
         self._live_html = ""    # the HTML the live block shows
         self._interrupted = False
@@ -106,7 +105,7 @@ class Bubble:
             return
         now = time.perf_counter()
         extends = text.startswith(self.text)
-        if streaming and extends and (now < self._next_render or self._live_size > LIVE_LIMIT) \
+        if streaming and extends and (now < self._next_render or len(text) - self._frozen > LIVE_LIMIT) \
                 and self._splitter.cut(text) == self._frozen:
             self._append_tail(text[len(self.text):])
             self.text = text
@@ -127,7 +126,6 @@ class Bubble:
             self._tail_box.replaceChildren()
             self._tail = self._chunk = 0
         self.text = text
-        self._live_size = len(text) - self._frozen
         # Markdown's time only: reading a size here to count the layout too would lay the page
         # out now, in the middle of the frame's work (see LIVE_LIMIT for the layout's cost).
         self._next_render = now + RENDER_SPACING * (time.perf_counter() - now)
