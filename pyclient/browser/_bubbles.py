@@ -16,9 +16,15 @@ to a 280 KB paragraph lays out all 280 KB again (20 to 50 ms in Chromium), to a 
 only that box. So the tail is a column of boxes of about `TAIL_CHUNK` characters, cut after a
 space or newline, and a live block longer than `LIVE_LIMIT` characters is not rendered again
 while it streams: its new text stays in the tail until the block is cut or the message ends.
-A paragraph of 40,000 words then costs each frame only its newest box, where rendering it as
-it grew laid it all out again a few times a second. (The tail's boxes break its lines where
+Boxes out of view skip layout (`content-visibility: auto` in chat.css). A paragraph of
+40,000 words then costs each frame only the boxes that show, where rendering it as it grew
+laid it all out again a few times a second. (The tail's boxes break its lines where
 they end; they last only while the text streams.)
+
+A bubble fits its text, up to a maximum width: finding a paragraph's unwrapped width costs a
+pass over all of it, as much as laying it out. A text with a line of `WIDE_LINE` characters or
+more is wider than any screen unwrapped, so its bubble gets that maximum width outright
+(`pyclient-wide`), the width the fit gives it, and the browser skips that pass.
 
 When the message ends (`streaming=False`) the live block is rendered once more and the tail
 emptied: the result is the Markdown of the whole text, as if rendered at once. A text that is
@@ -44,7 +50,7 @@ import js
 from ._markdown import BlockSplitter, render
 from ._nodes import TEXT_NODE, el
 
-__all__ = ["LIVE_LIMIT", "RENDER_SPACING", "TAIL_CHUNK", "Bubble"]
+__all__ = ["LIVE_LIMIT", "RENDER_SPACING", "TAIL_CHUNK", "WIDE_LINE", "Bubble"]
 
 RENDER_SPACING = 8.0
 """While a message streams, the next Markdown render waits this many times the last one's cost.
@@ -59,6 +65,9 @@ or the message ends; its text streams in the tail (laying it out would cost its 
 TAIL_CHUNK = 4_000
 """The tail's boxes hold about this many characters each (a new box starts after a space or a
 newline once the last box holds this many): each frame lays out only the last box."""
+
+WIDE_LINE = 1_000
+"""A line of this many characters is wider than any screen: its bubble takes its maximum width."""
 
 
 class Bubble:
@@ -95,6 +104,7 @@ class Bubble:
         self._next_render = 0.0
         self._live_html = ""    # the HTML the live block shows
         self._interrupted = False
+        self._line = 0          # where the last line of `text` starts (until a wide one is seen)
 
     def update(self, text: str, *, streaming: bool) -> None:
         """Show `text`; `streaming` while more may come (see the module docstring)."""
@@ -105,16 +115,21 @@ class Bubble:
             return
         now = time.perf_counter()
         extends = text.startswith(self.text)
+        if extends and self._line >= 0:
+            self._find_wide_line(text, len(self.text))
         if streaming and extends and (now < self._next_render or len(text) - self._frozen > LIVE_LIMIT) \
                 and self._splitter.cut(text) == self._frozen:
             self._append_tail(text[len(self.text):])
             self.text = text
             return
         if not extends:  # replaced, not extended: start again
+            self._line = 0
+            self.node.classList.remove("pyclient-wide")
             self._splitter = BlockSplitter()
             self._frozen = 0
             self._blocks.replaceChildren()
             self._live_html = ""
+            self._find_wide_line(text, 0)
         cut = self._splitter.cut(text)
         if cut > self._frozen:
             # markdown-it with raw HTML off: see _markdown.
@@ -129,6 +144,21 @@ class Bubble:
         # Markdown's time only: reading a size here to count the layout too would lay the page
         # out now, in the middle of the frame's work (see LIVE_LIMIT for the layout's cost).
         self._next_render = now + RENDER_SPACING * (time.perf_counter() - now)
+
+    def _find_wide_line(self, text: str, start: int) -> None:
+        """Look for a line of `WIDE_LINE` characters in `text[start:]` (the lines before are
+        shorter); on finding one, give the bubble its maximum width (`_line` -1: done)."""
+        line = self._line
+        while True:
+            end = text.find("\n", start)
+            if (end if end >= 0 else len(text)) - line >= WIDE_LINE:
+                self._line = -1
+                self.node.classList.add("pyclient-wide")
+                return
+            if end < 0:
+                break
+            line = start = end + 1
+        self._line = line
 
     def _append_tail(self, added: str) -> None:
         """Show `added` (plain text) at the end of the tail: in its last box while that holds

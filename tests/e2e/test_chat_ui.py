@@ -236,6 +236,7 @@ def test_markdown_rendering(page, chat_page):
     expect(link).to_have_attribute("href", "https://example.org/docs")
     expect(link).to_have_attribute("target", "_blank")
     expect(link).to_have_attribute("rel", "noopener noreferrer nofollow")
+    assert "pyclient-wide" not in answer.get_attribute("class")  # short lines: the bubble fits them
     # Raw HTML stays text.
     assert answer.locator("b").count() == 0
     expect(answer).to_contain_text("<b>raw html</b> stays text.")
@@ -273,6 +274,11 @@ def test_a_long_paragraph_streams_in_boxes_and_ends_as_one_rendered_paragraph(pa
     # Once it ended: the Markdown of the whole text, as if rendered at once; no tail left.
     answer = page.locator(".pyclient-assistant").last
     assert answer.locator(".pyclient-md-tail").evaluate("t => t.childNodes.length") == 0
+    # A line wider than any screen: the bubble has its maximum width without measuring it.
+    assert "pyclient-wide" in answer.get_attribute("class")
+    width, most = answer.evaluate("a => [a.getBoundingClientRect().width, a.parentElement.clientWidth * 0.85]")
+    assert abs(width - most) < 30, (width, most)
+    assert "pyclient-wide" not in page.locator(".pyclient-user").last.get_attribute("class")
     assert answer.locator(".pyclient-md-blocks").evaluate("b => b.innerHTML") == ""
     assert answer.locator(".pyclient-md-live").evaluate("b => b.innerHTML") == render(LONG_PARAGRAPH)
 
