@@ -16,7 +16,7 @@ to a 280 KB paragraph lays out all 280 KB again (20 to 50 ms in Chromium), to a 
 only that box. So the tail is a column of boxes of about `TAIL_CHUNK` characters, cut after a
 space or newline, and a live block longer than `LIVE_LIMIT` characters is not rendered again
 while it streams: its new text stays in the tail until the block is cut or the message ends.
-Boxes out of view skip layout (`content-visibility: auto` in chat.css). A paragraph of
+Boxes out of view but the last three skip layout (`content-visibility: auto` in chat.css). A paragraph of
 40,000 words then costs each frame only the boxes that show, where rendering it as it grew
 laid it all out again a few times a second. (The tail's boxes break its lines where
 they end; they last only while the text streams.)

@@ -271,6 +271,11 @@ def test_a_long_paragraph_streams_in_boxes_and_ends_as_one_rendered_paragraph(pa
     assert max(s["live"] for s in seen if s["boxes"]) < live_limit + 2_000
     assert max(len(s["boxes"]) for s in seen) >= 3
     assert all(n < tail_chunk + 200 for s in seen for n in s["boxes"][:-1])
+    # The list followed the text to its end all along (boxes skipped out of view must not
+    # move the end once shown: the user did not scroll, so "Jump to latest" never showed).
+    page.wait_for_function("""() => { const e = document.querySelector('.pyclient-messages');
+        return e.scrollHeight - e.scrollTop - e.clientHeight < 30; }""", timeout=TIMEOUT)
+    assert page.locator(".pyclient-jump").is_hidden()
     # Once it ended: the Markdown of the whole text, as if rendered at once; no tail left.
     answer = page.locator(".pyclient-assistant").last
     assert answer.locator(".pyclient-md-tail").evaluate("t => t.childNodes.length") == 0
