@@ -5,15 +5,30 @@ A user message is one text node. An assistant message is Markdown rendered by
 
 Streaming stays linear. The text is cut into blocks that later text cannot change
 (`BlockSplitter`: a blank line outside code fences, before a line that starts a new block);
-each finished block is rendered once and kept, and only the text after the last cut is
-rendered again as more arrives. That render happens at most once per animation frame (the chat
-updates bubbles once per frame), and never more often than its own cost allows: after a
-render that took `t` (Markdown and the layout of what it wrote), the next waits
-`RENDER_SPACING * t`, and the deltas that arrive meanwhile are appended as plain text (to a
-node of their own, which lays out in no time however long the block before it). So each delta costs its own length, a long answer made of many
-paragraphs never renders its beginning twice, and the text is always all there. When the
-message ends (`streaming=False`) the text after the last cut is rendered once more. A text
-that is replaced rather than extended (a snapshot) is rendered afresh.
+each finished block is rendered once and kept, and only the text after the last cut (the live
+block) is rendered again as more arrives. That render happens at most once per animation frame
+(the chat updates bubbles once per frame), and never more often than its own cost allows:
+after a render that took `t`, the next waits `RENDER_SPACING * t`. The deltas that arrive
+meanwhile are shown as plain text after it, the tail.
+
+What the browser lays out on a change is the paragraph that changed, whole: appending a word
+to a 280 KB paragraph lays out all 280 KB again (20 to 50 ms in Chromium), to a separate box
+only that box. So the tail is a column of boxes of about `TAIL_CHUNK` characters, cut after a
+space or newline, and a live block longer than `LIVE_LIMIT` characters is not rendered again
+while it streams: its new text stays in the tail until the block is cut or the message ends.
+Boxes out of view but the last three skip layout (`content-visibility: auto` in chat.css). A paragraph of
+40,000 words then costs each frame only the boxes that show, where rendering it as it grew
+laid it all out again a few times a second. (The tail's boxes break its lines where
+they end; they last only while the text streams.)
+
+A bubble fits its text, up to a maximum width: finding a paragraph's unwrapped width costs a
+pass over all of it, as much as laying it out. A text with a line of `WIDE_LINE` characters or
+more is wider than any screen unwrapped, so its bubble gets that maximum width outright
+(`pyclient-wide`), the width the fit gives it, and the browser skips that pass.
+
+When the message ends (`streaming=False`) the live block is rendered once more and the tail
+emptied: the result is the Markdown of the whole text, as if rendered at once. A text that is
+replaced rather than extended (a snapshot) is rendered afresh.
 
 ```python
 from pyclient.browser._bubbles import Bubble
@@ -35,13 +50,24 @@ import js
 from ._markdown import BlockSplitter, render
 from ._nodes import TEXT_NODE, el
 
-__all__ = ["RENDER_SPACING", "Bubble"]
+__all__ = ["LIVE_LIMIT", "RENDER_SPACING", "TAIL_CHUNK", "WIDE_LINE", "Bubble"]
 
 RENDER_SPACING = 8.0
 """While a message streams, the next Markdown render waits this many times the last one's cost.
 
-So renders take at most a ninth of the streaming time, however long the block: a block of a
-few kilobytes still renders every frame, one of a few hundred renders a few times."""
+So Markdown renders take at most a ninth of the streaming time: a block of a few kilobytes
+still renders every frame."""
+
+LIVE_LIMIT = 8_000
+"""A live block longer than this (characters) is not rendered while it streams, until it is cut
+or the message ends; its text streams in the tail (laying it out would cost its whole length)."""
+
+TAIL_CHUNK = 4_000
+"""The tail's boxes hold about this many characters each (a new box starts after a space or a
+newline once the last box holds this many): each frame lays out only the last box."""
+
+WIDE_LINE = 1_000
+"""A line of this many characters is wider than any screen: its bubble takes its maximum width."""
 
 
 class Bubble:
@@ -61,21 +87,24 @@ class Bubble:
         node = self.node = el("li", f"pyclient-message pyclient-{role}")
         node.dataset.role = role
         self.text = ""
-        self._text_node = js.document.createTextNode("")
+        self._text_node = js.document.createTextNode("")  # a user's text
         if role == "assistant":
             content = el("div", "pyclient-markdown")
             self._blocks = el("div", "pyclient-md-blocks")  # finished blocks, rendered once
             self._live = el("div", "pyclient-md-live")      # the text after the last cut
+            self._tail_box = el("div", "pyclient-md-tail")  # the streamed tail, in boxes
             content.append(self._blocks, self._live)
-            node.append(content, self._text_node)          # the text node: the streamed tail
+            node.append(content, self._tail_box)
         else:
             node.append(self._text_node)
         self._splitter = BlockSplitter()
         self._frozen = 0        # text[:_frozen] is in _blocks
         self._tail = 0          # characters at the end of `text` shown as plain text
+        self._chunk = 0         # characters in the tail's last box
         self._next_render = 0.0
         self._live_html = ""    # the HTML the live block shows
         self._interrupted = False
+        self._line = 0          # where the last line of `text` starts (until a wide one is seen)
 
     def update(self, text: str, *, streaming: bool) -> None:
         """Show `text`; `streaming` while more may come (see the module docstring)."""
@@ -86,16 +115,21 @@ class Bubble:
             return
         now = time.perf_counter()
         extends = text.startswith(self.text)
-        if streaming and extends and now < self._next_render:
-            self._text_node.appendData(text[len(self.text):])
-            self._tail += len(text) - len(self.text)
+        if extends and self._line >= 0:
+            self._find_wide_line(text, len(self.text))
+        if streaming and extends and (now < self._next_render or len(text) - self._frozen > LIVE_LIMIT) \
+                and self._splitter.cut(text) == self._frozen:
+            self._append_tail(text[len(self.text):])
             self.text = text
             return
         if not extends:  # replaced, not extended: start again
+            self._line = 0
+            self.node.classList.remove("pyclient-wide")
             self._splitter = BlockSplitter()
             self._frozen = 0
             self._blocks.replaceChildren()
             self._live_html = ""
+            self._find_wide_line(text, 0)
         cut = self._splitter.cut(text)
         if cut > self._frozen:
             # markdown-it with raw HTML off: see _markdown.
@@ -103,16 +137,53 @@ class Bubble:
             self._frozen = cut
             self._live_html = ""
         self._show_live(render(text[self._frozen:]))
-        self._text_node.data = ""
-        self._tail = 0
+        if self._tail:
+            self._tail_box.replaceChildren()
+            self._tail = self._chunk = 0
         self.text = text
-        if streaming:
-            # The spacing counts the layout of what was written too: a long block costs more
-            # to lay out than to render (a 40,000-word paragraph: ~15 ms of Markdown, 50 ms and
-            # more of layout). Updates come in animation frames, where the browser lays the
-            # page out anyway: reading a size only does it now.
-            _ = self.node.offsetHeight
+        # Markdown's time only: reading a size here to count the layout too would lay the page
+        # out now, in the middle of the frame's work (see LIVE_LIMIT for the layout's cost).
         self._next_render = now + RENDER_SPACING * (time.perf_counter() - now)
+
+    def _find_wide_line(self, text: str, start: int) -> None:
+        """Look for a line of `WIDE_LINE` characters in `text[start:]` (the lines before are
+        shorter); on finding one, give the bubble its maximum width (`_line` -1: done)."""
+        line = self._line
+        while True:
+            end = text.find("\n", start)
+            if (end if end >= 0 else len(text)) - line >= WIDE_LINE:
+                self._line = -1
+                self.node.classList.add("pyclient-wide")
+                return
+            if end < 0:
+                break
+            line = start = end + 1
+        self._line = line
+
+    def _append_tail(self, added: str) -> None:
+        """Show `added` (plain text) at the end of the tail: in its last box while that holds
+        fewer than `TAIL_CHUNK` characters, then in new boxes, each cut after a space or newline
+        (a word longer than the room left ends its box)."""
+        self._tail += len(added)
+        box = self._tail_box.lastChild
+        while added:
+            room = TAIL_CHUNK - self._chunk if box else TAIL_CHUNK
+            end = len(added)
+            if end > room:
+                end = max(added.rfind(" ", 0, room), added.rfind("\n", 0, room)) + 1
+                if not end:
+                    after = [i for i in (added.find(" ", max(room, 0)), added.find("\n", max(room, 0))) if i >= 0]
+                    end = min(after) + 1 if after else len(added)
+            piece, added = added[:end], added[end:]
+            if box:
+                box.firstChild.appendData(piece)
+                self._chunk += len(piece)
+            else:
+                box = el("div", "", piece)
+                self._tail_box.append(box)
+                self._chunk = len(piece)
+            if added:
+                box = None  # the rest starts a new box
 
     def _show_live(self, html: str) -> None:
         """Show `html` (markdown-it's, of the text after the last cut) in the live block.

@@ -91,14 +91,21 @@ class Changes:
         self._run_finished = True
         self._cancelled_in_run = False
 
-    def event(self, payload: Any) -> None:
-        """Mark what an AG-UI event changed (`thread.subscribe_events`); draw at the next frame."""
+    def event(self, payload: Any) -> str | None:
+        """Mark what an AG-UI event changed (`thread.subscribe_events`); draw at the next frame.
+
+        Returns the message id of a text delta (`TEXT_MESSAGE_CONTENT`), else None: until the
+        chat draws or another change or event comes, more deltas of that message would mark
+        nothing new, and the chat need not pass them on.
+        """
         if type(payload) is (_TEXT_CONTENT or _text_content()):  # most events, by far: the fast path
             self._by_id = True
-            self.messages.add(payload.message_id)
-            self.streaming.add(payload.message_id)
-        else:
-            self._event(payload)
+            message_id: str = payload.message_id
+            self.messages.add(message_id)
+            self.streaming.add(message_id)
+            return message_id
+        self._event(payload)
+        return None
 
     def note(self, event: ThreadEvent) -> When:
         """Mark what `event` changed; say when to draw it."""

@@ -233,6 +233,10 @@ class Chat:
         self._disposed = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._frames = FrameScheduler(self, "_flush")
+        # The class and message id of the text delta marked last (see _on_event); None once
+        # anything else happened since.
+        self._marked_type: type | None = None
+        self._marked: str | None = None
         # Kept so dispose() can remove the listeners and destroy the proxies. The proxies
         # reach the chat through a weak reference: a JS listener must not keep it alive.
         self._proxies: list[tuple[Any, str, Any]] = []
@@ -407,10 +411,14 @@ class Chat:
         # Only marks: the DOM is written once per frame (see _changes). Kept short: it runs for
         # every event of every stream.
         self._log.add(event)
-        self._changes.event(event)
+        if type(event) is self._marked_type and getattr(event, "message_id", None) == self._marked:
+            return  # the same message's delta again, nothing else in between: already marked
+        marked = self._changes.event(event)
+        self._marked_type, self._marked = (type(event), marked) if marked is not None else (None, None)
         self._frames.request()  # once: it returns at once while a frame is pending
 
     def _on_thread(self, event: ThreadEvent) -> None:
+        self._marked_type = None  # the next delta marks again (note() reads what it marked)
         when = self._changes.note(event)
         if when == "frame":
             self._frames.request()  # once: it returns at once while a frame is pending
@@ -433,6 +441,7 @@ class Chat:
         if self._disposed:
             return
         started = time.perf_counter()
+        self._marked_type = None  # the marks are drawn and cleared: the next delta marks again
         self._renderers.clear()
         changes = self._changes
         if changes.full:

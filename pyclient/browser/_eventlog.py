@@ -5,8 +5,9 @@ arrived. It runs for every event of every stream, so it only appends, to lists t
 garbage collector does not have to walk:
 
 - a text or tool argument delta with nothing but its id and delta (nearly every event of a
-  long stream) is kept as its delta string alone, its class and id shared with the deltas
-  before it, and made into a model again only when shown or downloaded; keeping 40,000 event
+  long stream) is kept as its delta string alone, its class and id once for each run of
+  deltas of one message or call (so the next such delta costs one append), and made into a
+  model again only when shown or downloaded; keeping 40,000 event
   models alive made every young-generation collection of the run walk them (about a third of
   the chat's cost per event);
 - the clock is read at the first event after each `flush()` (a frame) and then every
@@ -67,6 +68,11 @@ _COMPACT: dict[str, tuple[str, frozenset[str]]] = {
     "TextMessageContentEvent": ("message_id", frozenset({"type", "message_id", "delta"})),
     "ToolCallArgsEvent": ("tool_call_id", frozenset({"type", "tool_call_id", "delta"})),
 }
+_BY_CLASS: dict[type, tuple[str, frozenset[str]] | None] = {}  # _COMPACT by class, filled as classes come
+_UNSEEN: Any = object()
+
+_Key = tuple[type, str, Any, frozenset[str]]   # a run of compact deltas: class, id field, id, fields
+_NO_KEY: _Key = (type(None), "", None, frozenset())   # no event's class is NoneType: matches none
 
 
 def event_json(event: AGUIEvent) -> dict[str, Any]:
@@ -94,14 +100,17 @@ class EventLog:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        # Event i is _items[i] when _keys[i] is None, else _keys[i] = (class, id field, id)
-        # and _items[i] its delta. The clock was read at the events _stamps[j], at _times[j]
-        # (time.monotonic()); the events after one share its time.
+        # Events come in runs: _runs[j] starts at event _starts[j]. In a run whose _runs[j] is
+        # None, event i is _items[i]; in a run of one message's (or call's) compact deltas,
+        # _runs[j] = (class, id field, id, fields it may set) and _items[i] is a delta. The clock
+        # was read at the events _stamps[j], at _times[j] (time.monotonic()); the events after
+        # one share its time.
         self._items: list[Any] = []
-        self._keys: list[tuple[type, str, str] | None] = []
+        self._starts: list[int] = []
+        self._runs: list[_Key | None] = []
+        self._key: _Key = _NO_KEY      # the last run's key while it is compact: a delta continues it
         self._stamps: list[int] = []
         self._times: list[float] = []
-        self._key: tuple[type, str, str] = (type(None), "", "")   # the last compact key, shared
         self._stale = True              # read the clock at the next event
         self._start: float | None = None
         self._shown = 0          # events[:_shown] have had their turn to be rendered
@@ -135,18 +144,28 @@ class EventLog:
             self._times.append(time.monotonic())
             if self._start is None:
                 self._start = self._times[0]
+        # `__pydantic_fields_set__` is what `model_fields_set` returns, without the property's
+        # call: this runs for every event.
         model: Any = event
-        compact = _COMPACT.get(type(model).__name__)
-        if compact is not None and model.model_fields_set <= compact[1]:
-            ident = getattr(model, compact[0])
-            key = self._key
-            if key[2] != ident or key[0] is not type(model):
-                key = self._key = (type(model), compact[0], ident)
-            self._keys.append(key)
+        key = self._key
+        cls = type(model)
+        if cls is key[0] and model.__pydantic_fields_set__ <= key[3] and getattr(model, key[1]) == key[2]:
+            items.append(model.delta)  # the run goes on: nothing else to keep
+            return
+        compact = _BY_CLASS.get(cls, _UNSEEN)
+        if compact is _UNSEEN:
+            compact = _BY_CLASS[cls] = _COMPACT.get(cls.__name__)
+        if compact is not None and model.__pydantic_fields_set__ <= compact[1]:
+            key = self._key = (cls, compact[0], getattr(model, compact[0]), compact[1])
+            self._starts.append(len(items))
+            self._runs.append(key)
             items.append(model.delta)
-        else:
-            self._keys.append(None)
-            items.append(event)
+            return
+        if self._key is not _NO_KEY or not self._runs:
+            self._key = _NO_KEY
+            self._starts.append(len(items))
+            self._runs.append(None)
+        items.append(event)
 
     def arrived(self, index: int) -> float:
         """When the `index`-th event arrived (`time.monotonic()`, read once a frame, see above)."""
@@ -154,10 +173,10 @@ class EventLog:
 
     def event(self, index: int) -> AGUIEvent:
         """The `index`-th event kept (a delta kept compactly is made into its model again)."""
-        key = self._keys[index]
+        key = self._runs[bisect.bisect_right(self._starts, index) - 1]
         if key is None:
             return self._items[index]  # type: ignore[no-any-return]
-        cls, field, ident = key
+        cls, field, ident, _ = key
         made: AGUIEvent = cls(**{field: ident, "delta": self._items[index]})
         return made
 

@@ -38,6 +38,9 @@ XSS_PAYLOADS = (
 )
 XSS_TEXT = "\n\n".join(XSS_PAYLOADS)
 
+# One paragraph of ~27 KB (no blank line: one Markdown block), with Markdown at both ends.
+LONG_PARAGRAPH = "**Start** " + " ".join(f"word{i}" for i in range(4000)) + " *end*."
+
 UI_MARKDOWN = ("Here is **bold** and *italic*.\n\n- first item\n- second item\n\n"
                "Run `pip install pyclient` then read [the docs](https://example.org/docs).\n\n"
                "<b>raw html</b> stays text.")
@@ -61,6 +64,7 @@ def script_scenarios(agent: ScriptedAgent) -> None:
     agent.on(exactly("bidi")).call("echo", text="\u202eecila\u200b", chunks=2).then_say(done)
     agent.on(exactly("approve")).say("I will send it once you approve.").call(
         "send_mail", to="alice@example.org", count=2, urgent=False, tone="calm", chunks=2).then_say(done)
+    agent.on(exactly("long paragraph")).say(LONG_PARAGRAPH, chunks=300).slowly(0.004)
     agent.on(exactly("slow 40")).say("".join(f"Paragraph {i} of a long answer.\n\n" for i in range(40)),
                                      chunks=40).slowly(0.1)
     for n in (200, 1000):
@@ -232,6 +236,7 @@ def test_markdown_rendering(page, chat_page):
     expect(link).to_have_attribute("href", "https://example.org/docs")
     expect(link).to_have_attribute("target", "_blank")
     expect(link).to_have_attribute("rel", "noopener noreferrer nofollow")
+    assert "pyclient-wide" not in answer.get_attribute("class")  # short lines: the bubble fits them
     # Raw HTML stays text.
     assert answer.locator("b").count() == 0
     expect(answer).to_contain_text("<b>raw html</b> stays text.")
@@ -239,6 +244,48 @@ def test_markdown_rendering(page, chat_page):
     send(page, "**not bold**")
     expect(page.locator(".pyclient-user").last).to_have_text("**not bold**")
     assert page.locator(".pyclient-user strong").count() == 0
+
+
+def test_a_long_paragraph_streams_in_boxes_and_ends_as_one_rendered_paragraph(page, chat_page):
+    from pyclient.browser._markdown import render
+
+    live_limit, tail_chunk = 8_000, 4_000  # pyclient.browser._bubbles' (it imports js: page-only)
+    open_chat(chat_page)
+    # Record, at every change of the answer while it streams, its tail's boxes and the length of
+    # its rendered paragraph.
+    page.evaluate("""() => { window.__seen = []; const list = document.querySelector('.pyclient-messages');
+        new MutationObserver(() => { const a = list.querySelector('.pyclient-assistant');
+            if (!a || document.querySelector('.pyclient-run-status').dataset.status !== 'running') return;
+            window.__seen.push({boxes: [...a.querySelectorAll('.pyclient-md-tail > div')].map(b => b.textContent.length),
+                                live: a.querySelector('.pyclient-md-live').textContent.length,
+                                text: a.textContent.replace(/\\s+/g, '')});
+        }).observe(list, {subtree: true, childList: true, characterData: true}); }""")
+    send(page, "long paragraph")
+    wait_idle(page)
+    seen = page.evaluate("window.__seen")
+    whole = LONG_PARAGRAPH.replace(" ", "")
+    # While it streamed, the text shown was always the answer so far, in order.
+    assert seen and all(whole.replace("*", "").startswith(s["text"].replace("*", "")) for s in seen)
+    # Past LIVE_LIMIT the paragraph was not rendered again: its new text went to the tail, in
+    # boxes of about TAIL_CHUNK characters (each frame lays out only the last one).
+    assert max(s["live"] for s in seen if s["boxes"]) < live_limit + 2_000
+    assert max(len(s["boxes"]) for s in seen) >= 3
+    assert all(n < tail_chunk + 200 for s in seen for n in s["boxes"][:-1])
+    # The list followed the text to its end all along (boxes skipped out of view must not
+    # move the end once shown: the user did not scroll, so "Jump to latest" never showed).
+    page.wait_for_function("""() => { const e = document.querySelector('.pyclient-messages');
+        return e.scrollHeight - e.scrollTop - e.clientHeight < 30; }""", timeout=TIMEOUT)
+    assert page.locator(".pyclient-jump").is_hidden()
+    # Once it ended: the Markdown of the whole text, as if rendered at once; no tail left.
+    answer = page.locator(".pyclient-assistant").last
+    assert answer.locator(".pyclient-md-tail").evaluate("t => t.childNodes.length") == 0
+    # A line wider than any screen: the bubble has its maximum width without measuring it.
+    assert "pyclient-wide" in answer.get_attribute("class")
+    width, most = answer.evaluate("a => [a.getBoundingClientRect().width, a.parentElement.clientWidth * 0.85]")
+    assert abs(width - most) < 30, (width, most)
+    assert "pyclient-wide" not in page.locator(".pyclient-user").last.get_attribute("class")
+    assert answer.locator(".pyclient-md-blocks").evaluate("b => b.innerHTML") == ""
+    assert answer.locator(".pyclient-md-live").evaluate("b => b.innerHTML") == render(LONG_PARAGRAPH)
 
 
 def test_xss_corpus_never_runs_or_loads(page, chat_page):
