@@ -37,9 +37,9 @@ import json
 import logging
 import math
 import re
-from collections.abc import Awaitable, Callable, Mapping
 import time
 import weakref
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload

@@ -172,9 +172,11 @@ def show_versions(*_):
 window.requestIdleCallback(create_once_callable(show_versions))
 # What Python imported, for tests and for anyone debugging a boot in devtools: the page is
 # usable without ag-ui's models, pydantic's schema machinery (the tools' schemas are built
-# once the page is idle) and markdown-it (the first answer imports it).
+# once the page is idle), markdown-it (the first answer imports it), and the stdlib modules
+# only a file store (urllib.parse) or a package resource (importlib.resources) would need.
 document.documentElement.dataset.pyclientModules = " ".join(
-    name for name in ("pyclient", "pydantic", "ag_ui.core", "pydantic.main", "pydantic.json_schema", "markdown_it")
+    name for name in ("pyclient", "pydantic", "ag_ui.core", "pydantic.main", "pydantic.json_schema", "markdown_it",
+                      "urllib.parse", "importlib.resources")
     if name in sys.modules
 )
 document.documentElement.dataset.pyclient = "ready"
