@@ -123,8 +123,7 @@ class _SchemaField(Generic[_T]):
             return None  # type: ignore[return-value]  # output_schema's default
         value = vars(tool)[f"_{self._name}_given"]
         if value is _Given.FROM_HANDLER:
-            assert tool._schema is not None
-            return getattr(tool._schema, self._name)  # type: ignore[no-any-return]
+            return getattr(tool.schema, self._name)  # type: ignore[no-any-return]
         return value  # type: ignore[no-any-return]
 
     def __set__(self, tool: ClientTool, value: _T | Literal[_Given.FROM_HANDLER]) -> None:
@@ -215,6 +214,13 @@ class ClientTool:
         if not self._schema.built:
             _pending.add(self)
 
+    @property
+    def schema(self) -> ToolSchema:
+        """What the handler's signature says (`pyclient._schema.ToolSchema`): read at
+        decoration; its pydantic model and JSON Schemas are built on first need (`build_schema()`)."""
+        assert self._schema is not None  # set by __post_init__
+        return self._schema
+
     def __repr__(self) -> str:
         # By hand: the generated one would read `parameters`, building the schema.
         return (f"ClientTool(name={self.name!r}, requires_approval={self.requires_approval!r}, "
@@ -235,10 +241,9 @@ class ClientTool:
             ConfigurationError: a parameter's or the return's type hint has no JSON Schema
                 (raised again at each need until the handler is fixed).
         """
-        assert self._schema is not None
-        if self._schema.built:
+        if self.schema.built:
             return False
-        self._schema.build()
+        self.schema.build()
         _pending.discard(self)
         return True
 
@@ -270,9 +275,8 @@ class ClientTool:
                 no JSON Schema).
         """
         data = self._decode(arguments)
-        assert self._schema is not None
         try:
-            return self._schema.validate(data)
+            return self.schema.validate(data)
         except ValidationError as exc:
             raise ToolError(
                 describe_validation_error(
@@ -433,12 +437,12 @@ class ClientTool:
 
     def _invoke(self, kwargs: dict[str, Any], context: ToolContext, signal: AbortSignal | None) -> Any:
         """Call the handler with the validated arguments (and its context); what it returned."""
-        assert self._schema is not None
+        schema = self.schema
         if signal is not None:
             signal.throw_if_aborted()
-        args = [kwargs.pop(name) for name, _ in self._schema.fields if name in self._schema.positional_only]
-        if self._schema.context_parameter is not None:
-            kwargs[self._schema.context_parameter] = context
+        args = [kwargs.pop(name) for name, _ in schema.fields if name in schema.positional_only]
+        if schema.context_parameter is not None:
+            kwargs[schema.context_parameter] = context
         try:
             return self.handler(*args, **kwargs)
         except (KeyboardInterrupt, SystemExit) as exc:
@@ -506,8 +510,7 @@ class ClientTool:
         ))
 
     def _encode(self, value: Any, *, heading: str, footer: str, unwritable: str, verb: str = "returned") -> str:
-        assert self._schema is not None
-        adapter = self._schema.output_adapter
+        adapter = self.schema.output_adapter
         if adapter is not None:
             try:
                 value = adapter.validate_python(value)
