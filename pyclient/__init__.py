@@ -37,7 +37,7 @@ from ._events import UnknownEvent
 from ._parts import ToolPart, ToolPartState
 from ._platform import Platform
 from ._scopes import Registration
-from ._state import CallStatusName, RunStatus
+from ._lifecycle import CallStatusName, RunStatus
 from ._store import FileStore, MemoryStore, Store
 from ._listeners import ThreadEvent
 from ._thread import Thread

@@ -56,14 +56,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._state import TERMINAL, CallStatusName
+from ._lifecycle import TERMINAL, CallStatusName
 
 if TYPE_CHECKING:
     from ag_ui.core import ToolCall
 
     from ._abort import AbortSignal
     from ._executions import Executions
-    from ._steps import Call
+    from ._records import Call
     from ._scopes import Registration
     from ._thread import Thread
     from ._tools import ClientTool, ToolResult

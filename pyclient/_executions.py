@@ -9,7 +9,7 @@ unmount never runs twice at once (the new execution waits for the aborted one to
 import asyncio
 from pyclient import client_tool
 from pyclient._executions import Executions
-from pyclient._steps import Call
+from pyclient._records import Call
 from pyclient._platform import Platform
 
 @client_tool
@@ -39,7 +39,7 @@ from collections.abc import Callable
 
 from ._abort import AbortController, AbortSignal
 from ._errors import RunAborted
-from ._steps import Call
+from ._records import Call
 from ._platform import Platform
 from ._tools import ClientTool, ToolResult
 

@@ -4,18 +4,18 @@ h11's `Connection` is the model. `Conversation` never awaits, sends, sleeps or r
 clock: AG-UI events go in (`receive`), answers go in (`serve`, `approve`, `answer`,
 `cancel`, `release`), and `next_step()` says what the driver (`pyclient.Thread`) must do
 next: `SendRequest`, `RunHandlers`, `WaitForActions`, `Idle` or `Failed`. Every state change
-is a lookup in the tables of `pyclient._state`; an input that is illegal in the current
+is a lookup in the tables of `pyclient._lifecycle`; an input that is illegal in the current
 state raises `LocalProtocolError` naming the state and the input. What changed is queued
 for the driver to publish (`drain()`), after the input is fully applied, so a listener
 always sees a consistent machine.
 
 Exactly once: a call's answer is one tool message, appended when the call reaches a
-terminal status; a terminal status has no way out (`pyclient._state.TERMINAL`).
+terminal status; a terminal status has no way out (`pyclient._lifecycle.TERMINAL`).
 
 ```python
 from ag_ui.core import RunFinishedEvent, RunStartedEvent, TextMessageContentEvent
 from pyclient._machine import Conversation
-from pyclient._steps import Idle
+from pyclient._records import Idle
 
 conversation = Conversation("t1")
 conversation.add_user_message("hi")
@@ -47,8 +47,8 @@ from ._errors import (
 )
 from ._events import AGUIEvent, UnknownEvent, event_type, text_content_class
 from ._json import repair, repair_all
-from ._messages import History, message_adapter, new_id
-from ._state import (
+from ._history import History, message_adapter, new_id
+from ._lifecycle import (
     RESTORE_CALL,
     RESTORE_IDEMPOTENT,
     RESTORE_RUN,
@@ -62,7 +62,7 @@ from ._state import (
     next_call_status,
     next_run_state,
 )
-from ._steps import (
+from ._records import (
     Call,
     Change,
     ChangeKind,
@@ -81,7 +81,7 @@ if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.
 
     from ._scopes import Registration
 
-# The steps and call records it hands out are defined in `pyclient._steps`.
+# The steps and call records it hands out are defined in `pyclient._records`.
 __all__ = ["DEFAULT_MAX_FOLLOW_UPS", "PROTOCOL_VERSION", "SNAPSHOT_VERSION", "Conversation", "as_message"]
 
 PROTOCOL_VERSION = "1.0"
@@ -305,7 +305,7 @@ class Conversation:
     ) -> Conversation:
         """The conversation a `snapshot()` saved, as it must go on after the page died.
 
-        The saved states are loaded, then `pyclient._state.RESTORE_RUN` / `RESTORE_CALL` say
+        The saved states are loaded, then `pyclient._lifecycle.RESTORE_RUN` / `RESTORE_CALL` say
         what becomes of what was in flight: a streaming run is not resumed (its partial
         messages are listed in `interrupted`, its unanswered calls cancelled); an executing
         call is interrupted (an idempotent tool's call waits to run again); a call awaiting

@@ -35,7 +35,7 @@ from pydantic_core import from_json
 
 from ._errors import ToolError
 from ._json import JSONLimitError, loads
-from ._state import CallStatusName, RunStatus
+from ._lifecycle import CallStatusName, RunStatus
 
 if TYPE_CHECKING:
     from ._actions import Action

@@ -61,11 +61,11 @@ from ._executions import Executions
 from ._listeners import EventKind, Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
 from ._events import event_adapter
-from ._messages import message_adapter, new_id
+from ._history import message_adapter, new_id
 from ._parts import ToolPart, decode_output, part_state, waits_for_user
 from ._scopes import Registration, ThreadScope
-from ._state import CallStatusName, RunStatus
-from ._steps import Call, RunHandlers, SendRequest, Step, WaitForActions
+from ._lifecycle import CallStatusName, RunStatus
+from ._records import Call, RunHandlers, SendRequest, Step, WaitForActions
 from ._store import Store
 from ._stream import read_event_batches
 from ._tools import ClientTool, ToolResult, build_pending_schemas

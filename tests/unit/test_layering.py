@@ -70,7 +70,7 @@ def runtime_imports(module: str) -> set[str]:
 
 
 def test_the_core_is_every_module_but_the_bridge():
-    assert {"__init__", "_tools", "_thread", "_machine", "_state", "_scopes", "_sse", "_platform"} <= set(CORE_MODULES)
+    assert {"__init__", "_tools", "_thread", "_machine", "_lifecycle", "_scopes", "_sse", "_platform"} <= set(CORE_MODULES)
     assert (PACKAGE / "browser" / "__init__.py").exists()
 
 
@@ -88,7 +88,7 @@ def test_only_the_environment_module_reaches_the_browser_package():
 
 
 def test_the_machine_and_the_tables_do_no_io():
-    for module in ("_machine", "_state", "_messages", "_sse", "_events"):
+    for module in ("_machine", "_lifecycle", "_history", "_sse", "_events"):
         names = imported_modules(ast.parse((PACKAGE / f"{module}.py").read_text()), top_level_only=False)
         assert not names & {"asyncio", "time", "socket", "httpx", "threading"}, module
 

@@ -18,9 +18,9 @@ from ag_ui.core import (
 
 from pyclient import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError, client_tool
 from pyclient._machine import Conversation
-from pyclient._steps import Failed, Idle, RunHandlers, SendRequest, WaitForActions
+from pyclient._records import Failed, Idle, RunHandlers, SendRequest, WaitForActions
 from pyclient._scopes import AgentScope, Registration
-from pyclient._state import (
+from pyclient._lifecycle import (
     CALL_TRANSITIONS,
     RUN_STATUS,
     RUN_TRANSITIONS,

@@ -29,7 +29,7 @@ from pyclient import Agent, MockTransport, ToolContext, client_tool
 from pyclient._errors import RemoteProtocolError
 from pyclient._events import decode_event
 from pyclient._machine import Conversation
-from pyclient._steps import Failed, Idle, RunHandlers, SendRequest, WaitForActions
+from pyclient._records import Failed, Idle, RunHandlers, SendRequest, WaitForActions
 from pyclient._tools import ToolResult
 from tests.unit.agui_streams import ADVERTISED, Stream, budget, events, payload, streams
 

@@ -158,7 +158,7 @@ def test_a_second_server_result_for_a_call_is_dropped():
     # Was: two tool messages for c1 (t1 and t2) in the history and the follow-up.
     from ag_ui.core import ToolCallResultEvent, ToolCallStartEvent
 
-    from pyclient._messages import History
+    from pyclient._history import History
 
     history = History()
     history.apply(ToolCallStartEvent(tool_call_id="c1", tool_call_name="search"))

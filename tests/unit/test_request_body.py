@@ -25,8 +25,8 @@ from pyclient._errors import RemoteProtocolError
 from pyclient._events import decode_event
 from pyclient._json import repair_all
 from pyclient._machine import PROTOCOL_VERSION, Conversation
-from pyclient._messages import message_adapter
-from pyclient._steps import Failed, Idle, RunHandlers, RunRequest, SendRequest, WaitForActions
+from pyclient._history import message_adapter
+from pyclient._records import Failed, Idle, RunHandlers, RunRequest, SendRequest, WaitForActions
 from pyclient._tools import ClientTool, ToolResult
 from tests.unit.agui_streams import JSON_VALUES, budget, events, payload
 

@@ -9,8 +9,8 @@ from ag_ui.core import RunStartedEvent, TextMessageContentEvent, TextMessageEndE
 
 from pyclient import LocalProtocolError, client_tool
 from pyclient._machine import Conversation
-from pyclient._steps import Idle, RunHandlers, SendRequest, WaitForActions
-from pyclient._state import (
+from pyclient._records import Idle, RunHandlers, SendRequest, WaitForActions
+from pyclient._lifecycle import (
     CALL_TRANSITIONS,
     RESTORE_CALL,
     RESTORE_IDEMPOTENT,

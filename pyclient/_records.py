@@ -6,8 +6,8 @@ returns a `RunRequest`; `next_step()` returns a `Step` (one of `SendRequest`,
 listeners. All are plain data: the driver reads them, only the machine writes a `Call`.
 
 ```python
-from pyclient._state import CallStatus
-from pyclient._steps import Call, Idle, RunHandlers
+from pyclient._lifecycle import CallStatus
+from pyclient._records import Call, Idle, RunHandlers
 
 call = Call("c1", "save_note")
 assert call.status is CallStatus.STREAMING and not call.done
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from ._state import TERMINAL, CallStatus
+from ._lifecycle import TERMINAL, CallStatus
 from ._tools import ClientTool, ToolResult
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ chunked message or call).
 
 ```python
 from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent, UserMessage
-from pyclient._messages import History
+from pyclient._history import History
 
 history = History()
 history.append(UserMessage(id="u1", content="hi"))

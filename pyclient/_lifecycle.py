@@ -15,7 +15,7 @@ Rules:
    was in flight when the page died is not resumed, and nothing is answered twice.
 
 ```python
-from pyclient._state import CallEvent, CallStatus, RunEvent, RunState, next_call_status, next_run_state
+from pyclient._lifecycle import CallEvent, CallStatus, RunEvent, RunState, next_call_status, next_run_state
 
 state = next_run_state(RunState.IDLE, RunEvent.START)           # a request is in flight
 assert next_run_state(state, RunEvent.FINISH_IDLE) is RunState.IDLE
@@ -32,6 +32,7 @@ from typing import Literal
 from ._errors import LocalProtocolError
 
 __all__ = [
+    "ASKING_USER",
     "CALL_TRANSITIONS",
     "RESTORE_CALL",
     "RESTORE_IDEMPOTENT",
@@ -39,6 +40,7 @@ __all__ = [
     "RUN_STATUS",
     "RUN_TRANSITIONS",
     "TERMINAL",
+    "WAITING_FOR_USER",
     "CallEvent",
     "CallStatus",
     "CallStatusName",
@@ -159,7 +161,14 @@ CALL_TRANSITIONS: dict[CallStatus, dict[CallEvent, CallStatus]] = {
 }
 
 TERMINAL = frozenset(status for status, moves in CALL_TRANSITIONS.items() if not moves)
-"""The statuses a call never leaves: it has its one answer."""
+"""The statuses a call never leaves: it has its one answer. A str enum: `"completed" in TERMINAL`."""
+
+ASKING_USER = frozenset({CallStatus.AWAITING_APPROVAL, CallStatus.AWAITING_INPUT})
+"""The statuses in which the page asks the person for an answer (approve, reject, fill in)."""
+
+WAITING_FOR_USER = ASKING_USER | {CallStatus.INTERRUPTED, CallStatus.UNAVAILABLE}
+"""The statuses in which nothing happens until the person at the page acts (answers, retries,
+mounts the tool): a renderer's `ToolPart` carries the call's `Action` then."""
 
 RESTORE_RUN: dict[RunState, RunEvent | None] = {
     RunState.IDLE: None,
