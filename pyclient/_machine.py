@@ -68,6 +68,7 @@ from ._records import (
     ChangeKind,
     Failed,
     Idle,
+    RunEnd,
     RunHandlers,
     RunRequest,
     SendRequest,
@@ -167,6 +168,8 @@ class Conversation:
         self.max_follow_ups = max_follow_ups
         self.run_state = RunState.IDLE
         self.error: BaseException | None = None
+        self.run_end: RunEnd | None = None
+        """How the last turn ended (None before the first ends, and while one is in flight)."""
         self.run_id = ""
         self.calls: dict[str, Call] = {}
         # The calls whose answer has not gone out yet, in call order: what pending(), stop() and
@@ -569,7 +572,7 @@ class Conversation:
             if call.status is CallStatus.STREAMING and call not in pending:
                 self._move(call, CallEvent.SERVER_SIDE)
         if not pending:
-            self._transition(RunEvent.FINISH_IDLE)
+            self._transition(RunEvent.FINISH_IDLE, RunEnd("finished", None, self.run_id))
             return
         if self._follow_ups >= self.max_follow_ups:
             self.fail(FollowUpLimitError(self._follow_ups, sorted({call.name for call in pending})))
@@ -650,7 +653,7 @@ class Conversation:
             raise LocalProtocolError(f"Cannot fail a run in run state {self.run_state}: no run is in flight.")
         cancelled = self._cancel_open(f"Not run: {error}")
         self.error = error
-        self._transition(RunEvent.FAIL)
+        self._transition(RunEvent.FAIL, RunEnd("failed", str(error), self.run_id))
         self._changed("error", error)
         return cancelled
 
@@ -660,15 +663,16 @@ class Conversation:
         Returns:
             The calls it cancelled (the driver aborts their handlers with `reason`).
         """
+        busy = self.busy
         cancelled = self._cancel_open(f"Tool call cancelled: {reason}")
-        self._transition(RunEvent.STOP)
+        self._transition(RunEvent.STOP, RunEnd("stopped", reason, self.run_id) if busy else None)
         return cancelled
 
     def close(self, reason: str = "closed") -> list[Call]:
         """Stop for good: later `start_run`/`add_user_message` raise `LocalProtocolError`."""
         cancelled = self._cancel_open(f"Tool call cancelled: {reason}")
         if self.run_state is not RunState.CLOSED:
-            self._transition(RunEvent.CLOSE)
+            self._transition(RunEvent.CLOSE, RunEnd("closed", reason, self.run_id))
             self._changed("closed")
         return cancelled
 
@@ -828,9 +832,13 @@ class Conversation:
             self._changed("action", call.id)
             self._changed("checkpoint")
 
-    def _transition(self, event: RunEvent) -> None:
+    def _transition(self, event: RunEvent, end: RunEnd | None = None) -> None:
         before = self.run_status
         self.run_state = next_run_state(self.run_state, event)
+        if event is RunEvent.START:
+            self.run_end = None
+        elif end is not None:
+            self.run_end = end
         self._changed("checkpoint")
         if self.run_status != before:
             self._changed("status")

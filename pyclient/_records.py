@@ -35,6 +35,8 @@ __all__ = [
     "ChangeKind",
     "Failed",
     "Idle",
+    "RunEnd",
+    "RunEndHow",
     "RunHandlers",
     "RunRequest",
     "SendRequest",
@@ -109,6 +111,26 @@ class Call:
         if isinstance(result, dict):
             call.result = ToolResult(content=str(result.get("content", "")), error=result.get("error"))
         return call
+
+
+RunEndHow = Literal["finished", "stopped", "failed", "closed"]
+"""How a turn ended: the server finished it (nothing left to answer), `thread.stop()`, an
+error (`thread.error`), or `thread.close()`."""
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How the last turn (a `send()`/`run()` and its follow-ups) ended; `thread.run_end`.
+
+    Attributes:
+        how: `"finished"`, `"stopped"`, `"failed"` or `"closed"`.
+        reason: the stop or close reason, or the error's text; None when finished.
+        run_id: the AG-UI `runId` of the turn's last run ("" when none was sent).
+    """
+
+    how: RunEndHow
+    reason: str | None = None
+    run_id: str = ""
 
 
 @dataclass(frozen=True)

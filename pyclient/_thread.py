@@ -65,7 +65,7 @@ from ._history import message_adapter, new_id
 from ._parts import ToolPart, decode_output, part_state, waits_for_user
 from ._scopes import Registration, ThreadScope
 from ._lifecycle import CallStatusName, RunStatus
-from ._records import Call, RunHandlers, SendRequest, Step, WaitForActions
+from ._records import Call, RunEnd, RunHandlers, SendRequest, Step, WaitForActions
 from ._store import Store
 from ._stream import read_event_batches
 from ._tools import ClientTool, ToolResult, build_pending_schemas
@@ -408,6 +408,12 @@ class Thread:
     def run_status(self) -> RunStatus:
         """`"idle"`, `"running"` (a request in flight or tool calls being answered), `"error"` or `"closed"`."""
         return self._machine.run_status
+
+    @property
+    def run_end(self) -> RunEnd | None:
+        """How the last turn ended (`RunEnd`: `how` is `"finished"`, `"stopped"`, `"failed"` or
+        `"closed"`, with the reason), or None while one is in flight and before the first ends."""
+        return self._machine.run_end
 
     @property
     def error(self) -> BaseException | None:
