@@ -3,16 +3,17 @@
 Every call of a finished run that the page must answer becomes an `Action` in
 `thread.pending_actions`. It is a view: the call's state lives in the thread's conversation
 machine (`pyclient._machine`), so `action.status` is true at every moment, including after
-the answer. It is answered exactly once: by its handler, by the page (`submit(output)`,
-`fail(message)`), by the user (`thread.approve_tool(id)` / `thread.reject_tool(id, reason)`
-while `"awaiting_approval"`) or by `cancel(reason)` (also what `thread.stop()` does). The
-answer becomes one tool message; once every call of the run is answered the thread sends
-the follow-up run.
+the answer. It is answered exactly once, and always through it: by its handler, by the page
+(`submit(output)`, `fail(message)`), by the user (`approve(arguments=None)` /
+`reject(reason=None)` while `"awaiting_approval"`) or by `cancel(reason)` (also what
+`thread.stop()` does); `retry()` runs an `"interrupted"` call again. The answer becomes one
+tool message; once every call of the run is answered the thread sends the follow-up run.
+Find actions with `thread.pending_actions` and `thread.action(tool_call_id)`.
 
 | status | meaning | leaves it when |
 | --- | --- | --- |
 | `"unavailable"` | no mounted registration serves the tool in this thread now | one is registered or mounts (→ approval or executing); answered |
-| `"awaiting_approval"` | the tool requires approval | `approve_tool` (→ executing); its registration unmounts (→ unavailable); answered |
+| `"awaiting_approval"` | the tool requires approval | `approve()` (→ executing); its registration unmounts (→ unavailable); answered (`reject()` too) |
 | `"awaiting_input"` | a `render_only` tool: the page gives the answer (`submit`) | answered; its registration unmounts (→ unavailable) |
 | `"executing"` | the handler runs | it returns (answered); its registration unmounts or is disposed (→ unavailable) |
 | `"interrupted"` | restored after the page died while it executed (a thread kept in a store) | `retry()` (→ unavailable); answered |
@@ -54,7 +55,8 @@ asyncio.run(main())
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ._lifecycle import TERMINAL, CallStatusName
 
@@ -62,13 +64,23 @@ if TYPE_CHECKING:
     from ag_ui.core import ToolCall
 
     from ._abort import AbortSignal
-    from ._executions import Executions
     from ._records import Call
     from ._scopes import Registration
-    from ._thread import Thread
     from ._tools import ClientTool, ToolResult
 
-__all__ = ["Action"]
+__all__ = ["Action", "Answers"]
+
+
+class Answers(Protocol):
+    """What an `Action` answers through: the thread's answering (`pyclient._answering`)."""
+
+    def approve(self, call_id: str, arguments: Mapping[str, Any] | None) -> None: ...
+    def reject(self, call_id: str, reason: str | None) -> None: ...
+    def submit(self, call_id: str, output: Any) -> None: ...
+    def fail(self, call_id: str, message: str) -> None: ...
+    def cancel(self, call_id: str, reason: str | None) -> None: ...
+    def retry(self, call_id: str) -> None: ...
+    def signal(self, call_id: str) -> AbortSignal: ...
 
 
 class Action:
@@ -76,16 +88,14 @@ class Action:
 
     Attributes:
         tool_call: the AG-UI `ToolCall` (id, function name, complete JSON arguments).
-        thread: the thread it belongs to.
     """
 
-    __slots__ = ("_call", "_executions", "thread", "tool_call")
+    __slots__ = ("_answers", "_call", "tool_call")
 
-    def __init__(self, thread: Thread, call: Call, tool_call: ToolCall, executions: Executions) -> None:
-        self.thread = thread
+    def __init__(self, call: Call, tool_call: ToolCall, answers: Answers) -> None:
         self.tool_call = tool_call
         self._call = call
-        self._executions = executions
+        self._answers = answers
 
     def __repr__(self) -> str:
         return f"<Action {self.name!r} id={self.id!r} {self.status}>"
@@ -126,6 +136,11 @@ class Action:
         return self._call.status in TERMINAL
 
     @property
+    def edited(self) -> bool:
+        """True when the user approved it with edited arguments (the handler got those)."""
+        return self._call.edited is not None
+
+    @property
     def result(self) -> ToolResult | None:
         """The answer, once `done`."""
         return self._call.result
@@ -136,19 +151,46 @@ class Action:
 
         A new signal replaces it when the action goes back to `"unavailable"`.
         """
-        return self._executions.signal(self.id)
+        return self._answers.signal(self.id)
+
+    def approve(self, arguments: Mapping[str, Any] | None = None) -> None:
+        """Let a call that awaits approval run its handler, with the user's edits if any.
+
+        Args:
+            arguments: the arguments the user edited, in place of the model's (a dict; a JS
+                object from the page is converted). They are validated against the tool's
+                parameters first; the handler gets them, and the tool message tells the model
+                the user changed them, and to what. None (or arguments equal to the model's)
+                approves the call as the model made it.
+
+        Raises:
+            ToolError: the edited arguments do not match the tool's parameters (the message
+                names each field); the call keeps waiting for approval.
+            LocalProtocolError: the action is not awaiting approval.
+        """
+        self._answers.approve(self.id, arguments)
+
+    def reject(self, reason: str | None = None) -> None:
+        """Refuse the call: the model receives "rejected by the user" (and `reason`).
+
+        Raises:
+            LocalProtocolError: the action already has its answer.
+        """
+        self._answers.reject(self.id, reason)
 
     def submit(self, output: Any) -> None:
         """Answer the call with a successful result; a running handler aborts ("submitted").
 
         Args:
             output: the result; a `str` is sent as is, anything else as JSON (checked against
-                the tool's output schema when it has one).
+                the tool's output schema when it has one). JS values from the page are converted.
 
         Raises:
+            ToolError: the output does not match the tool's output schema or is not JSON data;
+                nothing is answered and the call keeps waiting.
             LocalProtocolError: the action already has its answer.
         """
-        self.thread.submit_tool(self.id, output)
+        self._answers.submit(self.id, output)
 
     def fail(self, message: str) -> None:
         """Answer the call with an error; the model receives `message`. A running handler aborts ("failed").
@@ -156,7 +198,7 @@ class Action:
         Raises:
             LocalProtocolError: the action already has its answer.
         """
-        self.thread.fail_tool(self.id, message)
+        self._answers.fail(self.id, message)
 
     def retry(self) -> None:
         """Run an `"interrupted"` call again (the page died while it executed): it waits for its
@@ -165,7 +207,7 @@ class Action:
         Raises:
             LocalProtocolError: the action is not interrupted.
         """
-        self.thread.retry_tool(self.id)
+        self._answers.retry(self.id)
 
     def cancel(self, reason: str | None = None) -> None:
         """Cancel the call: a running handler aborts ("cancelled"), the model is told it was cancelled.
@@ -175,4 +217,4 @@ class Action:
         Args:
             reason: added to the error message the model receives.
         """
-        self.thread.cancel_tool(self.id, reason)
+        self._answers.cancel(self.id, reason)

@@ -30,14 +30,14 @@ asyncio.run(main())
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from ._environment import current_platform
 from ._errors import ConfigurationError
 from ._machine import DEFAULT_MAX_FOLLOW_UPS
 from ._parts import ToolPart
 from ._platform import Platform
-from ._scopes import AgentScope, Registration, check_tool
+from ._scopes import AgentScope, Registration, ThreadScope, check_tool
 from ._thread import Thread
 from ._tools import ClientTool
 from ._transport import Transport
@@ -110,18 +110,27 @@ class Agent:
                 f"platform must be a pyclient Platform, got {type(platform).__name__}. "
                 "Omit it to use this process's platform."
             )
-        self.name = name
         self.url = url
         self.client_tools = tools
         self.headers: dict[str, str] = dict(headers or {})
         self.max_follow_ups = max_follow_ups
         self.platform = platform if platform is not None else current_platform()
         self._transport = transport
-        self.scope = AgentScope(self, tools, self.platform.refresh)
+        self.scope = AgentScope(name, tools, self.platform.refresh)
+        self.name = name
         self._renderers: dict[str, Callable[[ToolPart], Any]] = {}
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {self.url}>"
+
+    @property
+    def name(self) -> str:
+        """The agent's name (logs, the UI, the key of its stored threads)."""
+        return self.scope.name
+
+    @name.setter
+    def name(self, name: str) -> None:
+        self.scope.name = name
 
     @property
     def transport(self) -> Transport:
@@ -133,7 +142,7 @@ class Agent:
     @property
     def threads(self) -> list[Thread]:
         """The agent's threads that are alive and not closed."""
-        return [scope.thread for scope in list(self.scope.threads) if scope.thread.run_status != "closed"]
+        return [cast(Thread, scope.owner) for scope in list(self.scope.threads) if not scope.closed]
 
     def thread(self, element_or_selector: Any = None, thread_id: str | None = None, **options: Any) -> Thread:
         """Create a thread with this agent.
@@ -154,11 +163,27 @@ class Agent:
                 no element matches, or the element carries another live thread.
         """
         options.setdefault("max_follow_ups", self.max_follow_ups)
-        if element_or_selector is not None:
-            return self.platform.mount_thread(
-                self, element_or_selector, thread_id, lambda: Thread(self, thread_id, **options)
+        if element_or_selector is None:
+            return Thread(self, thread_id, **options)
+        binding = self.platform.elements
+        if binding is None:
+            raise ConfigurationError(
+                f"agent.thread({element_or_selector!r:.60}) mounts a thread on a DOM element, "
+                "which needs the page (the browser platform, pyclient.browser). "
+                "On CPython call agent.thread() without an element."
             )
-        return Thread(self, thread_id, **options)
+        element = binding.element(element_or_selector, "agent.thread()")
+        existing = binding.scope_on(element)
+        if existing is not None and existing.element is element:
+            if existing.agent_scope is self.scope and thread_id in (None, existing.thread_id):
+                return cast(Thread, existing.owner)  # the same call twice: one element, one thread
+            raise ConfigurationError(
+                f"The element already carries thread {existing.thread_id!r} of agent {existing.agent_scope.name!r}. "
+                "Mount each thread on its own element, or close that thread first (`thread.close()`)."
+            )
+        thread = Thread(self, thread_id, **options)
+        thread.mount(element)
+        return thread
 
     def register_tool(
         self,
@@ -190,7 +215,21 @@ class Agent:
             ConfigurationError: `tool` is not a `ClientTool`, `applies_to` is not callable, or
                 a live agent-level registration of the same name exists and `replace` is False.
         """
-        return self.scope.register(tool, applies_to=applies_to, replace=replace, mounted=mounted)
+        check_tool(tool, "agent.register_tool")
+        if applies_to is not None and not callable(applies_to):
+            raise ConfigurationError(
+                f"applies_to for tool {tool.name!r} must be a function thread -> bool, got "
+                f"{type(applies_to).__name__}. Pass e.g. applies_to=lambda thread: thread.thread_id == 't1', "
+                "or None for every thread of the agent."
+            )
+        applies = None
+        if applies_to is not None:
+            chosen = applies_to
+
+            def applies(scope: ThreadScope) -> bool:
+                return chosen(cast(Thread, scope.owner))
+
+        return self.scope.register(tool, applies_to=applies, replace=replace, mounted=mounted)
 
     def use_client_tool(self, tool: ClientTool, element: Any, *, replace: bool = False) -> Any:
         """Scope `tool` to a DOM element: advertised while `element` is connected (page only).
@@ -213,7 +252,14 @@ class Agent:
                 (CPython), or a duplicate registration without `replace`.
         """
         check_tool(tool, "agent.use_client_tool")
-        return self.platform.use_client_tool(tool, element, agent=self, replace=replace)
+        binding = self.platform.elements
+        if binding is None:
+            raise ConfigurationError(
+                f"agent.use_client_tool({tool.name!r}, {element!r:.60}) scopes a tool to a DOM element, "
+                "which needs the page (the browser platform, pyclient.browser). On CPython the "
+                "equivalents are agent.register_tool(tool, applies_to=...) and thread.register_tool(tool)."
+            )
+        return binding.use_client_tool(tool, element, agent=self.scope, replace=replace)
 
     def tool_renderer(
         self, name: str, *, replace: bool = False

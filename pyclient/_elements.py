@@ -1,13 +1,15 @@
 """Threads and tool registrations that live and die with DOM elements, over any DOM.
 
-`DomPlatform` is a `Platform` with elements. The rules live here, once, whatever the DOM:
-the page's (`pyclient.browser`) or a small in-memory one in CPython tests.
+`ElementBinding` holds the rules, once, whatever the DOM: the page's (`pyclient.browser`) or
+a small in-memory one in CPython tests. A platform with a DOM carries one
+(`platform.elements`); `Agent` and `Thread` call it, and it works on their scopes
+(`pyclient._scopes`) only, never on the agent or the thread themselves.
 
 - `agent.thread(element_or_selector)` marks the element with `data-pyclient-thread` and
-  keeps the thread mounted while the element is connected to the document. While mounted,
-  the platform holds the thread; once its element has left, only its users do, and a
-  thread nobody references is freed (its watch goes with it). `thread.close()` releases
-  the element and the watch at once.
+  keeps the thread mounted while the element is connected to the document
+  (`mount(scope, element)`). While mounted, the binding holds the thread's scope, and so the
+  thread; once its element has left, only its users do, and a thread nobody references is
+  freed (its watch goes with it). `thread.close()` releases the element and the watch at once.
 - `agent.use_client_tool(tool, element)`: inside one of this agent's thread elements, the
   tool belongs to that thread; otherwise it applies to this agent's threads whose elements
   it encloses (now or later).
@@ -19,8 +21,8 @@ rest (precedence, snapshots); the thread does what follows (unavailable calls, a
 
 ```python
 from pyclient import Agent, client_tool
-from pyclient._elements import DomPlatform
-from tests.unit.fakedom import FakeDom         # a small in-memory DOM
+from pyclient._platform import DomPlatform
+from pyclient.testing import FakeDom            # a small in-memory DOM
 
 @client_tool
 def read_selection() -> str:
@@ -43,18 +45,13 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ._errors import ConfigurationError
-from ._platform import Platform
-from ._scopes import Registration, check_agent_agnostic
+from ._scopes import AgentScope, Registration, ThreadScope, check_agent_agnostic
 from ._tools import ClientTool
 
-if TYPE_CHECKING:
-    from ._agent import Agent
-    from ._thread import Thread
-
-__all__ = ["THREAD_ATTRIBUTE", "Dom", "DomPlatform", "ElementRegistration"]
+__all__ = ["THREAD_ATTRIBUTE", "Dom", "ElementBinding", "ElementRegistration"]
 
 logger = logging.getLogger("pyclient")
 
@@ -93,61 +90,58 @@ class Dom(Protocol):
         """Report connection changes now (an observer may report them a moment later)."""
 
 
-class DomPlatform(Platform):
-    """A `Platform` whose threads and registrations live on the elements of `dom`.
+class ElementBinding:
+    """Thread scopes and registrations on the elements of `dom`; see the module docstring.
 
     Args:
         dom: the DOM (see `Dom`).
     """
 
-    name = "dom"
-
     def __init__(self, dom: Dom) -> None:
         self.dom = dom
-        # Thread id -> thread; weak: the platform never keeps a thread alive on its own...
-        self._threads: weakref.WeakValueDictionary[str, Thread] = weakref.WeakValueDictionary()
+        # Thread id -> scope; weak: the binding never keeps a thread alive on its own...
+        self._scopes: weakref.WeakValueDictionary[str, ThreadScope] = weakref.WeakValueDictionary()
         # ...except while its element is connected (the page shows it).
-        self._mounted: set[Thread] = set()
-        self._releases: dict[str, weakref.finalize[[str, Any, Callable[[], None]], Thread]] = {}
+        self._mounted: set[ThreadScope] = set()
+        self._releases: dict[str, weakref.finalize[[str, Any, Callable[[], None]], ThreadScope]] = {}
 
-    def refresh(self) -> None:
-        self.dom.check()
-
-    def thread_of(self, element: Any) -> Thread | None:
-        """The live thread mounted on `element` or on its nearest enclosing thread element."""
-        thread_id = self.dom.closest_attribute(element, THREAD_ATTRIBUTE)
-        return None if thread_id is None else self._threads.get(thread_id)
-
-    def mount_thread(
-        self, agent: Agent, element_or_selector: Any, thread_id: str | None, make: Callable[[], Thread]
-    ) -> Thread:
-        """Create a thread on a DOM element (what `agent.thread(element)` calls).
+    def element(self, element_or_selector: Any, what: str) -> Any:
+        """The element for an element or selector (`what` names the caller in the error).
 
         Raises:
-            ConfigurationError: no such element, or it already carries another live thread.
+            ConfigurationError: nothing matches.
+        """
+        return self.dom.element(element_or_selector, what)
+
+    def scope_on(self, element: Any) -> ThreadScope | None:
+        """The scope of the live thread mounted on `element` or on its nearest enclosing thread element."""
+        thread_id = self.dom.closest_attribute(element, THREAD_ATTRIBUTE)
+        return None if thread_id is None else self._scopes.get(thread_id)
+
+    def mount(self, scope: ThreadScope, element: Any) -> Callable[[], None]:
+        """Mount a thread's scope on `element` (what `agent.thread(element)` does); returns the release.
+
+        Raises:
+            ConfigurationError: the element already carries another live thread, or the
+                thread's id is mounted on another element.
         """
         dom = self.dom
-        element = dom.element(element_or_selector, "agent.thread()")
-        existing_id = dom.attribute(element, THREAD_ATTRIBUTE)
-        existing = self._threads.get(existing_id) if existing_id is not None else None
-        if existing is not None and existing.run_status != "closed":
-            if existing.agent is agent and thread_id in (None, existing.thread_id):
-                return existing  # the same call twice: one element, one thread
+        existing = self.scope_on(element) if dom.attribute(element, THREAD_ATTRIBUTE) is not None else None
+        if existing is not None and existing is not scope:
             raise ConfigurationError(
-                f"The element already carries thread {existing_id!r} of agent {existing.agent.name!r}. "
+                f"The element already carries thread {existing.thread_id!r} of agent {existing.agent_scope.name!r}. "
                 "Mount each thread on its own element, or close that thread first (`thread.close()`)."
             )
-        thread = make()
-        key = thread.thread_id
-        if key in self._threads:
+        key = scope.thread_id
+        if key in self._scopes:
             raise ConfigurationError(
                 f"Thread id {key!r} is already mounted on another element. Give each mounted "
                 "thread its own thread_id, or close the other thread first."
             )
         dom.set_attribute(element, THREAD_ATTRIBUTE, key)
-        thread.scope.element = element
-        self._threads[key] = thread
-        reference = weakref.ref(thread)
+        scope.element = element
+        self._scopes[key] = scope
+        reference = weakref.ref(scope)
 
         def connection(connected: bool) -> None:
             live = reference()
@@ -157,14 +151,14 @@ class DomPlatform(Platform):
                 self._mounted.add(live)
             else:
                 self._mounted.discard(live)
-            live.scope.connection_changed(connected)
+            live.connection_changed(connected)
 
         unwatch = dom.watch(element, connection)
         if dom.is_connected(element):
-            self._mounted.add(thread)
-        # Runs once: on close(), or when the thread is freed (then the element is long gone).
-        self._releases[key] = weakref.finalize(thread, self._forget, key, element, unwatch)
-        return thread
+            self._mounted.add(scope)
+        # Runs once: on release, or when the thread is freed (then the element is long gone).
+        self._releases[key] = weakref.finalize(scope, self._forget, key, element, unwatch)
+        return lambda: self._release(scope)
 
     def _forget(self, key: str, element: Any, unwatch: Callable[[], None]) -> None:
         unwatch()
@@ -172,50 +166,54 @@ class DomPlatform(Platform):
         if self.dom.attribute(element, THREAD_ATTRIBUTE) == key:
             self.dom.set_attribute(element, THREAD_ATTRIBUTE, None)
 
-    def release_thread(self, thread: Thread) -> None:
+    def _release(self, scope: ThreadScope) -> None:
         """Stop watching the thread's element, unmark it and let the thread go."""
-        self._mounted.discard(thread)
-        release = self._releases.get(thread.thread_id)
+        self._mounted.discard(scope)
+        release = self._releases.get(scope.thread_id)
         if release is not None:
             release()
-        if self._threads.get(thread.thread_id) is thread:
-            del self._threads[thread.thread_id]
-        thread.scope.element = None
+        if self._scopes.get(scope.thread_id) is scope:
+            del self._scopes[scope.thread_id]
+        scope.element = None
 
     def use_client_tool(
-        self, tool: ClientTool, element: Any, *, agent: Agent | None = None, replace: bool = False
+        self, tool: ClientTool, element: Any, *, agent: AgentScope | None = None, replace: bool = False
     ) -> ElementRegistration:
-        """Register `tool` on `element`'s nearest thread (agent None), or for `agent` (see the module docstring).
+        """Register `tool` on `element`'s nearest thread (agent None), or for `agent`'s threads.
+
+        Args:
+            agent: the scope of the agent of `agent.use_client_tool`; None for the package
+                root's agent-agnostic `use_client_tool`.
 
         Raises:
             ConfigurationError: no such element; with agent None, `element` is in no thread
-                element; a duplicate registration without `replace`.
+                element or `tool` is server-declared; a duplicate registration without `replace`.
         """
         api = "use_client_tool()" if agent is None else "agent.use_client_tool()"
         if agent is None:
             check_agent_agnostic(tool, "use_client_tool")
         element = self.dom.element(element, api)
         connected = self.dom.is_connected(element)
-        thread = self.thread_of(element)
+        scope = self.scope_on(element)
         registration: Registration
         if agent is None:
-            if thread is None:
+            if scope is None:
                 raise ConfigurationError(
                     f"use_client_tool({tool.name!r}, element): the element is not inside a thread element "
                     f"(none of its ancestors carries {THREAD_ATTRIBUTE}). Mount a thread on an enclosing "
                     "element first with agent.thread(element), or use agent.use_client_tool()."
                 )
-            registration = thread.register_tool(tool, replace=replace, mounted=connected)
-        elif thread is not None and thread.agent is agent:
-            registration = thread.register_tool(tool, replace=replace, mounted=connected)
+            registration = scope.register(tool, replace=replace, mounted=connected)
+        elif scope is not None and scope.agent_scope is agent:
+            registration = scope.register(tool, replace=replace, mounted=connected)
         else:
             dom = self.dom
 
-            def encloses(candidate: Thread) -> bool:
+            def encloses(candidate: ThreadScope) -> bool:
                 host = candidate.element
                 return host is not None and dom.contains(element, host)
 
-            registration = agent.register_tool(tool, applies_to=encloses, replace=replace, mounted=connected)
+            registration = agent.register(tool, applies_to=encloses, replace=replace, mounted=connected)
         return ElementRegistration(self.dom, tool, element, registration)
 
 

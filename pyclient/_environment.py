@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from ._errors import ConfigurationError
 from ._platform import Platform
 from ._scopes import check_agent_agnostic, check_tool
 from ._tools import ClientTool
@@ -63,4 +64,11 @@ def use_client_tool(tool: ClientTool, element: Any, *, replace: bool = False, pl
     """
     check_tool(tool, "use_client_tool")
     check_agent_agnostic(tool, "use_client_tool")
-    return (platform or current_platform()).use_client_tool(tool, element, replace=replace)
+    binding = (platform or current_platform()).elements
+    if binding is None:
+        raise ConfigurationError(
+            f"use_client_tool({tool.name!r}, {element!r:.60}) scopes a tool to a DOM element, "
+            "which needs the page (the browser platform, pyclient.browser). On CPython the "
+            "equivalent is thread.register_tool(tool) (or agent.register_tool(tool) for every thread)."
+        )
+    return binding.use_client_tool(tool, element, replace=replace)

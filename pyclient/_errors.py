@@ -28,6 +28,7 @@ except ConfigurationError as exc:
 from __future__ import annotations
 
 __all__ = [
+    "CLOSED_HINT",
     "ConfigurationError",
     "FollowUpLimitError",
     "LocalProtocolError",
@@ -39,6 +40,10 @@ __all__ = [
     "ToolError",
     "TransportError",
 ]
+
+
+CLOSED_HINT = "the thread is closed; create a new one with `agent.thread()`."
+"""How every "the thread is closed" error ends: what to do instead."""
 
 
 class PyClientError(Exception):

@@ -27,158 +27,29 @@ assert history.messages()[-1].content == "Hello"
 from __future__ import annotations
 
 import logging
-import uuid
 from array import array
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
+from pydantic_core import PydanticSerializationError
 
-from ._errors import RemoteProtocolError
+from ._entries import TEXT_ROLES, CallEntry, MessageEntry, message_adapter, new_id
+from ._errors import LocalProtocolError, RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
-from ._json import repair
+from ._json import repair, repair_all
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
-    from ag_ui.core import Message, ToolCall, ToolMessage
-    from pydantic import TypeAdapter
+    from ag_ui.core import Context, Message, Tool, ToolCall, ToolMessage
 
-__all__ = ["History", "message_adapter", "new_id"]
+__all__ = ["PROTOCOL_VERSION", "History"]
 
 logger = logging.getLogger("pyclient")
 
-# The roles whose messages are assembled from streamed text.
-_TEXT_ROLES = frozenset({"assistant", "user", "system", "developer", "reasoning"})
+PROTOCOL_VERSION = "1.0"
+"""Sent as `protocolVersion`: servers (pydantic-ai) only report pending tool calls to 1.0 clients."""
 
-
-def _text_model(role: str) -> type[Message]:
-    from ag_ui.core import AssistantMessage, DeveloperMessage, ReasoningMessage, SystemMessage, UserMessage
-
-    models: dict[str, type[Message]] = {
-        "assistant": AssistantMessage, "user": UserMessage, "system": SystemMessage,
-        "developer": DeveloperMessage, "reasoning": ReasoningMessage,
-    }
-    return models[role]
-
-
-_message_adapter: TypeAdapter[Message] | None = None
-
-
-def message_adapter() -> TypeAdapter[Message]:
-    """The `TypeAdapter` of ag-ui's `Message` union, built once (one per message is 100x slower)."""
-    global _message_adapter
-    if _message_adapter is None:
-        from ag_ui.core import Message
-        from pydantic import TypeAdapter
-
-        _message_adapter = TypeAdapter(Message)
-    return _message_adapter
-
-
-def new_id() -> str:
-    """A fresh id for a message or a run."""
-    return str(uuid.uuid4())
-
-
-class _Call:
-    """A tool call being assembled: its argument text is a list of pieces."""
-
-    __slots__ = ("id", "name", "parts", "encrypted_value", "owner", "base", "run", "_cache")
-
-    def __init__(self, call_id: str, name: str, owner: _Entry, base: ToolCall | None = None, run: int = -1) -> None:
-        self.id = call_id
-        self.name = name
-        self.parts: list[str] = []
-        self.encrypted_value: str | None = None
-        self.owner = owner
-        self.base = base
-        self.run = run  # the run whose events started it; -1 for a call given as a message
-        self._cache: ToolCall | None = None
-
-    def changed(self) -> None:
-        """Its arguments or encrypted value changed: the next `model()` builds a new `ToolCall`."""
-        self._cache = None
-
-    @property
-    def arguments(self) -> str:
-        if len(self.parts) > 1:  # compact, so the next join only costs the new pieces
-            self.parts[:] = ["".join(self.parts)]
-        # The raw pieces stay as received: a surrogate half at the end may still meet its pair.
-        return repair(self.parts[0]) if self.parts else ""
-
-    def model(self) -> ToolCall:
-        """The call as a `ToolCall`: one object while it does not change (its message and its
-        `Action` share it rather than each keeping a copy)."""
-        if self._cache is not None:
-            return self._cache
-        from ag_ui.core import FunctionCall, ToolCall
-
-        function = FunctionCall(name=self.name, arguments=self.arguments)
-        if self.base is not None:
-            update: dict[str, Any] = {"function": function}
-            if self.encrypted_value is not None:
-                update["encrypted_value"] = self.encrypted_value
-            self._cache = self.base.model_copy(update=update)
-        else:
-            self._cache = ToolCall(id=self.id, function=function, encrypted_value=self.encrypted_value)
-        return self._cache
-
-
-class _Entry:
-    """One message of the history. Text messages are assembled; others are kept as given.
-
-    `wired` is True while the message's JSON is part of the history's serialized prefix
-    (`History.dump_json`): the history cuts that prefix before the message changes.
-    """
-
-    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "_cache", "wired")
-
-    def __init__(self, message_id: str, role: str, base: Any = None, name: str | None = None) -> None:
-        self.id = message_id
-        self.role = role
-        self.parts: list[str] = []
-        self.calls: list[_Call] = []
-        self.base = base            # the model it came from (a snapshot, a client message)
-        self.name = name
-        self.encrypted_value: str | None = None
-        self._cache: Any = base
-        self.wired = False
-
-    @property
-    def assembled(self) -> bool:
-        return self.role in _TEXT_ROLES and (self.base is None or isinstance(self.base.content, (str, type(None))))
-
-    def add_text(self, delta: str) -> None:
-        self.parts.append(delta)
-        self._cache = None
-
-    def changed(self) -> None:
-        self._cache = None
-
-    def model(self) -> Any:
-        if self._cache is not None:
-            return self._cache
-        if not self.assembled:  # kept as given; only an echoed encrypted value can change
-            self._cache = self.base.model_copy(update={"encrypted_value": self.encrypted_value})
-            return self._cache
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        text = repair(self.parts[0]) if self.parts else None
-        update: dict[str, Any] = {}
-        if self.role == "assistant":
-            update["content"] = text if text is not None or not self.calls else None
-            update["tool_calls"] = [call.model() for call in self.calls] or None
-        else:
-            update["content"] = text or ""
-        if self.encrypted_value is not None:
-            update["encrypted_value"] = self.encrypted_value
-        if self.base is not None:
-            model = self.base.model_copy(update=update)
-        else:
-            if self.name is not None and self.role != "reasoning":
-                update["name"] = self.name
-            model = _text_model(self.role)(id=self.id, **update)
-        self._cache = model
-        return model
+_EMPTY_MESSAGES_END = b'[]}'
+_EMPTY_INPUT_START = b'{"threadId":"","runId":"","messages":[]'
 
 
 class History:
@@ -202,10 +73,10 @@ class History:
         *,
         on_call_started: Callable[[str, str], None] | None = None,
     ) -> None:
-        self._entries: list[_Entry] = []
-        self._by_id: dict[str, _Entry] = {}
-        self._calls: dict[str, _Call] = {}
-        self._answered: dict[str, _Entry] = {}  # tool call id -> its tool message
+        self._entries: list[MessageEntry] = []
+        self._by_id: dict[str, MessageEntry] = {}
+        self._calls: dict[str, CallEntry] = {}
+        self._answered: dict[str, MessageEntry] = {}  # tool call id -> its tool message
         self._early_args: dict[str, list[str]] = {}
         self._on_call_started = on_call_started
         self._chunk_message_id: str | None = None
@@ -268,7 +139,7 @@ class History:
         if call is None:
             return None
         if self._by_id.get(call.owner.id) is not call.owner:
-            entry = _Entry(new_id(), "assistant")
+            entry = MessageEntry(new_id(), "assistant")
             call.owner = entry
             entry.calls.append(call)
             self._add_entry(entry)
@@ -276,7 +147,7 @@ class History:
 
     # -- writing -------------------------------------------------------------------------
 
-    def append(self, message: Message, *, streamed: dict[str, _Call] | None = None) -> None:
+    def append(self, message: Message, *, streamed: dict[str, CallEntry] | None = None) -> None:
         """Append a message model (a user message, a tool result) to the history.
 
         A tool call whose id is already in the history without a tool message after it is a
@@ -289,7 +160,7 @@ class History:
         from ag_ui.core import AssistantMessage, ToolMessage
 
         role = message.role
-        entry = _Entry(message.id, role, base=message)
+        entry = MessageEntry(message.id, role, base=message)
         if isinstance(message, AssistantMessage):
             for tool_call in message.tool_calls or ():
                 if tool_call.id in self._calls and tool_call.id not in self._answered:
@@ -297,7 +168,7 @@ class History:
                     entry.changed()  # the message as given lists it twice
                     continue
                 self._answered.pop(tool_call.id, None)  # an id used again: a new call
-                call = _Call(tool_call.id, tool_call.function.name, entry, base=tool_call)
+                call = CallEntry(tool_call.id, tool_call.function.name, entry, base=tool_call)
                 origin = streamed.get(tool_call.id) if streamed else None
                 if origin is not None and not tool_call.function.arguments.strip():
                     call.parts.extend(origin.parts)
@@ -319,7 +190,7 @@ class History:
             self._answered[message.tool_call_id] = entry
         self._add_entry(entry)
 
-    def _add_entry(self, entry: _Entry) -> None:
+    def _add_entry(self, entry: MessageEntry) -> None:
         previous = self._by_id.get(entry.id)
         if previous is not None:  # the same id again replaces the message in place
             if previous.wired:
@@ -374,7 +245,50 @@ class History:
             entry.wired = True
         return b"".join((before, b"[", wire, b"]", after))
 
-    def _cut(self, entry: _Entry) -> None:
+    def request_body(self, *, thread_id: str, run_id: str, tools: Sequence[Tool], context: Sequence[Context],
+                     forwarded_props: Any) -> bytes:
+        """The JSON body of the `RunAgentInput` for the next run, without serializing the history again.
+
+        Byte for byte `RunAgentInput(...).model_dump_json(by_alias=True)`: the fields before
+        `messages` and those after it are serialized by ag-ui's model itself, as two inputs
+        with no messages: one ends `"messages":[]}` (every field after it is unset, so left
+        out) and one starts `{"threadId":"","runId":"","messages":[]`. A JSON object is its
+        fields' JSON in field order, so `dump_json`'s array between the two is the model's
+        dump (`tests/unit/test_request_body.py` compares them).
+
+        Raises:
+            LocalProtocolError: the state, context or forwarded_props is not JSON.
+        """
+        from ag_ui.core import RunAgentInput
+
+        state = self.state if self.state is not None else {}
+        forwarded_props = forwarded_props if forwarded_props is not None else {}
+        try:
+            head = RunAgentInput(thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION,
+                                 state=state, messages=[]).model_dump_json(by_alias=True).encode()
+            tail = RunAgentInput(thread_id="", run_id="", messages=[], tools=list(tools), context=list(context),
+                                 forwarded_props=forwarded_props).model_dump_json(by_alias=True).encode()
+            assert head.endswith(_EMPTY_MESSAGES_END) and tail.startswith(_EMPTY_INPUT_START)
+            return self.dump_json(head[:-len(_EMPTY_MESSAGES_END)], tail[len(_EMPTY_INPUT_START):])
+        except PydanticSerializationError as exc:
+            if "surrogates not allowed" not in str(exc):
+                raise LocalProtocolError(
+                    f"Cannot send a run of thread {thread_id!r}: its state, context or "
+                    f"forwarded_props is not JSON ({exc}). Keep `thread.state` and "
+                    "`thread.forwarded_props` to dicts, lists, strings, numbers, booleans and None."
+                ) from None
+        # A lone UTF-16 surrogate from somewhere no repair covers (a server's snapshot, the
+        # page's state): replace it everywhere rather than never send again.
+        logger.warning("pyclient: lone surrogates in thread %s replaced with U+FFFD", thread_id)
+        run_input = RunAgentInput(
+            thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION, messages=self.messages(),
+            tools=list(tools), state=state, context=list(context), forwarded_props=forwarded_props,
+        )
+        # model_dump's Python mode encodes nothing, so it cannot fail on them.
+        repaired = RunAgentInput.model_validate(repair_all(run_input.model_dump(by_alias=True)))
+        return repaired.model_dump_json(by_alias=True).encode()
+
+    def _cut(self, entry: MessageEntry) -> None:
         """`entry`, whose JSON is kept, changes: drop the JSON kept from it on."""
         # Only a message an earlier request carried comes here (rare): list.index is fine.
         index = self._entries.index(entry)
@@ -384,20 +298,20 @@ class History:
         del ends[index:]
         del self._wire[ends[-1] if ends else 0:]
 
-    def _touch(self, entry: _Entry) -> None:
+    def _touch(self, entry: MessageEntry) -> None:
         entry.changed()
         if entry.wired:
             self._cut(entry)
 
-    def _add_text(self, entry: _Entry, delta: str) -> None:
+    def _add_text(self, entry: MessageEntry, delta: str) -> None:
         entry.add_text(delta)
         if entry.wired:
             self._cut(entry)
 
-    def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None) -> _Entry:
+    def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None) -> MessageEntry:
         if message_id is not None and message_id in self._by_id:
             return self._by_id[message_id]
-        entry = _Entry(message_id or new_id(), role if role in _TEXT_ROLES else "assistant", name=name)
+        entry = MessageEntry(message_id or new_id(), role if role in TEXT_ROLES else "assistant", name=name)
         self._add_entry(entry)
         return entry
 
@@ -458,7 +372,7 @@ class History:
             return {"messages"}
         return set()
 
-    def _start_call(self, call_id: str, name: str, parent_id: str | None) -> _Call:
+    def _start_call(self, call_id: str, name: str, parent_id: str | None) -> CallEntry:
         existing = self._calls.get(call_id)
         if existing is not None:
             if existing.run == self._run:  # started twice in one run: the same call
@@ -474,7 +388,7 @@ class History:
                 owner = last  # no parent named: the assistant message being streamed
             else:
                 owner = self._text_entry(parent_id if owner is None else None, "assistant")
-        call = _Call(call_id, name, owner, run=self._run)
+        call = CallEntry(call_id, name, owner, run=self._run)
         call.parts.extend(self._early_args.pop(call_id, ()))
         owner.calls.append(call)
         self._touch(owner)

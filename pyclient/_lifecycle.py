@@ -1,10 +1,12 @@
-"""The states of a conversation and of each of its tool calls, and their transitions, as tables (h11 style).
+"""The lifecycles of a thread as tables (h11 style): its runs, each tool call, and its saving.
 
 Rules:
 
-1. Every change of a run state or of a call status is a lookup in `RUN_TRANSITIONS` or
-   `CALL_TRANSITIONS` through `next_run_state()` / `next_call_status()`; no other code
-   assigns a state. The conversation machine (`pyclient._machine`) is the only caller.
+1. Every change of a run state, a call status or a save state is a lookup in
+   `RUN_TRANSITIONS`, `CALL_TRANSITIONS` or `SAVE_TRANSITIONS` through `next_run_state()`,
+   `next_call_status()` / `next_save_state()`; no other code assigns a state. The
+   conversation machine (`pyclient._machine`, `pyclient._calls`) is the only caller of the
+   first two, the thread's persistence (`pyclient._persistence`) of the third.
 2. A transition missing from a table is a misuse or a bug, never ignored: it raises
    `LocalProtocolError` naming the state and the event.
 3. No I/O, no asyncio, no clock here: the tables are tested by driving them directly.
@@ -18,6 +20,7 @@ Rules:
 from pyclient._lifecycle import CallEvent, CallStatus, RunEvent, RunState, next_call_status, next_run_state
 
 state = next_run_state(RunState.IDLE, RunEvent.START)           # a request is in flight
+state = next_run_state(state, RunEvent.END)                      # RUN_FINISHED arrived
 assert next_run_state(state, RunEvent.FINISH_IDLE) is RunState.IDLE
 status = next_call_status(CallStatus.STREAMING, CallEvent.PENDING)
 assert status is CallStatus.UNAVAILABLE and status.value == "unavailable"
@@ -29,7 +32,7 @@ from __future__ import annotations
 import enum
 from typing import Literal
 
-from ._errors import LocalProtocolError
+from ._errors import CLOSED_HINT, LocalProtocolError
 
 __all__ = [
     "ASKING_USER",
@@ -39,16 +42,21 @@ __all__ = [
     "RESTORE_RUN",
     "RUN_STATUS",
     "RUN_TRANSITIONS",
+    "SAVE_TRANSITIONS",
     "TERMINAL",
     "WAITING_FOR_USER",
+    "WRITING",
     "CallEvent",
     "CallStatus",
     "CallStatusName",
     "RunEvent",
     "RunState",
     "RunStatus",
+    "SaveEvent",
+    "SaveState",
     "next_call_status",
     "next_run_state",
+    "next_save_state",
 ]
 
 RunStatus = Literal["idle", "running", "error", "closed"]
@@ -66,6 +74,7 @@ class RunState(enum.Enum):
 
     IDLE = "IDLE"                      # no request in flight, nothing pending
     STREAMING = "STREAMING"            # a request is in flight, events are arriving
+    ENDED = "ENDED"                    # RUN_FINISHED or RUN_ERROR arrived; the stream is being closed
     AWAITING_TOOLS = "AWAITING_TOOLS"  # the run finished; its client tool calls are being answered
     ERROR = "ERROR"                    # the last run failed; `thread.error` says why
     CLOSED = "CLOSED"                  # `thread.close()`: nothing runs again
@@ -78,8 +87,9 @@ class RunEvent(enum.Enum):
     """What moves a conversation between run states."""
 
     START = "START"                    # a request (first run or follow-up) is sent
-    FINISH_PENDING = "FINISH_PENDING"  # the stream ended after RUN_FINISHED; calls wait for answers
-    FINISH_IDLE = "FINISH_IDLE"        # the stream ended after RUN_FINISHED; nothing to answer
+    END = "END"                        # the stream sent RUN_FINISHED or RUN_ERROR: read no more
+    FINISH_PENDING = "FINISH_PENDING"  # the run finished; its client calls wait for answers
+    FINISH_IDLE = "FINISH_IDLE"        # the run finished; nothing to answer
     FAIL = "FAIL"                      # HTTP error, dropped stream, RUN_ERROR, follow-up cap, a crash
     STOP = "STOP"                      # `thread.stop()`
     CLOSE = "CLOSE"                    # `thread.close()`
@@ -134,9 +144,11 @@ RUN_TRANSITIONS: dict[RunState, dict[RunEvent, RunState]] = {
                     RunEvent.CLOSE: RunState.CLOSED},
     RunState.ERROR: {RunEvent.START: RunState.STREAMING, RunEvent.STOP: RunState.IDLE,
                      RunEvent.CLOSE: RunState.CLOSED},
-    RunState.STREAMING: {RunEvent.FINISH_PENDING: RunState.AWAITING_TOOLS, RunEvent.FINISH_IDLE: RunState.IDLE,
-                         RunEvent.FAIL: RunState.ERROR, RunEvent.STOP: RunState.IDLE,
-                         RunEvent.CLOSE: RunState.CLOSED},
+    RunState.STREAMING: {RunEvent.END: RunState.ENDED, RunEvent.FAIL: RunState.ERROR,
+                         RunEvent.STOP: RunState.IDLE, RunEvent.CLOSE: RunState.CLOSED},
+    RunState.ENDED: {RunEvent.FINISH_PENDING: RunState.AWAITING_TOOLS, RunEvent.FINISH_IDLE: RunState.IDLE,
+                     RunEvent.FAIL: RunState.ERROR, RunEvent.STOP: RunState.IDLE,
+                     RunEvent.CLOSE: RunState.CLOSED},
     RunState.AWAITING_TOOLS: {RunEvent.START: RunState.STREAMING, RunEvent.FAIL: RunState.ERROR,
                               RunEvent.STOP: RunState.IDLE, RunEvent.CLOSE: RunState.CLOSED},
     RunState.CLOSED: {RunEvent.STOP: RunState.CLOSED, RunEvent.CLOSE: RunState.CLOSED},
@@ -174,6 +186,7 @@ RESTORE_RUN: dict[RunState, RunEvent | None] = {
     RunState.IDLE: None,
     RunState.ERROR: RunEvent.STOP,           # the error object is gone; the history is kept, send() works
     RunState.STREAMING: RunEvent.STOP,       # the request died with the page: not resumed, its text is kept
+    RunState.ENDED: RunEvent.STOP,           # the same: its calls were never worked out
     RunState.AWAITING_TOOLS: None,           # its calls are answered (again), then the follow-up goes out
     RunState.CLOSED: None,                   # never saved (a closed thread stops saving)
 }
@@ -198,12 +211,14 @@ An `"executing"` call of an idempotent tool (`client_tool(idempotent=True)`) get
 RESTORE_IDEMPOTENT = CallEvent.LOSE
 
 RUN_STATUS: dict[RunState, RunStatus] = {
-    RunState.IDLE: "idle", RunState.STREAMING: "running", RunState.AWAITING_TOOLS: "running",
+    RunState.IDLE: "idle", RunState.STREAMING: "running", RunState.ENDED: "running",
+    RunState.AWAITING_TOOLS: "running",
     RunState.ERROR: "error", RunState.CLOSED: "closed",
 }
 
 _RUN_HINTS = {
     RunEvent.START: "a run is already in flight; wait for it, or call `thread.stop()` first.",
+    RunEvent.END: "no request is in flight: events are fed between `start_run()` and `end_stream()` only.",
 }
 
 
@@ -216,7 +231,7 @@ def next_run_state(state: RunState, event: RunEvent) -> RunState:
     try:
         return RUN_TRANSITIONS[state][event]
     except KeyError:
-        hint = "the thread is closed; create a new one with `agent.thread()`." if state is RunState.CLOSED \
+        hint = CLOSED_HINT if state is RunState.CLOSED \
             else _RUN_HINTS.get(event, "this is a bug in pyclient; please report it.")
         raise LocalProtocolError(f"Cannot handle {event} in run state {state}: {hint}") from None
 
@@ -240,3 +255,72 @@ def next_call_status(status: CallStatus, event: CallEvent, *, call: str = "") ->
             allowed = ", ".join(str(e) for e in CALL_TRANSITIONS[status])
             hint = f"only {allowed} can happen in that status."
         raise LocalProtocolError(f"Cannot handle {event} for {what}in status {status.value!r}: {hint}") from None
+
+
+# -- saving a thread kept in a store (`pyclient._persistence`) ------------------------------
+
+
+class SaveState(enum.Enum):
+    """Where a thread kept in a store is with its saved copy."""
+
+    UNLOADED = "UNLOADED"      # the saved copy is not read yet (no event loop so far)
+    LOADING = "LOADING"        # taking the lock and reading the saved copy; changes are not saved
+    HELD = "HELD"              # this page holds the thread and everything is saved
+    SAVING = "SAVING"          # a save is being written
+    DIRTY = "DIRTY"            # a save is being written and the thread changed since: one more pass
+    READ_ONLY = "READ_ONLY"    # another tab holds the thread: shown here, never saved from here
+    CLOSED = "CLOSED"          # `thread.close()`: nothing is saved any more
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class SaveEvent(enum.Enum):
+    """What moves a thread's saving between save states."""
+
+    LOAD = "LOAD"              # restore() starts (at the first chance inside an event loop)
+    HOLD = "HOLD"              # the lock is this page's and the saved copy is read
+    SHARE = "SHARE"            # another tab holds the lock: read-only here
+    CHANGE = "CHANGE"          # a transition that matters (a checkpoint of the machine)
+    WRITE = "WRITE"            # a save pass takes the snapshot: every change so far is in it
+    SAVED = "SAVED"            # a save pass ended (written, or failed and logged)
+    CLOSE = "CLOSE"            # the thread closed
+
+    def __str__(self) -> str:
+        return self.value
+
+
+SAVE_TRANSITIONS: dict[SaveState, dict[SaveEvent, SaveState]] = {
+    SaveState.UNLOADED: {SaveEvent.LOAD: SaveState.LOADING, SaveEvent.CHANGE: SaveState.UNLOADED,
+                         SaveEvent.CLOSE: SaveState.CLOSED},
+    # A change while loading is not saved: the load replaces it, and its own end saves.
+    SaveState.LOADING: {SaveEvent.HOLD: SaveState.HELD, SaveEvent.SHARE: SaveState.READ_ONLY,
+                        SaveEvent.CHANGE: SaveState.LOADING, SaveEvent.CLOSE: SaveState.CLOSED},
+    SaveState.HELD: {SaveEvent.CHANGE: SaveState.SAVING, SaveEvent.CLOSE: SaveState.CLOSED},
+    SaveState.SAVING: {SaveEvent.CHANGE: SaveState.DIRTY, SaveEvent.WRITE: SaveState.SAVING,
+                       SaveEvent.SAVED: SaveState.HELD, SaveEvent.CLOSE: SaveState.CLOSED},
+    SaveState.DIRTY: {SaveEvent.CHANGE: SaveState.DIRTY, SaveEvent.WRITE: SaveState.SAVING,
+                      SaveEvent.SAVED: SaveState.SAVING, SaveEvent.CLOSE: SaveState.CLOSED},
+    SaveState.READ_ONLY: {SaveEvent.CHANGE: SaveState.READ_ONLY, SaveEvent.CLOSE: SaveState.CLOSED},
+    # A save in flight when the thread closed still ends; a closed thread's changes are not saved.
+    SaveState.CLOSED: {SaveEvent.CHANGE: SaveState.CLOSED, SaveEvent.SAVED: SaveState.CLOSED,
+                       SaveEvent.HOLD: SaveState.CLOSED, SaveEvent.SHARE: SaveState.CLOSED,
+                       SaveEvent.CLOSE: SaveState.CLOSED},
+}
+
+WRITING = frozenset({SaveState.SAVING, SaveState.DIRTY})
+"""The save states in which a save pass is being written."""
+
+
+def next_save_state(state: SaveState, event: SaveEvent) -> SaveState:
+    """The save state `event` leads to from `state`.
+
+    Raises:
+        LocalProtocolError: the table has no such transition.
+    """
+    try:
+        return SAVE_TRANSITIONS[state][event]
+    except KeyError:
+        raise LocalProtocolError(
+            f"Cannot handle {event} in save state {state}: this is a bug in pyclient; please report it."
+        ) from None

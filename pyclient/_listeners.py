@@ -39,11 +39,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-__all__ = ["EventKind", "Listener", "Listeners", "ThreadEvent"]
+__all__ = ["ChangeKind", "Listener", "Listeners", "ThreadEvent"]
 
 logger = logging.getLogger("pyclient")
 
-EventKind = Literal["event", "messages", "state", "status", "action", "tools", "error", "mounted", "closed"]
+ChangeKind = Literal["event", "messages", "state", "status", "action", "tools", "error", "mounted", "closed"]
+"""What changed: the one vocabulary of the machine's changes and of `ThreadEvent.kind` (the table above)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class ThreadEvent:
             `isinstance` or by `kind`.
     """
 
-    kind: EventKind
+    kind: ChangeKind
     payload: object = None
 
 
@@ -66,7 +67,7 @@ Listener = Callable[[ThreadEvent], Any]
 
 # One shared event per payload-less kind: a thread sends a "messages" change per chunk of text,
 # and building a frozen dataclass costs about a microsecond in Pyodide.
-_BARE: dict[str, ThreadEvent] = {kind: ThreadEvent(kind) for kind in get_args(EventKind)}
+_BARE: dict[str, ThreadEvent] = {kind: ThreadEvent(kind) for kind in get_args(ChangeKind)}
 
 
 class Listeners:
@@ -131,7 +132,7 @@ class Listeners:
             except Exception:  # a broken listener must not break the run
                 logger.exception("pyclient: a thread listener raised on event")
 
-    def send(self, kind: EventKind, payload: object = None) -> None:
+    def send(self, kind: ChangeKind, payload: object = None) -> None:
         """`notify(ThreadEvent(kind, payload))` for any kind but `"event"`, with nothing built
         when nobody listens and one shared event for each kind without a payload."""
         callbacks = self._callbacks

@@ -46,10 +46,6 @@ __all__ = ["ToolPart", "ToolPartState", "parse_partial"]
 ToolPartState = Literal["input-streaming", "input-available", "output-available", "output-error"]
 """`part.state`: where a tool call is, as a renderer sees it (the table above)."""
 
-# Statuses in which the call waits for the person at the page: its part carries the Action.
-_WAITING_FOR_USER = frozenset({"awaiting_approval", "awaiting_input", "interrupted", "unavailable"})
-
-
 @dataclass(frozen=True, eq=False)
 class ToolPart:
     """One tool call as a renderer sees it; build it with `thread.tool_part(tool_call_id)`.
@@ -149,8 +145,3 @@ def decode_output(content: str) -> Any:
         return loads(content)
     except (ValueError, JSONLimitError):
         return content
-
-
-def waits_for_user(status: CallStatusName | None) -> bool:
-    """True while the call's status needs the person at the page (its part carries the Action)."""
-    return status in _WAITING_FOR_USER

@@ -2,10 +2,12 @@
 
 The core never detects its environment and never imports `js`: an `Agent` is given a
 platform (`Agent(..., platform=...)`, or the one `pyclient._environment` picks once) and
-asks it for what differs between CPython and the page: the default transport, JS mirrors
-of abort signals, threads and registrations that live on DOM elements. This base class is
-the CPython platform: httpx, no JS, no DOM; `pyclient._elements.DomPlatform` adds elements
-over any DOM, and `pyclient.browser.BrowserPlatform` is that over the page's.
+asks it for what differs between CPython and the page: the default transport and store, a
+lock between tabs, idle time, JS mirrors of abort signals and JS values, and the element
+binding (`platform.elements`, None where there is no DOM). It names no agent and no thread:
+they call it. This base class is the CPython platform: httpx, no JS, no DOM; `DomPlatform`
+adds the element binding over any DOM, and `pyclient.browser.BrowserPlatform` is that over
+the page's.
 
 ```python
 from pyclient import Agent
@@ -18,20 +20,28 @@ assert agent.platform.name == "cpython" and agent.platform.abort_controller().si
 
 from __future__ import annotations
 
+import logging
+import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._abort import AbortController, JsAbortFactory
+from ._elements import Dom, ElementBinding
+from ._entries import message_adapter
 from ._errors import ConfigurationError
+from ._events import event_adapter
+from ._tools import build_pending_schemas
 from ._transport import HttpxTransport, Transport
 
 if TYPE_CHECKING:
-    from ._agent import Agent
     from ._store import Store
-    from ._thread import Thread
-    from ._tools import ClientTool
 
-__all__ = ["Platform"]
+__all__ = ["DomPlatform", "Platform"]
+
+logger = logging.getLogger("pyclient")
+
+_warmed = False
 
 
 class Platform:
@@ -44,6 +54,8 @@ class Platform:
 
     name = "cpython"
     js_abort: JsAbortFactory | None = None
+    elements: ElementBinding | None = None
+    """Threads and registrations on DOM elements (`pyclient._elements`); None: no DOM here."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
@@ -66,20 +78,6 @@ class Platform:
 
     def refresh(self) -> None:
         """Report element connection changes now, before tools are resolved (nothing to do here)."""
-
-    def mount_thread(
-        self, agent: Agent, element_or_selector: Any, thread_id: str | None, make: Callable[[], Thread]
-    ) -> Thread:
-        """`agent.thread(element)`: a thread that lives on a DOM element.
-
-        Raises:
-            ConfigurationError: always here: CPython has no DOM.
-        """
-        raise ConfigurationError(
-            f"agent.thread({element_or_selector!r:.60}) mounts a thread on a DOM element, "
-            "which needs the page (the browser platform, pyclient.browser). "
-            "On CPython call agent.thread() without an element."
-        )
 
     def default_store(self) -> Store:
         """The store `agent.thread(..., store=True)` uses.
@@ -109,26 +107,39 @@ class Platform:
         builds and imports them on first use.
         """
 
-    def release_thread(self, thread: Thread) -> None:
-        """`thread.close()`: forget the thread's element and stop watching it (nothing here)."""
+    def warm_up(self) -> None:
+        """Build the tools' schemas and import ag-ui's models ahead of the first request, when
+        this environment can spare the time (`preload`): once per process, in two steps so the
+        page can answer input in between. The first thread asks for it."""
+        global _warmed
+        if not _warmed:
+            _warmed = True
+            self.preload(build_pending_schemas)
+            self.preload(_load_protocol)
 
-    def use_client_tool(
-        self, tool: ClientTool, element: Any, *, agent: Agent | None = None, replace: bool = False
-    ) -> Any:
-        """`use_client_tool(tool, element)` (agent None) and `agent.use_client_tool(tool, element)`.
 
-        Raises:
-            ConfigurationError: always here: CPython has no DOM; the message names the
-                CPython equivalent.
-        """
-        if agent is None:
-            raise ConfigurationError(
-                f"use_client_tool({tool.name!r}, {element!r:.60}) scopes a tool to a DOM element, "
-                "which needs the page (the browser platform, pyclient.browser). On CPython the "
-                "equivalent is thread.register_tool(tool) (or agent.register_tool(tool) for every thread)."
-            )
-        raise ConfigurationError(
-            f"agent.use_client_tool({tool.name!r}, {element!r:.60}) scopes a tool to a DOM element, "
-            "which needs the page (the browser platform, pyclient.browser). On CPython the "
-            "equivalents are agent.register_tool(tool, applies_to=...) and thread.register_tool(tool)."
-        )
+def _load_protocol() -> None:
+    started = time.perf_counter()
+    loaded = "ag_ui.core" in sys.modules
+    event_adapter()
+    message_adapter()
+    if not loaded:
+        logger.info("pyclient: AG-UI models loaded ahead of the first request (%.0f ms)",
+                    (time.perf_counter() - started) * 1000)
+
+
+class DomPlatform(Platform):
+    """A `Platform` whose threads and registrations live on the elements of `dom`.
+
+    Args:
+        dom: the DOM (see `pyclient._elements.Dom`).
+    """
+
+    name = "dom"
+
+    def __init__(self, dom: Dom) -> None:
+        self.dom = dom
+        self.elements = ElementBinding(dom)
+
+    def refresh(self) -> None:
+        self.dom.check()

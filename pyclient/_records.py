@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ._lifecycle import TERMINAL, CallStatus
+from ._listeners import ChangeKind
 from ._tools import ClientTool, ToolResult
 
 if TYPE_CHECKING:
@@ -32,12 +33,12 @@ if TYPE_CHECKING:
 __all__ = [
     "Call",
     "Change",
-    "ChangeKind",
     "Failed",
     "Idle",
     "RunEnd",
     "RunEndHow",
     "RunHandlers",
+    "RunRecord",
     "RunRequest",
     "SendRequest",
     "Step",
@@ -86,32 +87,6 @@ class Call:
     def __repr__(self) -> str:
         return f"<Call {self.id!r} {self.name} {self.status.value}>"
 
-    def to_json(self) -> dict[str, Any]:
-        """The call as JSON, for `Conversation.snapshot()` (its tool by name; no registration)."""
-        result = self.result
-        return {
-            "id": self.id, "name": self.name, "status": self.status.value,
-            "tool": self.tool.name if self.tool is not None else None,
-            "idempotent": self.tool.idempotent if self.tool is not None else False,
-            "execution": self.execution, "sent": self.sent, "edited": self.edited,
-            "result": None if result is None else {"content": result.content, "error": result.error},
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any], tool: ClientTool | None) -> Call:
-        """A call as `to_json()` saved it, in its saved status (the machine then applies `RESTORE_CALL`)."""
-        call = cls(str(data["id"]), str(data["name"]))
-        call.status = CallStatus(data["status"])
-        call.tool = tool
-        call.execution = int(data.get("execution", 0))
-        call.sent = bool(data.get("sent", False))
-        edited = data.get("edited")
-        call.edited = edited if isinstance(edited, str) else None
-        result = data.get("result")
-        if isinstance(result, dict):
-            call.result = ToolResult(content=str(result.get("content", "")), error=result.get("error"))
-        return call
-
 
 RunEndHow = Literal["finished", "stopped", "failed", "closed"]
 """How a turn ended: the server finished it (nothing left to answer), `thread.stop()`, an
@@ -153,9 +128,7 @@ class RunRequest:
 
 @dataclass(frozen=True)
 class SendRequest:
-    """Send the next request (`start_run`): a follow-up carrying the calls' answers."""
-
-    follow_up: bool = True
+    """Send the next request (`start_run`): a new turn, or a follow-up carrying the calls' answers."""
 
 
 @dataclass(frozen=True)
@@ -167,9 +140,7 @@ class RunHandlers:
 
 @dataclass(frozen=True)
 class WaitForActions:
-    """Nothing to do until one of these calls is answered, served, approved or cancelled."""
-
-    calls: tuple[Call, ...]
+    """Nothing to do until a pending call is answered, served, approved or cancelled (`machine.pending()`)."""
 
 
 @dataclass(frozen=True)
@@ -186,15 +157,50 @@ class Failed:
 
 Step = Union[SendRequest, RunHandlers, WaitForActions, Idle, Failed]
 
-ChangeKind = Literal["messages", "state", "status", "action", "error", "closed", "checkpoint"]
-"""What changed. "checkpoint" is not published: it tells the driver a transition that matters
-happened (a message completed, a call changed status, a run started or ended), so a thread
-kept in a store saves `snapshot()` now; text deltas never make one."""
-
-
 @dataclass(frozen=True)
 class Change:
-    """One thing that changed, for the driver's listeners: `kind` and what it concerns."""
+    """One thing the machine changed, for the driver to publish: `kind` (the listeners'
+    vocabulary, `pyclient._listeners.ChangeKind`) and what it concerns (a call's id for
+    `"action"`; the driver hands listeners the call's `Action`)."""
 
     kind: ChangeKind
     payload: Any = None
+
+
+class RunRecord:
+    """What the machine keeps of the request in flight (or the last one), reset by `start_run`.
+
+    Attributes:
+        run_id: the AG-UI `runId` ("" before the first run).
+        start: how many messages the history had when the run started.
+        advertised: the tools this request advertised, by name: these may run.
+        declared: the server-declared tools this client serves for the agent, by name.
+        calls: the calls this request streamed, in order.
+        finished: its `RUN_FINISHED` event, once it arrived.
+        error: its `RUN_ERROR` event, once it arrived.
+        events: how many events it sent.
+        text_content: ag-ui's `TextMessageContentEvent` class (the events' fast path).
+    """
+
+    __slots__ = ("advertised", "calls", "declared", "error", "events", "finished", "run_id", "start",
+                 "text_content")
+
+    def __init__(self, run_id: str = "", start: int = 0, advertised: dict[str, ClientTool] | None = None,
+                 declared: dict[str, ClientTool] | None = None, text_content: type | None = None) -> None:
+        self.run_id = run_id
+        self.start = start
+        self.advertised: dict[str, ClientTool] = advertised or {}
+        self.declared: dict[str, ClientTool] = declared or {}
+        self.calls: list[Call] = []
+        self.finished: Any = None
+        self.error: Any = None
+        self.events = 0
+        self.text_content = text_content
+
+    def tool(self, name: str) -> ClientTool | None:
+        """The tool that may answer a call to `name` in this run (advertised first), or None."""
+        return self.advertised.get(name) or self.declared.get(name)
+
+    def tool_names(self) -> list[str]:
+        """Every tool name a call of this run may use, sorted."""
+        return sorted({*self.advertised, *self.declared})

@@ -11,7 +11,7 @@ A thread sees tools at three levels, from least to most specific:
 Rules:
 
 1. In a thread, a tool name is served by its most specific mounted registration; within one
-   level, by the newest mounted one. `ThreadScope.serving()` is that rule, the only copy of
+   level, by the newest mounted one. `ThreadScope.resolve()` is that rule, the only copy of
    it: `thread.available_tools()` (what the next request advertises) and the dispatch of a
    finished run's calls both read it.
 2. Two live (not disposed) registrations of one name at one level of one owner (the same
@@ -55,14 +55,10 @@ import itertools
 import logging
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import Any, Literal, Union
 
-from ._errors import ConfigurationError, LocalProtocolError
+from ._errors import CLOSED_HINT, ConfigurationError, LocalProtocolError
 from ._tools import ClientTool
-
-if TYPE_CHECKING:
-    from ._agent import Agent
-    from ._thread import Thread
 
 __all__ = ["AgentScope", "Level", "Registration", "ThreadScope", "check_agent_agnostic", "check_tool"]
 
@@ -74,6 +70,8 @@ _sequence = itertools.count(1)
 
 Scope = Union["AgentScope", "ThreadScope"]
 ChangeCallback = Callable[["Registration", "str | None"], None]
+Applies = Callable[["ThreadScope"], bool]
+"""`applies(thread_scope) -> bool`: an agent-level registration's choice of threads."""
 """`callback(registration, lost)`: `lost` is "unmounted" or "disposed" when it stopped serving."""
 
 
@@ -95,7 +93,7 @@ class Registration:
         scope: Scope,
         *,
         mounted: bool = True,
-        applies_to: Callable[[Thread], bool] | None = None,
+        applies_to: Applies | None = None,
     ) -> None:
         self.tool = tool
         self.level = level
@@ -174,23 +172,25 @@ class Registration:
         else:
             self._on_dispose.append(callback)
 
-    def applies(self, thread: Thread) -> bool:
-        """True if the registration is meant for `thread` (mounted or not).
+    def applies(self, thread: ThreadScope) -> bool:
+        """True if the registration is meant for the thread whose scope is `thread` (mounted or not).
 
+        Scopes are compared as owner tokens: a thread-level registration belongs to one thread
+        scope, an agent-level one to the threads of one agent scope that `applies_to` selects.
         An `applies_to` predicate that raises counts as False (and is logged): one broken
         predicate must not break every request.
         """
         scope = self._scope
         if isinstance(scope, ThreadScope):
-            return scope.thread is thread
-        if thread.agent is not scope.agent:
+            return scope is thread
+        if thread.agent_scope is not scope:
             return False
         if self._applies_to is None:
             return True
         try:
             return bool(self._applies_to(thread))
         except Exception:
-            logger.exception("pyclient: applies_to of %r raised for %r", self, thread)
+            logger.exception("pyclient: applies_to of %r raised for %r", self, thread.owner)
             return False
 
     def _check_not_binding(self, what: str) -> None:
@@ -231,16 +231,14 @@ def _register(
     *,
     replace: bool,
     mounted: bool,
-    applies_to: Callable[[Thread], bool] | None,
+    applies_to: Applies | None,
     where: str,
     api: str,
 ) -> Registration:
     check_tool(tool, api)
-    if applies_to is not None and not callable(applies_to):
-        raise ConfigurationError(
-            f"applies_to for tool {tool.name!r} must be a function thread -> bool, got "
-            f"{type(applies_to).__name__}. Pass e.g. applies_to=lambda thread: thread.thread_id == 't1', "
-            "or None for every thread of the agent."
+    if scope.closed:
+        raise LocalProtocolError(
+            f"Cannot register a tool in {where}: {CLOSED_HINT}"
         )
     if not replace:
         for other in scope.registrations:
@@ -262,18 +260,21 @@ class AgentScope:
     """An agent's registrations (binding and agent-level) and the thread scopes they apply to.
 
     Args:
-        agent: the owner (agent-level registrations apply to its threads only).
+        name: the agent's name (error messages).
         tools: the binding tools.
         refresh: called before every resolution (the platform re-checks connections).
 
     Attributes:
+        name: as given.
         binding: binding registrations by name.
         registrations: agent-level registrations, oldest first.
         threads: the scopes of the agent's threads (weak: a thread nobody holds goes away).
     """
 
-    def __init__(self, agent: Agent, tools: Iterable[ClientTool], refresh: Callable[[], None]) -> None:
-        self.agent = agent
+    closed = False  # an agent scope never closes; its threads' scopes do
+
+    def __init__(self, name: str, tools: Iterable[ClientTool], refresh: Callable[[], None]) -> None:
+        self.name = name
         self.binding = {tool.name: Registration(tool, "binding", self) for tool in tools}
         self.registrations: list[Registration] = []
         self.threads: weakref.WeakSet[ThreadScope] = weakref.WeakSet()
@@ -281,11 +282,11 @@ class AgentScope:
         self._refreshing = False
 
     def register(
-        self, tool: ClientTool, *, applies_to: Callable[[Thread], bool] | None, replace: bool, mounted: bool
+        self, tool: ClientTool, *, applies_to: Applies | None, replace: bool, mounted: bool
     ) -> Registration:
         """An agent-level registration; see `Agent.register_tool`."""
         return _register(self, "agent", tool, replace=replace, mounted=mounted, applies_to=applies_to,
-                         where=f"agent {self.agent.name!r}", api="agent.register_tool")
+                         where=f"agent {self.name!r}", api="agent.register_tool")
 
     def refresh(self) -> None:
         """Let the platform report connection changes now (once, even if that resolves again)."""
@@ -310,26 +311,32 @@ class ThreadScope:
 
     Args:
         agent_scope: the scope of the thread's agent.
-        thread: the thread (what `applies_to` predicates are asked about).
+        thread_id: the thread's id (error messages, the element's mark).
+        owner: the thread itself, as the token `applies_to` predicates are given; the scope
+            never calls it.
         on_change: called when a registration that may apply to the thread changed.
         on_connection: called with True or False when the thread's element connects or leaves.
 
     Attributes:
         registrations: thread-level registrations, oldest first.
-        element: the element the thread is mounted on (set by the platform), or None.
+        element: the element the thread is mounted on (set by the element binding), or None.
+        closed: True once `close()` ran: nothing registers here again.
     """
 
     def __init__(
         self,
         agent_scope: AgentScope,
-        thread: Thread,
+        thread_id: str,
+        owner: object,
         on_change: ChangeCallback,
         on_connection: Callable[[bool], None],
     ) -> None:
         self.agent_scope = agent_scope
-        self.thread = thread
+        self.thread_id = thread_id
+        self.owner = owner
         self.registrations: list[Registration] = []
         self.element: Any = None
+        self.closed = False
         self._on_change = on_change
         self._on_connection = on_connection
         agent_scope.threads.add(self)
@@ -341,24 +348,24 @@ class ThreadScope:
     def register(self, tool: ClientTool, *, replace: bool, mounted: bool) -> Registration:
         """A thread-level registration; see `Thread.register_tool`."""
         return _register(self, "thread", tool, replace=replace, mounted=mounted, applies_to=None,
-                         where=f"thread {self.thread.thread_id!r}", api="thread.register_tool")
+                         where=f"thread {self.thread_id!r}", api="thread.register_tool")
 
     def _candidates(self) -> Iterator[Registration]:
         """Mounted registrations for the thread, least specific level first, oldest first within one."""
         yield from self.agent_scope.binding.values()
         for registration in list(self.agent_scope.registrations):
-            if registration.mounted and registration.applies(self.thread):
+            if registration.mounted and registration.applies(self):
                 yield registration
         for registration in list(self.registrations):
             if registration.mounted:
                 yield registration
 
-    def mounted_tools(self) -> list[ClientTool]:
+    def every_mounted_tool(self) -> list[ClientTool]:
         """The tools of every mounted registration for the thread, shadowed ones included,
         without refreshing connections (the thread builds their schemas before a run)."""
         return [registration.tool for registration in self._candidates()]
 
-    def serving(self) -> dict[str, Registration]:
+    def resolve(self) -> dict[str, Registration]:
         """The registration that serves each tool name in the thread now (rule 1).
 
         Refreshes connections first. Names are in advertising order: binding tools first,
@@ -372,13 +379,13 @@ class ThreadScope:
             by_name[registration.tool.name] = registration
         return by_name
 
-    def snapshot(self) -> list[ClientTool]:
-        """The tools the thread advertises now: `serving()`'s tools, less the server-declared ones."""
-        return [registration.tool for registration in self.serving().values() if not registration.tool.server_declared]
+    def advertised_tools(self) -> list[ClientTool]:
+        """The tools the thread advertises now: `resolve()`'s tools, less the server-declared ones."""
+        return [registration.tool for registration in self.resolve().values() if not registration.tool.server_declared]
 
-    def served(self) -> list[ClientTool]:
-        """Every tool the thread serves now, advertised or server-declared (`serving()`'s tools)."""
-        return [registration.tool for registration in self.serving().values()]
+    def serving_tools(self) -> list[ClientTool]:
+        """Every tool the thread serves now, advertised or server-declared (`resolve()`'s tools)."""
+        return [registration.tool for registration in self.resolve().values()]
 
     def changed(self, registration: Registration, lost: str | None) -> None:
         """A registration that may apply to the thread changed: tell the thread."""
@@ -386,6 +393,7 @@ class ThreadScope:
 
     def close(self) -> None:
         """Dispose the thread's registrations and leave the agent's scope."""
+        self.closed = True
         for registration in list(self.registrations):
             registration.dispose()
         self.agent_scope.threads.discard(self)

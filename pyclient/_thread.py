@@ -1,10 +1,12 @@
 """`Thread`: one conversation with an agent, driven over the network.
 
-The conversation itself (history, runs, every call's status, the run status) is a sans-I/O
-machine (`pyclient._machine.Conversation`); `Thread` is its async driver: it sends the
-requests the machine asks for through the agent's transport, feeds it the decoded events,
-runs the handlers it names (`pyclient._executions`), resolves registrations
-(`pyclient._scopes`) and tells listeners what changed.
+`Thread` is the facade a page author holds. Behind it, each concept has its room: the
+conversation itself (history, runs, every call's status, the run status) is a sans-I/O
+machine (`pyclient._machine`); the drive loop sends the requests it asks for and runs the
+handlers it names (`pyclient._driver`); calls are answered through their `Action`s
+(`pyclient._answering`); changes are told to listeners (`pyclient._publisher`); a thread
+kept in a store is restored and saved by `pyclient._persistence`; renderers' `ToolPart`s are
+projected by `pyclient._projection`.
 
 `await thread.send(text)` appends a user message and runs the agent until the thread is
 idle: every client tool call is answered and followed up automatically. HTTP errors,
@@ -38,90 +40,54 @@ asyncio.run(main())
 
 from __future__ import annotations
 
-import asyncio
-import json
-import logging
-import sys
-import time
-from collections.abc import Callable, Iterable, Mapping
-from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
 
-from ._abort import AbortController
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
 from ._actions import Action
-from ._errors import (
-    ConfigurationError,
-    LocalProtocolError,
-    RemoteProtocolError,
-    RunAborted,
-    ToolError,
-    TransportError,
-)
+from ._answering import ThreadAnswers
+from ._driver import Driver, Endpoint
+from ._errors import ConfigurationError, LocalProtocolError
 from ._executions import Executions
-from ._listeners import EventKind, Listeners, ThreadEvent
+from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
-from ._events import event_adapter
-from ._history import message_adapter, new_id
-from ._parts import ToolPart, decode_output, part_state, waits_for_user
-from ._scopes import Registration, ThreadScope
-from ._lifecycle import CallStatusName, RunStatus
-from ._records import Call, RunEnd, RunHandlers, SendRequest, Step, WaitForActions
+from ._parts import ToolPart
+from ._persistence import Persistence, resolve_store
+from ._platform import Platform
+from ._projection import tool_part, tool_parts
+from ._publisher import Publisher
+from ._records import RunEnd, SendRequest
+from ._scopes import AgentScope, Registration, ThreadScope
 from ._store import Store
-from ._stream import read_event_batches
-from ._tools import ClientTool, ToolResult, build_pending_schemas
-from ._transport import Request
+from ._lifecycle import RunStatus
+from ._entries import new_id
+from ._tools import ClientTool
 
 if TYPE_CHECKING:
     from ag_ui.core import Context, Message
 
-    from ._agent import Agent
     from ._events import AGUIEvent
-    from ._platform import Platform
 
-__all__ = ["Thread"]
+__all__ = ["Host", "Thread"]
 
 logger = logging.getLogger("pyclient")
 
-STREAMING_SAVE_INTERVAL = 1.0
-"""Seconds between saves of a thread kept in a store while text streams (`thread.streaming_save_interval`)."""
 
-
-_preloading = False
-
-
-def _preload(platform: Platform) -> None:
-    """Have the platform build the tools' schemas and import ag-ui's models ahead of the first
-    request (once per process; two separate steps, so the page can answer input in between)."""
-    global _preloading
-    if not _preloading:
-        _preloading = True
-        platform.preload(build_pending_schemas)
-        platform.preload(_load_protocol)
-
-
-def _load_protocol() -> None:
-    started = time.perf_counter()
-    loaded = "ag_ui.core" in sys.modules
-    event_adapter()
-    message_adapter()
-    if not loaded:
-        logger.info("pyclient: AG-UI models loaded ahead of the first request (%.0f ms)",
-                    (time.perf_counter() - started) * 1000)
-
-
-class _Turn:
-    """One `send()`/`run()`: aborted by `stop()`; woken when a call changes while it waits."""
-
-    __slots__ = ("controller", "wake")
-
-    def __init__(self, controller: AbortController) -> None:
-        self.controller = controller
-        self.wake = asyncio.Event()
-        controller.signal.on_abort(lambda reason: self.wake.set())
+class Host(Endpoint, Protocol):
+    """What a thread takes from its agent (`pyclient.Agent` is one): the endpoint, the agent's
+    name, platform and registrations, and its renderers."""
 
     @property
-    def aborted(self) -> bool:
-        return self.controller.signal.aborted
+    def name(self) -> str: ...
+    @property
+    def platform(self) -> Platform: ...
+    @property
+    def scope(self) -> AgentScope: ...
+    def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None: ...
 
 
 class Thread:
@@ -150,14 +116,11 @@ class Thread:
     Attributes:
         agent: the agent.
         scope: the thread's registrations (`pyclient._scopes.ThreadScope`).
-        streaming_save_interval: with a store, while text streams, the seconds between two
-            saves of the partial text (1.0; saves otherwise follow completed messages and
-            call changes, never each delta).
     """
 
     def __init__(
         self,
-        agent: Agent,
+        agent: Host,
         thread_id: str | None = None,
         *,
         messages: Iterable[Message | dict[str, Any]] = (),
@@ -172,65 +135,84 @@ class Thread:
                 f"max_follow_ups={max_follow_ups!r} is not a count of runs. Pass an int >= 0 "
                 f"(default {DEFAULT_MAX_FOLLOW_UPS})."
             )
+        platform = agent.platform
+        kept = resolve_store(store, thread_id, platform)
         self.agent = agent
-        self._machine = Conversation(
+        machine = self._machine = Conversation(
             thread_id or new_id(), messages=messages, state=state, context=context,
             forwarded_props=forwarded_props, max_follow_ups=max_follow_ups,
         )
-        self._platform = agent.platform
-        self._executions = Executions(self._platform, self._machine.thread_id, self._handler_returned)
-        self._actions: dict[str, tuple[Call, Action]] = {}  # by id; a later run may use an id again
         self._listeners = Listeners()
-        self._turn: _Turn | None = None
-        self._publishing = False
-        self._store = self._check_store(store, thread_id)
-        self._store_key = f"{agent.name}/{self._machine.thread_id}"
-        self._restoring: asyncio.Future[bool] | None = None
-        self._restored = store is None
-        self._saving: asyncio.Future[None] | None = None
-        self._dirty = False
-        self._save_timer: asyncio.TimerHandle | None = None
-        self.streaming_save_interval = STREAMING_SAVE_INTERVAL
-        self._resuming: asyncio.Future[None] | None = None
-        self._release_lock: Callable[[], None] | None = None
-        self.read_only = False
-        self.scope = ThreadScope(agent.scope, self, self._registration_changed, self._connection_changed)
-        _preload(self._platform)
-        if self._store is not None:
+        executions = Executions(platform, machine.thread_id, lambda *result: answers.handler_returned(*result))
+        answers = self._answers = ThreadAnswers(machine, executions, platform.to_python,
+                                                changed=lambda: driver.changed(),
+                                                serve=lambda: driver.serve_unavailable())
+        self._publisher = Publisher(machine, self._listeners, answers.action_for)
+        self.scope = ThreadScope(agent.scope, machine.thread_id, self,
+                                 lambda registration, lost: driver.registration_changed(registration, lost),
+                                 lambda connected: self._publisher.notify("mounted", connected))
+        self._persistence: Persistence | None = None
+        if kept is not None:
+            self._persistence = Persistence(kept, f"{agent.name}/{machine.thread_id}", machine, platform,
+                                            self._publisher, self.registered_tools, self._loaded)
+        driver = self._driver = Driver(machine, self.scope, agent, platform, executions, answers, self._publisher,
+                                       self._listeners, self._persistence.saved if self._persistence else None)
+        self._unmount: Callable[[], None] | None = None
+        platform.warm_up()
+        if self._persistence is not None:
             try:
                 asyncio.get_running_loop()
             except RuntimeError:
                 pass  # no loop yet (a CPython script): the first restore()/send()/run() starts it
             else:
-                self._start_restore()
+                self._persistence.start()
 
     def __repr__(self) -> str:
         return f"<Thread {self.thread_id!r} of agent {self.agent.name!r} {self.run_status}>"
 
-    def _check_store(self, store: Store | bool | None, thread_id: str | None) -> Store | None:
-        if store is None or store is False:
-            return None
-        if thread_id is None:
+    # -- the element ---------------------------------------------------------------------
+
+    def mount(self, element: Any) -> None:
+        """Live on `element` (what `agent.thread(element)` does): mounted while it is connected.
+
+        Raises:
+            ConfigurationError: the platform has no DOM, the element carries another live
+                thread, or this thread's id is mounted on another element.
+        """
+        binding = self.agent.platform.elements
+        if binding is None:
             raise ConfigurationError(
-                "store= keeps a thread across page loads under its thread_id, but no thread_id was "
-                "given (a new random one would never be found again). Pass e.g. "
-                "agent.thread(..., thread_id='support', store=...)."
+                f"thread.mount({element!r:.60}) needs the page (the browser platform, pyclient.browser)."
             )
-        if store is True:
-            return self._platform.default_store()
-        if not isinstance(store, Store):
-            raise ConfigurationError(
-                f"store must be a pyclient Store (async load, save and delete), True or None, got "
-                f"{type(store).__name__}. Pass pyclient.MemoryStore() or pyclient.FileStore(path)."
-            )
-        return store
+        self._unmount = binding.mount(self.scope, element)
+
+    @property
+    def element(self) -> Any:
+        """The DOM element the thread is mounted on (None on CPython and once closed)."""
+        return self.scope.element
 
     # -- saving and restoring -------------------------------------------------------------
 
     @property
     def store(self) -> Store | None:
         """Where the thread is kept across page loads (None: nowhere)."""
-        return self._store
+        return self._persistence.store if self._persistence is not None else None
+
+    @property
+    def read_only(self) -> bool:
+        """True when another tab holds this stored thread: it is shown here; `send()`/`run()` raise."""
+        return self._persistence is not None and self._persistence.read_only
+
+    @property
+    def streaming_save_interval(self) -> float:
+        """With a store, while text streams, the seconds between two saves of the partial text
+        (1.0; saves otherwise follow completed messages and call changes, never each delta)."""
+        return self._persistence.streaming_save_interval if self._persistence is not None else 0.0
+
+    @streaming_save_interval.setter
+    def streaming_save_interval(self, seconds: float) -> None:
+        if self._persistence is not None:
+            self._persistence.streaming_save_interval = seconds
 
     @property
     def interrupted_messages(self) -> list[str]:
@@ -249,106 +231,26 @@ class Thread:
         Returns:
             True when a saved conversation was restored.
         """
-        if self._store is None:
+        if self._persistence is None:
             return False
-        return await asyncio.shield(self._start_restore())
+        return await self._persistence.restore()
 
-    def _start_restore(self) -> asyncio.Future[bool]:
-        if self._restoring is None:
-            self._restoring = asyncio.ensure_future(self._load())
-        return self._restoring
-
-    async def _load(self) -> bool:
-        assert self._store is not None
-        try:
-            release = await self._platform.hold_thread(self._store_key)
-            if release is None:
-                self.read_only = True
-                logger.info("pyclient: thread %s is held by another tab: read-only here", self.thread_id)
-            else:
-                self._release_lock = release
-            data = await self._store.load(self._store_key)
-            if data is None or self._machine.run_status == "closed":
-                return False
-            machine = self._machine
-            try:
-                restored = Conversation.from_snapshot(
-                    data, tools={tool.name: tool for tool in self.registered_tools()}, context=machine.context,
-                    forwarded_props=machine.forwarded_props, max_follow_ups=machine.max_follow_ups,
-                )
-            except LocalProtocolError as exc:
-                logger.warning("pyclient: thread %s starts afresh: %s", self.thread_id, exc)
-                return False
-            self._machine = restored
-        finally:
-            self._restored = True
-        logger.info("pyclient: restored thread %s (%d messages)", self.thread_id, len(restored.messages()))
+    def _loaded(self, restored: bool) -> None:
+        if not restored:
+            return
         if self.read_only:
-            restored.drain()  # nothing to save here; listeners learn of the history below
-            self._notify("messages")
-            self._notify("status", self.run_status)
-            return True
-        self._publish()
-        if restored.busy:  # a finished run's calls: answer them (again) and send the follow-up
-            self._resuming = asyncio.ensure_future(self._resume())
-        return True
-
-    async def _resume(self) -> None:
-        self._serve_unavailable()
-        self._publish()
-        try:
-            await self._run_turn(self._machine.next_step())
-        except Exception:  # _run_turn has logged it and failed the run
-            pass
-        finally:
-            self._resuming = None
-
-    def _schedule_save(self) -> None:
-        if self._store is None or not self._restored or self.read_only or self._machine.run_status == "closed":
+            self._machine.drain()  # nothing to save here; listeners learn of the history below
+            self._publisher.notify("messages")
+            self._publisher.notify("status", self.run_status)
             return
-        self._dirty = True
-        if self._saving is None:
-            try:
-                self._saving = asyncio.ensure_future(self._save_loop())
-            except RuntimeError:
-                pass  # no event loop: the next change inside one saves
-
-    async def _save_loop(self) -> None:
-        # At most one save in flight; changes made meanwhile are written by the next pass, so
-        # the last state is always the one saved.
-        assert self._store is not None
-        try:
-            while self._dirty and self._machine.run_status != "closed":
-                self._dirty = False
-                try:
-                    await self._store.save(self._store_key, self._machine.snapshot())
-                except Exception as exc:
-                    logger.warning("pyclient: saving thread %s failed: %s", self.thread_id, exc)
-        finally:
-            self._saving = None
-
-    def _save_streaming_text(self) -> None:
-        """Text is streaming: save what arrived, at most every `streaming_save_interval` seconds.
-
-        Never one write per delta, yet a page that dies mid-answer keeps what had arrived by the
-        last timed save (restored as interrupted text).
-        """
-        if self._store is None or self._save_timer is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._save_timer = loop.call_later(self.streaming_save_interval, self._save_timer_fired)
-
-    def _save_timer_fired(self) -> None:
-        self._save_timer = None
-        self._schedule_save()
+        self._publisher.publish()
+        if self._machine.busy:  # a finished run's calls: answer them (again) and send the follow-up
+            self._driver.resume()
 
     async def saved(self) -> None:
         """Wait until the latest state is saved (nothing when the thread has no store)."""
-        while self._saving is not None:
-            await asyncio.shield(self._saving)
+        if self._persistence is not None:
+            await self._persistence.saved()
 
     # -- reading -------------------------------------------------------------------------
 
@@ -381,11 +283,6 @@ class Thread:
         self._machine.max_follow_ups = value
 
     @property
-    def element(self) -> Any:
-        """The DOM element the thread is mounted on (None on CPython and once closed)."""
-        return self.scope.element
-
-    @property
     def messages(self) -> list[Message]:
         """The history as `ag_ui.core` message models (a new list on each access).
 
@@ -402,7 +299,7 @@ class Thread:
     @state.setter
     def state(self, value: Any) -> None:
         self._machine.state = value
-        self._publish()
+        self._publisher.publish()
 
     @property
     def run_status(self) -> RunStatus:
@@ -422,23 +319,20 @@ class Thread:
 
     @property
     def pending_actions(self) -> list[Action]:
-        """The tool calls of the finished run still waiting for their answer, in call order."""
-        return [self._action(call) for call in self._machine.pending()]
+        """The tool calls of the finished run still waiting for their answer, in call order.
+
+        Answer each through its `Action`: `approve()`, `reject()`, `submit()`, `fail()`,
+        `cancel()`, `retry()`.
+        """
+        return [self._answers.action_for(call) for call in self._machine.pending()]
 
     def action(self, tool_call_id: str) -> Action:
         """The `Action` of a client tool call of this thread, pending or answered.
 
         Raises:
-            LocalProtocolError: no call of a finished run has this id.
+            LocalProtocolError: no client tool call of a finished run has this id.
         """
-        call = self._machine.calls.get(tool_call_id)
-        if call is None or call.tool is None:
-            pending = ", ".join(repr(a.id) for a in self.pending_actions) or "none"
-            raise LocalProtocolError(
-                f"No tool call of thread {self.thread_id!r} has id {tool_call_id!r} (pending: "
-                f"{pending}). Use an id from `thread.pending_actions`."
-            )
-        return self._action(call)
+        return self._answers.action(tool_call_id)
 
     def tool_part(self, tool_call_id: str) -> ToolPart:
         """What a renderer sees of a tool call now (`pyclient.ToolPart`); any call of the history.
@@ -446,48 +340,11 @@ class Thread:
         Raises:
             LocalProtocolError: no tool call of this thread has this id.
         """
-        machine = self._machine
-        arguments = machine.arguments(tool_call_id)
-        if arguments is None:
-            raise LocalProtocolError(
-                f"No tool call of thread {self.thread_id!r} has id {tool_call_id!r}. "
-                "Use an id from an assistant message's `tool_calls`."
-            )
-        call = machine.calls.get(tool_call_id)
-        result = call.result if call is not None else None
-        if result is None:
-            message = machine.tool_result(tool_call_id)
-            if message is not None:
-                content = message.content if isinstance(message.content, str) else str(message.content)
-                result = ToolResult(content=content, error=getattr(message, "error", None))
-        if call is not None:
-            name: str = call.name
-        else:
-            tool_call = machine.tool_call(tool_call_id)
-            assert tool_call is not None  # it has arguments, so the history holds it
-            name = tool_call.function.name
-        status: CallStatusName | None = None
-        if call is not None:
-            status = call.status.value
-        return ToolPart(
-            tool_call_id=tool_call_id,
-            tool_name=name,
-            state=part_state(status, result is not None, result is not None and result.error is not None),
-            arguments=arguments,
-            output=decode_output(result.content) if result is not None and result.error is None else None,
-            error_text=result.error if result is not None else None,
-            cancelled=status == "cancelled",
-            run_status=self.run_status,
-            action=self._action(call) if call is not None and call.tool is not None and waits_for_user(status) else None,
-            status=status,
-            tool=call.tool if call is not None else None,
-            edited=call is not None and call.edited is not None,
-        )
+        return tool_part(self._machine, tool_call_id, action_for=self._answers.action_for)
 
     def tool_parts(self) -> list[ToolPart]:
         """Every tool call of the history as a `ToolPart`, in the order the model made them."""
-        return [self.tool_part(tool_call.id) for message in self.messages
-                for tool_call in getattr(message, "tool_calls", None) or ()]
+        return tool_parts(self._machine, action_for=self._answers.action_for)
 
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None:
         """The renderer of a tool's calls in this thread, or None (the UI's default card).
@@ -495,7 +352,7 @@ class Thread:
         The serving tool's own `client_tool(render=...)` first, then the agent's
         `agent.tool_renderer(tool_name)`, then its catch-all `agent.tool_renderer("*")`.
         """
-        registration = self.scope.serving().get(tool_name)
+        registration = self.scope.resolve().get(tool_name)
         if registration is not None and registration.tool.render is not None:
             return registration.tool.render
         return self.agent.renderer(tool_name)
@@ -514,7 +371,7 @@ class Thread:
         Returns:
             A new list: later registrations do not change it.
         """
-        return self.scope.snapshot()
+        return self.scope.advertised_tools()
 
     def registered_tools(self) -> list[ClientTool]:
         """Every tool this thread can serve now: the advertised ones and the server-declared ones.
@@ -525,7 +382,7 @@ class Thread:
         Returns:
             A new list: later registrations do not change it.
         """
-        return self.scope.served()
+        return self.scope.serving_tools()
 
     # -- registering and listening -------------------------------------------------------
 
@@ -550,7 +407,6 @@ class Thread:
                 same name exists on this thread and `replace` is False.
             LocalProtocolError: the thread is closed.
         """
-        self._check_open("register a tool")
         return self.scope.register(tool, replace=replace, mounted=mounted)
 
     def subscribe(self, callback: Callable[[ThreadEvent], Any], *, events: bool = True) -> Callable[[], None]:
@@ -608,12 +464,11 @@ class Thread:
                 f"thread.send() takes the user's message as a str, got {type(text).__name__}. "
                 "Pass the text, e.g. `await thread.send('make it blue')`."
             )
-        if self._store is not None:
-            await self.restore()
+        await self.restore()
         self._check_writable("send a message")
         self._build_schemas()
         self._machine.add_user_message(text)
-        self._publish()
+        self._publisher.publish()
         await self.run()
 
     async def run(self) -> None:
@@ -627,140 +482,18 @@ class Thread:
             ConfigurationError: a tool this thread serves has a type hint with no JSON Schema.
             asyncio.CancelledError: the task awaiting this was cancelled (the run is stopped first).
         """
-        if self._store is not None:
-            await self.restore()
+        await self.restore()
         self._check_writable("start a run")
         self._machine.check_can_start("start a run")
         self._build_schemas()
-        await self._run_turn(SendRequest(follow_up=False))
-        if self._store is not None:
-            await self.saved()  # idle means nothing in flight: the last save included
+        await self._driver.run_turn(SendRequest())
+        await self.saved()  # idle means nothing in flight: the last save included
 
     def _build_schemas(self) -> None:
         """Build the schemas of the tools this thread serves, if not yet: a hint with no JSON
         Schema raises its `ConfigurationError` here, before anything is sent."""
-        for tool in self.scope.mounted_tools():
+        for tool in self.scope.every_mounted_tool():
             tool.build_schema()
-
-    async def _run_turn(self, step: Step) -> None:
-        turn = self._turn = _Turn(self._platform.abort_controller())
-        try:
-            await self._drive(turn, step)
-        except asyncio.CancelledError:
-            if not turn.aborted:
-                self.stop("cancelled")
-            raise
-        except Exception as exc:  # a bug (ours, a transport's): surface it, never leave "running"
-            if not turn.aborted and self._machine.busy:
-                for call in self._machine.fail(exc):
-                    self._executions.abort(call.id, f"the run failed: {type(exc).__name__}")
-                logger.warning("pyclient: run of thread %s failed: %s", self.thread_id, exc)
-                self._publish()
-            raise
-        finally:
-            if self._turn is turn:
-                self._turn = None
-
-    async def _drive(self, turn: _Turn, step: Step) -> None:
-        """Do what the machine asks, from `step`, until it is idle or failed, or the turn is stopped."""
-        machine = self._machine
-        while not turn.aborted:
-            if isinstance(step, SendRequest):
-                await self._request(turn)
-                if turn.aborted:
-                    return
-                self._serve_unavailable()
-                self._publish()
-            elif isinstance(step, RunHandlers):
-                for call in step.calls:
-                    action = self._action(call)  # a fresh Action (and signal) for an id used again
-                    self._executions.start(call, call.edited if call.edited is not None else action.arguments)
-            elif isinstance(step, WaitForActions):
-                await turn.wake.wait()
-                turn.wake.clear()
-            else:  # Idle, Failed: the machine has set the status and told the listeners
-                if machine.error is not None and machine.run_status == "error":
-                    logger.warning("pyclient: run of thread %s failed: %s", self.thread_id, machine.error)
-                return
-            if turn.aborted:
-                return
-            step = machine.next_step()
-
-    async def _request(self, turn: _Turn) -> None:
-        """Send the next request and feed its events to the machine until the stream ends."""
-        served = self.registered_tools()
-        run_request = self._machine.start_run([tool for tool in served if not tool.server_declared],
-                                              [tool for tool in served if tool.server_declared])
-        agent = self.agent
-        request = Request(agent.url, {
-            **agent.headers,
-            # pydantic-ai answers 415 without this content type.
-            "Content-Type": "application/json",
-            "Accept": "text/event-stream",
-        }, run_request.body)
-        logger.debug("pyclient: run %s of thread %s: POST %s", run_request.run_id, self.thread_id, agent.url)
-        self._publish()
-        if self._store is not None:
-            # Write-ahead: the answers this request carries are saved as sent before it goes
-            # out, so a reload never sends them in a second follow-up.
-            await self.saved()
-            if turn.aborted:
-                return
-        task = asyncio.ensure_future(self._consume(turn, request))
-
-        def on_abort(reason: Any) -> None:
-            # stop() from a listener runs inside the task: it notices the abort before the next
-            # event; cancelling itself would interrupt the transport's clean-up instead.
-            if task is not asyncio.current_task():
-                task.cancel()
-
-        remove = turn.controller.signal.on_abort(on_abort)
-        try:
-            await task
-        except asyncio.CancelledError:
-            task.cancel()
-            current = asyncio.current_task()
-            if turn.aborted and not (current is not None and current.cancelling()):
-                return  # thread.stop(): the machine is already idle
-            raise
-        except RunAborted:
-            return
-        except (TransportError, RemoteProtocolError) as exc:
-            self._fail(exc)
-            return
-        finally:
-            remove()
-        if not turn.aborted:
-            self._machine.end_stream(request.url)  # published by the loop, once calls are served
-
-    async def _consume(self, turn: _Turn, request: Request) -> None:
-        machine = self._machine
-        signal = turn.controller.signal
-        # aclosing: a raising receive() closes the stream now, not when the generator is collected.
-        async with aclosing(read_event_batches(self.agent.transport, request, signal)) as batches:
-            async for batch in batches:
-                # Each event is applied, then told to the event listeners; the changes of a
-                # chunk's events are published once, after them (a long answer's words would
-                # otherwise cost a publish each).
-                listeners = self._listeners
-                try:
-                    for event in batch:
-                        ended = machine.receive(event)
-                        if listeners.wants_events:
-                            listeners.event(event)
-                        if ended:
-                            break
-                finally:
-                    self._publish()
-                if machine.run_ended:
-                    # RUN_FINISHED / RUN_ERROR: the run is over even if the server holds the
-                    # connection open; leaving the block closes it.
-                    break
-
-    def _fail(self, error: BaseException) -> None:
-        for call in self._machine.fail(error):
-            self._executions.abort(call.id, "failed")
-        self._publish()
 
     def stop(self, reason: str = "stopped by the user") -> None:
         """Abort the run in flight: the request, running handlers, actions waiting for an answer.
@@ -769,13 +502,7 @@ class Thread:
         history stays valid for the next run. No follow-up run is sent. `run_status` becomes
         "idle" at once; the `send()`/`run()` in progress returns. Does nothing when idle.
         """
-        turn, self._turn = self._turn, None
-        if turn is None:
-            return
-        turn.controller.abort(reason)
-        for call in self._machine.stop(reason):
-            self._executions.abort(call.id, reason)  # the handler's signal says why: the stop reason
-        self._publish()
+        self._driver.stop(reason)
 
     def close(self, reason: str = "closed") -> None:
         """Stop for good: abort what runs, dispose the thread's registrations, release its element.
@@ -786,233 +513,18 @@ class Thread:
         """
         if self._machine.run_status == "closed":
             return
-        self.stop(reason)
-        for call in self._machine.close(reason):
-            self._executions.abort(call.id, reason)
-        self._executions.cancel_all()
-        if self._save_timer is not None:
-            self._save_timer.cancel()
-            self._save_timer = None
+        self._driver.close(reason)
+        if self._persistence is not None:
+            self._persistence.close()
         self.scope.close()
-        self._platform.release_thread(self)
-        release, self._release_lock = self._release_lock, None
-        if release is not None:
-            release()
-        self._publish()
-
-    # -- answering calls -------------------------------------------------------------------
-
-    def approve_tool(self, tool_call_id: str, arguments: Mapping[str, Any] | None = None) -> None:
-        """Let a call that awaits approval run its handler, with the user's edits if any.
-
-        Args:
-            arguments: the arguments the user edited, in place of the model's (a dict; a JS
-                object from the page is converted). They are validated against the tool's
-                parameters first; the handler gets them, and the tool message tells the model
-                the user changed them, and to what. None (or arguments equal to the model's)
-                approves the call as the model made it.
-
-        Raises:
-            ToolError: the edited arguments do not match the tool's parameters (the message
-                names each field); the call keeps waiting for approval.
-            LocalProtocolError: no call has this id, or it is not awaiting approval.
-        """
-        edited = None
-        if arguments is not None:
-            action = self.action(tool_call_id)
-            if action.status != "awaiting_approval":
-                self._machine.approve(tool_call_id)  # raises, naming the status
-            tool = action.tool
-            assert tool is not None  # an Action exists only for a call with a tool
-            given = self.agent.platform.to_python(arguments)
-            if not isinstance(given, Mapping):
-                raise ToolError(
-                    f"The edited arguments of {tool.name!r} must be an object of its parameters, got "
-                    f"{type(given).__name__}. Pass a dict such as {{'name': value}}."
-                )
-            tool.validate_arguments(given)  # raises ToolError for the page, naming each field
-            try:
-                edited = json.dumps(dict(given), ensure_ascii=False, separators=(",", ":"))
-            except (TypeError, ValueError) as exc:
-                raise ToolError(f"The edited arguments of {tool.name!r} are not JSON data ({exc}).") from None
-            try:
-                original = json.loads(action.arguments) if action.arguments.strip() else {}
-            except ValueError:
-                original = None
-            if original == json.loads(edited):
-                edited = None  # unchanged: approved as the model made it
-        self._machine.approve(tool_call_id, edited)
-        self._changed()
-
-    def reject_tool(self, tool_call_id: str, reason: str | None = None) -> None:
-        """Refuse a pending call: the model receives "rejected by the user" (and `reason`).
-
-        Raises:
-            LocalProtocolError: no call has this id, or it already has its answer.
-        """
-        message = f"rejected by the user: {reason}" if reason else "rejected by the user"
-        self._answer(tool_call_id, ToolResult.failure(message), "failed")
-
-    def submit_tool(self, tool_call_id: str, output: Any) -> None:
-        """Answer a pending call with a result (`action.submit`); a running handler aborts ("submitted").
-
-        Args:
-            output: a `str` is sent as is, anything else as JSON (checked against the tool's
-                output schema when it has one). JS values from the page are converted first.
-
-        Raises:
-            ToolError: the output does not match the tool's output schema or is not JSON data;
-                nothing is answered and the call keeps waiting.
-            LocalProtocolError: no call has this id, or it already has its answer.
-        """
-        action = self.action(tool_call_id)
-        tool = action.tool
-        assert tool is not None  # an Action exists only for a call with a tool
-        if action.done:  # said before the output is checked: no output can help now
-            raise LocalProtocolError(
-                f"Cannot submit an output for tool call {tool_call_id!r} ({action.name}) in status "
-                f"{action.status!r}: it already has its answer."
-            )
-        self._answer(tool_call_id, tool.submitted_result(self.agent.platform.to_python(output)), "submitted")
-
-    def fail_tool(self, tool_call_id: str, message: str) -> None:
-        """Answer a pending call with an error (`action.fail`); a running handler aborts ("failed").
-
-        Raises:
-            LocalProtocolError: no call has this id, or it already has its answer.
-        """
-        self._answer(tool_call_id, ToolResult.failure(str(message)), "failed")
-
-    def retry_tool(self, tool_call_id: str) -> None:
-        """Run an `"interrupted"` call again (`action.retry()`): it is served by its registration.
-
-        Raises:
-            LocalProtocolError: no call has this id, or it is not interrupted.
-        """
-        self._machine.retry(tool_call_id)
-        self._serve_unavailable()
-        self._changed()
-
-    def cancel_tool(self, tool_call_id: str, reason: str | None = None) -> None:
-        """Cancel a pending call (`action.cancel`); does nothing if it already has its answer.
-
-        Raises:
-            LocalProtocolError: no call has this id.
-        """
-        if self._machine.cancel(tool_call_id, reason) is not None:
-            self._executions.abort(tool_call_id, "cancelled")
-            self._changed()
-
-    def _answer(self, tool_call_id: str, result: ToolResult, why: str) -> None:
-        self._machine.answer(tool_call_id, result)
-        self._executions.abort(tool_call_id, why)
-        self._changed()
-
-    def _handler_returned(self, call_id: str, execution: int, result: ToolResult) -> None:
-        if self._machine.handler_returned(call_id, execution, result):
-            self._executions.abort(call_id, "finished")
-            self._changed()
-
-    # -- registrations and the element -------------------------------------------------------
-
-    def _registration_changed(self, registration: Registration, lost: str | None) -> None:
-        if lost is not None:
-            for call in self._machine.release(registration):
-                self._executions.renew(call.id, lost)
-                logger.info("pyclient: call %s of tool %r lost its registration (%s)", call.id, call.name, lost)
-        self._serve_unavailable()
-        self._publish()
-        self._notify("tools")
-        self._changed()
-
-    def _connection_changed(self, connected: bool) -> None:
-        self._notify("mounted", connected)
-
-    def _serve_unavailable(self) -> None:
-        """Serve every unavailable call whose tool has a mounted registration now."""
-        machine = self._machine
-        waiting = machine.unavailable()
-        if not waiting or not machine.busy:
-            return
-        serving = self.scope.serving()
-        for call in waiting:
-            registration = serving.get(call.name)
-            if registration is None:
-                if call.execution == 0:
-                    logger.info("pyclient: no registration of tool %r is mounted in thread %s; call %s waits for one",
-                                call.name, self.thread_id, call.id)
-                continue
-            tool = registration.tool
-            machine.serve(call.id, tool, registration, input=tool.render_only)
-            if tool.render_only:
-                # Nothing runs to validate the arguments: check them before the user is asked.
-                try:
-                    tool.validate_arguments(self._action(call).arguments)
-                except ToolError as exc:
-                    machine.answer(call.id, ToolResult.failure(str(exc)))
-                    self._executions.abort(call.id, "failed")
-
-    def _changed(self) -> None:
-        """An input from outside the loop changed the machine: publish, and wake the loop."""
-        self._publish()
-        turn = self._turn
-        if turn is not None:
-            turn.wake.set()
-
-    # -- listeners ---------------------------------------------------------------------------
-
-    def _action(self, call: Call) -> Action:
-        known = self._actions.get(call.id)
-        if known is not None and known[0] is call:
-            return known[1]
-        if known is not None:  # the id's earlier call is answered; its signal and task are not this one's
-            self._executions.forget(call.id)
-        tool_call = self._machine.tool_call(call.id)
-        assert tool_call is not None
-        action = Action(self, call, tool_call, self._executions)
-        self._actions[call.id] = (call, action)
-        return action
-
-    def _publish(self) -> None:
-        """Tell listeners what the machine changed (after the input is fully applied)."""
-        if self._publishing:
-            return  # a listener's own input: the loop below picks its changes up
-        self._publishing = True
-        try:
-            while True:
-                changes = self._machine.drain()
-                if not changes:
-                    return
-                for change in changes:
-                    if change.kind == "checkpoint":
-                        self._schedule_save()
-                    elif change.kind == "messages" and self._machine.run_status == "running":
-                        self._save_streaming_text()
-                    if change.kind == "checkpoint" or not self._listeners:
-                        continue
-                    elif change.kind == "action":
-                        call = self._machine.calls[change.payload]
-                        if call.tool is None:
-                            continue  # not a client tool call (a server-side one)
-                        self._notify("action", self._action(call))
-                    else:
-                        self._notify(change.kind, change.payload)
-        finally:
-            self._publishing = False
-
-    def _notify(self, kind: EventKind, payload: object = None) -> None:
-        self._listeners.send(kind, payload)
+        unmount, self._unmount = self._unmount, None
+        if unmount is not None:
+            unmount()
+        self._publisher.publish()
 
     def _check_writable(self, what: str) -> None:
         if self.read_only:
             raise LocalProtocolError(
                 f"Cannot {what} in thread {self.thread_id!r}: another tab holds it, so it is shown "
                 "read-only here. Continue in that tab, or close it and reload this one."
-            )
-
-    def _check_open(self, what: str) -> None:
-        if self._machine.run_status == "closed":
-            raise LocalProtocolError(
-                f"Cannot {what} in thread {self.thread_id!r}: it is closed. Create a new thread "
-                "with `agent.thread()`."
             )

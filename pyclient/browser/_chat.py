@@ -394,18 +394,18 @@ class Chat:
         if command == "approve":
             try:
                 if bar is not None and bar.editing:
-                    thread.approve_tool(call_id, arguments=bar.read())
+                    action.approve(arguments=bar.read())
                 else:
-                    thread.approve_tool(call_id)
+                    action.approve()
             except (FormError, ToolError) as exc:
                 if bar is not None:
                     bar.show_error(str(exc))
         elif command == "reject":
-            thread.reject_tool(call_id, "the user clicked Reject")
+            action.reject("the user clicked Reject")
         elif command == "retry":
-            thread.retry_tool(call_id)
+            action.retry()
         elif command == "cancel":
-            thread.cancel_tool(call_id, "the user clicked Cancel")
+            action.cancel("the user clicked Cancel")
 
     # -- what changed --------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import js
 from pyodide.ffi import create_once_callable, to_js
 
-from .._elements import DomPlatform
+from .._platform import DomPlatform
 from .._store import Store
 from .._transport import Transport
 from ._abort import js_controller

@@ -31,6 +31,7 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._chromium import CHROMIUM_ARGS, chromium_launch_args, chromium_path
+    from ._dom import FakeDom, FakeElement
     from ._page import PyclientPage
     from ._script import Response, ScriptedAgent, Turn
     from ._server import ServerThread, agent_app, read_body
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHROMIUM_ARGS",
+    "FakeDom",
+    "FakeElement",
     "PyclientPage",
     "Response",
     "ScriptedAgent",
@@ -53,6 +56,7 @@ __all__ = [
 # Imported on first use, so that loading the pytest plugin (`pyclient.testing.plugin`) in every
 # pytest run imports neither ag_ui's encoder nor the servers.
 _HOMES = {
+    "FakeDom": "._dom", "FakeElement": "._dom",
     "CHROMIUM_ARGS": "._chromium", "chromium_launch_args": "._chromium", "chromium_path": "._chromium",
     "PyclientPage": "._page", "Response": "._script", "ScriptedAgent": "._script", "Turn": "._script",
     "ServerThread": "._server", "agent_app": "._server", "read_body": "._server", "Site": "._site",

@@ -249,7 +249,7 @@ def test_duplicate_pending_ids_run_each_call_once_with_one_tool_message():
     async def main():
         sending = asyncio.ensure_future(thread.send("go"))
         await until(lambda: [a.status for a in thread.pending_actions] == ["awaiting_approval"])
-        thread.approve_tool("c1")
+        thread.action("c1").approve()
         await sending
 
     arun(main())

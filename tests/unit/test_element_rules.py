@@ -17,8 +17,9 @@ import pytest
 
 import pyclient
 from pyclient import ConfigurationError, LocalProtocolError, ToolContext, client_tool
-from pyclient._elements import THREAD_ATTRIBUTE, DomPlatform, ElementRegistration
-from tests.unit.fakedom import FakeDom
+from pyclient._elements import THREAD_ATTRIBUTE, ElementRegistration
+from pyclient._platform import DomPlatform
+from pyclient.testing import FakeDom
 from tests.unit.scripted import Server, arun, calls_then_text, make_agent, text_only
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -158,7 +159,7 @@ def test_fakedom_finds_elements_and_refuses_what_is_none(dom):
     assert "data-x" not in panel.attributes and dom.closest_attribute(div, "data-x") is None
 
 
-@pytest.mark.parametrize("module", ["pyclient._elements", "tests.unit.fakedom"])
+@pytest.mark.parametrize("module", ["pyclient._elements", "pyclient.testing._dom"])
 def test_the_docstring_examples_run_as_written(module):
     import importlib
 

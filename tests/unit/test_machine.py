@@ -112,8 +112,8 @@ def test_table_shapes():
                 frontier.append(after)
     assert reachable == set(CallStatus)
     assert {state: RUN_STATUS[state] for state in RunState} == {
-        RunState.IDLE: "idle", RunState.STREAMING: "running", RunState.AWAITING_TOOLS: "running",
-        RunState.ERROR: "error", RunState.CLOSED: "closed"}
+        RunState.IDLE: "idle", RunState.STREAMING: "running", RunState.ENDED: "running",
+        RunState.AWAITING_TOOLS: "running", RunState.ERROR: "error", RunState.CLOSED: "closed"}
     assert [status.value for status in CallStatus] == [
         "streaming", "unavailable", "awaiting_approval", "awaiting_input", "executing", "interrupted",
         "completed", "failed", "cancelled"]
@@ -136,15 +136,15 @@ def test_a_tool_call_turn_step_by_step():
     call = conversation.calls["c1"]
     assert call.status is CallStatus.UNAVAILABLE and call.tool is save_note
     assert conversation.run_state is RunState.AWAITING_TOOLS and conversation.run_status == "running"
-    assert conversation.next_step() == WaitForActions((call,))
+    assert conversation.next_step() == WaitForActions() and conversation.pending() == [call]
 
     reg = registration(save_note)
-    conversation.serve("c1", save_note, reg)
+    conversation.calls.serve("c1", save_note, reg)
     assert call.status is CallStatus.EXECUTING and call.registration is reg and call.execution == 1
     assert conversation.next_step() == RunHandlers((call,))
-    assert conversation.next_step() == WaitForActions((call,))      # started once, then waited for
+    assert conversation.next_step() == WaitForActions() and conversation.pending() == [call]      # started once, then waited for
 
-    assert conversation.handler_returned("c1", 1, ToolResult.success("saved milk"))
+    assert conversation.calls.handler_returned("c1", 1, ToolResult.success("saved milk"))
     assert call.status is CallStatus.COMPLETED and call.result.content == "saved milk" and call.registration is None
     assert conversation.next_step() == SendRequest()
     follow_up = run(conversation, TextMessageContentEvent(message_id="a2", delta="Saved."))
@@ -161,7 +161,7 @@ def test_changes_are_drained_once_each_in_order():
     conversation.add_user_message("save milk")
     conversation.drain()
     run(conversation, *call_events("c1", "save_note", {"key": "milk"}))
-    conversation.serve("c1", save_note, registration(save_note))
+    conversation.calls.serve("c1", save_note, registration(save_note))
     kinds = [(c.kind, c.payload) for c in conversation.drain()]
     # One "action" for c1 (unavailable, then executing, published once: listeners read it live).
     assert kinds.count(("action", "c1")) == 1 and ("status", "running") in kinds
@@ -173,48 +173,48 @@ def test_approval_then_lose_then_serve_again_does_not_ask_twice():
     conversation = Conversation("t1")
     run(conversation, *call_events("c1", "delete_all", {}))
     reg = registration(delete_all)
-    conversation.serve("c1", delete_all, reg)
+    conversation.calls.serve("c1", delete_all, reg)
     call = conversation.calls["c1"]
-    assert call.status is CallStatus.AWAITING_APPROVAL and conversation.next_step() == WaitForActions((call,))
-    conversation.approve("c1")
+    assert call.status is CallStatus.AWAITING_APPROVAL and conversation.next_step() == WaitForActions() and conversation.pending() == [call]
+    conversation.calls.approve("c1")
     assert call.status is CallStatus.EXECUTING and conversation.next_step() == RunHandlers((call,))
-    assert conversation.release(reg) == [call] and call.status is CallStatus.UNAVAILABLE
+    assert conversation.calls.release(reg) == [call] and call.status is CallStatus.UNAVAILABLE
     # The handler of the lost execution comes back late: dropped, never a second answer.
-    assert not conversation.handler_returned("c1", 1, ToolResult.success("late"))
-    conversation.serve("c1", delete_all, reg)
+    assert not conversation.calls.handler_returned("c1", 1, ToolResult.success("late"))
+    conversation.calls.serve("c1", delete_all, reg)
     assert call.status is CallStatus.EXECUTING and call.execution == 2   # approved for this tool already
-    assert not conversation.handler_returned("c1", 1, ToolResult.success("stale"))
-    assert conversation.handler_returned("c1", 2, ToolResult.success("deleted"))
+    assert not conversation.calls.handler_returned("c1", 1, ToolResult.success("stale"))
+    assert conversation.calls.handler_returned("c1", 2, ToolResult.success("deleted"))
     assert tool_messages(conversation) == [("c1", "deleted", None)]
 
 
 def test_a_new_tool_for_the_name_asks_for_approval_again():
     conversation = Conversation("t1")
     run(conversation, *call_events("c1", "delete_all", {}))
-    conversation.serve("c1", delete_all, registration(delete_all))
-    conversation.approve("c1")
-    conversation.release(conversation.calls["c1"].registration)
+    conversation.calls.serve("c1", delete_all, registration(delete_all))
+    conversation.calls.approve("c1")
+    conversation.calls.release(conversation.calls["c1"].registration)
 
     @client_tool(requires_approval=True, name="delete_all")
     def other_delete() -> str:
         """Another implementation."""
         return "other"
 
-    conversation.serve("c1", other_delete, registration(other_delete))
+    conversation.calls.serve("c1", other_delete, registration(other_delete))
     assert conversation.calls["c1"].status is CallStatus.AWAITING_APPROVAL
 
 
 def test_awaiting_input_is_answered_by_the_page():
     conversation = Conversation("t1")
     run(conversation, *call_events("c1", "save_note", {"key": "x"}))
-    conversation.serve("c1", save_note, registration(save_note), input=True)
+    conversation.calls.serve("c1", save_note, registration(save_note), input=True)
     call = conversation.calls["c1"]
-    assert call.status is CallStatus.AWAITING_INPUT and conversation.next_step() == WaitForActions((call,))
-    conversation.answer("c1", ToolResult.success("typed by the user"))
+    assert call.status is CallStatus.AWAITING_INPUT and conversation.next_step() == WaitForActions() and conversation.pending() == [call]
+    conversation.calls.answer("c1", ToolResult.success("typed by the user"))
     assert call.status is CallStatus.COMPLETED and conversation.next_step() == SendRequest()
     with pytest.raises(LocalProtocolError, match="already has its answer"):
-        conversation.answer("c1", ToolResult.success("twice"))
-    assert conversation.cancel("c1") is None       # cancelling an answered call changes nothing
+        conversation.calls.answer("c1", ToolResult.success("twice"))
+    assert conversation.calls.cancel("c1") is None       # cancelling an answered call changes nothing
     assert tool_messages(conversation) == [("c1", "typed by the user", None)]
 
 
@@ -269,8 +269,8 @@ def test_a_stream_without_run_finished_is_a_remote_protocol_error():
 def test_follow_up_limit():
     conversation = Conversation("t1", max_follow_ups=1)
     run(conversation, *call_events("c1", "save_note", {"key": "a"}))
-    conversation.serve("c1", save_note, registration(save_note))
-    conversation.handler_returned("c1", 1, ToolResult.success("a"))
+    conversation.calls.serve("c1", save_note, registration(save_note))
+    conversation.calls.handler_returned("c1", 1, ToolResult.success("a"))
     run(conversation, *call_events("c2", "save_note", {"key": "b"}))   # the one follow-up allowed
     step = conversation.next_step()
     assert isinstance(step, Failed) and isinstance(step.error, FollowUpLimitError)
@@ -282,7 +282,7 @@ def test_follow_up_needs_every_answer_and_only_one_request_at_a_time():
     run(conversation, *call_events("c1", "save_note", {"key": "a"}))
     with pytest.raises(LocalProtocolError, match="still wait for an answer"):
         conversation.start_run([save_note])
-    conversation.cancel("c1", "not now")
+    conversation.calls.cancel("c1", "not now")
     conversation.start_run([save_note])
     with pytest.raises(LocalProtocolError, match="Cannot handle START in run state STREAMING: a run is already in flight"):
         conversation.start_run([save_note])

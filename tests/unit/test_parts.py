@@ -194,7 +194,7 @@ def test_approve_with_edited_arguments_runs_them_and_tells_the_model():
     async def main():
         task = asyncio.ensure_future(thread.send("mail alice"))
         await until(lambda: bool(thread.pending_actions) and thread.pending_actions[0].status == "awaiting_approval")
-        thread.approve_tool("c1", arguments={"to": "alice@example.org", "subject": "hi"})
+        thread.action("c1").approve(arguments={"to": "alice@example.org", "subject": "hi"})
         await task
 
     arun(main())
@@ -216,11 +216,11 @@ def test_invalid_edit_is_refused_and_the_call_keeps_waiting_then_unchanged_edit_
         task = asyncio.ensure_future(thread.send("mail alice"))
         await until(lambda: bool(thread.pending_actions) and thread.pending_actions[0].status == "awaiting_approval")
         with pytest.raises(ToolError, match="subject"):
-            thread.approve_tool("c1", arguments={"to": "bob"})
+            thread.action("c1").approve(arguments={"to": "bob"})
         with pytest.raises(ToolError, match="object of its parameters"):
-            thread.approve_tool("c1", arguments=["bob"])  # type: ignore[arg-type]
+            thread.action("c1").approve(arguments=["bob"])  # type: ignore[arg-type]
         assert thread.action("c1").status == "awaiting_approval" and received == []
-        thread.approve_tool("c1", arguments={"to": "\u202eecila", "subject": "hi"})   # same as the model's
+        thread.action("c1").approve(arguments={"to": "\u202eecila", "subject": "hi"})   # same as the model's
         await task
 
     arun(main())
@@ -237,7 +237,7 @@ def test_edited_approval_survives_a_reload():
     async def main():
         task = asyncio.ensure_future(thread.send("mail"))
         await until(lambda: bool(thread.pending_actions) and thread.pending_actions[0].status == "awaiting_approval")
-        thread.approve_tool("c1", arguments={"to": "carol", "subject": "hi"})
+        thread.action("c1").approve(arguments={"to": "carol", "subject": "hi"})
         await task
         thread.close()
         again = agent.thread(thread_id="t1", store=store)
@@ -253,7 +253,7 @@ def test_edits_need_a_call_awaiting_approval():
     thread = make_agent(server, [create_task]).thread()
     arun(thread.send("go"))
     with pytest.raises(LocalProtocolError, match="completed"):
-        thread.approve_tool("c1", arguments={"title": "y"})
+        thread.action("c1").approve(arguments={"title": "y"})
 
 
 # -- render-only submits -------------------------------------------------------------------

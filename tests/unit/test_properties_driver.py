@@ -198,9 +198,9 @@ async def scenario(plans: list[list[str]], ops: list[tuple[int, tuple[Any, ...]]
             if kind == "cancel":
                 action.cancel("test")
             elif kind == "approve" and action.status == "awaiting_approval":
-                thread.approve_tool(action.id)
+                action.approve()
             elif kind == "reject":
-                thread.reject_tool(action.id, "test")
+                action.reject("test")
             elif kind == "submit":
                 action.submit(f"submitted {action.id}")
 
@@ -220,7 +220,7 @@ async def scenario(plans: list[list[str]], ops: list[tuple[int, tuple[Any, ...]]
                 gate.set()
             for action in thread.pending_actions:
                 if action.status == "awaiting_approval":
-                    thread.approve_tool(action.id)
+                    action.approve()
                 elif action.status == "awaiting_input":
                     action.submit("page answer")
             await asyncio.sleep(0)

@@ -185,10 +185,10 @@ def test_machine_folds_any_event_sequence(event_list: list[Any], data: st.DataOb
     else:
         machine.end_stream()
     for _ in range(200):
-        for call in machine.unavailable():
+        for call in machine.calls.unavailable():
             tool = by_name.get(call.name)
             assert tool is not None, f"an unadvertised tool's call waits to run: {call!r}"
-            machine.serve(call.id, tool, registration)  # type: ignore[arg-type]
+            machine.calls.serve(call.id, tool, registration)  # type: ignore[arg-type]
         step = machine.next_step()
         if isinstance(step, (Idle, Failed)):
             break
@@ -197,17 +197,17 @@ def test_machine_folds_any_event_sequence(event_list: list[Any], data: st.DataOb
                 assert call.name in by_name, call
                 answer = data.draw(ANSWERS)
                 if answer == "fail":
-                    machine.handler_returned(call.id, call.execution, ToolResult.failure("no"))
+                    machine.calls.handler_returned(call.id, call.execution, ToolResult.failure("no"))
                 elif answer == "cancel":
-                    machine.cancel(call.id, "test")
+                    machine.calls.cancel(call.id, "test")
                 else:
-                    machine.handler_returned(call.id, call.execution, ToolResult.success("ok"))
+                    machine.calls.handler_returned(call.id, call.execution, ToolResult.success("ok"))
         elif isinstance(step, WaitForActions):
             for call in step.calls:
                 if call.status.value == "awaiting_approval":
-                    machine.approve(call.id)
+                    machine.calls.approve(call.id)
                 else:
-                    machine.cancel(call.id, "test")
+                    machine.calls.cancel(call.id, "test")
         elif isinstance(step, SendRequest):
             request = machine.start_run(tools)
             json.loads(request.body)

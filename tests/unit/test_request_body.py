@@ -24,8 +24,9 @@ from pyclient import client_tool
 from pyclient._errors import RemoteProtocolError
 from pyclient._events import decode_event
 from pyclient._json import repair_all
-from pyclient._machine import PROTOCOL_VERSION, Conversation
-from pyclient._history import message_adapter
+from pyclient._history import PROTOCOL_VERSION
+from pyclient._machine import Conversation
+from pyclient._entries import message_adapter
 from pyclient._records import Failed, Idle, RunHandlers, RunRequest, SendRequest, WaitForActions
 from pyclient._tools import ClientTool, ToolResult
 from tests.unit.agui_streams import JSON_VALUES, budget, events, payload
@@ -84,8 +85,8 @@ def finish(machine: Conversation, request: RunRequest, *events: dict[str, Any]) 
     machine.receive(RunFinishedEvent(thread_id=machine.thread_id, run_id=request.run_id))
     machine.end_stream()
     by_name = {tool.name: tool for tool in TOOLS}
-    for call in machine.unavailable():
-        machine.serve(call.id, by_name[call.name], REGISTRATION)  # type: ignore[arg-type]
+    for call in machine.calls.unavailable():
+        machine.calls.serve(call.id, by_name[call.name], REGISTRATION)  # type: ignore[arg-type]
 
 
 EVERY_KIND: list[dict[str, Any]] = [
@@ -137,7 +138,7 @@ def test_messages_changed_after_a_request_are_serialised_again() -> None:
            {"type": "TOOL_CALL_END", "toolCallId": "c1"})
     step = machine.next_step()
     assert isinstance(step, RunHandlers)
-    machine.handler_returned("c1", step.calls[0].execution, ToolResult.success("3"))
+    machine.calls.handler_returned("c1", step.calls[0].execution, ToolResult.success("3"))
     request = start(machine)  # m1, c1 and its answer are now kept as JSON
     finish(machine, request,
            # An earlier message gets more text, echoed values, a call's late arguments.
@@ -177,10 +178,10 @@ def test_messages_changed_after_a_request_are_serialised_again() -> None:
            {"type": "TOOL_CALL_ARGS", "toolCallId": "c7", "delta": '{"text": "hi"}'})
     step = machine.next_step()
     assert isinstance(step, WaitForActions)
-    machine.approve("c7", '{"text":"edited"}')  # an edited approval: its tool message says so
+    machine.calls.approve("c7", '{"text":"edited"}')  # an edited approval: its tool message says so
     step = machine.next_step()
     assert isinstance(step, RunHandlers)
-    machine.handler_returned("c7", step.calls[0].execution, ToolResult.success("edited"))
+    machine.calls.handler_returned("c7", step.calls[0].execution, ToolResult.success("edited"))
     request = start(machine)
     sent = json.loads(request.body)["messages"]
     assert [c["id"] for c in sent[-2]["toolCalls"]] == ["c7"] and "edited" in sent[-1]["content"]
@@ -252,21 +253,21 @@ def test_the_body_is_the_models_dump_across_runs(runs: list[list[Any]], data: st
             if machine.busy:
                 machine.end_stream()
         for _ in range(100):
-            for call in machine.unavailable():
+            for call in machine.calls.unavailable():
                 tool = by_name.get(call.name)
                 assert tool is not None
-                machine.serve(call.id, tool, REGISTRATION)  # type: ignore[arg-type]
+                machine.calls.serve(call.id, tool, REGISTRATION)  # type: ignore[arg-type]
             step = machine.next_step()
             if isinstance(step, (Idle, Failed)):
                 break
             if isinstance(step, RunHandlers):
                 for call in step.calls:
                     result = data.draw(st.sampled_from([ToolResult.success("ok"), ToolResult.failure("no")]))
-                    machine.handler_returned(call.id, call.execution, result)
+                    machine.calls.handler_returned(call.id, call.execution, result)
             elif isinstance(step, WaitForActions):
-                for call in step.calls:
+                for call in machine.pending():
                     edited = data.draw(st.sampled_from([None, '{"text":"edited"}']))
-                    machine.approve(call.id, edited)
+                    machine.calls.approve(call.id, edited)
             elif isinstance(step, SendRequest):
                 request = start(machine)
                 requests += 1

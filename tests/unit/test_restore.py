@@ -52,22 +52,22 @@ def with_call(status: CallStatus, tool=save_note) -> Conversation:
     if status is CallStatus.UNAVAILABLE:
         return conversation
     if status is CallStatus.AWAITING_INPUT:
-        conversation.serve("c1", tool, registration(tool), input=True)
+        conversation.calls.serve("c1", tool, registration(tool), input=True)
         return conversation
-    conversation.serve("c1", tool, registration(tool))
+    conversation.calls.serve("c1", tool, registration(tool))
     if status is CallStatus.AWAITING_APPROVAL:
         assert tool.requires_approval
         return conversation
     if tool.requires_approval:
-        conversation.approve("c1")
+        conversation.calls.approve("c1")
     if status is CallStatus.INTERRUPTED:
         return reload(conversation)
     if status is CallStatus.COMPLETED:
-        conversation.answer("c1", ToolResult.success("ok"))
+        conversation.calls.answer("c1", ToolResult.success("ok"))
     elif status is CallStatus.FAILED:
-        conversation.answer("c1", ToolResult.failure("no"))
+        conversation.calls.answer("c1", ToolResult.failure("no"))
     elif status is CallStatus.CANCELLED:
-        conversation.cancel("c1", "bored")
+        conversation.calls.cancel("c1", "bored")
     return conversation
 
 
@@ -155,7 +155,7 @@ def test_an_idempotent_call_executing_when_the_page_died_runs_again_without_aski
     restored = reload(conversation)
     call = restored.calls["c1"]
     assert call.status is CallStatus.UNAVAILABLE and call.execution == 1
-    restored.serve("c1", read_page, registration(read_page))
+    restored.calls.serve("c1", read_page, registration(read_page))
     assert call.status is CallStatus.EXECUTING and call.execution == 2
     assert isinstance(restored.next_step(), RunHandlers)
 
@@ -165,23 +165,25 @@ def test_an_interrupted_call_waits_then_retry_runs_it_without_asking_approval_ag
     restored = reload(conversation)
     assert restored.calls["c1"].status is CallStatus.INTERRUPTED
     assert isinstance(restored.next_step(), WaitForActions)   # the follow-up waits for the user
-    restored.retry("c1")
-    restored.serve("c1", delete_all, registration(delete_all))
+    restored.calls.retry("c1")
+    restored.calls.serve("c1", delete_all, registration(delete_all))
     assert restored.calls["c1"].status is CallStatus.EXECUTING
     with pytest.raises(LocalProtocolError, match="RETRY"):
-        restored.retry("c1")
+        restored.calls.retry("c1")
 
 
 def test_a_call_awaiting_approval_asks_again_when_served():
     restored = reload(with_call(CallStatus.AWAITING_APPROVAL, delete_all))
-    restored.serve("c1", delete_all, registration(delete_all))
+    restored.calls.serve("c1", delete_all, registration(delete_all))
     assert restored.calls["c1"].status is CallStatus.AWAITING_APPROVAL
 
 
 def test_restore_queues_the_changes_and_a_checkpoint():
+    fresh = Conversation("t1")
     restored = reload(with_call(CallStatus.EXECUTING))
     kinds = [change.kind for change in restored.drain()]
-    assert {"messages", "status", "action", "checkpoint"} <= set(kinds)
+    assert {"messages", "status", "action"} <= set(kinds)
+    assert restored.checkpoint > fresh.checkpoint
 
 
 def test_text_deltas_make_no_checkpoint_and_a_completed_message_does():
@@ -191,11 +193,12 @@ def test_text_deltas_make_no_checkpoint_and_a_completed_message_does():
     conversation.receive(RunStartedEvent(thread_id="t1", run_id=request.input.run_id))
     conversation.drain()
     conversation.receive(TextMessageStartEvent(message_id="a1", role="assistant"))
+    before = conversation.checkpoint
     for delta in "hello":
         conversation.receive(TextMessageContentEvent(message_id="a1", delta=delta))
-    assert "checkpoint" not in [c.kind for c in conversation.drain()]
+    assert conversation.checkpoint == before and [c.kind for c in conversation.drain()] == ["messages"]
     conversation.receive(TextMessageEndEvent(message_id="a1"))
-    assert "checkpoint" in [c.kind for c in conversation.drain()]
+    assert conversation.checkpoint == before + 1
 
 
 def test_the_snapshot_is_json_with_the_calls_and_the_messages_in_camel_case():

@@ -107,7 +107,7 @@ def test_most_specific_mounted_registration_wins():
         assert thread.available_tools() == [binding, agent.client_tools[1]]
         t.set_mounted(True)
         assert thread.available_tools()[-1] is thread_level
-        assert thread.scope.serving()["read"] is t
+        assert thread.scope.resolve()["read"] is t
 
     arun(main())
 
@@ -172,9 +172,9 @@ def test_applies_to_selects_threads():
         reg = agent.register_tool(make_tool("panel_tool"), applies_to=lambda thread: thread is left)
         everywhere = agent.register_tool(make_tool("everywhere"))
         assert names(left) == ["panel_tool", "everywhere"] and names(right) == ["everywhere"]
-        assert reg.applies(left) and not reg.applies(right) and everywhere.applies(right)
+        assert reg.applies(left.scope) and not reg.applies(right.scope) and everywhere.applies(right.scope)
         other_agent_thread = Agent("other", "/agent").thread()
-        assert not everywhere.applies(other_agent_thread) and names(other_agent_thread) == []
+        assert not everywhere.applies(other_agent_thread.scope) and names(other_agent_thread) == []
 
     arun(main())
 
@@ -335,22 +335,26 @@ def test_use_client_tool_without_the_bridge_names_the_cpython_equivalents():
         use_client_tool(print, "#panel")
 
 
-def test_use_client_tool_delegates_to_the_platform():
+def test_use_client_tool_delegates_to_the_platforms_element_binding():
     async def main():
         seen = []
 
-        class Recording(Platform):
+        class Binding:  # what `platform.elements` is asked: the scopes it is handed, never the agent
             def use_client_tool(self, tool, element, *, agent=None, replace=False):
                 seen.append((agent is not None, tool.name, element, replace))
                 if agent is None:
-                    return thread.register_tool(tool, replace=replace)
-                return agent.register_tool(tool, applies_to=lambda t: True, replace=replace)
+                    return thread.scope.register(tool, replace=replace, mounted=True)
+                assert agent is the_agent.scope
+                return agent.register(tool, applies_to=lambda scope: True, replace=replace, mounted=True)
+
+        class Recording(Platform):
+            elements = Binding()
 
         platform = Recording()
-        agent = make_agent(Server(text_only), (), platform=platform)
-        thread = agent.thread()
+        the_agent = make_agent(Server(text_only), (), platform=platform)
+        thread = the_agent.thread()
         one = pyclient.use_client_tool(make_tool("clip"), "el-1", platform=platform)
-        two = agent.use_client_tool(make_tool("save"), "el-2", replace=True)
+        two = the_agent.use_client_tool(make_tool("save"), "el-2", replace=True)
         assert one.level == "thread" and two.level == "agent"
         assert seen == [(False, "clip", "el-1", False), (True, "save", "el-2", True)]
         assert names(thread) == ["save", "clip"]

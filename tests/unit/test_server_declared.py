@@ -8,9 +8,9 @@ import pytest
 
 import pyclient
 from pyclient import ConfigurationError, client_tool
-from pyclient._elements import DomPlatform
+from pyclient._platform import DomPlatform
 from pyclient._machine import Conversation
-from tests.unit.fakedom import FakeDom
+from pyclient.testing import FakeDom
 from tests.unit.scripted import Server, arun, calls_then_text, make_agent, settle
 
 

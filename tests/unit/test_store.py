@@ -178,7 +178,7 @@ def test_reload_at_every_step_of_a_round_trip_answers_each_call_exactly_once():
         await thread.restore()
         await until(lambda: thread.action("call2").status == "awaiting_approval")  # asked again
         GATE["2"] = asyncio.Event()                             # 3. executing: the handler hangs
-        thread.approve_tool("call2")
+        thread.action("call2").approve()
         await until(lambda: page.dead and RUNS == ["2"])
 
         # 4. result computed: after the retry the handler returns; the page dies before the follow-up.
@@ -261,7 +261,7 @@ def test_repeated_reloads_while_awaiting_approval_still_answer_once():
         thread = page.thread([act])
         await thread.restore()
         await until(lambda: thread.action("call1").status == "awaiting_approval")
-        thread.approve_tool("call1")
+        thread.action("call1").approve()
         await until(lambda: thread.run_status == "idle")
 
     arun(main())

@@ -244,26 +244,26 @@ def approval_thread(decide):
 
 
 def test_approved_call_runs():
-    server, thread, seen = approval_thread(lambda t: t.approve_tool("c1"))
+    server, thread, seen = approval_thread(lambda t: t.action("c1").approve())
     assert seen == ["awaiting_approval", "executing"]
     assert server.bodies[1]["messages"][-1]["content"] == "deleted notes"
     assert thread.pending_actions == []
 
 
 def test_rejected_call_tells_the_model_why():
-    server, thread, seen = approval_thread(lambda t: t.reject_tool("c1", "not today"))
+    server, thread, seen = approval_thread(lambda t: t.action("c1").reject("not today"))
     tool = server.bodies[1]["messages"][-1]
     assert tool["content"] == "rejected by the user: not today" and tool["error"] == tool["content"]
     assert seen == ["awaiting_approval"]
 
 
 def test_approving_an_answered_or_unknown_call_is_a_local_protocol_error():
-    server, thread, _ = approval_thread(lambda t: t.approve_tool("c1"))
+    server, thread, _ = approval_thread(lambda t: t.action("c1").approve())
     with pytest.raises(LocalProtocolError, match=r"APPROVE for tool call 'c1' \(delete_all\) in status 'completed'"):
-        thread.approve_tool("c1")
+        thread.action("c1").approve()
     assert thread.action("c1").status == "completed"   # still true after the answer
-    with pytest.raises(LocalProtocolError, match="No tool call has id 'nope'"):
-        thread.approve_tool("nope")
+    with pytest.raises(LocalProtocolError, match="has id 'nope'"):
+        thread.action("nope").approve()
 
 
 def test_action_submit_answers_for_the_handler():

@@ -178,7 +178,7 @@ def test_unavailable_call_can_be_rejected_or_failed():
 
     async def main():
         thread, _reg, task, _actions = await start_unavailable(server, calls=2)
-        thread.reject_tool("c1", "not now")
+        thread.action("c1").reject("not now")
         thread.pending_actions[0].fail("no storage")
         await task
 
@@ -219,7 +219,7 @@ def test_unavailable_tool_that_requires_approval_asks_first():
         assert action.status == "unavailable"
         reg.set_mounted(True)
         assert action.status == "awaiting_approval"
-        thread.approve_tool("c1")
+        thread.action("c1").approve()
         await task
 
     arun(main())
@@ -325,7 +325,7 @@ def test_unmounting_an_agent_registration_hands_the_call_to_a_thread_registratio
     (lambda thread, action: action.submit("from the page"), "submitted", "from the page"),
     (lambda thread, action: action.fail("no disk"), "failed", "no disk"),
     (lambda thread, action: action.cancel("closed"), "cancelled", "Tool call cancelled: closed"),
-    (lambda thread, action: thread.reject_tool(action.id), "failed", "rejected by the user"),
+    (lambda thread, action: action.reject(), "failed", "rejected by the user"),
 ])
 def test_answering_aborts_the_running_handler_with_its_reason(answer, reason, content):
     probe, server = Probe(), one_call()

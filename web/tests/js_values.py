@@ -78,7 +78,7 @@ async def answer_with_js(text, how, value_json):
         if how == "submit":
             action.submit(bad)
         else:
-            thread.approve_tool(action.id, arguments=bad)
+            action.approve(arguments=bad)
     except Exception as exc:
         refused = f"{type(exc).__name__}: {exc}"
     waiting = action.status
@@ -86,7 +86,7 @@ async def answer_with_js(text, how, value_json):
     if how == "submit":
         action.submit(value)
     else:
-        thread.approve_tool(action.id, arguments=value)
+        action.approve(arguments=value)
     await task
     return json.dumps({"status": thread.run_status, "results": results(), "refused": refused, "waiting": waiting})
 

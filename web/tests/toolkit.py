@@ -168,7 +168,7 @@ async def send_and_approve(text, tool_names):
     [action] = thread.pending_actions
     await asyncio.sleep(0.2)  # it keeps waiting: nothing runs before the approval
     waited_as = action.status
-    thread.approve_tool(action.id)
+    action.approve()
     await task
     return _summary(thread, waited_as=waited_as)
 

@@ -1,4 +1,4 @@
-"""`FakeDom`: a small in-memory DOM implementing `pyclient._elements.Dom`, for CPython tests.
+"""`FakeDom`: a small in-memory DOM implementing `pyclient._elements.Dom`, to test element-scoped tools on CPython.
 
 Elements are `FakeElement`s in a tree hanging off `dom.document` (whose child is
 `dom.body`); an element is connected while that tree holds it. Like a `MutationObserver`,
@@ -9,7 +9,7 @@ compares the element's connection with what it last reported, so an element remo
 re-inserted before a flush reports nothing, as in the page.
 
 ```python
-from tests.unit.fakedom import FakeDom
+from pyclient.testing import FakeDom
 
 dom = FakeDom()
 panel = dom.body.append_child("section", id="chat")

@@ -1,0 +1,289 @@
+"""The tool calls of one thread: each call's status and its single answer, sans-I/O.
+
+`Calls` is a read-only mapping of `toolCallId` to `Call` that the conversation machine
+(`pyclient._machine.Conversation`) owns as `conversation.calls`. Every status change is a
+lookup in `pyclient._lifecycle.CALL_TRANSITIONS`; the inputs that answer or move a call
+(`serve`, `approve`, `release`, `answer`, `retry`, `cancel`, `handler_returned`) are its
+methods, and each raises `LocalProtocolError` naming the call and its status when the table
+has no such move.
+
+Exactly once: a call's answer is one tool message, appended to the history when the call
+reaches a terminal status; a terminal status has no way out (`pyclient._lifecycle.TERMINAL`).
+
+```python
+from pyclient import client_tool
+from pyclient._calls import Calls
+from pyclient._history import History
+from pyclient._lifecycle import CallEvent
+from pyclient._records import Change
+from pyclient._tools import ToolResult
+
+@client_tool
+def save_note(text: str) -> str:
+    \"\"\"Save a note.\"\"\"
+    return "saved"
+
+changes: list[Change] = []
+calls = Calls("t1", History(), changes.append)
+call = calls.started("c1", "save_note")
+calls.move(call, CallEvent.PENDING)                      # the run finished: it waits for a tool
+calls.serve("c1", save_note, registration=None)          # a registration serves it: it executes
+calls.answer("c1", ToolResult.success("saved"))
+print(call.status, [c.kind for c in changes][:2])        # completed ['action', 'action']
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from ._errors import LocalProtocolError
+from ._entries import new_id
+from ._history import History
+from ._json import repair
+from ._lifecycle import CallEvent, CallStatus, next_call_status
+from ._records import Call, Change
+from ._tools import ClientTool, ToolResult
+
+if TYPE_CHECKING:
+    from ._scopes import Registration
+
+__all__ = ["Calls"]
+
+
+class Calls(Mapping[str, Call]):
+    """Every call of one thread by id; the live ones (answer not sent yet) in call order.
+
+    Args:
+        thread_id: names the thread in error messages.
+        history: where a call's answer is appended as its tool message.
+        changed: receives a `Change` for every call that changes status (and for the history
+            when an answer is appended).
+
+    Attributes:
+        to_start: the calls that entered `EXECUTING` since the machine last handed them out.
+    """
+
+    def __init__(self, thread_id: str, history: History, changed: Callable[[Change], None]) -> None:
+        self._thread_id = thread_id
+        self._history = history
+        self._changed = changed
+        self._all: dict[str, Call] = {}
+        # The calls whose answer has not gone out yet, in call order: what pending(), stop() and
+        # the like look at, so they cost the open calls, not every call the thread ever made.
+        self._live: dict[str, Call] = {}
+        self.to_start: list[Call] = []
+
+    def __getitem__(self, call_id: str) -> Call:
+        return self._all[call_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all)
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+    def __repr__(self) -> str:
+        return f"<Calls of {self._thread_id!r}: {len(self._all)}, {len(self._live)} live>"
+
+    # -- reading -------------------------------------------------------------------------
+
+    def live(self) -> list[Call]:
+        """The calls whose answer has not gone out yet, in call order."""
+        return list(self._live.values())
+
+    def pending(self) -> list[Call]:
+        """The calls of the finished run still waiting for their answer, in call order."""
+        return [call for call in self._live.values() if call.status is not CallStatus.STREAMING and not call.done]
+
+    def unavailable(self) -> list[Call]:
+        """The calls waiting for a registration, in call order."""
+        return [call for call in self._live.values() if call.status is CallStatus.UNAVAILABLE]
+
+    def get_call(self, call_id: str) -> Call:
+        """The call with this id.
+
+        Raises:
+            LocalProtocolError: no call has this id (the message lists the pending ones).
+        """
+        call = self._all.get(call_id)
+        if call is None:
+            pending = ", ".join(repr(c.id) for c in self.pending()) or "none"
+            raise LocalProtocolError(
+                f"No tool call has id {call_id!r} in thread {self._thread_id!r} (pending: {pending}). "
+                "Use an id from `thread.pending_actions`."
+            )
+        return call
+
+    # -- the machine's bookkeeping --------------------------------------------------------
+
+    def started(self, call_id: str, name: str) -> Call:
+        """A call began streaming (its `TOOL_CALL_START`, or a snapshot naming it)."""
+        call = self._all.get(call_id)
+        if call is None or call.done:  # a later run may use an id again: a new call
+            call = self._all[call_id] = self._live[call_id] = Call(call_id, name)
+        return call
+
+    def add_saved(self, call: Call) -> None:
+        """A call restored from a snapshot, in its saved status."""
+        self._all[call.id] = call
+        if not call.sent:
+            self._live[call.id] = call
+
+    def mark_sent(self) -> None:
+        """A request went out: the answers it carries are sent, and those calls are no longer live."""
+        for call in [call for call in self._live.values() if call.done]:
+            call.sent = True  # its answer is in this request's history now
+            del self._live[call.id]
+
+    def take_to_start(self) -> tuple[Call, ...]:
+        """The calls to start since the last call, those still executing."""
+        calls, self.to_start = self.to_start, []
+        return tuple(call for call in calls if call.status is CallStatus.EXECUTING)
+
+    def move(self, call: Call, event: CallEvent) -> None:
+        """Apply a call event through the table (`next_call_status`)."""
+        call.status = next_call_status(call.status, event, call=f"{call.id!r} ({call.name})")
+        if call.status is not CallStatus.STREAMING:
+            self._changed(Change("action", call.id))
+
+    def settle(self, call: Call, event: CallEvent, result: ToolResult, *, message: bool = True) -> None:
+        """Give the call its answer (a terminal event) and, with `message`, its one tool message."""
+        self.move(call, event)
+        call.result = result
+        call.registration = None
+        # The call's one tool message, unless the history has it already (a server-side result,
+        # or a MESSAGES_SNAPSHOT that answered the call while it was streaming). Repaired: a
+        # lone surrogate in a result would make every later request unwritable.
+        if message and not self._history.is_answered(call.id):
+            content = result.content
+            if call.edited is not None:  # the model must know its arguments were not the ones used
+                content = f"The user edited the arguments before approving; the tool ran with {call.edited}.\n{content}"
+            from ag_ui.core import ToolMessage
+
+            self._history.append(ToolMessage(
+                id=new_id(), tool_call_id=call.id, content=repair(content),
+                error=repair(result.error) if result.error is not None else None,
+            ))
+            self._changed(Change("messages"))
+
+    def cancel_open(self, message: str) -> list[Call]:
+        """Cancel every live call without an answer (`message` for the model); returns them."""
+        cancelled = [call for call in self._live.values() if not call.done]
+        for call in cancelled:
+            self.settle(call, CallEvent.CANCEL, ToolResult.failure(message))
+        return cancelled
+
+    def _executing(self, call: Call) -> None:
+        call.execution += 1
+        self.to_start.append(call)
+
+    # -- inputs from the page --------------------------------------------------------------
+
+    def serve(self, call_id: str, tool: ClientTool, registration: Registration | None, *,
+              input: bool = False) -> Call:
+        """A registration serves an unavailable call: it runs, awaits approval, or awaits input.
+
+        Args:
+            tool: the serving registration's tool (it answers the call from now on).
+            registration: the serving registration (handed back by `release`).
+            input: the page answers the call (`answer`), not a handler.
+
+        Raises:
+            LocalProtocolError: the call is not unavailable.
+        """
+        call = self.get_call(call_id)
+        if input:
+            event = CallEvent.SERVE_INPUT
+        elif tool.requires_approval and call.approved_for is not tool:
+            event = CallEvent.SERVE_APPROVAL
+        else:
+            event = CallEvent.SERVE_RUN
+        self.move(call, event)
+        call.tool = tool
+        call.registration = registration
+        if call.status is CallStatus.EXECUTING:
+            self._executing(call)
+        return call
+
+    def approve(self, call_id: str, edited: str | None = None) -> Call:
+        """The user approved a call awaiting approval: it executes.
+
+        Args:
+            edited: the arguments (JSON text, already validated) the user put in place of the
+                model's; the handler gets them and the tool message tells the model.
+
+        Raises:
+            LocalProtocolError: no such call, or it is not awaiting approval.
+        """
+        call = self.get_call(call_id)
+        self.move(call, CallEvent.APPROVE)
+        call.approved_for = call.tool
+        call.edited = edited
+        self._executing(call)
+        return call
+
+    def release(self, registration: Registration) -> list[Call]:
+        """A registration unmounted or was disposed: the calls it serves become unavailable.
+
+        Returns:
+            The calls it served (the driver aborts their handlers).
+        """
+        lost = [call for call in self._live.values() if call.registration is registration and not call.done]
+        for call in lost:
+            self.move(call, CallEvent.LOSE)
+            call.registration = None
+        return lost
+
+    def handler_returned(self, call_id: str, execution: int, result: ToolResult) -> bool:
+        """A handler finished: its result answers the call if that execution is still current.
+
+        Returns:
+            False when the result is stale (the call was answered meanwhile, or lost its
+            registration and may run again): it is dropped.
+        """
+        call = self._all.get(call_id)
+        if call is None or call.status is not CallStatus.EXECUTING or call.execution != execution:
+            return False
+        self.settle(call, CallEvent.FAIL if result.error is not None else CallEvent.SUCCEED, result)
+        return True
+
+    def answer(self, call_id: str, result: ToolResult) -> Call:
+        """Answer a pending call from outside its handler (`submit`, `fail`, reject).
+
+        Raises:
+            LocalProtocolError: no such call, or it already has its answer.
+        """
+        call = self.get_call(call_id)
+        self.settle(call, CallEvent.FAIL if result.error is not None else CallEvent.SUCCEED, result)
+        return call
+
+    def retry(self, call_id: str) -> Call:
+        """Run an interrupted call again: it becomes unavailable, and is served by its registration
+        (without asking approval again: the retry is the user's).
+
+        Raises:
+            LocalProtocolError: no such call, or it is not interrupted.
+        """
+        call = self.get_call(call_id)
+        self.move(call, CallEvent.RETRY)
+        call.registration = None
+        call.approved_for = call.tool  # retrying is the user's consent: not asked again
+        return call
+
+    def cancel(self, call_id: str, reason: str | None = None) -> Call | None:
+        """Cancel a call (any status but terminal); the model is told it was cancelled.
+
+        Returns:
+            The call, or None when it already had its answer (nothing changes).
+
+        Raises:
+            LocalProtocolError: no call has this id.
+        """
+        call = self.get_call(call_id)
+        if call.done:
+            return None
+        message = f"Tool call cancelled: {reason}" if reason else "Tool call cancelled"
+        self.settle(call, CallEvent.CANCEL, ToolResult.failure(message))
+        return call

@@ -1,0 +1,242 @@
+"""Keeping a thread across page loads: restoring it, holding it against other tabs, saving it.
+
+A thread made with `store=` has a `Persistence`. It takes the thread's lock (a Web Lock in the
+page: one tab answers its calls, the others show it read-only), reads the saved snapshot into
+the machine (`Conversation.restore`), and from then on saves `machine.snapshot()` after every
+transition that matters: it watches the thread's publisher (`pyclient._publisher`) and saves
+when the machine's checkpoint moved; while text streams, a timer saves at most every
+`streaming_save_interval` seconds, never once per delta. At most one save is in flight;
+changes made meanwhile are written by the next pass, so the last state is always the one
+saved. Where it is (loading, held, saving, dirty while saving, read-only, closed) is the save
+table of `pyclient._lifecycle`.
+
+```python
+import asyncio
+from pyclient import Agent, MemoryStore
+
+async def main():
+    store = MemoryStore()
+    agent = Agent("main", "http://127.0.0.1:8000/agent")
+    thread = agent.thread(thread_id="support", store=store)
+    print(await thread.restore())            # False
+    thread.state = {"step": 1}
+    await thread.send("hi")                  # saved after every transition that matters
+    thread.close()
+    again = agent.thread(thread_id="support", store=store)
+    print(await again.restore(), again.state, again.messages[0].content)   # True {'step': 1} hi
+
+asyncio.run(main())
+```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+
+from ._errors import ConfigurationError, LocalProtocolError
+from ._lifecycle import WRITING, SaveEvent, SaveState, next_save_state
+from ._machine import Conversation
+from ._platform import Platform
+from ._publisher import Publisher
+from ._records import Change
+from ._store import Store
+from ._tools import ClientTool
+
+__all__ = ["STREAMING_SAVE_INTERVAL", "Persistence", "resolve_store"]
+
+logger = logging.getLogger("pyclient")
+
+STREAMING_SAVE_INTERVAL = 1.0
+"""Seconds between saves of a thread kept in a store while text streams (`thread.streaming_save_interval`)."""
+
+
+def resolve_store(store: Store | bool | None, thread_id: str | None, platform: Platform) -> Store | None:
+    """The store `agent.thread(..., store=...)` names: None, the platform's (True), or the one given.
+
+    Raises:
+        ConfigurationError: `store` is not a `Store`, or is given without a `thread_id`, or is
+            True on a platform without a store.
+    """
+    if store is None or store is False:
+        return None
+    if thread_id is None:
+        raise ConfigurationError(
+            "store= keeps a thread across page loads under its thread_id, but no thread_id was "
+            "given (a new random one would never be found again). Pass e.g. "
+            "agent.thread(..., thread_id='support', store=...)."
+        )
+    if store is True:
+        return platform.default_store()
+    if not isinstance(store, Store):
+        raise ConfigurationError(
+            f"store must be a pyclient Store (async load, save and delete), True or None, got "
+            f"{type(store).__name__}. Pass pyclient.MemoryStore() or pyclient.FileStore(path)."
+        )
+    return store
+
+
+class Persistence:
+    """The saved copy of one thread; see the module docstring.
+
+    Args:
+        store: where the thread is kept.
+        key: its key in the store (`"<agent name>/<thread id>"`).
+        machine: the thread's conversation machine (restored in place, saved from).
+        platform: holds the lock between tabs.
+        publisher: the thread's publisher, watched for checkpoints.
+        tools: the tools the thread serves now, to give restored calls their tool.
+        loaded: called once the load ended, with True when a saved conversation was restored.
+
+    Attributes:
+        state: the `SaveState`.
+        streaming_save_interval: while text streams, the seconds between two saves of the
+            partial text.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        key: str,
+        machine: Conversation,
+        platform: Platform,
+        publisher: Publisher,
+        tools: Callable[[], Iterable[ClientTool]],
+        loaded: Callable[[bool], None],
+    ) -> None:
+        self.store = store
+        self.key = key
+        self.state = SaveState.UNLOADED
+        self.streaming_save_interval = STREAMING_SAVE_INTERVAL
+        self._machine = machine
+        self._platform = platform
+        self._tools = tools
+        self._loaded = loaded
+        self._loading: asyncio.Future[bool] | None = None
+        self._saving: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._release: Callable[[], None] | None = None
+        self._checkpoint = machine.checkpoint
+        publisher.watch(self._heard)
+
+    def __repr__(self) -> str:
+        return f"<Persistence {self.key!r} {self.state}>"
+
+    @property
+    def read_only(self) -> bool:
+        """True when another tab holds the thread: it is shown here, never answered or saved."""
+        return self.state is SaveState.READ_ONLY
+
+    def _move(self, event: SaveEvent) -> SaveState:
+        before = self.state
+        self.state = next_save_state(before, event)
+        return before
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def start(self) -> asyncio.Future[bool]:
+        """Begin the load (once; later calls get the same future). Needs a running event loop."""
+        if self._loading is None:
+            self._loading = asyncio.ensure_future(self._load())
+            if self.state is SaveState.UNLOADED:
+                self._move(SaveEvent.LOAD)
+        return self._loading
+
+    async def restore(self) -> bool:
+        """Wait for the load; True when a saved conversation was restored."""
+        return await asyncio.shield(self.start())
+
+    async def _load(self) -> bool:
+        machine = self._machine
+        restored = False
+        held = False
+        try:
+            release = await self._platform.hold_thread(self.key)
+            if release is None:
+                logger.info("pyclient: thread %s is held by another tab: read-only here", machine.thread_id)
+                self._move(SaveEvent.SHARE)
+            else:
+                self._release, held = release, True
+            data = await self.store.load(self.key)
+            if data is not None and machine.run_status != "closed":
+                try:
+                    machine.restore(data, {tool.name: tool for tool in self._tools()})
+                    restored = True
+                except LocalProtocolError as exc:
+                    logger.warning("pyclient: thread %s starts afresh: %s", machine.thread_id, exc)
+        finally:
+            if self.state is SaveState.LOADING:
+                self._move(SaveEvent.HOLD if held else SaveEvent.SHARE)
+        if restored:
+            logger.info("pyclient: restored thread %s (%d messages)", machine.thread_id, len(machine.messages()))
+        self._loaded(restored)
+        return restored
+
+    # -- saving ----------------------------------------------------------------------------
+
+    def _heard(self, changes: list[Change]) -> None:
+        # The publisher calls its watchers when the checkpoint moved or changes came: a round of
+        # changes without a new checkpoint (text deltas) saves on the streaming timer only.
+        machine = self._machine
+        if machine.checkpoint != self._checkpoint:
+            self._checkpoint = machine.checkpoint
+            self._change()
+        if machine.run_status == "running" and any(change.kind == "messages" for change in changes):
+            self._save_streaming_text()
+
+    def _change(self) -> None:
+        if self.state is SaveState.HELD:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return  # no event loop: the next change inside one saves the whole thread
+            self._move(SaveEvent.CHANGE)
+            self._saving = asyncio.ensure_future(self._save_loop())
+        else:
+            self._move(SaveEvent.CHANGE)  # written by the pass in flight, or not saved at all
+
+    async def _save_loop(self) -> None:
+        try:
+            while self.state in WRITING:
+                self._move(SaveEvent.WRITE)
+                try:
+                    await self.store.save(self.key, self._machine.snapshot())
+                except Exception as exc:
+                    logger.warning("pyclient: saving thread %s failed: %s", self._machine.thread_id, exc)
+                self._move(SaveEvent.SAVED)  # DIRTY: one more pass; SAVING: all saved
+        finally:
+            self._saving = None
+
+    def _save_streaming_text(self) -> None:
+        """Text is streaming: save what arrived, at most every `streaming_save_interval` seconds.
+
+        Never one write per delta, yet a page that dies mid-answer keeps what had arrived by the
+        last timed save (restored as interrupted text).
+        """
+        if self._timer is not None or self.state not in (SaveState.HELD, *WRITING):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._timer = loop.call_later(self.streaming_save_interval, self._timer_fired)
+
+    def _timer_fired(self) -> None:
+        self._timer = None
+        self._change()
+
+    async def saved(self) -> None:
+        """Wait until the latest state is saved."""
+        while self._saving is not None:
+            await asyncio.shield(self._saving)
+
+    def close(self) -> None:
+        """Stop saving and let the lock go (a save in flight still ends)."""
+        self._move(SaveEvent.CLOSE)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        release, self._release = self._release, None
+        if release is not None:
+            release()

@@ -1,0 +1,158 @@
+"""The saved form of a thread: a versioned pydantic model that a store keeps as JSON.
+
+A thread kept in a store (`agent.thread(..., store=...)`) is written as a `Snapshot` at every
+transition that matters and read back after a reload. The model is the one place that says
+what is saved and how old saves are read: `version` names the format, and `Snapshot.load`
+refuses a version it cannot read with an error that says what to do. Version 1 is what
+pyclient has written since threads could be saved (`tests/unit/snapshots/` holds such saves).
+
+Nothing is decided here about what a restored call becomes: the machine loads the saved
+states as they were and applies the restore tables of `pyclient._lifecycle`.
+
+Building the models imports pydantic's model machinery (a few hundred ms in Pyodide), so the
+machine imports this module only when a thread is saved or restored.
+
+```python
+from pyclient._snapshot import Snapshot
+
+data = {"version": 1, "thread_id": "t1", "run_state": "IDLE", "messages": [
+    {"id": "u1", "role": "user", "content": "hi"}]}
+snapshot = Snapshot.load(data)
+print(snapshot.thread_id, snapshot.run_state, len(snapshot.messages))   # t1 IDLE 1
+print(snapshot.dump()["version"])                                       # 1
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ._errors import LocalProtocolError
+from ._lifecycle import CallStatus, RunState
+from ._records import Call
+from ._tools import ClientTool, ToolResult
+
+__all__ = ["SNAPSHOT_VERSION", "SavedCall", "SavedResult", "Snapshot"]
+
+SNAPSHOT_VERSION: Literal[1] = 1
+"""The `version` this pyclient writes and reads."""
+
+
+class _Saved(BaseModel):
+    # Keys a later pyclient adds are ignored by this one rather than refused.
+    model_config = ConfigDict(extra="ignore")
+
+
+class SavedResult(_Saved):
+    """A call's answer: the tool message's text, and the error when it failed."""
+
+    content: str = ""
+    error: str | None = None
+
+
+class SavedCall(_Saved):
+    """One tool call as saved: its status, its tool by name, and its answer.
+
+    Attributes:
+        id, name: the `toolCallId` and the tool the model called.
+        status: its `CallStatus` when it was saved.
+        tool: the name of the tool that answers it (None: a server-side call).
+        idempotent: that tool was `idempotent=True` (used when the page no longer has it).
+        execution: how many times its handler was started.
+        sent: its answer went out in a request.
+        edited: the arguments the user approved in place of the model's (JSON text).
+        result: its answer, once it has one.
+    """
+
+    id: str
+    name: str
+    status: CallStatus
+    tool: str | None = None
+    idempotent: bool = False
+    execution: int = 0
+    sent: bool = False
+    edited: str | None = None
+    result: SavedResult | None = None
+
+    @classmethod
+    def of(cls, call: Call) -> SavedCall:
+        """The saved form of a machine's call."""
+        result = call.result
+        return cls.model_construct(
+            id=call.id, name=call.name, status=call.status,
+            tool=call.tool.name if call.tool is not None else None,
+            idempotent=call.tool.idempotent if call.tool is not None else False,
+            execution=call.execution, sent=call.sent, edited=call.edited,
+            result=None if result is None else SavedResult.model_construct(content=result.content, error=result.error),
+        )
+
+    def call(self, tools: Mapping[str, ClientTool]) -> Call:
+        """The call in its saved status, with its tool from `tools` when the page has it."""
+        call = Call(self.id, self.name)
+        call.status = self.status
+        call.tool = tools.get(self.tool or self.name)
+        call.execution = self.execution
+        call.sent = self.sent
+        call.edited = self.edited
+        if self.result is not None:
+            call.result = ToolResult(content=self.result.content, error=self.result.error)
+        return call
+
+    def is_idempotent(self, tool: ClientTool | None) -> bool:
+        """Whether the call may run again by itself: its tool's word, or the saved one."""
+        return tool.idempotent if tool is not None else self.idempotent
+
+
+class Snapshot(_Saved):
+    """A thread as a store keeps it; `Conversation.snapshot()` makes one, `restore()` reads one.
+
+    Attributes:
+        version: the format (`SNAPSHOT_VERSION`).
+        thread_id: the AG-UI `threadId`.
+        run_state: the run state when it was saved.
+        run_start: how many messages the history had when the last run started.
+        messages: the history as AG-UI JSON (camelCase), as sent in requests.
+        state: the shared state.
+        calls: every call the thread tracks.
+        interrupted: the ids of messages whose text a reload cut.
+    """
+
+    version: Literal[1] = SNAPSHOT_VERSION
+    thread_id: str
+    run_state: RunState
+    run_start: int = 0
+    messages: list[dict[str, Any]] = []
+    state: Any = None
+    calls: list[SavedCall] = []
+    interrupted: list[str] = []
+
+    @classmethod
+    def load(cls, data: object) -> Snapshot:
+        """Read what a store returned.
+
+        Raises:
+            LocalProtocolError: `data` is not a snapshot, is of a version this pyclient cannot
+                read, or is damaged; the message says to delete the saved thread.
+        """
+        if not isinstance(data, Mapping) or data.get("version") != SNAPSHOT_VERSION:
+            version = data.get("version") if isinstance(data, Mapping) else type(data).__name__
+            raise LocalProtocolError(
+                f"Cannot restore a conversation from snapshot version {version!r}: this pyclient "
+                f"reads version {SNAPSHOT_VERSION}. Delete the saved thread (`await store.delete(key)`)."
+            )
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise LocalProtocolError(
+                f"Cannot restore thread {data.get('thread_id')!r}: its snapshot is damaged "
+                f"({exc.error_count()} error(s): {exc.errors()[0]['msg']} at "
+                f"{'.'.join(str(p) for p in exc.errors()[0]['loc'])}). Delete the saved thread "
+                "(`await store.delete(key)`)."
+            ) from None
+
+    def dump(self) -> dict[str, Any]:
+        """The snapshot as JSON data for a store (`Snapshot.load` reads it back)."""
+        return self.model_dump(mode="json")
