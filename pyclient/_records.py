@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ._lifecycle import TERMINAL, CallStatus
-from ._tools import ClientTool, ToolResult
+from ._results import ToolResult
+from ._tools import ClientTool
 
 if TYPE_CHECKING:
     from ag_ui.core import RunAgentInput

@@ -68,7 +68,8 @@ from ._lifecycle import CallStatusName, RunStatus
 from ._records import Call, RunEnd, RunHandlers, SendRequest, Step, WaitForActions
 from ._store import Store
 from ._stream import read_event_batches
-from ._tools import ClientTool, ToolResult, build_pending_schemas
+from ._results import ToolResult
+from ._tools import ClientTool, build_pending_schemas
 from ._transport import Request
 
 if TYPE_CHECKING:

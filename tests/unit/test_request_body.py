@@ -27,7 +27,8 @@ from pyclient._json import repair_all
 from pyclient._machine import PROTOCOL_VERSION, Conversation
 from pyclient._history import message_adapter
 from pyclient._records import Failed, Idle, RunHandlers, RunRequest, SendRequest, WaitForActions
-from pyclient._tools import ClientTool, ToolResult
+from pyclient._results import ToolResult
+from pyclient._tools import ClientTool
 from tests.unit.agui_streams import JSON_VALUES, budget, events, payload
 
 
