@@ -41,7 +41,8 @@ from ._lifecycle import CallStatusName, RunStatus
 from ._store import FileStore, MemoryStore, Store
 from ._listeners import ThreadEvent
 from ._thread import Thread
-from ._tools import ClientTool, ToolResult, client_tool
+from ._results import ToolResult
+from ._tools import ClientTool, client_tool
 from ._transport import HttpxTransport, MockTransport, Request, Transport
 
 __version__ = "0.1.0"

@@ -66,7 +66,8 @@ if TYPE_CHECKING:
     from ._abort import AbortSignal
     from ._records import Call
     from ._scopes import Registration
-    from ._tools import ClientTool, ToolResult
+    from ._results import ToolResult
+    from ._tools import ClientTool
 
 __all__ = ["Action", "Answers"]
 

@@ -42,7 +42,7 @@ from ._executions import Executions
 from ._json import JSONLimitError, loads
 from ._machine import Conversation
 from ._records import Call
-from ._tools import ToolResult
+from ._results import ToolResult
 
 __all__ = ["ThreadAnswers"]
 

@@ -16,7 +16,7 @@ from pyclient._calls import Calls
 from pyclient._history import History
 from pyclient._lifecycle import CallEvent
 from pyclient._records import Change
-from pyclient._tools import ToolResult
+from pyclient._results import ToolResult
 
 @client_tool
 def save_note(text: str) -> str:
@@ -44,7 +44,8 @@ from ._history import History
 from ._json import repair
 from ._lifecycle import CallEvent, CallStatus, next_call_status
 from ._records import Call, Change
-from ._tools import ClientTool, ToolResult
+from ._results import ToolResult
+from ._tools import ClientTool
 
 if TYPE_CHECKING:
     from ._scopes import Registration

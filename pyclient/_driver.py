@@ -47,7 +47,7 @@ from ._records import RunHandlers, SendRequest, Step, WaitForActions
 from ._scopes import Registration, ThreadScope
 from ._stream import read_event_batches
 from ._listeners import Listeners
-from ._tools import ToolResult
+from ._results import ToolResult
 from ._transport import Request, Transport
 
 __all__ = ["Driver", "Endpoint"]

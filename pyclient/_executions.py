@@ -41,7 +41,8 @@ from ._abort import AbortController, AbortSignal
 from ._errors import RunAborted
 from ._records import Call
 from ._platform import Platform
-from ._tools import ClientTool, ToolResult
+from ._results import ToolResult
+from ._tools import ClientTool
 
 __all__ = ["Executions"]
 

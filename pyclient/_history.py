@@ -227,9 +227,9 @@ class History:
         optional fields left out). Each message is serialized once, the first time a request
         carries it, and its JSON kept: ag-ui's serializer runs Python code for every model, so
         serializing the whole history for every request made a request's cost grow with the
-        thread (10x at 2,000 round trips). A message that changes afterwards (a text or a call
-        added to it, an echoed encrypted value, a message replaced by id or by a snapshot)
-        drops its JSON and every later message's (`_cut`), and is serialized again.
+        thread. A message that changes afterwards (a text or a call added to it, an echoed
+        encrypted value, a message replaced by id or by a snapshot) drops its JSON and every
+        later message's (`_cut`), and is serialized again.
 
         Raises:
             pydantic_core.PydanticSerializationError: a message cannot be written as JSON (a

@@ -71,7 +71,8 @@ from ._records import (
     Step,
     WaitForActions,
 )
-from ._tools import ClientTool, ToolResult
+from ._results import ToolResult
+from ._tools import ClientTool
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
     from ag_ui.core import Context, Message, TextMessageContentEvent, ToolCall, ToolMessage, UserMessage

@@ -31,7 +31,7 @@ from ._lifecycle import WAITING_FOR_USER, CallStatusName
 from ._machine import Conversation
 from ._parts import ToolPart, decode_output, part_state
 from ._records import Call
-from ._tools import ToolResult
+from ._results import ToolResult
 
 __all__ = ["tool_part", "tool_parts"]
 

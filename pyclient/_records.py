@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ._lifecycle import TERMINAL, CallStatus
 from ._listeners import ChangeKind
-from ._tools import ClientTool, ToolResult
+from ._results import ToolResult
+from ._tools import ClientTool
 
 if TYPE_CHECKING:
     from ag_ui.core import RunAgentInput

@@ -33,7 +33,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ._errors import LocalProtocolError
 from ._lifecycle import CallStatus, RunState
 from ._records import Call
-from ._tools import ClientTool, ToolResult
+from ._results import ToolResult
+from ._tools import ClientTool
 
 __all__ = ["SNAPSHOT_VERSION", "SavedCall", "SavedResult", "Snapshot"]
 

@@ -42,9 +42,9 @@ async def read_event_batches(transport: Transport, request: Request,
     """Send `request` through `transport` and yield its AG-UI events, an iterator per chunk that completed any.
 
     Each iterator decodes its events as it is iterated, so an event is alive while it is
-    applied and no longer: 750 events of a chunk held at once would reach the garbage
-    collector's older generations, which tripled the cost of a long answer. An event that
-    does not decode raises when it is reached, after the events before it.
+    applied and no longer: a chunk's events held at once would survive into the garbage
+    collector's older generations, whose collections a long answer then pays for again and
+    again. An event that does not decode raises when it is reached, after the events before it.
 
     Raises:
         TransportError: from the transport (HTTP status, connection failure or drop).

@@ -1,9 +1,10 @@
 """`@client_tool` turns a Python function into a `ClientTool` an AG-UI agent can call.
 
 The tool's JSON Schema comes from the function's type hints (see `pyclient._schema`); its
-`execute()` validates the model's arguments, runs the handler with a timeout and an abort
-signal, and encodes the result as the text of the AG-UI tool message. Nothing here touches
-the browser: the same code runs in Pyodide and on CPython.
+`execute()` validates the model's arguments against it, runs the handler with a timeout and
+an abort signal (`pyclient._invoke`), and encodes the result as the text of the AG-UI tool
+message (`pyclient._results`). Nothing here touches the browser: the same code runs in
+Pyodide and on CPython.
 
 Decorating reads the signature only; the pydantic model and the JSON Schemas are built on
 first need (`tool.parameters`, `tool.output_schema`, `to_agui_tool()`, validating a call,
@@ -30,66 +31,35 @@ print(result.error)                       # Invalid arguments for tool 'add': ..
 
 from __future__ import annotations
 
-import asyncio
 import copy
-import inspect
-import json
 import logging
 import math
 import re
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
-from pydantic_core import ValidationError, to_json
+from pydantic_core import ValidationError
 
-from ._abort import AbortController, AbortSignal
-from ._context import ToolContext
+from ._abort import AbortSignal
 from ._errors import ConfigurationError, RunAborted, ToolError
+from ._invoke import decode_arguments, run_handler
+from ._results import ToolResult, encode_returned, encode_submitted
 from ._schema import ToolSchema, build_tool_schema, describe_validation_error
-from ._json import JSONLimitError, loads
 
 if TYPE_CHECKING:
     from ag_ui.core import Tool
 
-__all__ = ["ClientTool", "ToolResult", "build_pending_schemas", "client_tool"]
+__all__ = ["ClientTool", "build_pending_schemas", "client_tool"]
 
 logger = logging.getLogger("pyclient")
 
 # What the major model APIs accept as a function name (OpenAI, Anthropic, Gemini).
 TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """The outcome of one tool call, ready for an AG-UI tool message.
-
-    Attributes:
-        content: the tool message's `content`.
-        error: the failure message, or None on success. On failure `content` holds the same
-            text, because servers drop the `error` field and the model must still see why.
-    """
-
-    content: str
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when the call succeeded."""
-        return self.error is None
-
-    @classmethod
-    def success(cls, content: str) -> ToolResult:
-        """A successful result with `content`."""
-        return cls(content=content)
-
-    @classmethod
-    def failure(cls, message: str) -> ToolResult:
-        """A failed result whose content and error are both `message`."""
-        return cls(content=message, error=message)
 
 
 class _Given(Enum):
@@ -274,53 +244,14 @@ class ClientTool:
             ConfigurationError: the first need of a schema that cannot be built (a hint with
                 no JSON Schema).
         """
-        data = self._decode(arguments)
+        data = decode_arguments(self.name, arguments)
         try:
             return self.schema.validate(data)
         except ValidationError as exc:
-            raise ToolError(
-                describe_validation_error(
-                    exc,
-                    data,
-                    heading=f"Invalid arguments for tool {self.name!r}:",
-                    footer=f"Call {self.name!r} again with arguments that match its parameters schema.",
-                )
-            ) from None
-
-    def _decode(self, arguments: str | bytes | Mapping[str, Any] | None) -> dict[str, Any]:
-        if arguments is None:
-            return {}
-        if isinstance(arguments, Mapping):
-            return dict(arguments)
-        if isinstance(arguments, (bytes, bytearray)):
-            arguments = arguments.decode("utf-8", errors="replace")
-        if not isinstance(arguments, str):
-            raise ToolError(
-                f"The arguments of tool {self.name!r} must be a JSON object, received "
-                f"{type(arguments).__name__}. Call {self.name!r} again with a JSON object."
-            )
-        if not arguments.strip():
-            return {}
-        try:
-            data = loads(arguments)
-        except JSONLimitError as exc:
-            raise ToolError(
-                f"The arguments of tool {self.name!r} were not read ({len(arguments)} characters): {exc} "
-                f"Call {self.name!r} again with flat arguments that match its parameters schema."
-            ) from None
-        except json.JSONDecodeError as exc:
-            excerpt = arguments if len(arguments) <= 80 else arguments[:79] + "…"
-            raise ToolError(
-                f"The arguments of tool {self.name!r} are not valid JSON ({exc.msg} at line "
-                f"{exc.lineno} column {exc.colno}): {excerpt}\n"
-                f"Call {self.name!r} again with its arguments as one JSON object."
-            ) from None
-        if not isinstance(data, dict):
-            raise ToolError(
-                f"The arguments of tool {self.name!r} must be a JSON object, received "
-                f"{_json_type(data)}. Call {self.name!r} again with a JSON object of its parameters."
-            )
-        return data
+            raise ToolError(describe_validation_error(
+                exc, data, heading=f"Invalid arguments for tool {self.name!r}:",
+                footer=f"Call {self.name!r} again with arguments that match its parameters schema.",
+            )) from None
 
     async def execute(
         self,
@@ -333,14 +264,11 @@ class ClientTool:
     ) -> ToolResult:
         """Validate the arguments, run the handler and encode its result.
 
-        An `async def` handler runs as an asyncio task and is awaited. A plain `def` handler
-        is called inline on the event loop: Pyodide has no threads, so it blocks the page
-        while it runs; keep it short or make it `async def`. `timeout_s` cancels an async
-        handler at its next `await`; it cannot interrupt a plain `def`, whose result is used
-        once it returns.
-
-        The handler's `ToolContext` carries a signal of its own, which aborts with reason
-        "timeout" on timeout and with the external signal's reason when `signal` aborts.
+        The handler runs through `pyclient._invoke.run_handler`: an `async def` as an asyncio
+        task, a plain `def` inline on the event loop (Pyodide has no threads: it blocks the
+        page while it runs, and `timeout_s` cannot interrupt it). The handler's `ToolContext`
+        carries a signal of its own, which aborts with reason "timeout" on timeout and with
+        the external signal's reason when `signal` aborts.
 
         Args:
             arguments: the model's arguments (JSON text or a mapping; None/"" mean `{}`).
@@ -366,102 +294,15 @@ class ClientTool:
             kwargs = self.validate_arguments(arguments)
         except ToolError as exc:
             return ToolResult.failure(str(exc))
-
-        # The handler's own signal (it also aborts on timeout), mirrored to JS like the caller's.
-        controller = signal.new_controller() if signal is not None else AbortController()
-        context = ToolContext(signal=controller.signal, tool_call_id=tool_call_id, thread_id=thread_id)
-        loop = asyncio.get_running_loop()
-        if not inspect.iscoroutinefunction(self.handler):
-            # A plain def runs inline: nothing can interrupt it anyway, and a task of its own
-            # cost the follow-up request three more turns of the event loop (each a browser
-            # task in the page). An awaitable it returns is awaited in a task, as below.
-            try:
-                value = self._invoke(kwargs, context, signal)
-            except Exception as exc:
-                return self._failure(exc)
-            if signal is not None and signal.aborted:  # the handler stopped its own call
-                controller.abort(signal.reason)
-                raise RunAborted(signal.reason)
-            if not inspect.isawaitable(value):
-                return self._success(value, convert)
-            task = loop.create_task(_awaited(self.name, value))
-        else:
-            task = loop.create_task(self._call(kwargs, context, signal))
-        external: asyncio.Future[Any] = loop.create_future()
-
-        def on_external_abort(reason: Any) -> None:
-            # The handler's own signal aborts below, as its task is cancelled (so a fetch in it
-            # ends with CancelledError); a task not started yet checks `signal` itself (`_call`).
-            if not external.done():
-                external.set_result(reason)
-
-        remove = signal.on_abort(on_external_abort) if signal is not None else None
-        try:
-            await asyncio.wait({task, external}, timeout=self.timeout_s, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            # Whoever awaits execute() was cancelled: the handler must not outlive it. Its
-            # signal says why the caller gave up when the caller said so first.
-            controller.abort(external.result() if external.done() else "cancelled")
-            external.cancel()
-            await _cancel_and_wait(task)
-            raise
-        finally:
-            if remove is not None:
-                remove()
-
-        # The external abort wins over a result that arrived in the same turn: the caller
-        # has moved on and will not send it.
-        if external.done():
-            reason = external.result()
-            controller.abort(reason)
-            await _cancel_and_wait(task)
-            raise RunAborted(reason)
-        external.cancel()
-        if task.done():
-            return self._outcome(task, convert)
-        controller.abort("timeout")
-        await _cancel_and_wait(task)
-        return ToolResult.failure(f"Tool {self.name!r} timed out after {self.timeout_s:g} s")
-
-    async def _call(self, kwargs: dict[str, Any], context: ToolContext, signal: AbortSignal | None) -> Any:
-        # This task's first step may come in the loop turn after a stop or an unmount: it must
-        # not start a handler whose result nobody will send (`_invoke` checks).
-        result = self._invoke(kwargs, context, signal)
-        try:
-            # A plain def may still return an awaitable (a coroutine from a helper, a Future).
-            if inspect.isawaitable(result):
-                result = await result
-        except (KeyboardInterrupt, SystemExit) as exc:
-            raise _stopping(self.name, exc) from exc
-        return result
-
-    def _invoke(self, kwargs: dict[str, Any], context: ToolContext, signal: AbortSignal | None) -> Any:
-        """Call the handler with the validated arguments (and its context); what it returned."""
         schema = self.schema
-        if signal is not None:
-            signal.throw_if_aborted()
         args = [kwargs.pop(name) for name, _ in schema.fields if name in schema.positional_only]
-        if schema.context_parameter is not None:
-            kwargs[schema.context_parameter] = context
-        try:
-            return self.handler(*args, **kwargs)
-        except (KeyboardInterrupt, SystemExit) as exc:
-            raise _stopping(self.name, exc) from exc
+        return await run_handler(
+            self.handler, args, kwargs, tool_name=self.name, encode=partial(self._converted, convert=convert),
+            context_parameter=schema.context_parameter, timeout_s=self.timeout_s, tool_call_id=tool_call_id,
+            thread_id=thread_id, signal=signal,
+        )
 
-    def _outcome(self, task: asyncio.Task[Any], convert: Callable[[Any], Any] | None = None) -> ToolResult:
-        if task.cancelled():
-            return ToolResult.failure(f"Tool {self.name!r} was cancelled before it finished")
-        exc = task.exception()
-        if exc is not None:
-            return self._failure(exc)
-        return self._success(task.result(), convert)
-
-    def _failure(self, exc: BaseException) -> ToolResult:
-        # The model gets the message; the page author gets the traceback in the console.
-        logger.warning("pyclient: tool %r raised %s: %s", self.name, type(exc).__name__, exc, exc_info=exc)
-        return ToolResult.failure(str(exc) or type(exc).__name__)
-
-    def _success(self, value: Any, convert: Callable[[Any], Any] | None) -> ToolResult:
+    def _converted(self, value: Any, convert: Callable[[Any], Any] | None) -> ToolResult:
         if convert is not None:
             try:
                 value = convert(value)
@@ -483,15 +324,7 @@ class ClientTool:
             A successful `ToolResult`, or a failed one saying why the value does not match the
             output schema or cannot be written as JSON.
         """
-        try:
-            return ToolResult.success(self._encode(
-                value,
-                heading=f"Tool {self.name!r} returned a result that does not match its output schema:",
-                footer="The tool's handler returned the wrong shape; repeating the same call will not help.",
-                unwritable="The tool failed; its handler should return JSON-compatible data.",
-            ))
-        except ToolError as exc:
-            return ToolResult.failure(str(exc))
+        return encode_returned(self.name, value, self.schema.output_adapter)
 
     def submitted_result(self, value: Any) -> ToolResult:
         """Encode an output the page submits for a call (`action.submit(output)`), like `encode_result`.
@@ -501,72 +334,7 @@ class ClientTool:
                 JSON-compatible; the message says which field and what to submit instead.
                 Nothing is answered: the call keeps waiting for a valid output.
         """
-        return ToolResult.success(self._encode(
-            value,
-            heading=f"The output submitted for tool {self.name!r} does not match its output schema:",
-            footer=f"Submit an output that matches the return type of {self.name!r}; the call keeps waiting.",
-            unwritable="Submit JSON-compatible data (dicts, lists, str, numbers, pydantic models).",
-            verb="was given",
-        ))
-
-    def _encode(self, value: Any, *, heading: str, footer: str, unwritable: str, verb: str = "returned") -> str:
-        adapter = self.schema.output_adapter
-        if adapter is not None:
-            try:
-                value = adapter.validate_python(value)
-            except ValidationError as exc:
-                raise ToolError(describe_validation_error(exc, value, heading=heading, footer=footer,
-                                                          root="(result)")) from None
-        if isinstance(value, str):
-            return value
-        if value is None:
-            return ""
-        try:
-            encoded = adapter.dump_json(value) if adapter is not None else to_json(value)
-        except Exception as exc:  # PydanticSerializationError, or a serializer that raised
-            raise ToolError(
-                f"Tool {self.name!r} {verb} a `{type(value).__name__}` value that cannot be written as "
-                f"JSON ({exc}). {unwritable}"
-            ) from None
-        return encoded.decode()
-
-
-async def _cancel_and_wait(task: asyncio.Task[Any]) -> None:
-    """Cancel `task` and wait until it has finished, so its `finally` blocks have run."""
-    task.cancel()
-    await asyncio.wait({task})
-    if not task.cancelled():
-        task.exception()  # retrieve it, so asyncio does not log "exception never retrieved"
-
-
-def _stopping(name: str, exc: BaseException) -> ToolError:
-    # Raised out of a task (or inline) they would stop the whole event loop (every thread,
-    # the page): the call fails instead.
-    return ToolError(
-        f"Tool {name!r} raised {type(exc).__name__}"
-        + (f"({exc})" if str(exc) else "")
-        + ": a handler cannot stop the program. Return a result or raise an exception."
-    )
-
-
-async def _awaited(name: str, value: Awaitable[Any]) -> Any:
-    """What a plain def's returned awaitable (a coroutine from a helper, a Future) gives."""
-    try:
-        return await value
-    except (KeyboardInterrupt, SystemExit) as exc:
-        raise _stopping(name, exc) from exc
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return "null" if value is None else type(value).__name__
+        return encode_submitted(self.name, value, self.schema.output_adapter)
 
 
 def _check_options(
@@ -600,23 +368,13 @@ def _check_options(
             f"render for tool {name!r} must be callable, got {type(render).__name__}. "
             "Pass a function that renders the call, or None."
         )
-    if not isinstance(requires_approval, bool):
-        raise ConfigurationError(
-            f"requires_approval for tool {name!r} must be True or False, got {requires_approval!r}. "
-            "Pass a bool."
-        )
-    if not isinstance(render_only, bool):
-        raise ConfigurationError(
-            f"render_only for tool {name!r} must be True or False, got {render_only!r}. Pass a bool."
-        )
-    if not isinstance(idempotent, bool):
-        raise ConfigurationError(
-            f"idempotent for tool {name!r} must be True or False, got {idempotent!r}. Pass a bool."
-        )
-    if not isinstance(server_declared, bool):
-        raise ConfigurationError(
-            f"server_declared for tool {name!r} must be True or False, got {server_declared!r}. Pass a bool."
-        )
+    flags = {"requires_approval": requires_approval, "render_only": render_only, "idempotent": idempotent,
+             "server_declared": server_declared}
+    for option, value in flags.items():
+        if not isinstance(value, bool):
+            raise ConfigurationError(
+                f"{option} for tool {name!r} must be True or False, got {value!r}. Pass a bool."
+            )
     if render_only and (requires_approval or timeout_s is not None):
         option = "requires_approval=True" if requires_approval else f"timeout_s={timeout_s!r}"
         raise ConfigurationError(

@@ -1,8 +1,10 @@
 """Transports: how a run's HTTP request is sent and its response body streamed back as bytes.
 
 One small interface, as in httpx: subclass `Transport` and implement `stream()`. The run
-loop (`pyclient._run`) is the same above every transport: `HttpxTransport` on CPython,
-the fetch transport in the page (`pyclient.browser`), `MockTransport` in tests.
+loop (`Thread`, reading the events through `pyclient._stream`) is the same above every
+transport: `HttpxTransport` on CPython, the fetch transport in the page (`pyclient.browser`),
+`MockTransport` in tests. Every transport raises the same errors, worded once here
+(`http_error`, `connection_failed`, `connection_dropped`).
 
 ```python
 import asyncio
@@ -112,6 +114,32 @@ def http_error(request: Request, status: int, body: str) -> TransportError:
         fix = "see the server's log for the cause"
     message = f"The agent at {request.url} answered HTTP {status}: {excerpt or '(empty body)'}. Fix: {fix}."
     return TransportError(message, status=status, body=excerpt)
+
+
+def connection_failed(request: Request, cause: str, *, before_response: bool = False) -> TransportError:
+    """The `TransportError` every transport raises when its request fails (no server, a refused
+    or dead connection, a CORS refusal), to be raised `from` the cause.
+
+    Args:
+        request: the request that failed.
+        cause: what the lower layer said (`"ConnectError: ..."`).
+        before_response: the connection was open and broke while the response was awaited
+            (a pooled connection the server had closed).
+    """
+    when = " before a response arrived" if before_response else ""
+    return TransportError(
+        f"The request to {request.url} failed{when} ({cause}). Check that the agent server is "
+        "running and reachable; `await thread.run()` retries."
+    )
+
+
+def connection_dropped(request: Request, received: int, cause: str) -> TransportError:
+    """The `TransportError` every transport raises when the connection drops after `received`
+    bytes of the response body, to be raised `from` the cause."""
+    return TransportError(
+        f"The connection to {request.url} dropped after {received} bytes of the response "
+        f"({cause}). What arrived is kept; `await thread.run()` retries the run."
+    )
 
 
 # A MockTransport handler returns either a full response or an async iterator of chunks.
@@ -253,22 +281,12 @@ class HttpxTransport(Transport):
                     attempt += 1
                     logger.info("pyclient: retrying %s after %r on a pooled connection", request.url, exc)
                     continue
+                cause = f"{type(exc).__name__}: {exc}"
                 if received:
-                    raise TransportError(
-                        f"The connection to {request.url} dropped after {received} bytes of the "
-                        f"response ({type(exc).__name__}: {exc}). What arrived is kept; "
-                        "`await thread.run()` retries the run."
-                    ) from exc
-                raise TransportError(
-                    f"The connection to {request.url} failed before a response arrived "
-                    f"({type(exc).__name__}: {exc}). Check that the agent server is running; "
-                    "`await thread.run()` retries."
-                ) from exc
+                    raise connection_dropped(request, received, cause) from exc
+                raise connection_failed(request, cause, before_response=True) from exc
             except httpx.HTTPError as exc:
-                raise TransportError(
-                    f"The request to {request.url} failed ({type(exc).__name__}: {exc}). Check "
-                    "that the agent server is running and reachable; `await thread.run()` retries."
-                ) from exc
+                raise connection_failed(request, f"{type(exc).__name__}: {exc}") from exc
 
 
 async def _read_excerpt(response: httpx.Response) -> str:

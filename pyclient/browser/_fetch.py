@@ -24,8 +24,8 @@ import js
 from pyodide.ffi import to_js
 
 from .._abort import AbortSignal
-from .._errors import RunAborted, TransportError
-from .._transport import BODY_EXCERPT, Request, Transport, http_error
+from .._errors import RunAborted
+from .._transport import BODY_EXCERPT, Request, Transport, connection_dropped, connection_failed, http_error
 
 __all__ = ["FetchTransport"]
 
@@ -60,10 +60,7 @@ class FetchTransport(Transport):
         if _failed(response):
             if signal.aborted:
                 raise RunAborted(signal.reason)
-            raise TransportError(
-                f"The request to {request.url} failed ({_describe(response)}). Check that the "
-                "agent server is running and reachable; `await thread.run()` retries."
-            )
+            raise connection_failed(request, _describe(response))
         if not response.ok:
             text = await _text_or_empty(response)
             raise http_error(request, int(response.status), text[: BODY_EXCERPT * 4])
@@ -77,11 +74,7 @@ class FetchTransport(Transport):
                 if _failed(chunk):
                     if signal.aborted:
                         raise RunAborted(signal.reason)
-                    raise TransportError(
-                        f"The connection to {request.url} dropped after {received} bytes of the "
-                        f"response ({_describe(chunk)}). What arrived is kept; "
-                        "`await thread.run()` retries the run."
-                    )
+                    raise connection_dropped(request, received, _describe(chunk))
                 if chunk.done:
                     finished = True
                     return

@@ -32,7 +32,7 @@ from pyclient._lifecycle import (
     next_call_status,
     next_run_state,
 )
-from pyclient._tools import ToolResult
+from pyclient._results import ToolResult
 
 
 @client_tool

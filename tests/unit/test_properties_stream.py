@@ -30,7 +30,7 @@ from pyclient._errors import RemoteProtocolError
 from pyclient._events import decode_event
 from pyclient._machine import Conversation
 from pyclient._records import Failed, Idle, RunHandlers, SendRequest, WaitForActions
-from pyclient._tools import ToolResult
+from pyclient._results import ToolResult
 from tests.unit.agui_streams import ADVERTISED, Stream, budget, events, payload, streams
 
 HOLD_TURNS = 2_000

@@ -28,7 +28,8 @@ from pyclient._history import PROTOCOL_VERSION
 from pyclient._machine import Conversation
 from pyclient._entries import message_adapter
 from pyclient._records import Failed, Idle, RunHandlers, RunRequest, SendRequest, WaitForActions
-from pyclient._tools import ClientTool, ToolResult
+from pyclient._results import ToolResult
+from pyclient._tools import ClientTool
 from tests.unit.agui_streams import JSON_VALUES, budget, events, payload
 
 

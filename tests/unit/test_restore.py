@@ -18,7 +18,7 @@ from pyclient._lifecycle import (
     CallStatus,
     RunState,
 )
-from pyclient._tools import ToolResult
+from pyclient._results import ToolResult
 from tests.unit.test_machine import call_events, delete_all, registration, run, save_note, tool_messages
 
 
