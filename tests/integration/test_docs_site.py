@@ -5,7 +5,7 @@ fixture; a few seconds), then:
 
 - every page of the nav is in the output, and every Markdown file of docs/ is in the nav;
 - each API page has an anchor for every name in its module's `__all__` (read with `ast`, as
-  griffe reads the source: `pyclient.browser.toolkit` imports `js`), so a public name that
+  griffe reads the source: the toolkit's modules import `js`), so a public name that
   loses its docstring or its export shows here;
 - the guides quote real code: the testing guide holds the example project's files;
 - no page loads anything from another host: no remote `<script src>`, `<link href>`,
@@ -34,7 +34,7 @@ DOCS = ROOT / "docs"
 API_PAGES = {
     "reference/pyclient.md": ("pyclient", "pyclient/__init__.py"),
     "reference/browser.md": ("pyclient.browser", "pyclient/browser/__init__.py"),
-    "reference/toolkit.md": ("pyclient.browser.toolkit", "pyclient/browser/toolkit.py"),
+    "reference/toolkit.md": ("pyclient.browser.toolkit", "pyclient/browser/toolkit/__init__.py"),
     "reference/testing.md": ("pyclient.testing", "pyclient/testing/__init__.py"),
     "reference/server.md": ("pyclient.server", "pyclient/server/__init__.py"),
 }
