@@ -39,18 +39,14 @@ def imported_modules(tree: ast.AST, *, top_level_only: bool) -> set[str]:
     return names
 
 
-def runtime_imports(module: str) -> set[str]:
-    """The pyclient modules `module` imports when it runs (function-level imports included,
-    `if TYPE_CHECKING:` blocks left out: they never run)."""
+def imports(module: str) -> set[str]:
+    """The pyclient modules `module` imports: at the top, inside functions, and under
+    `if TYPE_CHECKING:` (a type-only import is a dependency too: a reader follows it)."""
     tree = ast.parse(source(module).read_text())
     package = module if source(module).name == "__init__.py" else module.rpartition(".")[0]
     edges: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
-            for child in node.orelse:
-                visit(child)
-            return
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package.split(".")
             base = base[: len(base) - (node.level - 1)]
@@ -83,7 +79,7 @@ def test_no_browser_imports(module):
 
 def test_only_the_environment_module_reaches_the_browser_package():
     reach = {module for module in ALL_MODULES if not module.startswith("pyclient.browser")
-             and any(target.startswith("pyclient.browser") for target in runtime_imports(module))}
+             and any(target.startswith("pyclient.browser") for target in imports(module))}
     assert reach == {"pyclient._environment"}
 
 
@@ -94,7 +90,7 @@ def test_the_machine_and_the_tables_do_no_io():
 
 
 def test_no_import_circles():
-    graph = {module: runtime_imports(module) for module in ALL_MODULES}
+    graph = {module: imports(module) for module in ALL_MODULES}
     assert graph["pyclient._thread"] >= {"pyclient._machine", "pyclient._scopes"}  # the walk sees edges
     cycles: list[list[str]] = []
     state: dict[str, str] = {}
