@@ -35,15 +35,16 @@ print(call.status, [c.kind for c in changes][:2])        # completed ['action', 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._errors import LocalProtocolError
 from ._entries import new_id
 from ._history import History
 from ._json import repair
-from ._lifecycle import CallEvent, CallStatus, next_call_status
-from ._records import Call, Change
+from ._lifecycle import RESTORE_CALL, RESTORE_IDEMPOTENT, CallEvent, CallStatus, next_call_status
+from ._records import Call, Change, RunRecord
 from ._results import ToolResult
 from ._tools import ClientTool
 
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
     from ._scopes import Registration
 
 __all__ = ["Calls"]
+
+logger = logging.getLogger("pyclient")
 
 
 class Calls(Mapping[str, Call]):
@@ -175,6 +178,66 @@ class Calls(Mapping[str, Call]):
         for call in cancelled:
             self.settle(call, CallEvent.CANCEL, ToolResult.failure(message))
         return cancelled
+
+    def pending_of(self, run: RunRecord, outcome: Any) -> list[Call]:
+        """The calls of the finished `run` that the client must answer; the others are moved
+        to `COMPLETED` as the server's (it handled them, or left them to another client).
+
+        `RUN_FINISHED.outcome.pendingToolCallIds` names them when the server does (pydantic-ai
+        for 1.0 clients); absent or empty means "every unanswered call of the run". A
+        malformed outcome (an `UnknownEvent`'s raw JSON: not a list, ids that are not strings)
+        names nothing; each id counts once however often it is repeated.
+        """
+        ids = outcome.get("pendingToolCallIds") if isinstance(outcome, dict) \
+            else getattr(outcome, "pending_tool_call_ids", None)
+        named = [i for i in ids if isinstance(i, str)] if isinstance(ids, (list, tuple)) else []
+        if named:
+            wanted = list(dict.fromkeys(self._all[i] for i in named if i in self._all))
+        else:
+            if ids:
+                logger.warning("pyclient: RUN_FINISHED.outcome.pendingToolCallIds is not a list of ids "
+                               "(%.100r); taking every unanswered call of the run as pending", ids)
+            wanted = run.calls
+        pending = [call for call in wanted
+                   if call.status is CallStatus.STREAMING and not self._history.is_answered(call.id)]
+        for call in run.calls:
+            if call.status is CallStatus.STREAMING and call not in pending:
+                self.move(call, CallEvent.SERVER_SIDE)
+        return pending
+
+    def dispatch(self, pending: list[Call], run: RunRecord) -> None:
+        """The finished run's client calls: each waits for a tool (`PENDING`), or is refused
+        (`REFUSE`, with a message naming what the run offered) when no tool of the run has its name."""
+        for call in pending:
+            self._history.attach(call.id)
+            tool = run.tool(call.name)
+            if tool is None:
+                names = ", ".join(run.tool_names()) or "none"
+                self.settle(call, CallEvent.REFUSE, ToolResult.failure(
+                    f"Tool {call.name!r} is not available in this thread: it was not among the tools "
+                    f"sent with this run nor a tool of the agent this client serves (available: {names}). "
+                    "Call one of those instead."
+                ))
+            else:
+                call.tool = tool
+                self.move(call, CallEvent.PENDING)
+
+    def apply_restore_rules(self, idempotent: set[str]) -> None:
+        """Restored calls: what was in flight when the page died becomes what
+        `pyclient._lifecycle.RESTORE_CALL` says (`RESTORE_IDEMPOTENT` for the ids in `idempotent`)."""
+        for call in self._all.values():
+            event = RESTORE_CALL[call.status]
+            if event is CallEvent.INTERRUPT:
+                call.approved_for = call.tool  # it was approved (or needed no approval) before it ran
+                if call.id in idempotent:
+                    event = RESTORE_IDEMPOTENT
+            if event is CallEvent.CANCEL:
+                self.settle(call, event, ToolResult.failure(
+                    "Not run: the page was reloaded while the run was streaming this call."
+                ), message=self._history.tool_call(call.id) is not None)
+            elif event is not None:
+                self.move(call, event)
+                call.registration = None
 
     def _executing(self, call: Call) -> None:
         call.execution += 1

@@ -21,15 +21,16 @@ print(message.content, message.tool_calls[0].function.arguments)   # Hello {"tex
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._json import repair
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
-    from ag_ui.core import Message, ToolCall
+    from ag_ui.core import Context, Message, ToolCall
     from pydantic import TypeAdapter
 
-__all__ = ["TEXT_ROLES", "CallEntry", "MessageEntry", "message_adapter", "new_id"]
+__all__ = ["TEXT_ROLES", "CallEntry", "MessageEntry", "as_contexts", "as_message", "message_adapter", "new_id"]
 
 # The roles whose messages are assembled from streamed text.
 TEXT_ROLES = frozenset({"assistant", "user", "system", "developer", "reasoning"})
@@ -57,6 +58,23 @@ def message_adapter() -> TypeAdapter[Message]:
 
         _message_adapter = TypeAdapter(Message)
     return _message_adapter
+
+
+def as_message(message: Message | dict[str, Any]) -> Message:
+    """A message model from a model or its JSON form (camelCase or snake_case keys)."""
+    if isinstance(message, dict):
+        return message_adapter().validate_python(message)
+    return message
+
+
+def as_contexts(items: Iterable[Context | dict[str, str]]) -> list[Context]:
+    """`ag_ui.core.Context` items from models or `{"description", "value"}` dicts."""
+    items = list(items)
+    if not items:
+        return []  # the usual case: ag_ui.core is not needed yet
+    from ag_ui.core import Context
+
+    return [item if isinstance(item, Context) else Context(**item) for item in items]
 
 
 def new_id() -> str:

@@ -31,45 +31,23 @@ print(conversation.run_end.how)                # finished
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from pydantic import ValidationError
-from pydantic_core import PydanticSerializationError
-
 from ._calls import Calls
-from ._entries import message_adapter, new_id
+from ._entries import as_contexts, as_message, new_id
 from ._errors import CLOSED_HINT, FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
 from ._events import AGUIEvent, UnknownEvent, event_type, text_content_class
 from ._history import History
 from ._json import repair
 from ._lifecycle import (
-    RESTORE_CALL,
-    RESTORE_IDEMPOTENT,
-    RESTORE_RUN,
-    RUN_STATUS,
-    CallEvent,
-    CallStatus,
-    RunEvent,
-    RunState,
-    RunStatus,
-    next_run_state,
+    RESTORE_RUN, RUN_STATUS, CallEvent, CallStatus, RunEvent, RunState, RunStatus, next_run_state,
 )
 from ._listeners import ChangeKind
 from ._records import (
-    Call,
-    Change,
-    Failed,
-    Idle,
-    RunEnd,
-    RunHandlers,
-    RunRecord,
-    RunRequest,
-    SendRequest,
-    Step,
-    WaitForActions,
+    Call, Change, Failed, Idle, RunEnd, RunHandlers, RunRecord, RunRequest, SendRequest, Step, WaitForActions,
+    merge_changes,
 )
 from ._results import ToolResult
 from ._tools import ClientTool
@@ -77,7 +55,7 @@ from ._tools import ClientTool
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
     from ag_ui.core import Context, Message, TextMessageContentEvent, ToolCall, ToolMessage, UserMessage
 
-__all__ = ["DEFAULT_MAX_FOLLOW_UPS", "Conversation", "as_message"]
+__all__ = ["DEFAULT_MAX_FOLLOW_UPS", "Conversation"]
 
 DEFAULT_MAX_FOLLOW_UPS = 10
 
@@ -92,22 +70,6 @@ _MESSAGES = Change("messages")  # a text delta's change, queued once for a run o
 _BUSY = frozenset({RunState.STREAMING, RunState.ENDED, RunState.AWAITING_TOOLS})
 
 logger = logging.getLogger("pyclient")
-
-
-def _contexts(items: Iterable[Context | dict[str, str]]) -> list[Context]:
-    items = list(items)
-    if not items:
-        return []  # the usual case: ag_ui.core is not needed yet
-    from ag_ui.core import Context
-
-    return [item if isinstance(item, Context) else Context(**item) for item in items]
-
-
-def as_message(message: Message | dict[str, Any]) -> Message:
-    """A message model from a model or its JSON form (camelCase or snake_case keys)."""
-    if isinstance(message, dict):
-        return message_adapter().validate_python(message)
-    return message
 
 
 def _field(event: AGUIEvent, name: str) -> Any:
@@ -152,7 +114,7 @@ class Conversation:
         max_follow_ups: int = DEFAULT_MAX_FOLLOW_UPS,
     ) -> None:
         self.thread_id = thread_id
-        self.context = _contexts(context)
+        self.context = as_contexts(context)
         self.forwarded_props = forwarded_props
         self.max_follow_ups = max_follow_ups
         self.run_state = RunState.IDLE
@@ -183,11 +145,8 @@ class Conversation:
 
     @property
     def run_ended(self) -> bool:
-        """True once the request in flight has sent RUN_FINISHED or RUN_ERROR (state `ENDED`).
-
-        The driver stops reading then and calls `end_stream()`: a server that keeps the
-        connection open after the end of its run must not hold the run's tool calls back.
-        """
+        """True once the request in flight sent RUN_FINISHED or RUN_ERROR (state `ENDED`): the
+        driver reads no more (a server may hold the connection open) and calls `end_stream()`."""
         return self.run_state is RunState.ENDED
 
     @property
@@ -229,41 +188,19 @@ class Conversation:
         return self.calls.pending()
 
     def drain(self) -> list[Change]:
-        """What changed since the last `drain()`, oldest first; a kind (and call) once each."""
-        changes = self._changes
-        if not changes:
-            return []  # nothing: the common second call of a publish
-        self._changes = []
-        if len(changes) == 1 and changes[0].kind not in ("status", "state"):
-            return changes  # one text delta's "messages": nothing to merge or refresh
-        seen: set[tuple[str, Any]] = set()
-        unique = []
-        for change in changes:
-            key = (change.kind, change.payload if change.kind == "action" else None)
-            if key not in seen or change.kind == "error":
-                seen.add(key)
-                unique.append(change)
-        # A status or state change is published with the latest value.
-        return [Change(c.kind, self.run_status) if c.kind == "status"
-                else Change(c.kind, self.state) if c.kind == "state" else c for c in unique]
+        """What changed since the last `drain()`, oldest first; a kind (and call) once each,
+        a status or state change with the latest value (`pyclient._records.merge_changes`)."""
+        changes, self._changes = self._changes, []
+        return merge_changes(changes, self.run_status, self.state)
 
     # -- saving and restoring -----------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
         """The conversation as JSON data for a store (`pyclient._snapshot.Snapshot`); `restore()` reads it."""
-        from ._snapshot import SavedCall, Snapshot
+        from ._snapshot import Snapshot
 
-        try:
-            # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
-            # runs Python code per model: a save costs little more than the store's own write.
-            messages = json.loads(self._history.dump_json())
-        except PydanticSerializationError:  # a lone surrogate: Python mode writes it as it is
-            messages = [m.model_dump(mode="json", by_alias=True) for m in self._history.messages()]
-        return Snapshot.model_construct(
-            thread_id=self.thread_id, run_state=self.run_state, run_start=self.run.start, messages=messages,
-            state=self.state, calls=[SavedCall.of(call) for call in self.calls.values()],
-            interrupted=list(self.interrupted),
-        ).dump()
+        return Snapshot.of(thread_id=self.thread_id, run_state=self.run_state, run_start=self.run.start,
+                           history=self._history, calls=self.calls.values(), interrupted=self.interrupted).dump()
 
     @classmethod
     def from_snapshot(
@@ -307,14 +244,7 @@ class Conversation:
         from ._snapshot import Snapshot
 
         snapshot = Snapshot.load(data)
-        try:
-            history = History([as_message(m) for m in snapshot.messages], snapshot.state,
-                              on_call_started=self._call_started)
-        except (TypeError, ValueError, ValidationError) as exc:
-            raise LocalProtocolError(
-                f"Cannot restore thread {snapshot.thread_id!r}: its snapshot is damaged "
-                f"({type(exc).__name__}: {exc}). Delete the saved thread (`await store.delete(key)`)."
-            ) from None
+        history = snapshot.history(on_call_started=self._call_started)
         self.thread_id = snapshot.thread_id
         self._history = history
         self.calls = Calls(self.thread_id, history, self._call_changed)
@@ -322,30 +252,14 @@ class Conversation:
         self.run_state = RunState.IDLE if snapshot.run_state is RunState.CLOSED else snapshot.run_state
         self.run = RunRecord(start=snapshot.run_start)
         self.interrupted = list(snapshot.interrupted)
-        idempotent: set[str] = set()
-        for saved in snapshot.calls:
-            call = saved.call(tools)
+        calls, idempotent = snapshot.saved_calls(tools)
+        for call in calls:
             self.calls.add_saved(call)
-            if saved.is_idempotent(call.tool):
-                idempotent.add(call.id)
         self._apply_restore_rules(idempotent)
 
     def _apply_restore_rules(self, idempotent: set[str]) -> None:
         streaming = self.run_state in (RunState.STREAMING, RunState.ENDED)
-        calls = self.calls
-        for call in calls.values():
-            event = RESTORE_CALL[call.status]
-            if event is CallEvent.INTERRUPT:
-                call.approved_for = call.tool  # it was approved (or needed no approval) before it ran
-                if call.id in idempotent:
-                    event = RESTORE_IDEMPOTENT
-            if event is CallEvent.CANCEL:
-                calls.settle(call, event, ToolResult.failure(
-                    "Not run: the page was reloaded while the run was streaming this call."
-                ), message=self._history.tool_call(call.id) is not None)
-            elif event is not None:
-                calls.move(call, event)
-                call.registration = None
+        self.calls.apply_restore_rules(idempotent)
         if streaming:
             partial = [m.id for m in self._history.messages()[self.run.start:]
                        if m.role in ("assistant", "reasoning") and m.id not in self.interrupted]
@@ -353,7 +267,7 @@ class Conversation:
         run_event = RESTORE_RUN[self.run_state]
         if run_event is not None:
             self._transition(run_event)
-        for call in calls.values():
+        for call in self.calls.values():
             if call.status is not CallStatus.STREAMING:
                 self._changed("action", call.id)
         self._changed("messages")
@@ -497,49 +411,15 @@ class Conversation:
                 "`await thread.run()` retries."
             ))
             return
-        pending = self._pending_calls()
-        for call in run.calls:  # the server handled these (or left them to another client)
-            if call.status is CallStatus.STREAMING and call not in pending:
-                self.calls.move(call, CallEvent.SERVER_SIDE)
+        pending = self.calls.pending_of(run, _field(run.finished, "outcome"))
         if not pending:
             self._transition(RunEvent.FINISH_IDLE, RunEnd("finished", None, run.run_id))
             return
         if self._follow_ups >= self.max_follow_ups:
             self.fail(FollowUpLimitError(self._follow_ups, sorted({call.name for call in pending})))
             return
-        for call in pending:
-            self._history.attach(call.id)
-            tool = run.tool(call.name)
-            if tool is None:
-                names = ", ".join(run.tool_names()) or "none"
-                self.calls.settle(call, CallEvent.REFUSE, ToolResult.failure(
-                    f"Tool {call.name!r} is not available in this thread: it was not among the tools "
-                    f"sent with this run nor a tool of the agent this client serves (available: {names}). "
-                    "Call one of those instead."
-                ))
-            else:
-                call.tool = tool
-                self.calls.move(call, CallEvent.PENDING)
+        self.calls.dispatch(pending, run)
         self._transition(RunEvent.FINISH_PENDING)
-
-    def _pending_calls(self) -> list[Call]:
-        # RUN_FINISHED.outcome.pendingToolCallIds when the server names them (pydantic-ai does
-        # for 1.0 clients); absent or empty means "every unanswered call of the run". A
-        # malformed outcome (an UnknownEvent's raw JSON: not a list, ids that are not strings)
-        # names nothing; each id counts once however often it is repeated.
-        outcome = _field(self.run.finished, "outcome")
-        ids = outcome.get("pendingToolCallIds") if isinstance(outcome, dict) \
-            else getattr(outcome, "pending_tool_call_ids", None)
-        named = [i for i in ids if isinstance(i, str)] if isinstance(ids, (list, tuple)) else []
-        if named:
-            wanted = list(dict.fromkeys(self.calls[i] for i in named if i in self.calls))
-        else:
-            if ids:
-                logger.warning("pyclient: RUN_FINISHED.outcome.pendingToolCallIds is not a list of ids "
-                               "(%.100r); taking every unanswered call of the run as pending", ids)
-            wanted = self.run.calls
-        return [call for call in wanted
-                if call.status is CallStatus.STREAMING and not self._history.is_answered(call.id)]
 
     def next_step(self) -> Step:
         """What the driver does next; see the module docstring.

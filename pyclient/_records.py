@@ -44,6 +44,7 @@ __all__ = [
     "SendRequest",
     "Step",
     "WaitForActions",
+    "merge_changes",
 ]
 
 
@@ -205,3 +206,21 @@ class RunRecord:
     def tool_names(self) -> list[str]:
         """Every tool name a call of this run may use, sorted."""
         return sorted({*self.advertised, *self.declared})
+
+
+def merge_changes(changes: list[Change], status: Any, state: Any) -> list[Change]:
+    """`changes` with each kind (each call, for `"action"`) once, oldest first; every `"error"`
+    kept; a `"status"` or `"state"` change carrying `status` / `state` (the latest values)."""
+    if not changes:
+        return []  # nothing: the common second call of a publish
+    if len(changes) == 1 and changes[0].kind not in ("status", "state"):
+        return changes  # one text delta's "messages": nothing to merge or refresh
+    seen: set[tuple[str, Any]] = set()
+    unique = []
+    for change in changes:
+        key = (change.kind, change.payload if change.kind == "action" else None)
+        if key not in seen or change.kind == "error":
+            seen.add(key)
+            unique.append(change)
+    return [Change(c.kind, status) if c.kind == "status" else Change(c.kind, state) if c.kind == "state" else c
+            for c in unique]

@@ -25,12 +25,16 @@ print(snapshot.dump()["version"])                                       # 1
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import PydanticSerializationError
 
+from ._entries import as_message
 from ._errors import LocalProtocolError
+from ._history import History
 from ._lifecycle import CallStatus, RunState
 from ._records import Call
 from ._results import ToolResult
@@ -131,6 +135,21 @@ class Snapshot(_Saved):
     interrupted: list[str] = []
 
     @classmethod
+    def of(cls, *, thread_id: str, run_state: RunState, run_start: int, history: History, calls: Iterable[Call],
+           interrupted: Iterable[str]) -> Snapshot:
+        """The snapshot of a machine's parts, built without validating them (they are its own)."""
+        try:
+            # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
+            # runs Python code per model: a save costs little more than the store's own write.
+            messages = json.loads(history.dump_json())
+        except PydanticSerializationError:  # a lone surrogate: Python mode writes it as it is
+            messages = [m.model_dump(mode="json", by_alias=True) for m in history.messages()]
+        return cls.model_construct(
+            thread_id=thread_id, run_state=run_state, run_start=run_start, messages=messages, state=history.state,
+            calls=[SavedCall.of(call) for call in calls], interrupted=list(interrupted),
+        )
+
+    @classmethod
     def load(cls, data: object) -> Snapshot:
         """Read what a store returned.
 
@@ -153,6 +172,32 @@ class Snapshot(_Saved):
                 f"{'.'.join(str(p) for p in exc.errors()[0]['loc'])}). Delete the saved thread "
                 "(`await store.delete(key)`)."
             ) from None
+
+    def history(self, *, on_call_started: Callable[[str, str], None]) -> History:
+        """The saved messages and state as a `History`.
+
+        Raises:
+            LocalProtocolError: a saved message is not an AG-UI message.
+        """
+        try:
+            return History([as_message(m) for m in self.messages], self.state, on_call_started=on_call_started)
+        except (TypeError, ValueError, ValidationError) as exc:
+            raise LocalProtocolError(
+                f"Cannot restore thread {self.thread_id!r}: its snapshot is damaged "
+                f"({type(exc).__name__}: {exc}). Delete the saved thread (`await store.delete(key)`)."
+            ) from None
+
+    def saved_calls(self, tools: Mapping[str, ClientTool]) -> tuple[list[Call], set[str]]:
+        """The saved calls in their saved statuses, and the ids of those that may run again by
+        themselves (an idempotent tool's)."""
+        calls: list[Call] = []
+        idempotent: set[str] = set()
+        for saved in self.calls:
+            call = saved.call(tools)
+            calls.append(call)
+            if saved.is_idempotent(call.tool):
+                idempotent.add(call.id)
+        return calls, idempotent
 
     def dump(self) -> dict[str, Any]:
         """The snapshot as JSON data for a store (`Snapshot.load` reads it back)."""
