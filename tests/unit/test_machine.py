@@ -318,3 +318,57 @@ def test_server_side_calls_and_their_results():
         ToolCallResultEvent(message_id="r1", tool_call_id="s1", content="found"), tools=[save_note])
     assert conversation.calls["s1"].status is CallStatus.COMPLETED and conversation.calls["s1"].result.content == "found"
     assert conversation.run_status == "idle"
+
+
+# -- how a run ends ------------------------------------------------------------------------------
+
+
+def test_run_finished_is_the_ended_state_until_the_stream_is_closed():
+    conversation = Conversation("t1")
+    conversation.add_user_message("hi")
+    request = conversation.start_run([])
+    conversation.receive(RunStartedEvent(thread_id="t1", run_id=request.run_id))
+    assert conversation.run_state is RunState.STREAMING and not conversation.run_ended
+    assert conversation.receive(RunFinishedEvent(thread_id="t1", run_id=request.run_id)) is True
+    assert conversation.run_state is RunState.ENDED and conversation.run_ended and conversation.run_status == "running"
+    assert conversation.run_end is None                        # not over until the stream is closed
+    with pytest.raises(LocalProtocolError, match="No next step in run state ENDED"):
+        conversation.next_step()
+    conversation.end_stream()
+    assert conversation.run_state is RunState.IDLE and conversation.run_end.how == "finished"
+    assert conversation.run_end.run_id == request.run_id and conversation.run_end.reason is None
+
+
+def test_a_run_finished_without_run_finished_fails_and_says_why():
+    conversation = Conversation("t1")
+    conversation.add_user_message("hi")
+    conversation.start_run([])
+    conversation.end_stream("http://agent.test/agent")
+    assert conversation.run_state is RunState.ERROR and conversation.run_end.how == "failed"
+    assert "ended before RUN_FINISHED" in conversation.run_end.reason
+
+
+@pytest.mark.parametrize("end, how, reason", [
+    (lambda c: c.stop("the user clicked Stop"), "stopped", "the user clicked Stop"),
+    (lambda c: c.close("page closed"), "closed", "page closed"),
+    (lambda c: c.fail(RuntimeError("boom")), "failed", "boom"),
+])
+def test_how_a_turn_ended_is_the_machines_word(end, how, reason):
+    conversation = Conversation("t1")
+    conversation.add_user_message("hi")
+    run(conversation, *call_events("c1", "save_note", {"key": "k"}))
+    assert conversation.run_end is None                        # the follow-up is still to come
+    end(conversation)
+    assert (conversation.run_end.how, conversation.run_end.reason) == (how, reason)
+    conversation.stop("again")                                 # stopping an idle thread changes nothing
+    assert conversation.run_end.how == how
+
+
+def test_a_new_run_clears_how_the_last_one_ended():
+    conversation = Conversation("t1")
+    conversation.add_user_message("hi")
+    run(conversation)
+    assert conversation.run_end.how == "finished"
+    conversation.add_user_message("again")
+    conversation.start_run([])
+    assert conversation.run_end is None
