@@ -166,9 +166,17 @@ class Driver:
 
     # -- turns -----------------------------------------------------------------------------
 
-    def resume(self) -> None:
-        """A restored thread's finished run still has calls to answer: answer them, send the follow-up."""
-        self._resuming = asyncio.ensure_future(self._resume())
+    def restored(self, read_only: bool) -> None:
+        """A saved conversation was restored: tell the listeners; a finished run whose calls still
+        wait is resumed (its calls answered again, its follow-up sent), unless another tab holds it."""
+        if read_only:
+            self._machine.drain()  # nothing to save or resume here; listeners learn of the history
+            self._publisher.notify("messages")
+            self._publisher.notify("status", self._machine.run_status)
+            return
+        self._publisher.publish()
+        if self._machine.busy:
+            self._resuming = asyncio.ensure_future(self._resume())
 
     async def _resume(self) -> None:
         self.serve_unavailable()

@@ -154,7 +154,8 @@ class Thread:
         self._persistence: Persistence | None = None
         if kept is not None:
             self._persistence = Persistence(kept, f"{agent.name}/{machine.thread_id}", machine, platform,
-                                            self._publisher, self.registered_tools, self._loaded)
+                                            self._publisher, self.registered_tools,
+                                            lambda restored: driver.restored(self.read_only) if restored else None)
         driver = self._driver = Driver(machine, self.scope, agent, platform, executions, answers, self._publisher,
                                        self._listeners, self._persistence.saved if self._persistence else None)
         self._unmount: Callable[[], None] | None = None
@@ -234,18 +235,6 @@ class Thread:
         if self._persistence is None:
             return False
         return await self._persistence.restore()
-
-    def _loaded(self, restored: bool) -> None:
-        if not restored:
-            return
-        if self.read_only:
-            self._machine.drain()  # nothing to save here; listeners learn of the history below
-            self._publisher.notify("messages")
-            self._publisher.notify("status", self.run_status)
-            return
-        self._publisher.publish()
-        if self._machine.busy:  # a finished run's calls: answer them (again) and send the follow-up
-            self._driver.resume()
 
     async def saved(self) -> None:
         """Wait until the latest state is saved (nothing when the thread has no store)."""
@@ -358,30 +347,19 @@ class Thread:
         return self.agent.renderer(tool_name)
 
     def available_tools(self) -> list[ClientTool]:
-        """The tools the next request will advertise (its snapshot).
+        """The tools the next request will advertise (its snapshot), as a new list.
 
         One tool per name: the most specific mounted registration wins (thread-level over
-        agent-level over the agent's binding tools), the newest within a level. Binding tools
-        come first, then agent-level, then thread-level ones. The platform re-checks element
-        connections first, so an element removed a moment ago is already left out.
-
-        Server-declared tools (`client_tool(..., server_declared=True)`) are left out: the
-        agent declares them itself; `registered_tools()` lists them too.
-
-        Returns:
-            A new list: later registrations do not change it.
+        agent-level over the agent's binding tools), the newest within a level; binding tools
+        come first, then agent-level, then thread-level ones. Element connections are
+        re-checked first. Server-declared tools are left out (`registered_tools()` has them).
         """
         return self.scope.advertised_tools()
 
     def registered_tools(self) -> list[ClientTool]:
-        """Every tool this thread can serve now: the advertised ones and the server-declared ones.
-
-        Same rule and order as `available_tools()`; a server-declared tool is listed here but
-        never advertised, and a call to it from this thread's agent runs its handler.
-
-        Returns:
-            A new list: later registrations do not change it.
-        """
+        """Every tool this thread can serve now, advertised or server-declared (never advertised,
+        but a call to it from this thread's agent runs its handler); same rule and order as
+        `available_tools()`, as a new list."""
         return self.scope.serving_tools()
 
     # -- registering and listening -------------------------------------------------------
@@ -430,13 +408,9 @@ class Thread:
     def subscribe_events(self, callback: Callable[[AGUIEvent], Any]) -> Callable[[], None]:
         """Call `callback(event)` with each AG-UI event the thread receives, once it is applied.
 
-        The same events as `subscribe`'s `"event"` kind, at the same moment (before the
-        changes they cause), without a `ThreadEvent` built for each: for a UI that follows a
-        long stream (a long answer is tens of thousands of text deltas), with
-        `subscribe(..., events=False)` for the changes.
-
-        Returns:
-            A function that unsubscribes the callback.
+        The same events as `subscribe`'s `"event"` kind, at the same moment, without a
+        `ThreadEvent` built for each: for a UI that follows a long stream, with
+        `subscribe(..., events=False)` for the changes. Returns the function that unsubscribes.
         """
         return self._listeners.add_events(callback)
 
