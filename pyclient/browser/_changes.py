@@ -2,18 +2,19 @@
 
 The chat's listeners do no DOM work: they hand each AG-UI event to `Changes.event()` and each
 other `ThreadEvent` to `Changes.note()`, which only mark what changed, and the chat applies
-the marks once per animation frame. The marks:
+the marks once per animation frame (`pyclient.browser._reconcile`). The marks:
 
 - a message id, for a text delta (`TEXT_MESSAGE_*` events): that bubble is updated;
 - a tool call id, for a `TOOL_CALL_*` event or a call's `"action"` change: that card is updated
   (the names of new calls are kept from `TOOL_CALL_START`, so their cards are made in order);
 - `full`, for anything else that changes the history (a snapshot, a user message, a tool
-  result, a restore) or the run status: everything is reconciled, cheaply, in history order.
+  result, a restore) or the run status: everything is reconciled, cheaply, in history order;
+- `stop_marks`, for a run the chat saw running that ended stopped: the thread says how its
+  last turn ended (`thread.run_end`, read on the `"status"` change), and a `"stopped"` one
+  gets a "Stopped" marker (a Stop click, Escape, `thread.stop()` from code alike).
 
 A `"messages"` change right after a delta that was marked by id is that delta, so it marks
-nothing more: a long answer costs one bubble update per frame, not a reconcile per delta. It
-also tells a stopped run from a finished one: the run status went from running to idle
-before `RUN_FINISHED`, or calls of the run were cancelled (that is what `thread.stop()` does).
+nothing more: a long answer costs one bubble update per frame, not a reconcile per delta.
 `note()` says when to draw: `"frame"` (at the next frame), `"now"` (the run is over: show the
 final state at once, even in a hidden tab where frames pause) or `"closed"`. Pure Python: it
 never touches the page.
@@ -21,25 +22,30 @@ never touches the page.
 ```python
 from ag_ui.core import TextMessageContentEvent
 from pyclient import ThreadEvent
+from pyclient._records import RunEnd
 from pyclient.browser._changes import Changes
 
-changes = Changes("idle")
+changes = Changes("idle", run_end=lambda: RunEnd("stopped", "stopped by the user"))
 changes.full = False
 print(changes.note(ThreadEvent("event", TextMessageContentEvent(message_id="m1", delta="Hi"))))  # frame
 print(changes.note(ThreadEvent("messages")), changes.messages, changes.full)   # frame {'m1'} False
+changes.note(ThreadEvent("status", "running"))
+print(changes.note(ThreadEvent("status", "idle")), changes.stop_marks)        # now 1
 ```
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._events import event_type
-
 from .._listeners import ThreadEvent
 
 if TYPE_CHECKING:
     from ag_ui.core import TextMessageContentEvent
+
+    from .._records import RunEnd
 
 __all__ = ["Changes", "When"]
 
@@ -67,6 +73,8 @@ class Changes:
 
     Args:
         run_status: the thread's run status when the chat starts.
+        run_end: reads how the thread's last turn ended (`lambda: thread.run_end`); called
+            on each `"status"` change that ends a run.
 
     Attributes:
         messages: ids of messages whose text changed.
@@ -74,22 +82,19 @@ class Changes:
         names: tool call id -> tool name, from `TOOL_CALL_START`.
         full: reconcile everything.
         streaming: ids of messages whose text is still streaming (Markdown renders them lazily).
-        stopped: the last run was stopped (until the next one starts).
-        stop_marks: stops whose "Stopped" marker is not in the list yet.
+        stop_marks: stopped runs whose "Stopped" marker is not in the list yet.
     """
 
-    def __init__(self, run_status: str) -> None:
+    def __init__(self, run_status: str, *, run_end: Callable[[], RunEnd | None]) -> None:
         self.messages: set[str] = set()
         self.calls: dict[str, None] = {}
         self.names: dict[str, str] = {}
         self.full = True
         self.streaming: set[str] = set()
-        self.stopped = False
         self.stop_marks = 0
         self._status = run_status
+        self._run_end = run_end
         self._by_id = False          # the last event was a delta marked by id
-        self._run_finished = True
-        self._cancelled_in_run = False
 
     def event(self, payload: Any) -> str | None:
         """Mark what an AG-UI event changed (`thread.subscribe_events`); draw at the next frame.
@@ -122,8 +127,6 @@ class Changes:
             call_id = getattr(event.payload, "id", None)
             if isinstance(call_id, str):
                 self.calls[call_id] = None
-                if getattr(event.payload, "status", None) == "cancelled":
-                    self._cancelled_in_run = True
         elif kind == "status":
             return self._run_status(str(event.payload))
         elif kind == "closed":
@@ -131,10 +134,6 @@ class Changes:
         else:  # error, tools, state, mounted
             self.full = True
         return "frame"
-
-    def user_stopped(self) -> None:
-        """The user stopped the run from the chat (Stop, Escape)."""
-        self.stopped = True
 
     def _event(self, payload: Any) -> None:
         kind = event_type(payload)
@@ -161,11 +160,6 @@ class Changes:
                 self.names[call_id] = name
             # A result adds a tool message: its "messages" change reconciles (it answers a card).
             self._by_id = kind != "TOOL_CALL_RESULT"
-        elif kind == "RUN_STARTED":
-            self._run_finished = False
-            self._cancelled_in_run = False
-        elif kind in ("RUN_FINISHED", "RUN_ERROR"):
-            self._run_finished = True
         elif kind == "MESSAGES_SNAPSHOT":
             self.full = True
 
@@ -173,12 +167,10 @@ class Changes:
         previous, self._status = self._status, status
         self.full = True
         if status == "running":
-            if previous != "running":
-                self.stopped = False
             return "frame"
-        if previous == "running" and status == "idle" and (not self._run_finished or self._cancelled_in_run):
-            self.stopped = True  # the run was cut, or its calls cancelled: thread.stop()
-        if previous == "running" and self.stopped:
-            self.stop_marks += 1
+        if previous == "running":
+            end = self._run_end()
+            if end is not None and end.how == "stopped":
+                self.stop_marks += 1
         self.streaming.clear()
         return "now"

@@ -14,13 +14,17 @@ an empty state with suggestions, and an event log panel (`pyclient.browser._even
 follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
 in the input stops a run.
 
-Rendering is batched: thread events only mark what changed (`pyclient.browser._changes`: a
-message id for a text delta, a tool call id for a `TOOL_CALL_*` event or a call's status,
-"everything" for anything else), and one animation frame applies it, updating nodes in place
-(`pyclient.browser._timeline` keeps them in history order). Card updates take at most
-`FRAME_BUDGET` seconds a frame; the rest waits for the next. A timer stands in for the frame
-in a hidden tab, and the chat applies everything at once when the run stops, so the final
-state is always shown.
+The chat is the view: it builds its nodes once (header, message list, event log, form) and
+listens on its root. Three modules do the rest. Rendering is batched: thread events only
+mark what changed (`pyclient.browser._changes`: a message id for a text delta, a tool call
+id for a `TOOL_CALL_*` event or a call's status, "everything" for anything else), and one
+animation frame applies it (`pyclient.browser._reconcile`), updating nodes in place in
+history order; card updates take at most `FRAME_BUDGET` seconds a frame, the rest waits for
+the next. A timer stands in for the frame in a hidden tab, and the chat applies everything
+at once when the run stops, so the final state is always shown. Clicks and keys become
+commands on the thread (`pyclient.browser._commands`: send, rerun, stop, answer a call), and
+the status line and the form's buttons follow the thread (`pyclient.browser._status`; the
+"Stopped" word and marker follow `thread.run_end`).
 
 Model output, tool arguments and results are never HTML: text nodes, with bidi controls and
 zero-width characters made visible, except the assistant's Markdown, which markdown-it
@@ -76,7 +80,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import time
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -85,19 +88,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import js
 from pyodide.ffi import create_proxy
 
-from .._errors import LocalProtocolError, ToolError
-from ._approval import ApprovalBar, approval_bar, interrupted_bar
-from ._bubbles import Bubble
 from ._changes import Changes
-from ._cards import Card
+from ._commands import Commands
 from ._eventlog import EventLog
-from ._forms import FormError
 from ._nodes import FrameScheduler, el
-from ._timeline import Timeline, error_notice, stopped_notice
+from ._reconcile import FRAME_BUDGET, MessageList
+from ._status import run_view
 
 if TYPE_CHECKING:
-    from ag_ui.core import Message
-
     from .._events import AGUIEvent
     from .._listeners import ThreadEvent
     from .._thread import Thread
@@ -109,10 +107,6 @@ logger = logging.getLogger("pyclient")
 STYLE_ID = "pyclient-chat-style"
 """The id of the `<style>` element that holds the chat's stylesheet (one per document)."""
 
-_WAITING = frozenset({"awaiting_approval", "awaiting_input"})
-_TERMINAL = frozenset({"completed", "failed", "cancelled"})
-# Seconds of card updates one frame may take; the rest waits for the next frame.
-FRAME_BUDGET = 0.03
 # How close to the bottom (px) the list must be to count as "at the bottom" (following).
 _FOLLOW_SLACK = 24
 
@@ -136,13 +130,10 @@ def install_stylesheet(document: Any = None) -> None:
     document.head.prepend(style)
 
 
-def _text_of(message: Message) -> str:
-    content = getattr(message, "content", None)
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # multimodal user content: its text parts
-        return "\n".join(str(getattr(part, "text", "")) for part in content if getattr(part, "type", "") == "text")
-    return ""
+def _attribute(node: Any, name: str) -> str | None:
+    """An attribute's value, or None when the node has none (JS null)."""
+    value = node.getAttribute(name)
+    return value if isinstance(value, str) else None
 
 
 class Chat:
@@ -221,19 +212,12 @@ class Chat:
         root.append(header, self._log.node, body, self._form)
         element.append(root)
 
-        self._bubbles: dict[str, Bubble] = {}     # message id -> its bubble
-        self._cards: dict[str, Card] = {}         # tool call id -> its card
-        self._approvals: dict[str, ApprovalBar] = {}  # tool call id -> its approval bar
-        self._timeline = Timeline(self._list)     # the list's items by key, in order
-        self._changes = Changes(thread.run_status)  # what to draw at the next frame
-        self._renderers: dict[str, Any] = {}      # tool name -> its renderer, looked up once a frame
-        self._waiting: set[str] = set()    # call ids waiting for the user
-        self._working: set[str] = set()    # call ids whose handler runs
-        self._stops = 0
-        self._error_shown: BaseException | None = None
+        self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
+        self._messages = MessageList(thread, self._list, self._changes)
+        self._commands = Commands(thread, suggestions=self.suggestions, bar=self._messages.bar,
+                                  changed=self._redraw, sending_text=self._sending_text)
         self._follow = True
         self._disposed = False
-        self._tasks: set[asyncio.Task[None]] = set()
         self._frames = FrameScheduler(self, "_flush")
         # The class and message id of the text delta marked last (see _on_event); None once
         # anything else happened since.
@@ -267,8 +251,7 @@ class Chat:
         except Exception:
             logger.exception("pyclient: restoring thread %s failed", self.thread.thread_id)
         if not self._disposed:
-            self._changes.full = True
-            self._frames.run_now()
+            self._redraw()
 
     def _listen(self, target: Any, kind: str, method: str) -> None:
         reference = weakref.ref(self)
@@ -287,6 +270,7 @@ class Chat:
         if self._disposed:
             return
         self._disposed = True
+        self._commands.dispose()
         self._unsubscribe()
         self._unsubscribe_events()
         self._frames.cancel()
@@ -295,47 +279,26 @@ class Chat:
 
     # -- user input ----------------------------------------------------------------------
 
-    def _can_send(self) -> bool:
-        thread = self.thread
-        return not (self._tasks or thread.run_status in ("running", "closed") or thread.read_only)
-
-    def _send_text(self, text: str) -> None:
-        if not text or not self._can_send():
-            return
+    def _sending_text(self) -> None:
+        """The person's own message goes: empty the input, show it and what follows."""
         self._input.value = ""
-        self._follow = True  # the user's own message: show it and what follows
-        self._run(self.thread.send(text))
+        self._follow = True
         self._input.focus()
 
-    def _run(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)  # keep a reference until it is done (asyncio holds tasks weakly)
-        task.add_done_callback(self._sent)
+    def _redraw(self) -> None:
+        """Draw everything now (a send started or ended, a restore finished)."""
         self._changes.full = True
-        self._frames.run_now()  # "running" from the click on: the send starts a moment later
-
-    def _sent(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            # send() raises only for misuse or a bug; say so instead of "never retrieved".
-            logger.error("pyclient: sending from the chat failed", exc_info=task.exception())
-        if not self._disposed:
-            self._changes.full = True
-            self._frames.run_now()
+        self._frames.run_now()
 
     def _on_submit(self, event: Any) -> None:
         event.preventDefault()  # the edit forms of approval cards submit nothing either
         if event.target == self._form:
-            self._send_text(str(self._input.value).strip())
+            self._commands.send(str(self._input.value).strip())
 
     def _on_key(self, event: Any) -> None:
         if event.key == "Escape" and self.thread.run_status == "running":
             event.preventDefault()
-            self._stop_run()
-
-    def _stop_run(self) -> None:
-        self._changes.user_stopped()
-        self.thread.stop()
+            self._commands.stop()
 
     def _on_scroll(self, event: Any) -> None:
         box = self._list
@@ -348,9 +311,7 @@ class Chat:
         if not target or not self._root.contains(target):
             return
         command = str(target.dataset.command)
-        if command == "stop":
-            self._stop_run()
-        elif command == "jump":
+        if command == "jump":
             self._follow = True
             self._jump.hidden = True
             self._list.scrollTop = self._list.scrollHeight
@@ -363,49 +324,11 @@ class Chat:
                 self._list.scrollTop = self._list.scrollHeight
         elif command == "download-log":
             self._log.download()
-        elif not event.isTrusted:  # a script's synthetic click is not the user's
+        else:  # what acts on the thread: the commands (trusted clicks only, but Stop)
             card = target.closest(".pyclient-tool")
-            what = card.dataset.toolCallId if card else command
-            logger.warning("pyclient: ignored an untrusted click for %s", what)
-        elif command == "suggest":
-            self._send_text(self.suggestions[int(target.dataset.index)])
-        elif command == "retry-run":
-            if self._can_send():
-                self._run(self.thread.run())
-        else:
-            card = target.closest(".pyclient-tool")
-            if card:
-                self._answer(str(card.dataset.toolCallId), command, str(target.getAttribute("data-for")))
-
-    def _answer(self, call_id: str, command: str, status: str) -> None:
-        """A trusted click on a card's button: act if the call is still in the status it answers."""
-        thread = self.thread
-        try:
-            action = thread.action(call_id)
-        except LocalProtocolError:
-            return
-        bar = self._approvals.get(call_id)
-        if command == "edit":
-            if bar is not None:
-                bar.toggle_edit()
-            return
-        if action.status != status:
-            return
-        if command == "approve":
-            try:
-                if bar is not None and bar.editing:
-                    action.approve(arguments=bar.read())
-                else:
-                    action.approve()
-            except (FormError, ToolError) as exc:
-                if bar is not None:
-                    bar.show_error(str(exc))
-        elif command == "reject":
-            action.reject("the user clicked Reject")
-        elif command == "retry":
-            action.retry()
-        elif command == "cancel":
-            action.cancel("the user clicked Cancel")
+            self._commands.click(command, trusted=bool(event.isTrusted),
+                                 call_id=_attribute(card, "data-tool-call-id") if card else None,
+                                 status=_attribute(target, "data-for"), index=_attribute(target, "data-index"))
 
     # -- what changed --------------------------------------------------------------------
 
@@ -434,178 +357,37 @@ class Chat:
             self._flush(budget=float("inf"), scroll=False)
             self._frames.request()
 
-    # -- rendering -----------------------------------------------------------------------
+    # -- drawing -------------------------------------------------------------------------
 
     def _flush(self, budget: float = FRAME_BUDGET, *, scroll: bool = True) -> None:
-        """Apply what changed: nodes first (in history order), then card updates for up to
-        `budget` seconds; what is left waits for the next frame. `scroll`: follow the end of
-        the list (when following)."""
+        """Draw what changed (`MessageList.draw`, up to `budget` seconds of card updates), then
+        the status line and the form. `scroll`: follow the end of the list (when following)."""
         if self._disposed:
             return
-        started = time.perf_counter()
         self._marked_type = None  # the marks are drawn and cleared: the next delta marks again
-        self._renderers.clear()
-        changes = self._changes
-        if changes.full:
-            changes.full = False
-            self._reconcile()
-        else:
-            if self._changes.messages:
-                self._update_messages()
-            for call_id in self._changes.calls:
-                if call_id not in self._cards and call_id in self._changes.names:
-                    self._card(call_id, self._changes.names[call_id])
-        self._changes.messages.clear()
-        self._update_cards(started + budget)
-        self._show_notices()
+        self._messages.draw(budget)
         self._show_status()
-        self._empty.hidden = bool(self._timeline) or self.thread.read_only
+        self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()
         if self._follow and scroll:
             self._list.scrollTop = self._list.scrollHeight
-        if self._changes.calls:
+        if self._messages.pending:
             self._frames.request()
-
-    def _reconcile(self) -> None:
-        """Everything: every message and call in history order, nodes made or moved as needed;
-        the cards that may have changed are queued for `_update_cards`."""
-        thread = self.thread
-        interrupted = set(thread.interrupted_messages)
-        keys: list[str] = []
-        seen: set[str] = set()
-        for message in thread.messages:
-            role = message.role
-            if role == "tool":
-                continue
-            text = _text_of(message)
-            key = "m:" + message.id
-            if role in ("user", "assistant") and (text or role == "user") and key not in seen:
-                seen.add(key)
-                keys.append(key)
-                bubble = self._bubble(message.id, role)
-                bubble.update(text, streaming=message.id in self._changes.streaming)
-                if message.id in interrupted:
-                    bubble.mark_interrupted()
-            for call in getattr(message, "tool_calls", None) or ():
-                key = "c:" + call.id
-                if key in seen:
-                    continue  # an id a later run used again: one card
-                seen.add(key)
-                keys.append(key)
-                card = self._cards.get(call.id)
-                if card is None:
-                    card = self._card(call.id, call.function.name)
-                if card.status not in _TERMINAL:
-                    self._changes.calls[call.id] = None
-                if message.id in interrupted:
-                    card.node.dataset.interrupted = "true"
-        for key in self._timeline.place(keys):  # gone from the history (a snapshot)
-            self._bubbles.pop(key[2:], None)
-            self._cards.pop(key[2:], None)
-            self._approvals.pop(key[2:], None)
-
-    def _update_messages(self) -> None:
-        """The bubbles of the messages whose text changed (text deltas)."""
-        wanted = self._changes.messages
-        for message in self.thread.messages:
-            if message.id in wanted and message.role in ("user", "assistant"):
-                text = _text_of(message)
-                if text or message.id in self._bubbles:
-                    self._bubble(message.id, message.role).update(text, streaming=message.id in self._changes.streaming)
-
-    def _update_cards(self, deadline: float) -> None:
-        """Update the queued cards, in order, until `deadline` (`time.perf_counter()`)."""
-        done = 0
-        for call_id in list(self._changes.calls):
-            del self._changes.calls[call_id]
-            self._update_card(call_id)
-            done += 1
-            if done % 4 == 0 and time.perf_counter() > deadline:
-                return
-
-    def _bubble(self, message_id: str, role: str) -> Bubble:
-        bubble = self._bubbles.get(message_id)
-        if bubble is None:
-            bubble = self._bubbles[message_id] = Bubble(message_id, role)
-            self._timeline.add("m:" + message_id, bubble.node)
-        return bubble
-
-    def _card(self, call_id: str, name: str) -> Card:
-        card = self._cards[call_id] = Card(call_id, name)
-        self._timeline.add("c:" + call_id, card.node)
-        return card
-
-    def _renderer(self, tool_name: str) -> Any:
-        if tool_name not in self._renderers:
-            self._renderers[tool_name] = self.thread.renderer(tool_name)
-        return self._renderers[tool_name]
-
-    def _update_card(self, call_id: str) -> None:
-        try:
-            part = self.thread.tool_part(call_id)
-        except LocalProtocolError:
-            return  # not in the history (yet): the next full pass finds it
-        card = self._cards.get(call_id) or self._card(call_id, part.tool_name)
-        card.update(part, self._renderer(part.tool_name))
-        status = card.status
-        (self._waiting.add if status in _WAITING else self._waiting.discard)(call_id)
-        (self._working.add if status == "executing" else self._working.discard)(call_id)
-        self._update_bar(card, part.action.status if part.action is not None else None, part)
-
-    def _update_bar(self, card: Card, status: str | None, part: Any) -> None:
-        if card.bar_status == status:
-            return
-        # The buttons answer one status; in any other they would lie (its registration left, say).
-        self._approvals.pop(card.call_id, None)
-        if status == "awaiting_approval" and part.tool is not None:
-            bar = approval_bar(part.tool_name, part.tool.description, part.tool.parameters, part.arguments)
-            self._approvals[card.call_id] = bar
-            card.set_bar(status, bar.node)
-        elif status == "interrupted":
-            card.set_bar(status, interrupted_bar())
-        else:
-            card.set_bar(None, None)
-
-    def _show_notices(self) -> None:
-        """The "Stopped" markers (after the last item when the run stopped) and the error bubble."""
-        while self._changes.stop_marks:
-            self._changes.stop_marks -= 1
-            self._stops += 1
-            self._timeline.add_notice(f"n:stopped-{self._stops}", stopped_notice(), after=self._timeline.last)
-        error = self.thread.error if self.thread.run_status == "error" else None
-        if error is self._error_shown:
-            return
-        self._timeline.remove("n:error")
-        self._error_shown = error
-        if error is not None:
-            # The developer's detail goes to the console; the bubble speaks to the user.
-            js.console.error(f"pyclient: the run of thread {self.thread.thread_id} failed: {error!r}")
-            self._timeline.add_notice("n:error", error_notice(error), after=None)
 
     def _show_status(self) -> None:
         thread = self.thread
-        # A send scheduled but not started yet counts as running (no second send meanwhile).
-        status: str = "running" if self._tasks and thread.run_status != "closed" else thread.run_status
+        messages = self._messages
+        view = run_view(thread.run_status, sending=self._commands.sending, read_only=thread.read_only,
+                        waiting=messages.waiting, working=messages.working, run_end=thread.run_end)
         if thread.read_only:
-            words = "Read-only: open in another tab"
             self._root.dataset.readOnly = "true"
-        elif status == "closed":
-            words = "Closed"
-        elif status == "error":
-            words = "Something went wrong"
-        elif status == "running":
-            words = "Waiting for you" if self._waiting else "Working…" if self._working else "Thinking…"
-        elif self._changes.stopped:
-            words = "Stopped"
-        else:
-            words = "Ready"
-        if self._status.textContent != words:
-            self._status.textContent = words
-        self._status.dataset.status = status
-        self._root.dataset.status = status
-        self._send.disabled = status == "running" or thread.read_only or status == "closed"
-        self._stop.disabled = status != "running"
-        self._input.disabled = thread.read_only or status == "closed"
+        if self._status.textContent != view.words:
+            self._status.textContent = view.words
+        self._status.dataset.status = view.status
+        self._root.dataset.status = view.status
+        self._send.disabled = not view.can_send
+        self._stop.disabled = not view.can_stop
+        self._input.disabled = not view.can_type
 
 
 def _release(proxies: list[tuple[Any, str, Any]]) -> None:

@@ -420,6 +420,20 @@ def test_stopped_run_is_marked(page, chat_page):
     send(page, "hello")  # the conversation goes on
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply: hello", timeout=TIMEOUT)
     expect(page.locator(".pyclient-run-status")).to_have_text("Ready")
+    expect(page.locator(".pyclient-stopped")).to_have_count(2)  # a finished run gets no marker
+
+
+def test_a_stop_from_code_is_marked_too(page, chat_page):
+    open_chat(chat_page)
+    send(page, "hold")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Working on it", timeout=TIMEOUT)
+    page.evaluate("window.t.stop()")  # thread.stop() by the page's own code, not the chat's button
+    wait_idle(page)
+    expect(page.locator(".pyclient-run-status")).to_have_text("Stopped")
+    expect(page.locator(".pyclient-stopped")).to_have_count(1)
+    send(page, "agent error")  # a failed run is no stop: no marker, its own words
+    expect(page.locator(".pyclient-run-status")).to_have_text("Something went wrong", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-stopped")).to_have_count(1)
 
 
 def test_empty_state_and_suggestions(page, chat_page, scripted_agent):

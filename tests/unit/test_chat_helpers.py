@@ -186,9 +186,10 @@ def test_deltas_mark_ids_and_the_rest_reconciles():
     )
 
     from pyclient import ThreadEvent
+    from pyclient._records import RunEnd
     from pyclient.browser._changes import Changes
 
-    changes = Changes("idle")
+    changes = Changes("idle", run_end=lambda: RunEnd("finished", None, "r"))
     changes.full = False
     event = ThreadEvent
     assert changes.note(event("status", "running")) == "frame" and changes.full
@@ -213,29 +214,46 @@ def test_deltas_mark_ids_and_the_rest_reconciles():
     assert changes.full
     changes.note(event("event", RunFinishedEvent(thread_id="t", run_id="r")))
     assert changes.note(event("status", "idle")) == "now"   # the run is over: draw at once
-    assert not changes.stopped and changes.stop_marks == 0
+    assert changes.stop_marks == 0                           # it finished: no "Stopped" marker
     assert changes.note(event("closed")) == "closed"
 
 
-def test_a_run_cut_before_its_end_is_a_stop():
-    from ag_ui.core import RunStartedEvent
-
+def test_a_run_the_thread_says_was_stopped_gets_one_marker():
     from pyclient import ThreadEvent
+    from pyclient._records import RunEnd
     from pyclient.browser._changes import Changes
 
-    changes = Changes("idle")
-    changes.note(ThreadEvent("status", "running"))
-    changes.note(ThreadEvent("event", RunStartedEvent(thread_id="t", run_id="r")))
-    assert changes.note(ThreadEvent("status", "idle")) == "now"
-    assert changes.stopped and changes.stop_marks == 1
-    changes.note(ThreadEvent("status", "running"))   # the next run clears it
-    assert not changes.stopped
-    changes.user_stopped()                           # Stop in the chat
-    changes.note(ThreadEvent("status", "idle"))
-    assert changes.stopped and changes.stop_marks == 2
-    changes.note(ThreadEvent("status", "running"))
-    changes.note(ThreadEvent("status", "error"))     # an error is not a stop
-    assert not changes.stopped and changes.stop_marks == 2
+    ends: list[RunEnd | None] = [None]
+    reads: list[RunEnd | None] = []
+
+    def run_end():
+        reads.append(ends[-1])
+        return ends[-1]
+
+    changes = Changes("idle", run_end=run_end)
+
+    def end(status, how=None):
+        ends.append(RunEnd(how, "why", "r") if how else None)
+        return changes.note(ThreadEvent("status", status))
+
+    assert end("running") == "frame" and reads == []       # read only when a run ends
+    assert end("idle", "stopped") == "now"                 # Stop, Escape or thread.stop(): the thread says so
+    assert changes.stop_marks == 1 and len(reads) == 1
+    end("running")
+    end("idle", "finished")                                # finished by the server: no marker
+    end("running")
+    end("error", "failed")                                 # a failed run is not a stop
+    assert changes.stop_marks == 1
+    end("idle")                                            # error -> idle (a stop with nothing running)
+    ends.append(RunEnd("stopped", "why", "r"))
+    changes.note(ThreadEvent("status", "idle"))            # idle again (a restore): no run ended here
+    assert changes.stop_marks == 1
+    end("running")
+    end("idle", "stopped")
+    assert changes.stop_marks == 2                         # one marker per stopped run
+    end("running")
+    assert end("closed", "closed") == "now" and changes.stop_marks == 2
+    assert changes.note(ThreadEvent("closed")) == "closed"
 
 
 # -- streaming Markdown: blocks rendered once ------------------------------------------------------

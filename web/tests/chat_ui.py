@@ -144,5 +144,10 @@ def state():
     return thread.run_status
 
 
-js.window.t = to_js({"state": create_proxy(state)}, dict_converter=js.Object.fromEntries)
+def stop():
+    """`thread.stop()` from code, not from the chat's Stop button."""
+    thread.stop("stopped by the page")
+
+
+js.window.t = to_js({"state": create_proxy(state), "stop": create_proxy(stop)}, dict_converter=js.Object.fromEntries)
 document.documentElement.dataset.pyclient = "ready"

@@ -1,0 +1,266 @@
+"""Draws what changed in a thread into the chat's message list: nodes made, updated or moved in history order.
+
+`MessageList.draw(budget)` applies the marks of `pyclient.browser._changes.Changes` to the
+list, once per animation frame:
+
+- `full`: every message and tool call of the history, in order (`_reconcile()`): a bubble per
+  user message and per assistant message with text (`pyclient.browser._bubbles`), a card per
+  tool call (`pyclient.browser._cards`), made when new, updated in place, moved only when
+  the history was reordered (a snapshot, a restore: `pyclient.browser._timeline`), dropped
+  when gone; each card not yet terminal is queued for an update;
+- else only the bubbles of the messages whose text changed, and the cards of new calls (so
+  they appear in call order);
+- then the queued cards, for up to `budget` seconds (`FRAME_BUDGET` a frame); the rest waits
+  for the next frame (`pending`), so a thousand calls finishing at once never freeze the page;
+- then the notices: a "Stopped" marker after the last item for each stopped run, and the
+  error bubble of a failed run (the error itself goes to the console, in words for the
+  person in the bubble).
+
+A card's button bar follows its call's action status: an approval bar
+(`pyclient.browser._approval`) while it awaits approval, Retry and Cancel while it is
+interrupted, none otherwise (buttons that answer one status would lie in another). Which
+calls wait for the person or are running (`waiting`, `working`) is kept as the cards are
+updated, for the status line. Messages the reload cut are marked `data-interrupted`.
+
+```python
+from pyclient import Agent
+from pyclient.browser._changes import Changes
+from pyclient.browser._nodes import el
+from pyclient.browser._reconcile import MessageList
+
+thread = Agent("main", url="/agent").thread(messages=[
+    {"id": "u1", "role": "user", "content": "hello"},
+    {"id": "a1", "role": "assistant", "content": "Hi **there**"},
+])
+messages = MessageList(thread, el("ol"), Changes("idle", run_end=lambda: thread.run_end))
+messages.draw()
+print(len(messages.node.children), messages.node.querySelector("strong").textContent)   # 2 there
+```
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import js
+
+from .._errors import LocalProtocolError
+from .._lifecycle import ASKING_USER, TERMINAL, CallStatus
+from ._approval import ApprovalBar, approval_bar, interrupted_bar
+from ._bubbles import Bubble
+from ._cards import Card
+from ._timeline import Timeline, error_notice, stopped_notice
+
+if TYPE_CHECKING:
+    from ag_ui.core import Message
+
+    from .._parts import ToolPart
+    from .._thread import Thread
+    from ._changes import Changes
+
+__all__ = ["FRAME_BUDGET", "MessageList", "text_of"]
+
+FRAME_BUDGET = 0.03
+"""Seconds of card updates one frame may take; the rest waits for the next frame."""
+
+
+def text_of(message: Message) -> str:
+    """The text a bubble shows of `message`: its content, or the text parts of multimodal content."""
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # multimodal user content: its text parts
+        return "\n".join(str(getattr(part, "text", "")) for part in content if getattr(part, "type", "") == "text")
+    return ""
+
+
+class MessageList:
+    """The chat's message list (`node`, an `<ol>`), drawn from `thread` by the marks of `changes`.
+
+    Args:
+        thread: the thread shown.
+        node: the list element.
+        changes: the marks to draw; `draw()` clears `messages` and takes from `calls`.
+
+    Attributes:
+        node: the list element.
+    """
+
+    def __init__(self, thread: Thread, node: Any, changes: Changes) -> None:
+        self.thread = thread
+        self.node = node
+        self._changes = changes
+        self._timeline = Timeline(node)            # the list's items by key, in order
+        self._bubbles: dict[str, Bubble] = {}      # message id -> its bubble
+        self._cards: dict[str, Card] = {}          # tool call id -> its card
+        self._bars: dict[str, ApprovalBar] = {}    # tool call id -> its approval bar
+        self._renderers: dict[str, Any] = {}       # tool name -> its renderer, looked up once a draw
+        self._waiting: set[str] = set()            # call ids waiting for the user
+        self._working: set[str] = set()            # call ids whose handler runs
+        self._stops = 0
+        self._error_shown: BaseException | None = None
+
+    def __bool__(self) -> bool:
+        """True once the list shows anything."""
+        return bool(self._timeline)
+
+    @property
+    def waiting(self) -> bool:
+        """Some call waits for the person (an approval, an input)."""
+        return bool(self._waiting)
+
+    @property
+    def working(self) -> bool:
+        """Some call has its handler running."""
+        return bool(self._working)
+
+    @property
+    def pending(self) -> bool:
+        """Card updates are left for the next frame."""
+        return bool(self._changes.calls)
+
+    def bar(self, call_id: str) -> ApprovalBar | None:
+        """The approval bar of a call, while it awaits approval."""
+        return self._bars.get(call_id)
+
+    def draw(self, budget: float = FRAME_BUDGET) -> None:
+        """Apply what changed: nodes first (in history order), then card updates for up to
+        `budget` seconds (what is left waits: `pending`), then the notices."""
+        started = time.perf_counter()
+        self._renderers.clear()
+        changes = self._changes
+        if changes.full:
+            changes.full = False
+            self._reconcile()
+        else:
+            if changes.messages:
+                self._update_messages()
+            for call_id in changes.calls:
+                if call_id not in self._cards and call_id in changes.names:
+                    self._card(call_id, changes.names[call_id])
+        changes.messages.clear()
+        self._update_cards(started + budget)
+        self._show_notices()
+
+    def _reconcile(self) -> None:
+        """Everything: every message and call in history order, nodes made or moved as needed;
+        the cards that may have changed are queued for `_update_cards`."""
+        thread = self.thread
+        streaming = self._changes.streaming
+        queued = self._changes.calls
+        interrupted = set(thread.interrupted_messages)
+        keys: list[str] = []
+        seen: set[str] = set()
+        for message in thread.messages:
+            role = message.role
+            if role == "tool":
+                continue
+            text = text_of(message)
+            key = "m:" + message.id
+            if role in ("user", "assistant") and (text or role == "user") and key not in seen:
+                seen.add(key)
+                keys.append(key)
+                bubble = self._bubble(message.id, role)
+                bubble.update(text, streaming=message.id in streaming)
+                if message.id in interrupted:
+                    bubble.mark_interrupted()
+            for call in getattr(message, "tool_calls", None) or ():
+                key = "c:" + call.id
+                if key in seen:
+                    continue  # an id a later run used again: one card
+                seen.add(key)
+                keys.append(key)
+                card = self._cards.get(call.id)
+                if card is None:
+                    card = self._card(call.id, call.function.name)
+                if card.status not in TERMINAL:
+                    queued[call.id] = None
+                if message.id in interrupted:
+                    card.node.dataset.interrupted = "true"
+        for key in self._timeline.place(keys):  # gone from the history (a snapshot)
+            self._bubbles.pop(key[2:], None)
+            self._cards.pop(key[2:], None)
+            self._bars.pop(key[2:], None)
+
+    def _update_messages(self) -> None:
+        """The bubbles of the messages whose text changed (text deltas)."""
+        wanted = self._changes.messages
+        streaming = self._changes.streaming
+        for message in self.thread.messages:
+            if message.id in wanted and message.role in ("user", "assistant"):
+                text = text_of(message)
+                if text or message.id in self._bubbles:
+                    self._bubble(message.id, message.role).update(text, streaming=message.id in streaming)
+
+    def _update_cards(self, deadline: float) -> None:
+        """Update the queued cards, in order, until `deadline` (`time.perf_counter()`)."""
+        queued = self._changes.calls
+        done = 0
+        for call_id in list(queued):
+            del queued[call_id]
+            self._update_card(call_id)
+            done += 1
+            if done % 4 == 0 and time.perf_counter() > deadline:
+                return
+
+    def _bubble(self, message_id: str, role: str) -> Bubble:
+        bubble = self._bubbles.get(message_id)
+        if bubble is None:
+            bubble = self._bubbles[message_id] = Bubble(message_id, role)
+            self._timeline.add("m:" + message_id, bubble.node)
+        return bubble
+
+    def _card(self, call_id: str, name: str) -> Card:
+        card = self._cards[call_id] = Card(call_id, name)
+        self._timeline.add("c:" + call_id, card.node)
+        return card
+
+    def _renderer(self, tool_name: str) -> Any:
+        if tool_name not in self._renderers:
+            self._renderers[tool_name] = self.thread.renderer(tool_name)
+        return self._renderers[tool_name]
+
+    def _update_card(self, call_id: str) -> None:
+        try:
+            part = self.thread.tool_part(call_id)
+        except LocalProtocolError:
+            return  # not in the history (yet): the next full pass finds it
+        card = self._cards.get(call_id) or self._card(call_id, part.tool_name)
+        card.update(part, self._renderer(part.tool_name))
+        status = card.status
+        (self._waiting.add if status in ASKING_USER else self._waiting.discard)(call_id)
+        (self._working.add if status == CallStatus.EXECUTING else self._working.discard)(call_id)
+        self._update_bar(card, part.action.status if part.action is not None else None, part)
+
+    def _update_bar(self, card: Card, status: str | None, part: ToolPart) -> None:
+        if card.bar_status == status:
+            return
+        # The buttons answer one status; in any other they would lie (its registration left, say).
+        self._bars.pop(card.call_id, None)
+        if status == CallStatus.AWAITING_APPROVAL and part.tool is not None:
+            bar = approval_bar(part.tool_name, part.tool.description, part.tool.parameters, part.arguments)
+            self._bars[card.call_id] = bar
+            card.set_bar(status, bar.node)
+        elif status == CallStatus.INTERRUPTED:
+            card.set_bar(status, interrupted_bar())
+        else:
+            card.set_bar(None, None)
+
+    def _show_notices(self) -> None:
+        """The "Stopped" markers (after the last item when the run stopped) and the error bubble."""
+        changes = self._changes
+        while changes.stop_marks:
+            changes.stop_marks -= 1
+            self._stops += 1
+            self._timeline.add_notice(f"n:stopped-{self._stops}", stopped_notice(), after=self._timeline.last)
+        thread = self.thread
+        error = thread.error if thread.run_status == "error" else None
+        if error is self._error_shown:
+            return
+        self._timeline.remove("n:error")
+        self._error_shown = error
+        if error is not None:
+            # The developer's detail goes to the console; the bubble speaks to the user.
+            js.console.error(f"pyclient: the run of thread {thread.thread_id} failed: {error!r}")
+            self._timeline.add_notice("n:error", error_notice(error), after=None)

@@ -1,0 +1,108 @@
+"""The run status in words, and what the chat's form allows then: pure functions of the thread's state.
+
+The chat's header says where the run is in a polite live region ("Ready", "Thinking…",
+"Working…", "Waiting for you", "Stopped", "Something went wrong", "Closed", "Read-only:
+open in another tab"), and its form enables Send, Stop and the input to match. Both come
+from `run_view()`, which reads nothing but its arguments: the thread's `run_status`, whether
+it is read-only (another tab holds it), whether a send is scheduled but not started yet
+(it counts as running: no second send meanwhile), whether calls wait for the user or have
+handlers running, and how the last turn ended (`thread.run_end`: a `"stopped"` one reads
+"Stopped" until the next starts). No `js`, `pyodide` or `pyscript` here: it is tested on
+CPython, every branch.
+
+```python
+from pyclient._records import RunEnd
+from pyclient.browser._status import run_view
+
+view = run_view("running", sending=False, read_only=False, waiting=True, working=True, run_end=None)
+print(view.words, view.can_stop)                                  # Waiting for you True
+stopped = run_view("idle", sending=False, read_only=False, waiting=False, working=False,
+                   run_end=RunEnd("stopped", "stopped by the user", "r1"))
+print(stopped.words, stopped.status, stopped.can_send)            # Stopped idle True
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._records import RunEnd
+
+__all__ = ["RunView", "can_send", "run_view"]
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What the chat shows of the run.
+
+    Attributes:
+        status: `data-status` of the chat and of its status line: the run status, or
+            `"running"` while a send is scheduled (and the thread is not closed).
+        words: the status line's text.
+        can_send: Send is enabled (and the chat sends: a message, a suggestion, a Retry).
+        can_stop: Stop is enabled.
+        can_type: the input is enabled.
+    """
+
+    status: str
+    words: str
+    can_send: bool
+    can_stop: bool
+    can_type: bool
+
+
+def can_send(run_status: str, *, sending: bool, read_only: bool) -> bool:
+    """Whether the chat may send now: no send scheduled, no run in flight, the thread open and its own.
+
+    Args:
+        run_status: `thread.run_status`.
+        sending: a send or rerun the chat scheduled has not finished.
+        read_only: `thread.read_only` (another tab holds the thread).
+    """
+    return not (sending or read_only or run_status in ("running", "closed"))
+
+
+def run_view(
+    run_status: str,
+    *,
+    sending: bool,
+    read_only: bool,
+    waiting: bool,
+    working: bool,
+    run_end: RunEnd | None,
+) -> RunView:
+    """What the chat shows of a run in these circumstances; see the module docstring.
+
+    Args:
+        run_status: `thread.run_status` (`"idle"`, `"running"`, `"error"` or `"closed"`).
+        sending: a send or rerun the chat scheduled has not finished (it counts as running).
+        read_only: `thread.read_only`: said before anything else, the thread is another tab's.
+        waiting: some call of the run waits for the user (an approval, an input).
+        working: some call of the run has its handler running.
+        run_end: `thread.run_end`, how the last turn ended (None while one is in flight).
+
+    Returns:
+        The status, its words and which controls are enabled.
+    """
+    status = "running" if sending and run_status != "closed" else run_status
+    if read_only:
+        words = "Read-only: open in another tab"
+    elif status == "closed":
+        words = "Closed"
+    elif status == "error":
+        words = "Something went wrong"
+    elif status == "running":
+        words = "Waiting for you" if waiting else "Working…" if working else "Thinking…"
+    elif run_end is not None and run_end.how == "stopped":
+        words = "Stopped"
+    else:
+        words = "Ready"
+    return RunView(
+        status=status,
+        words=words,
+        can_send=can_send(run_status, sending=sending, read_only=read_only),
+        can_stop=status == "running",
+        can_type=not read_only and status != "closed",
+    )

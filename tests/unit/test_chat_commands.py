@@ -1,0 +1,275 @@
+"""The chat's commands on CPython (pyclient/browser/_commands.py): which click sends, stops or
+answers a call, and with what, over a stand-in thread that records what it was asked."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+
+from pyclient import LocalProtocolError, ToolError
+from pyclient.browser._commands import CANCEL_REASON, REJECT_REASON, Commands
+from pyclient.browser._forms import FormError
+
+
+class FakeAction:
+    """What `Commands` uses of an `Action`: its answers, recorded in its thread's `calls`."""
+
+    def __init__(self, call_id: str, status: str) -> None:
+        self.id = call_id
+        self.status = status
+        self.thread: FakeThread | None = None  # set when the thread hands the action out
+
+    def _record(self, *call: Any) -> None:
+        assert self.thread is not None
+        self.thread.calls.append(call)
+
+    def approve(self, arguments: Any = None) -> None:
+        assert self.thread is not None
+        if self.thread.approve_error is not None:
+            raise self.thread.approve_error
+        self._record("approve", self.id, arguments)
+
+    def reject(self, reason: str | None = None) -> None:
+        self._record("reject", self.id, reason)
+
+    def retry(self) -> None:
+        self._record("retry", self.id)
+
+    def cancel(self, reason: str | None = None) -> None:
+        self._record("cancel", self.id, reason)
+
+
+class FakeThread:
+    """What `Commands` uses of a `Thread`; each call is recorded in `calls`."""
+
+    def __init__(self) -> None:
+        self.run_status = "idle"
+        self.read_only = False
+        self.actions: dict[str, FakeAction] = {}
+        self.calls: list[tuple[Any, ...]] = []
+        self.approve_error: Exception | None = None
+        self.send_error: Exception | None = None
+
+    async def send(self, text: str) -> None:
+        self.calls.append(("send", text))
+        if self.send_error is not None:
+            raise self.send_error
+
+    async def run(self) -> None:
+        self.calls.append(("run",))
+
+    def stop(self) -> None:
+        self.calls.append(("stop",))
+
+    def action(self, call_id: str) -> FakeAction:
+        try:
+            found = self.actions[call_id]
+        except KeyError:
+            raise LocalProtocolError(f"No tool call {call_id!r}") from None
+        found.thread = self
+        return found
+
+
+class FakeBar:
+    def __init__(self, values: dict[str, Any] | None = None, error: Exception | None = None) -> None:
+        self.editing = False
+        self.values = values or {}
+        self.error = error
+        self.shown: list[str | None] = []
+
+    def toggle_edit(self) -> None:
+        self.editing = not self.editing
+
+    def read(self) -> dict[str, Any]:
+        if self.error is not None:
+            raise self.error
+        return self.values
+
+    def show_error(self, message: str | None) -> None:
+        self.shown.append(message)
+
+
+@pytest.fixture
+def thread():
+    return FakeThread()
+
+
+def make(thread: FakeThread, bars: dict[str, FakeBar] | None = None) -> tuple[Commands, list[str]]:
+    """Commands over `thread`; the list records the chat's callbacks ("changed", "sending_text")."""
+    told: list[str] = []
+    bars = bars or {}
+    commands = Commands(thread, suggestions=("Make it blue", "Say hello"), bar=bars.get,
+                        changed=lambda: told.append("changed"), sending_text=lambda: told.append("sending_text"))
+    return commands, told
+
+
+async def settle() -> None:
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+# -- sending ----------------------------------------------------------------------------------
+
+def test_a_send_counts_as_running_until_it_returns(thread):
+    async def main() -> None:
+        commands, told = make(thread)
+        assert commands.send("hello") is True
+        assert told == ["sending_text", "changed"] and commands.sending and not commands.can_send()
+        assert commands.send("again") is False  # one send at a time
+        await settle()
+        assert thread.calls == [("send", "hello")]
+        assert not commands.sending and told == ["sending_text", "changed", "changed"]
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(("run_status", "read_only"), [("running", False), ("closed", False), ("idle", True)])
+def test_no_send_while_running_closed_or_read_only(thread, run_status, read_only):
+    async def main() -> None:
+        thread.run_status, thread.read_only = run_status, read_only
+        commands, told = make(thread)
+        assert commands.send("hello") is False
+        commands.click("suggest", trusted=True, index="0")
+        commands.click("retry-run", trusted=True)
+        await settle()
+        assert thread.calls == [] and told == []
+
+    asyncio.run(main())
+
+
+def test_an_empty_message_is_not_sent(thread):
+    commands, told = make(thread)
+    assert commands.send("") is False
+    assert thread.calls == [] and told == []
+
+
+def test_a_send_that_raises_is_logged_not_lost(thread, caplog):
+    async def main() -> None:
+        thread.send_error = RuntimeError("a bug")
+        commands, told = make(thread)
+        commands.send("hello")
+        await settle()
+        assert not commands.sending and told == ["sending_text", "changed", "changed"]
+
+    with caplog.at_level(logging.ERROR, logger="pyclient"):
+        asyncio.run(main())
+    assert "sending from the chat failed" in caplog.text and "a bug" in caplog.text
+
+
+def test_a_disposed_chat_is_not_told_when_the_send_ends(thread):
+    async def main() -> None:
+        commands, told = make(thread)
+        commands.send("hello")
+        commands.dispose()
+        await settle()
+        assert thread.calls == [("send", "hello")] and told == ["sending_text", "changed"]
+
+    asyncio.run(main())
+
+
+def test_suggestions_and_retry_run_on_trusted_clicks(thread):
+    async def main() -> None:
+        commands, told = make(thread)
+        commands.click("suggest", trusted=True, index="1")
+        await settle()
+        thread.run_status = "error"
+        commands.click("retry-run", trusted=True)
+        await settle()
+        assert thread.calls == [("send", "Say hello"), ("run",)]
+        assert told == ["sending_text", "changed", "changed", "changed", "changed"]  # a rerun keeps the input
+
+    asyncio.run(main())
+
+
+# -- trust --------------------------------------------------------------------------------------
+
+def test_stop_acts_on_any_click_the_rest_only_on_trusted_ones(thread, caplog):
+    async def main() -> None:
+        thread.actions["c1"] = FakeAction("c1", "awaiting_approval")
+        bar = FakeBar()
+        commands, told = make(thread, {"c1": bar})
+        commands.click("stop", trusted=False)
+        for command in ("suggest", "retry-run"):
+            commands.click(command, trusted=False, index="0")
+        for command in ("approve", "reject", "edit"):
+            commands.click(command, trusted=False, call_id="c1", status="awaiting_approval")
+        await settle()
+        assert thread.calls == [("stop",)] and told == [] and not bar.editing
+
+    with caplog.at_level(logging.WARNING, logger="pyclient"):
+        asyncio.run(main())
+    ignored = [r.getMessage() for r in caplog.records]
+    assert ignored == ["pyclient: ignored an untrusted click for suggest",
+                       "pyclient: ignored an untrusted click for retry-run"] + \
+        ["pyclient: ignored an untrusted click for c1"] * 3
+
+
+# -- answering calls ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("command", "status", "answered"), [
+    ("approve", "awaiting_approval", ("approve", "c1", None)),
+    ("reject", "awaiting_approval", ("reject", "c1", REJECT_REASON)),
+    ("retry", "interrupted", ("retry", "c1")),
+    ("cancel", "interrupted", ("cancel", "c1", CANCEL_REASON)),
+])
+def test_each_button_gives_its_answer_in_the_status_it_answers(thread, command, status, answered):
+    thread.actions["c1"] = FakeAction("c1", status)
+    commands, told = make(thread)
+    commands.click(command, trusted=True, call_id="c1", status=status)
+    assert thread.calls == [answered] and told == []
+
+
+@pytest.mark.parametrize("status", ["executing", "completed", "cancelled", "unavailable"])
+def test_a_button_that_outlived_its_status_does_nothing(thread, status):
+    thread.actions["c1"] = FakeAction("c1", status)
+    commands, _ = make(thread)
+    for command, answers in (("approve", "awaiting_approval"), ("reject", "awaiting_approval"),
+                             ("retry", "interrupted"), ("cancel", "interrupted")):
+        commands.click(command, trusted=True, call_id="c1", status=answers)
+    assert thread.calls == []
+
+
+def test_unknown_calls_commands_and_buttons_without_a_status_do_nothing(thread):
+    thread.actions["c1"] = FakeAction("c1", "awaiting_approval")
+    commands, told = make(thread)
+    commands.click("approve", trusted=True, call_id="gone", status="awaiting_approval")
+    commands.click("launch", trusted=True, call_id="c1", status="awaiting_approval")
+    commands.click("approve", trusted=True, call_id="c1", status=None)
+    commands.click("approve", trusted=True)  # not in a card
+    assert thread.calls == [] and told == []
+
+
+def test_approve_sends_the_edited_arguments_only_while_the_form_is_open(thread):
+    thread.actions["c1"] = FakeAction("c1", "awaiting_approval")
+    bar = FakeBar({"to": "bob"})
+    commands, _ = make(thread, {"c1": bar})
+    commands.click("edit", trusted=True, call_id="c1", status="awaiting_approval")
+    assert bar.editing
+    commands.click("approve", trusted=True, call_id="c1", status="awaiting_approval")
+    commands.click("edit", trusted=True, call_id="c1", status="awaiting_approval")  # closed again
+    commands.click("approve", trusted=True, call_id="c1", status="awaiting_approval")
+    assert thread.calls == [("approve", "c1", {"to": "bob"}), ("approve", "c1", None)]
+
+
+@pytest.mark.parametrize("where", ["form", "thread"])
+def test_an_edit_that_does_not_read_or_validate_is_shown_and_the_call_waits(thread, where):
+    thread.actions["c1"] = FakeAction("c1", "awaiting_approval")
+    bar = FakeBar({"count": "x"}, error=FormError("count: not a number") if where == "form" else None)
+    if where == "thread":
+        thread.approve_error = ToolError("Invalid arguments for tool 'send_mail': count")
+    bar.editing = True
+    commands, _ = make(thread, {"c1": bar})
+    commands.click("approve", trusted=True, call_id="c1", status="awaiting_approval")
+    assert thread.calls == []
+    assert bar.shown == ["count: not a number" if where == "form" else "Invalid arguments for tool 'send_mail': count"]
+
+
+def test_edit_without_a_bar_and_approve_without_one(thread):
+    thread.actions["c1"] = FakeAction("c1", "awaiting_approval")
+    commands, _ = make(thread)
+    commands.click("edit", trusted=True, call_id="c1", status="awaiting_approval")
+    commands.click("approve", trusted=True, call_id="c1", status="awaiting_approval")
+    assert thread.calls == [("approve", "c1", None)]
