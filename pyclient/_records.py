@@ -1,9 +1,10 @@
-"""What the conversation machine tracks and hands its driver: calls, requests, steps, changes.
+"""The records the conversation machine keeps and hands its driver: calls, runs, steps, changes.
 
-The machine (`pyclient._machine.Conversation`) keeps a `Call` per tool call; `start_run`
-returns a `RunRequest`; `next_step()` returns a `Step` (one of `SendRequest`,
-`RunHandlers`, `WaitForActions`, `Idle`, `Failed`); `drain()` returns `Change`s for the
-listeners. All are plain data: the driver reads them, only the machine writes a `Call`.
+The machine (`pyclient._machine.Conversation`) keeps a `Call` per tool call and a
+`RunRecord` for the request in flight; `start_run` returns a `RunRequest`; `next_step()`
+returns a `Step` (one of `SendRequest`, `RunHandlers`, `WaitForActions`, `Idle` or
+`Failed`); `drain()` returns `Change`s for the listeners (`merge_changes`); `run_end` is a
+`RunEnd`. All are plain data: the driver reads them, only the machine writes them.
 
 ```python
 from pyclient._lifecycle import CallStatus
