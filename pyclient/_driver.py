@@ -12,17 +12,14 @@ its request and its handlers at once.
 
 ```python
 import asyncio
-from pyclient import Agent, client_tool
-
-@client_tool
-def change_background(background: str) -> str:
-    \"\"\"Change the page background.\"\"\"
-    return f"background is now {background}"
+from pyclient import Agent
 
 async def main():
-    thread = Agent("main", "http://127.0.0.1:8000/agent", client_tools=[change_background]).thread()
-    await thread.send("make it blue")        # the driver runs the turn until idle
-    print(thread.run_status, thread.error)
+    thread = Agent("main", "http://127.0.0.1:8000/agent").thread()
+    # A listener that stops the turn at the first text: the driver aborts the request at once.
+    thread.subscribe(lambda event: thread.stop("enough") if event.kind == "messages" else None)
+    await thread.send("hello")
+    print(thread.run_status, thread.run_end.how, thread.run_end.reason)   # idle stopped enough
 
 asyncio.run(main())
 ```
