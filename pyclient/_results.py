@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import ValidationError, to_json
 
 from ._errors import ToolError
-from ._schema import describe_validation_error
+from ._validation_errors import describe_validation_error
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter

@@ -49,7 +49,8 @@ from ._abort import AbortSignal
 from ._errors import ConfigurationError, RunAborted, ToolError
 from ._invoke import decode_arguments, run_handler
 from ._results import ToolResult, encode_returned, encode_submitted
-from ._schema import ToolSchema, build_tool_schema, describe_validation_error
+from ._schema import ToolSchema, build_tool_schema
+from ._validation_errors import describe_validation_error
 
 if TYPE_CHECKING:
     from ag_ui.core import Tool

@@ -13,7 +13,7 @@ import pytest
 from pydantic import Field
 
 from pyclient import ClientTool, ConfigurationError, ToolContext, client_tool
-from pyclient._schema import parse_docstring
+from pyclient._docstrings import parse_docstring
 from pyclient._tools import build_pending_schemas
 from tests.unit.scripted import Server, arun, make_agent, text_only
 
