@@ -391,14 +391,24 @@ def test_finishing_normally_leaves_the_handler_signal_alone():
 def test_calls_never_advertised_stay_an_error_even_if_registered_later():
     probe, server = Probe(), Server(calls_then_text([("c1", "save_note", {"key": "x"})]))
 
+    registered = []
+
     async def main():
         thread = make_agent(server).thread()
         tool = make_probe(probe, hold=lambda n: False)
-        thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "RUN_FINISHED"
-                         and not thread._registrations and thread.register_tool(tool))
+
+        def register_once(event):
+            # The run advertised no tools; the call's tool is registered as the run finishes,
+            # before the call is answered.
+            if event.kind == "event" and event.payload.type == "RUN_FINISHED" and not registered:
+                registered.append(thread.register_tool(tool))
+
+        thread.subscribe(register_once)
         await thread.send("save")
 
     arun(main())
+    assert len(registered) == 1 and registered[0].mounted
+    assert server.tool_names(0) == [] and server.tool_names(1) == ["save_note"]
     assert probe.started == []
     [tool] = server.tool_messages(1)
     assert "not among the tools sent with this run" in tool["content"]
