@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -32,6 +34,94 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(plugin, "pyclient")
     if not config.getoption("--hypothesis-profile", None):
         settings.load_profile("ci")
+
+
+# What pyclient logs, and goes on, when a page author's callback raises or a save fails: a
+# broken listener must not break the run, so a test whose listener raised (an assertion, a
+# typo) would pass anyway. `callback_errors` fails such a test. The exact format strings, and
+# where each is logged:
+CALLBACK_ERRORS = (
+    # pyclient/_listeners.py, Listeners.notify and Listeners.send: a `thread.subscribe()` callback
+    "pyclient: a thread listener raised on %s",
+    # pyclient/_listeners.py, Listeners.event: a callback of each AG-UI event
+    "pyclient: a thread listener raised on event",
+    # pyclient/browser/_cards.py, ToolCard._render: a tool renderer raised (the card shows a fallback)
+    "pyclient: the renderer of tool %r raised on call %s",
+    # pyclient/_thread.py, Thread._save_loop: the store's save() raised (a warning)
+    "pyclient: saving thread %s failed: %s",
+)
+# The same messages as the page's console shows them (formatted, after a logger name and level).
+_CALLBACK_ERROR_TEXT = re.compile("|".join(
+    ".*?".join(re.escape(piece) for piece in re.split(r"%[sr]", template)) for template in CALLBACK_ERRORS))
+
+
+class _CallbackErrors(logging.Handler):
+    """Collects the records of `CALLBACK_ERRORS` from the "pyclient" logger, and page console texts."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.found: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg in CALLBACK_ERRORS:
+            text = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                text += f" ({type(record.exc_info[1]).__name__}: {record.exc_info[1]})"
+            self.found.append(text)
+
+    def console(self, message) -> None:
+        if _CALLBACK_ERROR_TEXT.search(message.text):
+            self.found.append(f"in the page: {message.text}")
+
+
+_current: list[_CallbackErrors] = []   # the running test's collector, for page consoles
+_watched: set[int] = set()             # the browser contexts whose console is watched
+
+
+def _watch(context) -> None:
+    if id(context) in _watched:
+        return
+    _watched.add(id(context))
+    context.on("close", lambda _context: _watched.discard(id(context)))
+    context.on("console", lambda message: _current and _current[-1].console(message))
+
+
+@pytest.fixture(scope="session")
+def watch_callback_errors():
+    """`watch_callback_errors(context)`: report the callback errors shown in the console of a
+    Playwright browser context's pages (every tab, for as long as it lives) to the running test's
+    `callback_errors` check. The contexts of pytest-playwright's `context` and the plugin's
+    `pyclient_context` are watched already; a fixture that opens its own context calls this."""
+    return _watch
+
+
+@pytest.fixture(autouse=True)
+def callback_errors(request):
+    """Fail the test if a listener, a renderer or a save raised (`CALLBACK_ERRORS`), in CPython or
+    in a page of a watched browser context; a test that makes one raise on purpose is marked
+    `@pytest.mark.callback_errors_expected`, and then fails if none did. Yields what was found."""
+    collector = _CallbackErrors()
+    logger = logging.getLogger("pyclient")
+    logger.addHandler(collector)
+    _current.append(collector)
+    for name in ("context", "pyclient_context"):   # pytest-playwright's and pyclient's plugin's
+        if name in request.fixturenames:
+            _watch(request.getfixturevalue(name))
+    try:
+        yield collector.found
+    finally:
+        logger.removeHandler(collector)
+        _current.remove(collector)
+    expected = request.node.get_closest_marker("callback_errors_expected") is not None
+    if collector.found and not expected:
+        pytest.fail(
+            f"{len(collector.found)} callback error(s) were logged and swallowed during the test:\n"
+            + "\n".join(f"  {text[:500]}" for text in collector.found[:5])
+            + "\nFix the callback, or mark a test that raises on purpose `@pytest.mark.callback_errors_expected`.",
+            pytrace=False)
+    if expected and not collector.found:
+        pytest.fail("The test is marked `callback_errors_expected`, but no listener, renderer or save raised: "
+                    "remove the marker.", pytrace=False)
 
 
 @dataclass

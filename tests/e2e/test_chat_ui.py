@@ -582,6 +582,7 @@ def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
     expect(page.locator(".pyclient-tool[data-tool='create_task'] .pyclient-tool-args-box")).to_be_hidden()
 
 
+@pytest.mark.callback_errors_expected
 def test_raising_renderer_shows_a_fallback_and_the_conversation_goes_on(page, chat_page, guard):
     open_chat(chat_page)
     send(page, 'call boom {"x": "1"}')

@@ -42,9 +42,10 @@ def refused(result: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def session(browser, browser_context_args):
+def session(browser, browser_context_args, watch_callback_errors):
     """The toolkit page, loaded once, its context and its guard."""
     context = browser.new_context(**browser_context_args)
+    watch_callback_errors(context)
     guard = PyclientPage(context.new_page())
     page = guard.open("/tests/toolkit.html", ready=READY)
     yield page, context, guard
