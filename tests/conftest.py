@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -126,12 +127,28 @@ def callback_errors(request):
 
 @dataclass
 class AgentLog:
-    """Every request body that reached `POST /agent*`, decoded, in arrival order."""
+    """Every request body that reached `POST /agent*`, decoded, in arrival order, and how the
+    response to each ended: `ends[i]` is None while it streams, then "completed" (the agent sent
+    all of it) or "disconnected" (the client went away first: a stop, a reload)."""
 
     bodies: list[dict] = field(default_factory=list)
+    ends: list[str | None] = field(default_factory=list)
+    cleared: int = 0   # how many times `clear()` ran: a response that ends after one is not recorded
 
     def clear(self) -> None:
         self.bodies.clear()
+        self.ends.clear()
+        self.cleared += 1
+
+    def wait_for_end(self, index: int, timeout_s: float = 20.0) -> str:
+        """Wait until the response to request `index` has ended; return how ("completed", "disconnected")."""
+        deadline = time.monotonic() + timeout_s
+        while len(self.ends) <= index or self.ends[index] is None:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the response to agent request {index} did not end within {timeout_s} s "
+                                     f"({len(self.bodies)} requests, ends {self.ends})")
+            time.sleep(0.02)
+        return self.ends[index]
 
 
 class _RecordAgentBodies:
@@ -144,11 +161,13 @@ class _RecordAgentBodies:
         if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/agent"):
             return await self.app(scope, receive, send)
         body = await read_body(receive)
+        index, cleared = len(self.log.bodies), self.log.cleared
+        self.log.ends.append(None)
         try:
             self.log.bodies.append(json.loads(body))
         except ValueError:
             self.log.bodies.append({"_raw": body.decode(errors="replace")})
-        sent = False
+        sent, complete = False, False
 
         async def replay():
             nonlocal sent
@@ -157,7 +176,17 @@ class _RecordAgentBodies:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        return await self.app(scope, replay, send)
+        async def watch(message):
+            nonlocal complete
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                complete = True
+            await send(message)
+
+        try:
+            return await self.app(scope, replay, watch)
+        finally:
+            if self.log.cleared == cleared:
+                self.log.ends[index] = "completed" if complete else "disconnected"
 
 
 @pytest.fixture(scope="session")
