@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from pyclient import Agent, client_tool
+from pyclient import Agent, MockTransport, Transport, client_tool
 from pyclient.testing import ScriptedAgent
 
 # -- running and waiting -------------------------------------------------------------------------
@@ -122,15 +123,58 @@ def make_tool(name: str, result: str = "", **options: Any) -> Any:
 # -- agents, threads and what they sent --------------------------------------------------------
 
 
-def agent_for(script: ScriptedAgent, tools: Any = (), **options: Any) -> Agent:
-    """An `Agent` with `tools` that `script` answers in this process (`ScriptedAgent.transport()`)."""
-    return Agent("test", "http://agent.test/agent", client_tools=tools, transport=script.transport(), **options)
+ANY = re.compile("")
+"""Matches every user message: `agent.on(ANY, times=1)` answers the first one, whatever it says."""
+
+ONE_CHAR = 100_000
+"""`chunks=` for a text streamed one character a delta (more deltas than any test text has characters)."""
 
 
-def bodies(thread_or_agent: Any) -> list[dict]:
-    """The JSON bodies of every request the agent's `MockTransport` sent, in order (wire names)."""
-    agent = getattr(thread_or_agent, "agent", thread_or_agent)
-    return [json.loads(request.body) for request in agent.transport.requests]
+def agent_for(script: ScriptedAgent | Transport, tools: Any = (), **options: Any) -> Agent:
+    """An `Agent` with `tools` answered by `script` in this process (`ScriptedAgent.transport()`),
+    or by a `MockTransport` handler."""
+    transport = script if isinstance(script, Transport) else script.transport()
+    return Agent("test", "http://agent.test/agent", client_tools=tools, transport=transport, **options)
+
+
+def quote(results: list) -> str:
+    """A follow-up's answer that quotes the tool results it got, joined by " | "."""
+    return " | ".join(m.content for m in results)
+
+
+def calls_then_text(calls: list[tuple[str, str, dict]], *, quote_tools: bool = False,
+                    chunked: bool = False) -> ScriptedAgent:
+    """An agent whose answer to the first user message makes `calls` (id, tool name, arguments) in
+    parallel; their follow-up gets "done" (or, with `quote_tools`, their results joined by " | "),
+    and every later user message "done". `chunked` streams each call's arguments in two deltas and
+    the texts one character a delta."""
+    agent = ScriptedAgent()
+    turn = agent.on(ANY, times=1)
+    for call_id, name, arguments in calls:
+        turn.call(name, arguments, call_id=call_id, chunks=2 if chunked else 1)
+    text_chunks = ONE_CHAR if chunked else 1
+    turn.then_say(quote if quote_tools else "done", chunks=text_chunks)
+    agent.otherwise().say("done", chunks=text_chunks)
+    return agent
+
+
+def text_only(text: str = "ok") -> ScriptedAgent:
+    """An agent that answers every user message with `text`."""
+    agent = ScriptedAgent()
+    agent.otherwise().say(text)
+    return agent
+
+
+def bodies(sent_to: Any) -> list[dict]:
+    """The JSON bodies (wire names) of every request a `MockTransport` sent, in order: that
+    transport, a `ScriptedAgent`'s own (`transport()`), or that of an `Agent` or a `Thread`."""
+    if isinstance(sent_to, ScriptedAgent):
+        transport = sent_to.transport()
+    elif isinstance(sent_to, MockTransport):
+        transport = sent_to
+    else:
+        transport = getattr(sent_to, "agent", sent_to).transport
+    return [json.loads(request.body) for request in transport.requests]
 
 
 def tool_messages(body: dict) -> list[dict]:
@@ -153,13 +197,42 @@ def texts(thread: Any) -> list[str]:
 
 
 # -- bytes no agent would send ----------------------------------------------------------------
+# For a `MockTransport` handler: a stream cut in the middle of an event, events after
+# RUN_FINISHED, a body that follows the request's own messages, a transport that raises.
 
 
 def sse(*events: dict | str) -> bytes:
-    """SSE messages for a `MockTransport` handler: dicts as their JSON, strings as written."""
+    """SSE messages: dicts as their JSON, strings as written."""
     return b"".join(b"data: " + (e if isinstance(e, str) else json.dumps(e)).encode() + b"\n\n" for e in events)
 
 
 def ids(body: dict) -> dict:
     """The `threadId` and `runId` of a request body, for the events that answer it."""
     return {"threadId": body["threadId"], "runId": body["runId"]}
+
+
+def text_message(message_id: str, text: str) -> list[dict]:
+    """An assistant text message as events, one character a delta."""
+    return [{"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"},
+            *({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": c} for c in text),
+            {"type": "TEXT_MESSAGE_END", "messageId": message_id}]
+
+
+def tool_call(call_id: str, name: str, arguments: dict, parent: str = "m1") -> list[dict]:
+    """A tool call as events (its arguments in one delta)."""
+    return [{"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": name, "parentMessageId": parent},
+            {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": json.dumps(arguments)},
+            {"type": "TOOL_CALL_END", "toolCallId": call_id}]
+
+
+def first_raw(first: Callable[[dict], Any], then: ScriptedAgent) -> MockTransport:
+    """A `MockTransport` that answers the first request with `first(body)` (bytes, or an async
+    iterator of them), and every later one as `then` does."""
+
+    def handle(request: Any) -> Any:
+        if len(transport.requests) == 1:
+            return first(json.loads(request.body))
+        return then.transport().handler(request)
+
+    transport = MockTransport(handle)
+    return transport

@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Union
 
 from ag_ui.core import (
@@ -66,6 +66,13 @@ class _Call:
 
 
 @dataclass
+class _Text:
+    text: str
+    chunks: int
+    message_id: str | None      # None: a fresh id each time the turn answers
+
+
+@dataclass
 class _Emitted:
     events: tuple[Event, ...]
 
@@ -78,7 +85,7 @@ class Turn:
         self.limit = times
         # What the first response streams, in script order: texts (text, chunks), calls and
         # events given as they are.
-        self._steps: list[tuple[str, int] | _Call | _Emitted] = []
+        self._steps: list[_Text | _Call | _Emitted] = []
         self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
         self._follow_up: FollowUp | None = None
         self._follow_up_chunks = 1
@@ -103,9 +110,16 @@ class Turn:
         """True once the turn has answered as many user messages as `on(..., times=)` allows."""
         return self.limit is not None and self.matched >= self.limit
 
-    def say(self, text: str, *, chunks: int = 1) -> Turn:
-        """Stream `text` as an assistant message, cut into `chunks` deltas."""
-        self._steps.append((text, max(1, chunks)))
+    def say(self, text: str, *, chunks: int = 1, message_id: str | None = None) -> Turn:
+        """Stream `text` as an assistant message, cut into `chunks` deltas; the calls scripted
+        after it belong to that message.
+
+        Args:
+            text: the message's text.
+            chunks: stream it in this many `TEXT_MESSAGE_CONTENT` deltas.
+            message_id: the `messageId` (by default a fresh one each time the turn answers).
+        """
+        self._steps.append(_Text(text, max(1, chunks), message_id))
         return self
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, chunks: int = 1,
@@ -218,9 +232,9 @@ class Turn:
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
         self._sent_ids = set()
         for step in self._steps:
-            if isinstance(step, tuple):
-                message_id = f"msg_{uuid.uuid4().hex[:12]}"
-                events += _text_events(message_id, *step)
+            if isinstance(step, _Text):
+                message_id = step.message_id or f"msg_{uuid.uuid4().hex[:12]}"
+                events += _text_events(message_id, step.text, step.chunks)
                 continue
             if isinstance(step, _Emitted):
                 events += step.events
@@ -291,6 +305,7 @@ class ScriptedAgent:
         self.requests: list[RunAgentInput] = []
         self.url: str | None = None
         """The endpoint's URL while it is served (`ScriptedAgent.serve()`), else None."""
+        self._transport: MockTransport | None = None
 
     def on(self, match: Match, *, times: int | None = None) -> Turn:
         """A turn for the user messages that contain `match` (case-insensitive) or match a regex.
@@ -329,12 +344,15 @@ class ScriptedAgent:
         """A `pyclient.MockTransport` this agent answers in this process, with no server and no port.
 
         For CPython tests of a thread's logic, faster than HTTP and with nothing in between:
-        `Agent("main", "http://agent.test/agent", transport=agent.transport())`. Each request is
-        recorded in `requests`; the transport also keeps what it sent (`transport.requests`, each
-        with its JSON `body`). Events stream one a chunk; `slowly()`, `drop()` (a
+        `Agent("main", "http://agent.test/agent", transport=agent.transport())`. It is the same
+        transport each time: its `requests` are every request the agent answered in this process,
+        each with its JSON `body` as the client wrote it (`requests` here has them as
+        `RunAgentInput`s). Events stream one a chunk; `slowly()`, `drop()` (a
         `pyclient.TransportError`), `hold()` and `http_error()` behave as over HTTP.
         """
-        return in_process(self)
+        if self._transport is None:
+            self._transport = in_process(self)
+        return self._transport
 
     def thread(self, *, client_tools: Iterable[ClientTool] = (), **options: Any) -> Thread:
         """A CPython `pyclient.Thread` talking to this agent over HTTP (httpx); it must be served.
