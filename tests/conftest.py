@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -14,6 +13,7 @@ from hypothesis import settings
 
 from devserver.background import ServerThread
 from pyclient.testing import read_body
+from tests.helpers import run_to_end, wait_for
 
 # Hypothesis profiles for the property tests (tests/unit/test_properties_*.py). "ci" is loaded
 # unless `--hypothesis-profile` names another: "deep" runs 10,000 examples per property. Timing
@@ -142,12 +142,8 @@ class AgentLog:
 
     def wait_for_end(self, index: int, timeout_s: float = 20.0) -> str:
         """Wait until the response to request `index` has ended; return how ("completed", "disconnected")."""
-        deadline = time.monotonic() + timeout_s
-        while len(self.ends) <= index or self.ends[index] is None:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the response to agent request {index} did not end within {timeout_s} s "
-                                     f"({len(self.bodies)} requests, ends {self.ends})")
-            time.sleep(0.02)
+        wait_for(lambda: len(self.ends) > index and self.ends[index] is not None, timeout_s,
+                 f"the end of the response to agent request {index}")
         return self.ends[index]
 
 
@@ -167,7 +163,7 @@ class _RecordAgentBodies:
             self.log.bodies.append(json.loads(body))
         except ValueError:
             self.log.bodies.append({"_raw": body.decode(errors="replace")})
-        sent, complete = False, False
+        sent, end = False, "disconnected"
 
         async def replay():
             nonlocal sent
@@ -176,17 +172,11 @@ class _RecordAgentBodies:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        async def watch(message):
-            nonlocal complete
-            if message["type"] == "http.response.body" and not message.get("more_body", False):
-                complete = True
-            await send(message)
-
         try:
-            return await self.app(scope, replay, watch)
+            end = await run_to_end(self.app, scope, replay, send)
         finally:
             if self.log.cleared == cleared:
-                self.log.ends[index] = "completed" if complete else "disconnected"
+                self.log.ends[index] = end
 
 
 @pytest.fixture(scope="session")

@@ -196,6 +196,24 @@ def texts(thread: Any) -> list[str]:
     return [m.content for m in thread.messages if m.role == "assistant" and m.content]
 
 
+# -- servers -------------------------------------------------------------------------------------
+
+
+async def run_to_end(app: Any, scope: Any, receive: Any, send: Any) -> str:
+    """Run an ASGI app on one HTTP request; return how its response ended: "completed" (the app
+    sent all of it) or "disconnected" (it returned before: the client had gone away)."""
+    complete = False
+
+    async def watch(message: Any) -> None:
+        nonlocal complete
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            complete = True
+        await send(message)
+
+    await app(scope, receive, watch)
+    return "completed" if complete else "disconnected"
+
+
 # -- bytes no agent would send ----------------------------------------------------------------
 # For a `MockTransport` handler: a stream cut in the middle of an event, events after
 # RUN_FINISHED, a body that follows the request's own messages, a transport that raises.
