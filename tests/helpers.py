@@ -100,7 +100,12 @@ def wait_for(predicate: Callable[[], Any], timeout_s: float = 20.0, what: str = 
 
 @client_tool
 def change_background(background: str) -> str:
-    """Change the page background. Accepts any CSS background value."""
+    """Change the page background. Accepts any CSS background value.
+
+    Args:
+        background: a CSS background value, such as "blue" or a gradient.
+    """
+    # The demo page's tool (web/main.py) as the model sees it, without the DOM.
     return f"background is now {background}"
 
 

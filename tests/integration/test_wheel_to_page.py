@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 import pyclient
+from devserver.background import free_port
 from tests.integration.conftest import ROOT, run
 
 GUIDE = ROOT / "docs" / "getting-started.md"
@@ -32,14 +33,6 @@ MESSAGE = "Set the heading to Hello world"
 
 def guide_files() -> dict[str, str]:
     return dict(SAVED.findall(GUIDE.read_text(encoding="utf-8")))
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextmanager

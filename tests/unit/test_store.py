@@ -138,7 +138,7 @@ KEEP: list[asyncio.Future] = []  # the tasks of dead pages (kept, so they are no
 GATE: dict[str, asyncio.Event] = {}
 
 
-def make_tool(*, idempotent: bool = False, requires_approval: bool = False):
+def act_tool(*, idempotent: bool = False, requires_approval: bool = False):
     @client_tool(name="act", idempotent=idempotent, requires_approval=requires_approval)
     async def act(x: str) -> str:
         """Act on x."""
@@ -162,7 +162,7 @@ def _reset():
 
 
 def test_reload_at_every_step_of_a_round_trip_answers_each_call_exactly_once():
-    act = make_tool(requires_approval=True)
+    act = act_tool(requires_approval=True)
     server = round_trips({"thanks": "reply 3"})
     shared = MemoryStore()
 
@@ -233,7 +233,7 @@ def test_reload_at_every_step_of_a_round_trip_answers_each_call_exactly_once():
 
 
 def test_an_idempotent_tool_executing_when_the_page_died_runs_again_by_itself():
-    act = make_tool(idempotent=True)
+    act = act_tool(idempotent=True)
     server = round_trips()
     shared = MemoryStore()
 
@@ -255,7 +255,7 @@ def test_an_idempotent_tool_executing_when_the_page_died_runs_again_by_itself():
 
 
 def test_repeated_reloads_while_awaiting_approval_still_answer_once():
-    act = make_tool(requires_approval=True)
+    act = act_tool(requires_approval=True)
     server = round_trips()
     shared = MemoryStore()
 
@@ -451,7 +451,7 @@ def test_memory_store_refuses_what_is_not_json():
 def test_client_tool_idempotent_is_validated():
     with pytest.raises(ConfigurationError, match="idempotent"):
         client_tool(lambda: "x", name="f", idempotent="yes")  # type: ignore[call-overload]
-    assert make_tool(idempotent=True).idempotent is True and make_tool().idempotent is False
+    assert act_tool(idempotent=True).idempotent is True and act_tool().idempotent is False
 
 
 def test_text_cut_mid_message_is_kept_by_the_timed_save_and_marked_interrupted():
