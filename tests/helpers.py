@@ -219,6 +219,20 @@ async def run_to_end(app: Any, scope: Any, receive: Any, send: Any) -> str:
     return "completed" if complete else "disconnected"
 
 
+def fetch_after_a_frame(page: Any, path: str) -> None:
+    """Make a Playwright page fetch `path` once it has rendered a frame, and wait for the answer.
+
+    A later request for what the page loads before it: an image or an iframe begins loading when
+    it is inserted, a CSS `url()` once its style is computed (by the frame). When the answer is
+    in, any such load has been requested (and Playwright's `request` listeners told of it, in
+    order), and one that failed at once has fired its handlers.
+    """
+    status = page.evaluate("""async (path) => {
+        await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+        return (await fetch(path)).status; }""", path)
+    assert status == 200, f"{path}: HTTP {status}"
+
+
 # -- bytes no agent would send ----------------------------------------------------------------
 # For a `MockTransport` handler: a stream cut in the middle of an event, events after
 # RUN_FINISHED, a body that follows the request's own messages, a transport that raises.
