@@ -4,23 +4,18 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
-from pyclient import Agent, MemoryStore, MockTransport
-
-
-def a_run(request) -> bytes:
-    """An empty run: RUN_STARTED, RUN_FINISHED."""
-    body = json.loads(request.body)
-    ids = {"threadId": body["threadId"], "runId": body["runId"]}
-    return b"".join(b"data: " + json.dumps({"type": kind, **ids}).encode() + b"\n\n"
-                    for kind in ("RUN_STARTED", "RUN_FINISHED"))
+from pyclient import MemoryStore
+from pyclient.testing import ScriptedAgent
+from tests.helpers import agent_for
 
 
 def a_thread(**options):
-    return Agent("cases", "http://agent.test/agent", transport=MockTransport(a_run)).thread(**options)
+    agent = ScriptedAgent()
+    agent.otherwise()   # an empty run: RUN_STARTED, RUN_FINISHED
+    return agent_for(agent).thread(**options)
 
 
 def raise_in_a_listener():
