@@ -19,17 +19,8 @@ import pyclient
 from pyclient import ConfigurationError, LocalProtocolError, ToolContext, client_tool
 from pyclient._elements import THREAD_ATTRIBUTE, DomPlatform, ElementRegistration
 from pyclient.testing import ScriptedAgent
-from tests.helpers import (
-    agent_for,
-    arun,
-    bodies,
-    calls_then_text,
-    make_tool,
-    text_only,
-    tool_contents,
-    tool_messages,
-    tool_names,
-)
+from tests.helpers import agent_for, arun, bodies, calls_then_text, make_tool, text_only
+from tests.helpers import tool_contents, tool_messages, tool_names
 from tests.unit.fakedom import FakeDom
 
 # -- helpers -----------------------------------------------------------------------------------
