@@ -266,7 +266,6 @@ class Turn:
         else:
             text = follow_up
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        events: list[Event]
         events = _text_events(message_id, text, self._follow_up_chunks) if text else []
         if self._hold_follow_up:  # a reply still being written: no TEXT_MESSAGE_END yet
             events = events[:-1]
@@ -278,15 +277,16 @@ class Turn:
         if self._http is not None:
             return Response(status=self._http[0], body=self._http[1])
         framed: list[Event] = [RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id), *events]
-        if hold:  # a held run stays open: neither RUN_FINISHED nor RUN_ERROR
-            pass
-        elif self._error is not None:
-            framed.append(RunErrorEvent(message=self._error[0], code=self._error[1]))
-        elif finish:
-            framed.append({"type": "RUN_FINISHED", "threadId": run.thread_id, "runId": run.run_id, **finish})
-        else:
-            framed.append(RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id))
+        if not hold:  # a held run stays open: neither RUN_FINISHED nor RUN_ERROR
+            framed.append(self._end(run, finish))
         return Response(events=framed, drop_after=self._drop_after, delay_s=self._delay_s, hold=hold)
+
+    def _end(self, run: RunAgentInput, finish: Mapping[str, Any] | None) -> Event:
+        if self._error is not None:
+            return RunErrorEvent(message=self._error[0], code=self._error[1])
+        if finish:  # as given, on the wire: `outcome` may be one ag_ui's model would refuse
+            return {"type": "RUN_FINISHED", "threadId": run.thread_id, "runId": run.run_id, **finish}
+        return RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id)
 
 
 class ScriptedAgent:
