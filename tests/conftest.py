@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -11,6 +13,7 @@ from hypothesis import settings
 
 from devserver.background import ServerThread
 from pyclient.testing import read_body
+from tests.helpers import run_to_end, wait_for
 
 # Hypothesis profiles for the property tests (tests/unit/test_properties_*.py). "ci" is loaded
 # unless `--hypothesis-profile` names another: "deep" runs 10,000 examples per property. Timing
@@ -34,14 +37,114 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile("ci")
 
 
+# What pyclient logs, and goes on, when a page author's callback raises or a save fails: a
+# broken listener must not break the run, so a test whose listener raised (an assertion, a
+# typo) would pass anyway. `callback_errors` fails such a test. The exact format strings, and
+# where each is logged:
+CALLBACK_ERRORS = (
+    # pyclient/_listeners.py, Listeners.notify and Listeners.send: a `thread.subscribe()` callback
+    "pyclient: a thread listener raised on %s",
+    # pyclient/_listeners.py, Listeners.event: a callback of each AG-UI event
+    "pyclient: a thread listener raised on event",
+    # pyclient/browser/_cards.py, ToolCard._render: a tool renderer raised (the card shows a fallback)
+    "pyclient: the renderer of tool %r raised on call %s",
+    # pyclient/_thread.py, Thread._save_loop: the store's save() raised (a warning)
+    "pyclient: saving thread %s failed: %s",
+)
+# The same messages as the page's console shows them (formatted, after a logger name and level).
+_CALLBACK_ERROR_TEXT = re.compile("|".join(
+    ".*?".join(re.escape(piece) for piece in re.split(r"%[sr]", template)) for template in CALLBACK_ERRORS))
+
+
+class _CallbackErrors(logging.Handler):
+    """Collects the records of `CALLBACK_ERRORS` from the "pyclient" logger, and page console texts."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.found: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg in CALLBACK_ERRORS:
+            text = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                text += f" ({type(record.exc_info[1]).__name__}: {record.exc_info[1]})"
+            self.found.append(text)
+
+    def console(self, message) -> None:
+        if _CALLBACK_ERROR_TEXT.search(message.text):
+            self.found.append(f"in the page: {message.text}")
+
+
+_current: list[_CallbackErrors] = []   # the running test's collector, for page consoles
+_watched: set[int] = set()             # the browser contexts whose console is watched
+
+
+def _watch(context) -> None:
+    if id(context) in _watched:
+        return
+    _watched.add(id(context))
+    context.on("close", lambda _context: _watched.discard(id(context)))
+    context.on("console", lambda message: _current and _current[-1].console(message))
+
+
+@pytest.fixture(scope="session")
+def watch_callback_errors():
+    """`watch_callback_errors(context)`: report the callback errors shown in the console of a
+    Playwright browser context's pages (every tab, for as long as it lives) to the running test's
+    `callback_errors` check. The contexts of pytest-playwright's `context` and the plugin's
+    `pyclient_context` are watched already; a fixture that opens its own context calls this."""
+    return _watch
+
+
+@pytest.fixture(autouse=True)
+def callback_errors(request):
+    """Fail the test if a listener, a renderer or a save raised (`CALLBACK_ERRORS`), in CPython or
+    in a page of a watched browser context; a test that makes one raise on purpose is marked
+    `@pytest.mark.callback_errors_expected`, and then fails if none did. Yields what was found."""
+    collector = _CallbackErrors()
+    logger = logging.getLogger("pyclient")
+    logger.addHandler(collector)
+    _current.append(collector)
+    for name in ("context", "pyclient_context"):   # pytest-playwright's and pyclient's plugin's
+        if name in request.fixturenames:
+            _watch(request.getfixturevalue(name))
+    try:
+        yield collector.found
+    finally:
+        logger.removeHandler(collector)
+        _current.remove(collector)
+    expected = request.node.get_closest_marker("callback_errors_expected") is not None
+    if collector.found and not expected:
+        pytest.fail(
+            f"{len(collector.found)} callback error(s) were logged and swallowed during the test:\n"
+            + "\n".join(f"  {text[:500]}" for text in collector.found[:5])
+            + "\nFix the callback, or mark a test that raises on purpose `@pytest.mark.callback_errors_expected`.",
+            pytrace=False)
+    if expected and not collector.found:
+        pytest.fail("The test is marked `callback_errors_expected`, but no listener, renderer or save raised: "
+                    "remove the marker.", pytrace=False)
+
+
 @dataclass
 class AgentLog:
-    """Every request body that reached `POST /agent*`, decoded, in arrival order."""
+    """Every request body that reached `POST /agent*`, decoded, in arrival order, and how the
+    response to each ended: `ends[i]` is None while it streams, then "completed" (the agent sent
+    all of it) or "disconnected" (the client went away first: a stop, a reload)."""
 
     bodies: list[dict] = field(default_factory=list)
+    ends: list[str | None] = field(default_factory=list)
+    cleared: int = 0   # how many times `clear()` ran: a response that ends after one is not recorded
 
     def clear(self) -> None:
         self.bodies.clear()
+        self.ends.clear()
+        self.cleared += 1
+
+    def wait_for_end(self, index: int, timeout_s: float = 20.0) -> str:
+        """Wait until the response to request `index` has ended; return how ("completed", "disconnected")."""
+        wait_for(lambda: len(self.ends) > index and self.ends[index] is not None, timeout_s,
+                 f"the end of the response to agent request {index}")
+        return self.ends[index]
 
 
 class _RecordAgentBodies:
@@ -54,11 +157,13 @@ class _RecordAgentBodies:
         if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/agent"):
             return await self.app(scope, receive, send)
         body = await read_body(receive)
+        index, cleared = len(self.log.bodies), self.log.cleared
+        self.log.ends.append(None)
         try:
             self.log.bodies.append(json.loads(body))
         except ValueError:
             self.log.bodies.append({"_raw": body.decode(errors="replace")})
-        sent = False
+        sent, end = False, "disconnected"
 
         async def replay():
             nonlocal sent
@@ -67,7 +172,11 @@ class _RecordAgentBodies:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        return await self.app(scope, replay, send)
+        try:
+            end = await run_to_end(self.app, scope, replay, send)
+        finally:
+            if self.log.cleared == cleared:
+                self.log.ends[index] = end
 
 
 @pytest.fixture(scope="session")

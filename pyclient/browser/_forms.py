@@ -11,7 +11,7 @@ enums) are followed.
 
 `read_form(fields, values)` turns what the user entered back into arguments, or raises
 `FormError` naming the field. The thread validates the result against the schema again
-(`thread.approve_tool(id, arguments=...)` raises `pyclient.ToolError`). Pure Python: the chat
+(`action.approve(arguments=...)` raises `pyclient.ToolError`). Pure Python: the chat
 builds the DOM from these fields (`pyclient.browser._approval`).
 
 ```python

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from ._chromium import CHROMIUM_ARGS, chromium_launch_args, chromium_path
     from ._dom import FakeDom, FakeElement
     from ._page import PyclientPage
-    from ._script import Response, ScriptedAgent, Turn
+    from ._response import Response
+    from ._script import ScriptedAgent, Turn
     from ._server import ServerThread, agent_app, read_body
     from ._site import Site
 
@@ -58,7 +59,7 @@ __all__ = [
 _HOMES = {
     "FakeDom": "._dom", "FakeElement": "._dom",
     "CHROMIUM_ARGS": "._chromium", "chromium_launch_args": "._chromium", "chromium_path": "._chromium",
-    "PyclientPage": "._page", "Response": "._script", "ScriptedAgent": "._script", "Turn": "._script",
+    "PyclientPage": "._page", "Response": "._response", "ScriptedAgent": "._script", "Turn": "._script",
     "ServerThread": "._server", "agent_app": "._server", "read_body": "._server", "Site": "._site",
 }
 

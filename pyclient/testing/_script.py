@@ -26,12 +26,11 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Union
 
 from ag_ui.core import (
     AssistantMessage,
-    BaseEvent,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
@@ -47,35 +46,14 @@ from ag_ui.core import (
     ToolMessage,
 )
 
-from .. import Agent, ClientTool, Thread
+from .. import Agent, ClientTool, MockTransport, Thread
+from ._response import Event, Response, in_process
 from ._server import ServerThread, agent_app
 
-__all__ = ["Response", "ScriptedAgent", "Turn"]
+__all__ = ["ScriptedAgent", "Turn"]
 
 Match = Union[str, "re.Pattern[str]"]
 FollowUp = Union[str, Callable[[list[ToolMessage]], str]]
-
-
-@dataclass
-class Response:
-    """What the agent answers one request with.
-
-    Attributes:
-        events: the AG-UI events, in order (sent as SSE).
-        status: the HTTP status; anything but 200 sends `body` instead of events.
-        body: the body of an HTTP error.
-        drop_after: close the connection after this many events (no `RUN_FINISHED`).
-        delay_s: seconds to wait before each event.
-        hold: after the events, keep the response open (no `RUN_FINISHED`) until the client
-            goes away or stops the run.
-    """
-
-    events: list[BaseEvent] = field(default_factory=list)
-    status: int = 200
-    body: str = ""
-    drop_after: int | None = None
-    delay_s: float = 0.0
-    hold: bool = False
 
 
 @dataclass
@@ -87,16 +65,32 @@ class _Call:
     result: str | None = None   # set for a call the agent runs itself (server side)
 
 
+@dataclass
+class _Text:
+    text: str
+    chunks: int
+    message_id: str | None      # None: a fresh id each time the turn answers
+
+
+@dataclass
+class _Emitted:
+    events: tuple[Event, ...]
+
+
 class Turn:
     """One scripted exchange: what the agent does for a matching user message, and after."""
 
     def __init__(self, match: Match | None, times: int | None = None) -> None:
         self.match = match
         self.limit = times
-        # What the first response streams, in script order: texts (text, chunks) and calls.
-        self._steps: list[tuple[str, int] | _Call] = []
+        # What the first response streams, in script order: texts (text, chunks), calls and
+        # events given as they are.
+        self._steps: list[_Text | _Call | _Emitted] = []
         self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
         self._follow_up: FollowUp | None = None
+        self._follow_up_chunks = 1
+        self._next: Turn | None = None     # then(): the follow-up is a turn of its own
+        self._finish: dict[str, Any] = {}
         self._hold = self._hold_follow_up = False
         self._error: tuple[str, str | None] | None = None
         self._http: tuple[int, str] | None = None
@@ -116,9 +110,16 @@ class Turn:
         """True once the turn has answered as many user messages as `on(..., times=)` allows."""
         return self.limit is not None and self.matched >= self.limit
 
-    def say(self, text: str, *, chunks: int = 1) -> Turn:
-        """Stream `text` as an assistant message, cut into `chunks` deltas."""
-        self._steps.append((text, max(1, chunks)))
+    def say(self, text: str, *, chunks: int = 1, message_id: str | None = None) -> Turn:
+        """Stream `text` as an assistant message, cut into `chunks` deltas; the calls scripted
+        after it belong to that message.
+
+        Args:
+            text: the message's text.
+            chunks: stream it in this many `TEXT_MESSAGE_CONTENT` deltas.
+            message_id: the `messageId` (by default a fresh one each time the turn answers).
+        """
+        self._steps.append(_Text(text, max(1, chunks), message_id))
         return self
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, chunks: int = 1,
@@ -147,15 +148,46 @@ class Turn:
                                  call_id, result))
         return self
 
-    def then_say(self, text: FollowUp, *, hold: bool = False) -> Turn:
-        """Answer the follow-up (the tool results) with `text`, or `text(tool_messages)`.
+    def emit(self, *events: Event) -> Turn:
+        """Stream these events as they are, in script order with the turn's texts and calls.
+
+        For what `say()` and `call()` do not write: a `MESSAGES_SNAPSHOT`, a `STATE_DELTA`, a
+        custom event, or a server that breaks the protocol.
+
+        Args:
+            *events: `ag_ui.core` events; dicts, sent as their JSON with the keys as given
+                (wire names: `{"type": "BRAND_NEW", "toolCallId": "c1"}`, an event pyclient does
+                not know or a field of the wrong type); or strings, each the data of one SSE
+                event as written (JSON whose escapes must stay as they are, JSON nested deeper
+                than `json.dumps` goes, or not JSON at all).
+        """
+        self._steps.append(_Emitted(events))
+        return self
+
+    def finish(self, **fields: Any) -> Turn:
+        """Add `fields` to the turn's `RUN_FINISHED`, under their wire names (AG-UI 1.0's
+        `outcome={"type": "interrupt", "pendingToolCallIds": [...]}`, say), sent as given."""
+        self._finish = fields
+        return self
+
+    def then_say(self, text: FollowUp, *, chunks: int = 1, hold: bool = False) -> Turn:
+        """Answer the follow-up (the tool results) with `text`, or `text(tool_messages)`, cut
+        into `chunks` deltas.
 
         With `hold=True` the text streams but the run never finishes: the response stays open
         until the page goes away or stops it (see `hold()`).
         """
         self._follow_up = text
+        self._follow_up_chunks = max(1, chunks)
         self._hold_follow_up = hold
         return self
+
+    def then(self) -> Turn:
+        """Answer the follow-up (the tool results) with a turn of its own, and return that turn:
+        a model that calls tools again once it has the results,
+        `on("plan").call("search", q="x").then().call("book", id=1).then_say("Booked")`."""
+        self._next = Turn(None)
+        return self._next
 
     def hold(self) -> Turn:
         """Keep the run open after the turn's events, without `RUN_FINISHED`, until the page
@@ -192,16 +224,20 @@ class Turn:
     # -- responses --------------------------------------------------------------------------
 
     def first(self, run: RunAgentInput) -> Response:
-        """The response to the user message this turn matched."""
-        events: list[BaseEvent] = []
+        """The response to the user message this turn matched (or to the follow-up, for a turn
+        made by `then()`)."""
+        events: list[Event] = []
         if self._state is not None:
             events.append(StateSnapshotEvent(snapshot=self._state))
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
         self._sent_ids = set()
         for step in self._steps:
-            if isinstance(step, tuple):
-                message_id = f"msg_{uuid.uuid4().hex[:12]}"
-                events += _text_events(message_id, *step)
+            if isinstance(step, _Text):
+                message_id = step.message_id or f"msg_{uuid.uuid4().hex[:12]}"
+                events += _text_events(message_id, step.text, step.chunks)
+                continue
+            if isinstance(step, _Emitted):
+                events += step.events
                 continue
             # A call belongs to the text before it: a model's answer with text and tool calls
             # is one assistant message.
@@ -216,7 +252,7 @@ class Turn:
             if step.result is not None:
                 events.append(ToolCallResultEvent(message_id=f"msg_{uuid.uuid4().hex[:12]}",
                                                   tool_call_id=call_id, content=step.result, role="tool"))
-        return self._wrap(run, events, hold=self._hold)
+        return self._wrap(run, events, hold=self._hold, finish=self._finish)
 
     def follow_up(self, run: RunAgentInput) -> Response:
         """The response to the request that carries this turn's tool results."""
@@ -230,21 +266,27 @@ class Turn:
         else:
             text = follow_up
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        events = _text_events(message_id, text, self._follow_up_chunks) if text else []
         if self._hold_follow_up:  # a reply still being written: no TEXT_MESSAGE_END yet
-            events = _text_events(message_id, text, 1)[:-1] if text else []
-        else:
-            events = _text_events(message_id, text, 1) if text else []
+            events = events[:-1]
         return self._wrap(run, events, hold=self._hold_follow_up)
 
-    def _wrap(self, run: RunAgentInput, events: list[BaseEvent], *, hold: bool = False) -> Response:
+    def _wrap(self, run: RunAgentInput, events: list[Event], *, hold: bool = False,
+              finish: Mapping[str, Any] | None = None) -> Response:
         self.times += 1
         if self._http is not None:
             return Response(status=self._http[0], body=self._http[1])
-        framed: list[BaseEvent] = [RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id), *events]
+        framed: list[Event] = [RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id), *events]
         if not hold:  # a held run stays open: neither RUN_FINISHED nor RUN_ERROR
-            framed.append(RunErrorEvent(message=self._error[0], code=self._error[1]) if self._error is not None
-                          else RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id))
+            framed.append(self._end(run, finish))
         return Response(events=framed, drop_after=self._drop_after, delay_s=self._delay_s, hold=hold)
+
+    def _end(self, run: RunAgentInput, finish: Mapping[str, Any] | None) -> Event:
+        if self._error is not None:
+            return RunErrorEvent(message=self._error[0], code=self._error[1])
+        if finish:  # as given, on the wire: `outcome` may be one ag_ui's model would refuse
+            return {"type": "RUN_FINISHED", "threadId": run.thread_id, "runId": run.run_id, **finish}
+        return RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id)
 
 
 class ScriptedAgent:
@@ -263,6 +305,7 @@ class ScriptedAgent:
         self.requests: list[RunAgentInput] = []
         self.url: str | None = None
         """The endpoint's URL while it is served (`ScriptedAgent.serve()`), else None."""
+        self._transport: MockTransport | None = None
 
     def on(self, match: Match, *, times: int | None = None) -> Turn:
         """A turn for the user messages that contain `match` (case-insensitive) or match a regex.
@@ -296,6 +339,20 @@ class ScriptedAgent:
                 yield self.url
             finally:
                 self.url = None
+
+    def transport(self) -> MockTransport:
+        """A `pyclient.MockTransport` this agent answers in this process, with no server and no port.
+
+        For CPython tests of a thread's logic, faster than HTTP and with nothing in between:
+        `Agent("main", "http://agent.test/agent", transport=agent.transport())`. It is the same
+        transport each time: its `requests` are every request the agent answered in this process,
+        each with its JSON `body` as the client wrote it (`requests` here has them as
+        `RunAgentInput`s). Events stream one a chunk; `slowly()`, `drop()` (a
+        `pyclient.TransportError`), `hold()` and `http_error()` behave as over HTTP.
+        """
+        if self._transport is None:
+            self._transport = in_process(self)
+        return self._transport
 
     def thread(self, *, client_tools: Iterable[ClientTool] = (), **options: Any) -> Thread:
         """A CPython `pyclient.Thread` talking to this agent over HTTP (httpx); it must be served.
@@ -356,9 +413,16 @@ class ScriptedAgent:
         users = [m for m in run.messages if m.role == "user"]
         said = users[-1] if users else None
         if run.messages and run.messages[-1].role == "tool":
-            # The follow-up goes to the turn that answered its user message.
-            turn = self._answered.get(said.id) if said is not None else None
-            return (turn or self._turn_for(said)).follow_up(run)
+            # The follow-up goes to the turn that answered its user message, or to the turn
+            # that turn's `then()` made, which answers the next follow-up in its turn.
+            turn = (self._answered.get(said.id) if said is not None else None) or self._turn_for(said)
+            if turn._next is None:
+                return turn.follow_up(run)
+            turn = turn._next
+            turn.matched += 1
+            if said is not None:
+                self._answered[said.id] = turn
+            return turn.first(run)
         turn = self._turn_for(said)
         turn.matched += 1
         if said is not None:
@@ -392,7 +456,7 @@ def _cut(text: str, pieces: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
 
-def _text_events(message_id: str, text: str, chunks: int) -> list[BaseEvent]:
+def _text_events(message_id: str, text: str, chunks: int) -> list[Event]:
     return [
         TextMessageStartEvent(message_id=message_id, role="assistant"),
         *(TextMessageContentEvent(message_id=message_id, delta=piece) for piece in _cut(text, chunks) if piece),

@@ -21,12 +21,9 @@ import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ag_ui.encoder import EventEncoder
-
-if TYPE_CHECKING:
-    from ._script import ScriptedAgent
+from ._response import Responder, dropped, sse
 
 __all__ = ["ServerThread", "agent_app", "read_body"]
 
@@ -41,13 +38,16 @@ class _Dropped(Exception):
     """Raised inside the app to make uvicorn close the connection mid-body."""
 
 
-def agent_app(agent: ScriptedAgent, path: str = "/agent") -> ASGIApp:
+def agent_app(agent: Responder, path: str = "/agent") -> ASGIApp:
     """An ASGI app answering `POST path` with the agent's scripted AG-UI stream (SSE).
 
     Written against the ASGI interface directly (no framework): one route, a streamed
     body, and a dropped connection on demand, which a framework's response classes hide.
+
+    Args:
+        agent: a `ScriptedAgent`, or anything whose `respond(body)` returns a `Response`.
+        path: the endpoint's path.
     """
-    encoder = EventEncoder()
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -67,10 +67,10 @@ def agent_app(agent: ScriptedAgent, path: str = "/agent") -> ASGIApp:
                     "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
         for index, event in enumerate(response.events):
             if response.drop_after is not None and index >= response.drop_after:
-                raise _Dropped(f"dropped after {index} events, as scripted")
+                raise _Dropped(str(dropped(index)))
             if response.delay_s:
                 await asyncio.sleep(response.delay_s)
-            await send({"type": "http.response.body", "body": encoder.encode(event).encode(), "more_body": True})
+            await send({"type": "http.response.body", "body": sse(event), "more_body": True})
         if response.hold:  # open until the client goes away (a reload, a Stop)
             while (await receive())["type"] != "http.disconnect":
                 pass

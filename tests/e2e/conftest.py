@@ -2,9 +2,11 @@
 
 The guard is pyclient's own (`pyclient.testing.PyclientPage`, what page authors get from the
 `pyclient_page` fixture): each test fails when the page requests anything outside 127.0.0.1
-(the request is also aborted, so nothing leaks) or when the page has an uncaught error. The
-pages here are served by the dev server (`live_server`), not by the plugin's `pyclient_site`,
-because they also talk to its embedded agent and test routes.
+(the request is also aborted, so nothing leaks) or when the page has an uncaught error; and
+tests/conftest.py's `callback_errors` fails it when a listener, a renderer or a save raised in
+a page of its browser context (pages log those and go on). The pages here are served by the
+dev server (`live_server`), not by the plugin's `pyclient_site`, because they also talk to its
+embedded agent and test routes.
 """
 
 from __future__ import annotations

@@ -53,9 +53,10 @@ def bench_url(runtime, timeline) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def module_page(browser, bench_url) -> Iterator[PyclientPage]:
+def module_page(browser, bench_url, watch_callback_errors) -> Iterator[PyclientPage]:
     """One bench page for the module (Pyodide boots once), guarded by pyclient's `PyclientPage`."""
     context = browser.new_context()
+    watch_callback_errors(context)
     guard = PyclientPage(context.new_page())
     open_bench_page(guard.page, bench_url)
     yield guard

@@ -26,9 +26,10 @@ BROWSER_BLOCKS = [block for block in BLOCKS if block.browser]
 
 
 @pytest.fixture(scope="module")
-def examples_page(browser, browser_context_args):
+def examples_page(browser, browser_context_args, watch_callback_errors):
     """The examples page, loaded once, and its guard (checked and emptied by each test)."""
     context = browser.new_context(**browser_context_args)
+    watch_callback_errors(context)
     guard = PyclientPage(context.new_page())
     page = guard.open("/tests/examples.html", ready=READY)
     yield page, guard

@@ -49,14 +49,21 @@ def test_answer_streams_then_stop_mid_run(open_page, agent_log):
     expect(page.locator(".pyclient-stop")).to_be_enabled()
     page.locator(".pyclient-stop").click()
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle")
-    partial = page.locator(".pyclient-assistant").last.text_content()
+    stopped = page.locator(".pyclient-assistant").last
+    partial = stopped.text_content()
     texts = page.evaluate("window.__texts")
     assert len(set(texts)) >= 3, texts  # it streamed: several distinct partial texts
-    page.wait_for_timeout(1500)  # the server would have sent more by now
-    assert page.locator(".pyclient-assistant").last.text_content() == partial
     assert not partial.endswith('blue"'), "stop() came after the whole answer"
-    assert len(agent_log.bodies) == 2  # the run and its follow-up; nothing after the stop
-    # The thread works again after a stop.
+    # The stop closed the streaming response: the agent saw the page go away before its end.
+    assert agent_log.wait_for_end(1) == "disconnected"
+    # The thread works again after a stop. Its run ends after anything the stopped one could
+    # still have shown or sent.
+    bubbles = page.locator(".pyclient-assistant").count()
     send(page, "set the heading to Again")
     expect(page.locator("h1")).to_have_text("Again", timeout=20_000)
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=20_000)
+    assert page.locator(".pyclient-assistant").nth(bubbles - 1).text_content() == partial
+    # The run and its follow-up, then only the new run and its follow-up: nothing after the stop.
+    assert len(agent_log.bodies) == 4, [b["messages"][-1] for b in agent_log.bodies]
+    assert agent_log.bodies[2]["messages"][-1]["content"] == "set the heading to Again"
+    assert agent_log.bodies[3]["messages"][-1]["role"] == "tool"

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 
 from pyclient.testing import ScriptedAgent
 from tests.e2e.conftest import READY
+from tests.helpers import fetch_after_a_frame
 
 TIMEOUT = 20_000
 IDLE = ".pyclient-run-status[data-status='idle']"
@@ -292,12 +293,18 @@ def test_xss_corpus_never_runs_or_loads(page, chat_page):
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     open_chat(chat_page)
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(f"{request.method} {request.url}"))
     send(page, "xss")        # as assistant text, as tool arguments, as the tool's result, quoted back
     wait_idle(page)
     expect(page.locator(".pyclient-assistant")).to_have_count(2)
     send(page, "xss error")  # as an error message
     expect(page.locator(".pyclient-error")).to_be_visible(timeout=TIMEOUT)
-    page.wait_for_timeout(300)  # an onerror/onload would have fired by now
+    # A payload that became an element would load its source (img, iframe, the Markdown image)
+    # and then fire onerror/onload: a request made after them shows none was asked for.
+    fetch_after_a_frame(page, "/tests/chat_ui.html?after-the-payloads")
+    assert requests[-1].endswith("/tests/chat_ui.html?after-the-payloads"), requests
+    assert all(r.startswith("POST ") and r.endswith("/agent") for r in requests[:-1]), requests
 
     assert page.evaluate("window.__xss") is None
     assert dialogs == []
@@ -379,14 +386,16 @@ def test_error_bubble_and_retry(page, chat_page, scripted_agent):
     expect(page.locator(".pyclient-run-status")).to_have_text("Something went wrong")
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "error")
     requests = len(scripted_agent.requests)
-    bubble.locator(".pyclient-retry-run").dispatch_event("click")  # a script's click: nothing
-    page.wait_for_timeout(300)
+    # A script's click: nothing. The chat says so once it has decided.
+    with page.expect_console_message(lambda m: "ignored an untrusted click for retry-run" in m.text):
+        bubble.locator(".pyclient-retry-run").dispatch_event("click")
     assert len(scripted_agent.requests) == requests
     bubble.locator(".pyclient-retry-run").click()
     expect(page.locator(".pyclient-assistant").last).to_have_text("recovered", timeout=TIMEOUT)
     wait_idle(page)
     expect(page.locator(".pyclient-error")).to_have_count(0)
-    assert len(scripted_agent.requests) == requests + 1
+    assert len(scripted_agent.requests) == requests + 1   # the trusted click's, and no other
+    assert scripted_agent.requests[-1].messages[-1].content == "fail once"
 
     send(page, "agent error")  # the agent's own error reads differently
     expect(page.locator(".pyclient-error-text")).to_have_text(
@@ -443,12 +452,14 @@ def test_empty_state_and_suggestions(page, chat_page, scripted_agent):
     suggestions = page.locator(".pyclient-suggestion")
     expect(suggestions).to_have_text(["markdown", "Say hello"])
     scripted_agent.clear()
-    suggestions.nth(1).dispatch_event("click")  # a script's click sends nothing
-    page.wait_for_timeout(300)
+    # A script's click sends nothing. The chat says so once it has decided.
+    with page.expect_console_message(lambda m: "ignored an untrusted click for suggest" in m.text):
+        suggestions.nth(1).dispatch_event("click")
     assert scripted_agent.requests == [] and page.locator(".pyclient-user").count() == 0
     suggestions.nth(1).click()
     expect(page.locator(".pyclient-user")).to_have_text(["Say hello"])
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
+    assert len(scripted_agent.requests) == 1   # the trusted click's, and no other
     expect(empty).to_be_hidden()
     assert page.evaluate("document.activeElement.name") == "message"  # focus back on the input
 
@@ -596,6 +607,7 @@ def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
     expect(page.locator(".pyclient-tool[data-tool='create_task'] .pyclient-tool-args-box")).to_be_hidden()
 
 
+@pytest.mark.callback_errors_expected
 def test_raising_renderer_shows_a_fallback_and_the_conversation_goes_on(page, chat_page, guard):
     open_chat(chat_page)
     send(page, 'call boom {"x": "1"}')

@@ -50,8 +50,8 @@ def test_the_guard_fails_on_a_request_leaving_127_0_0_1(pyclient_page):
 
 def test_the_guard_fails_on_an_uncaught_page_error(pyclient_page):
     page = pyclient_page.open("/")
-    page.evaluate("setTimeout(() => { throw new Error('boom from the page') }, 0)")
-    page.wait_for_timeout(100)
+    with page.expect_event("pageerror"):
+        page.evaluate("setTimeout(() => { throw new Error('boom from the page') }, 0)")
     with pytest.raises(AssertionError, match="boom from the page"):
         pyclient_page.check()
     pyclient_page.allow_error("boom from the page")

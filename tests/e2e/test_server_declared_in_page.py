@@ -11,14 +11,11 @@ import json
 
 import pytest
 
+from tests.helpers import tool_messages
 
 def call(page, name: str, *args):
     result = page.evaluate("([name, args]) => window.t[name](...args)", [name, list(args)])
     return json.loads(result) if isinstance(result, str) and result[:1] in "{[" else result
-
-
-def tool_messages(body: dict) -> list[dict]:
-    return [m for m in body["messages"] if m["role"] == "tool"]
 
 
 @pytest.fixture

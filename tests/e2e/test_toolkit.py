@@ -19,6 +19,7 @@ import pytest
 
 from pyclient.testing import PyclientPage
 from tests.e2e.conftest import READY
+from tests.helpers import fetch_after_a_frame
 
 
 def run(page, name: str, arguments: dict | None = None) -> dict:
@@ -42,9 +43,10 @@ def refused(result: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def session(browser, browser_context_args):
+def session(browser, browser_context_args, watch_callback_errors):
     """The toolkit page, loaded once, its context and its guard."""
     context = browser.new_context(**browser_context_args)
+    watch_callback_errors(context)
     guard = PyclientPage(context.new_page())
     page = guard.open("/tests/toolkit.html", ready=READY)
     yield page, context, guard
@@ -374,7 +376,10 @@ def test_change_background_applies_a_valid_value_and_refuses_others(toolkit):
     assert toolkit.evaluate(style) == before
     assert ok(run(toolkit, "change_page_background", {"background": "linear-gradient(teal, navy)"}))
     assert "linear-gradient" in toolkit.evaluate("document.body.style.backgroundImage")
-    toolkit.wait_for_timeout(100)
+    # A refused value that reached a style would load x.png once the style is computed: a
+    # request made after a frame shows none was asked for.
+    fetch_after_a_frame(toolkit, "/tests/toolkit.html?after-the-backgrounds")
+    assert requests[-1].endswith("?after-the-backgrounds"), requests
     assert not [url for url in requests if "x.png" in url]
 
 
@@ -388,7 +393,9 @@ def test_show_toast_writes_text_only_and_goes_away(toolkit):
     assert toast == ["pyclient-toast pyclient-toast-warning", "status", "polite", "warning", payload, 0, 0]
     toolkit.wait_for_function("document.querySelector('#toasts').children.length === 0", timeout=5000)
     assert ok(run(toolkit, "show_toast_long", {"message": "default kind"}))== "showed the user a notification (info) for 5 s"
-    toolkit.wait_for_timeout(1000)
+    # A short toast shown after it goes away first: the long one outlives the short one's 0.5 s.
+    assert ok(run(toolkit, "show_toast", {"message": "short", "kind": "warning"})).endswith("for 0.5 s")
+    toolkit.wait_for_function("!document.querySelector('#toasts .pyclient-toast-warning')", timeout=5000)
     assert toolkit.evaluate("document.querySelector('#toasts .pyclient-toast-info').textContent") == "default kind"
 
 

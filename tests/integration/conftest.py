@@ -25,6 +25,7 @@ import threading
 import time
 import venv
 from collections.abc import Iterator
+from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,15 +39,27 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class RecordingTransport(HttpxTransport):
-    """An HttpxTransport that records the decoded JSON body of every request it sends."""
+    """An HttpxTransport that records the decoded JSON body of every request it sends, and how
+    the client stopped reading each response: `ends[i]` is None while it is read, then
+    "complete" (to its end) or "closed" (before: a stop, an abandoned request)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.bodies: list[dict] = []
+        self.ends: list[str | None] = []
 
-    def stream(self, request, signal):
+    async def stream(self, request, signal):
+        index = len(self.bodies)
         self.bodies.append(json.loads(request.body))
-        return super().stream(request, signal)
+        self.ends.append(None)
+        end = "closed"
+        try:
+            async with aclosing(super().stream(request, signal)) as chunks:
+                async for chunk in chunks:
+                    yield chunk
+            end = "complete"
+        finally:
+            self.ends[index] = end
 
 
 def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 600) -> str:

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
-from pyclient import Agent, client_tool
-
-
-def arun(coro, timeout: float = 60):
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-@client_tool
-def change_background(background: str) -> str:
-    """Change the page background. Accepts any CSS background value."""
-    return f"background is now {background}"
+from pyclient import Agent
+from tests.helpers import arun, change_background
 
 
 def test_frontend_tool_round_trip(langgraph_url, transport):
@@ -29,7 +19,7 @@ def test_frontend_tool_round_trip(langgraph_url, transport):
             await thread.send("make it blue")
             return thread
 
-    thread = arun(main())
+    thread = arun(main(), timeout=60)
     assert thread.run_status == "idle", thread.error
     # ag-ui-langgraph sends no outcome: the pending call was derived from the stream.
     assert len(transport.bodies) == 2
@@ -51,7 +41,7 @@ def test_text_only_answer(langgraph_url):
             await thread.send("make it red")
             return thread
 
-    thread = arun(main())
+    thread = arun(main(), timeout=60)
     assert thread.run_status == "idle", thread.error
     tools = [m for m in thread.messages if m.role == "tool"]
     assert [t.content for t in tools] == ["background is now red"]

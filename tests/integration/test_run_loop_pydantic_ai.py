@@ -14,16 +14,7 @@ from pyclient import (
     TransportError,
     client_tool,
 )
-
-
-def arun(coro, timeout: float = 30):
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-@client_tool
-def change_background(background: str) -> str:
-    """Change the page background. Accepts any CSS background value."""
-    return f"background is now {background}"
+from tests.helpers import arun, change_background, changed_until, settle, tool_messages
 
 
 async def send(url: str, text: str, *tools, transport=None):
@@ -32,10 +23,6 @@ async def send(url: str, text: str, *tools, transport=None):
         thread = agent.thread()
         await thread.send(text)
         return thread, transport
-
-
-def tool_messages(body: dict) -> dict[str, dict]:
-    return {m["toolCallId"]: m for m in body["messages"] if m["role"] == "tool"}
 
 
 def test_one_tool_round_trip(agent_url, transport):
@@ -80,7 +67,7 @@ def test_two_tools_in_parallel_run_concurrently(agent_url, transport):
     assert thread.run_status == "idle", thread.error
     assert "bg_done" in state and "note_done" in state
     results = tool_messages(transport.bodies[1])
-    assert sorted(m["content"] for m in results.values()) == ["background is now blue", "saved buy: milk"]
+    assert sorted(m["content"] for m in results) == ["background is now blue", "saved buy: milk"]
     answer = thread.messages[-1].content
     assert 'change_background returned: "background is now blue"' in answer
     assert 'save_note returned: "saved buy: milk"' in answer
@@ -109,7 +96,7 @@ def test_raising_tool_answer_quotes_the_error(agent_url, transport):
     thread, _ = arun(send(f"{agent_url}/agent", "save a note called todo saying milk", save_note,
                           transport=transport))
     assert thread.run_status == "idle", thread.error
-    [tool] = tool_messages(transport.bodies[1]).values()
+    [tool] = tool_messages(transport.bodies[1])
     assert tool["content"] == "quota exceeded" and tool["error"] == "quota exceeded"
     assert 'save_note failed: "quota exceeded"' in thread.messages[-1].content
 
@@ -118,7 +105,7 @@ def test_tool_timeout(agent_url):
     @client_tool(timeout_s=0.2)
     async def change_background(background: str, ctx: ToolContext) -> str:
         """Change the page background. Accepts any CSS background value."""
-        await asyncio.sleep(10)
+        await asyncio.Event().wait()   # nothing sets it: only the timeout ends the handler
         return "too late"
 
     started = time.monotonic()
@@ -135,18 +122,19 @@ def test_stop_mid_run_then_send_again(agent_url, transport):
     async def main():
         async with Agent("test", f"{agent_url}/agent", transport=transport) as agent:
             thread = agent.thread()
+            deltas: list[str] = []
+            thread.subscribe_events(lambda event: event.type == "TEXT_MESSAGE_CONTENT" and deltas.append(event.delta))
             task = asyncio.create_task(thread.send("tell me a story slowly"))
-            while not any(m.role == "assistant" and m.content for m in thread.messages):
-                await asyncio.sleep(0.05)
-            await asyncio.sleep(0.3)
+            await changed_until(thread, lambda: len(deltas) >= 2)   # mid-story: it streams
             thread.stop()
             assert thread.run_status == "idle"
             stopped_at = time.monotonic()
             await task
             assert time.monotonic() - stopped_at < 1
             partial = thread.messages[-1].content
-            await asyncio.sleep(0.6)  # the server would have sent ~3 more deltas by now
-            assert thread.messages[-1].content == partial
+            # The stop closed the response before its end: nothing more can arrive from it.
+            assert transport.ends == ["closed"]
+            assert thread.messages[-1].content == partial == "".join(deltas)
             requests_after_stop = len(transport.bodies)
             await thread.send("hello there")
             return thread, partial, requests_after_stop
@@ -154,6 +142,7 @@ def test_stop_mid_run_then_send_again(agent_url, transport):
     thread, partial, requests_after_stop = arun(main())
     assert requests_after_stop == 1  # no follow-up after stop()
     assert partial
+    assert thread.messages[1].content == partial   # still as the stop left it, after the next run
     assert thread.run_status == "idle" and thread.error is None
     assert len(transport.bodies) == 2
     assert [m["role"] for m in transport.bodies[1]["messages"]] == ["user", "assistant", "user"]
@@ -215,11 +204,12 @@ def test_call_waits_unavailable_until_a_registration_mounts(agent_url, transport
             thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "TOOL_CALL_START"
                              and registration.set_mounted(False))
             task = asyncio.create_task(thread.send("save a note called todo saying buy milk"))
-            while not thread.pending_actions:
-                await asyncio.sleep(0.01)
+            await changed_until(thread, lambda: bool(thread.pending_actions))
             [action] = thread.pending_actions
             assert action.status == "unavailable" and thread.run_status == "running"
-            await asyncio.sleep(0.2)
+            # The driver has no timers: a follow-up sent while the call waits (wrongly) would be
+            # on its way within the loop turns `settle()` gives it, and recorded as it starts.
+            await settle()
             assert len(transport.bodies) == 1 and not task.done()
             registration.set_mounted(True)   # it comes back: the waiting call runs
             await task
@@ -227,7 +217,8 @@ def test_call_waits_unavailable_until_a_registration_mounts(agent_url, transport
 
     thread = arun(main())
     assert thread.run_status == "idle", thread.error
+    assert len(transport.bodies) == 2   # the run and the one follow-up, with the result
     assert [t["name"] for t in transport.bodies[0]["tools"]] == ["save_note"]
-    [tool] = tool_messages(transport.bodies[1]).values()
+    [tool] = tool_messages(transport.bodies[1])
     assert tool["content"] == "saved buy: milk"
     assert 'save_note returned: "saved buy: milk"' in thread.messages[-1].content

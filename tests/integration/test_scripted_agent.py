@@ -13,9 +13,9 @@ import time
 import httpx
 import pytest
 
-from pyclient import RunError, TransportError, client_tool
-from pyclient.testing import ScriptedAgent
-
+from pyclient import Agent, RunError, TransportError, UnknownEvent, client_tool
+from pyclient.testing import ScriptedAgent, ServerThread, agent_app
+from tests.helpers import changed_until, run_to_end, texts, wait_for
 
 
 @client_tool
@@ -28,10 +28,6 @@ def add(a: int, b: int) -> int:
 def shout(text: str) -> str:
     """Upper-case a text."""
     return text.upper()
-
-
-def texts(thread) -> list[str]:
-    return [m.content for m in thread.messages if m.role == "assistant" and m.content]
 
 
 def test_a_tool_round_trip_is_recorded():
@@ -124,21 +120,31 @@ def test_slowly_spaces_the_events_and_state_comes_first():
 def test_a_held_run_stays_open_until_the_client_stops_it():
     agent = ScriptedAgent()
     agent.on("wait").say("Working on it").hold()
+    ends: list[str] = []   # how each response ended, as the server saw it
 
-    async def main():
-        with agent.serve():
-            thread = agent.thread()
-            sending = asyncio.ensure_future(thread.send("wait"))
-            while not texts(thread):
-                await asyncio.sleep(0.02)
-            await asyncio.sleep(0.3)
-            held = (sending.done(), thread.run_status)
-            thread.stop()
-            await sending
-            return thread, held
+    async def recording(scope, receive, send):
+        ends.append(await run_to_end(agent_app(agent), scope, receive, send))
 
-    thread, held = asyncio.run(main())
+    async def main(url):
+        thread = Agent("scripted", url).thread()
+        seen: list[str] = []
+        thread.subscribe_events(lambda event: seen.append(event.type.value))
+        sending = asyncio.ensure_future(thread.send("wait"))
+        await changed_until(thread, lambda: "TEXT_MESSAGE_END" in seen)   # the turn's last event
+        held = (sending.done(), thread.run_status)
+        thread.stop()
+        await sending
+        return thread, held, seen
+
+    with ServerThread(recording, log_level="critical") as server:
+        thread, held, seen = asyncio.run(main(server.url + "/agent"))
+        # The server saw the page go away before the end of its response: it was still open
+        # when the stop came, and no RUN_FINISHED was ever sent.
+        wait_for(lambda: ends, what="the server's record of the response")   # a moment after the page went away
+        assert ends == ["disconnected"]
     assert held == (False, "running")          # the text arrived, the run did not finish
+    assert seen[-1] == "TEXT_MESSAGE_END" and "RUN_FINISHED" not in seen
+    assert thread.run_end.how == "stopped"     # the stop ended it, not the agent
     assert texts(thread) == ["Working on it"] and thread.run_status == "idle"
 
 
@@ -150,8 +156,7 @@ def test_a_held_follow_up_streams_its_text_and_stays_open():
         with agent.serve():
             thread = agent.thread(client_tools=[add])
             sending = asyncio.ensure_future(thread.send("add"))
-            while "Thanks, I am" not in texts(thread):
-                await asyncio.sleep(0.02)
+            await changed_until(thread, lambda: "Thanks, I am" in texts(thread))
             running = thread.run_status
             thread.stop()
             await sending
@@ -228,3 +233,26 @@ def test_a_server_call_streams_with_its_result_and_needs_no_follow_up():
     assert part.output == "3 results"
     assert [m.role for m in thread.messages] == ["user", "assistant", "tool", "assistant"]
     assert texts(thread) == ["Found 3."]
+
+
+def test_emit_finish_and_then_over_http():
+    agent = ScriptedAgent()
+    agent.on("go").emit({"type": "BRAND_NEW", "x": 1}, '{"type": "STATE_SNAPSHOT", "snapshot": {"n": 1}}').call(
+        "add", a=1, b=2, call_id="c1").call("shout", text="no", call_id="c2").finish(
+        outcome={"type": "success", "pendingToolCallIds": ["c1"]}).then().call(
+        "shout", text="hi", call_id="c3").then_say(lambda results: f"got {results[0].content}")
+
+    async def main():
+        with agent.serve():
+            thread = agent.thread(client_tools=[add, shout])
+            unknown = []
+            thread.subscribe_events(lambda event: isinstance(event, UnknownEvent) and unknown.append(event.type))
+            await thread.send("go")
+            return thread, unknown
+
+    thread, unknown = asyncio.run(main())
+    assert unknown == ["BRAND_NEW"] and thread.state == {"n": 1}
+    # RUN_FINISHED named c1 only: c2 was left to the agent. The follow-up's turn called again.
+    assert [[m.tool_call_id for m in run.messages if m.role == "tool"] for run in agent.requests] == [
+        [], ["c1"], ["c1", "c3"]]
+    assert texts(thread) == ["got HI"] and thread.run_status == "idle"

@@ -14,6 +14,7 @@ import pytest
 
 from devserver.background import ServerThread
 from pyclient import Agent, ConfigurationError, client_tool, use_client_tool
+from tests.helpers import arun, change_background, tool_messages
 
 DECLARED = {"lookup_stock", "confirm_order", "audit_log"}
 
@@ -26,14 +27,6 @@ def declared_url() -> Iterator[str]:
         yield server.url + "/agent"
 
 
-def arun(coro, timeout: float = 30):
-    return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-def tool_messages(body: dict) -> list[dict]:
-    return [m for m in body["messages"] if m["role"] == "tool"]
-
-
 def make_lookup(calls: list[str]):
     @client_tool(server_declared=True)
     def lookup_stock(sku: str) -> str:
@@ -42,12 +35,6 @@ def make_lookup(calls: list[str]):
         return f"{sku}: 7 in stock"
 
     return lookup_stock
-
-
-@client_tool
-def change_background(background: str) -> str:
-    """Change the page background."""
-    return background
 
 
 def test_a_declared_call_reaches_the_handler_once(declared_url, transport):

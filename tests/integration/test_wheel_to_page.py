@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 import pyclient
+from devserver.background import free_port
 from tests.integration.conftest import ROOT, run
 
 GUIDE = ROOT / "docs" / "getting-started.md"
@@ -32,14 +33,6 @@ MESSAGE = "Set the heading to Hello world"
 
 def guide_files() -> dict[str, str]:
     return dict(SAVED.findall(GUIDE.read_text(encoding="utf-8")))
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextmanager
@@ -84,7 +77,7 @@ def test_the_wheel_carries_the_page_files_and_its_metadata(installed_wheel):
 
 @pytest.mark.chromium
 def test_a_page_written_from_the_guide_runs_from_the_vendored_wheel(tmp_path, runtime, installed_wheel,
-                                                                   pyclient_browser):
+                                                                   pyclient_browser, watch_callback_errors):
     files = guide_files()
     assert sorted(files) == ["index.html", "main.py"]
     assert files["main.py"].count('url="/agent"') == 1
@@ -111,14 +104,15 @@ def test_a_page_written_from_the_guide_runs_from_the_vendored_wheel(tmp_path, ru
         stack.enter_context(process(
             installed_wheel.python, "-m", "http.server", str(static_port), "--bind", "127.0.0.1",
             "--directory", site, ready=f"{static}/index.html", env=env))
-        drive_the_page(pyclient_browser, static)
+        drive_the_page(pyclient_browser, static, watch_callback_errors)
 
 
-def drive_the_page(browser, static: str) -> None:
+def drive_the_page(browser, static: str, watch_callback_errors) -> None:
     """In the session's Chromium (the plugin's `pyclient_browser`: one Playwright per session)."""
     from pyclient.testing import PyclientPage
 
     context = browser.new_context(base_url=static)
+    watch_callback_errors(context)
     try:
         guarded = PyclientPage(context.new_page())
         page = guarded.open("/")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from devserver.background import free_port
 from pyclient import Agent, client_tool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,12 +32,6 @@ def env(runtime: Path | str, **extra: str) -> dict[str, str]:
 def pyclient(*args: str, environ: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pyclient", *args], env=environ, capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextmanager

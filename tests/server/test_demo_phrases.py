@@ -15,6 +15,7 @@ from typing_extensions import TypedDict  # typing's TypedDict has no schema befo
 
 from devserver.matcher import plan_tool_calls
 from pyclient import ClientTool, client_tool
+from tests.helpers import change_background   # the demo's declaration (its handler never runs here)
 
 
 class PickedColour(TypedDict):
@@ -23,16 +24,6 @@ class PickedColour(TypedDict):
 
 def _never(*args: Any, **kwargs: Any) -> str:
     raise AssertionError("the server tests never run a handler")
-
-
-@client_tool
-def change_background(background: str) -> str:
-    """Change the page background. Accepts any CSS background value.
-
-    Args:
-        background: a CSS background value, such as "blue" or a gradient.
-    """
-    return _never()
 
 
 @client_tool

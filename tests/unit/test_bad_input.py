@@ -7,20 +7,21 @@ import json
 
 import pytest
 
-from pyclient import AbortController, RemoteProtocolError, ToolContext, client_tool
+from pyclient import AbortController, MockTransport, RemoteProtocolError, ToolContext, client_tool
 from pyclient._json import MAX_DEPTH, JSONLimitError, loads, repair
-from tests.unit.scripted import (
-    Server,
+from pyclient.testing import ScriptedAgent
+from tests.helpers import (
+    agent_for,
     arun,
-    call_events,
+    bodies,
     calls_then_text,
-    finished,
-    make_agent,
+    first_raw,
+    ids,
     sse,
-    started,
-    text_events,
+    text_message,
     text_only,
-    tool_messages_in,
+    tool_call,
+    tool_messages,
     until,
 )
 
@@ -29,13 +30,12 @@ DEEP = "[" * 10_000 + "]" * 10_000
 HUGE_INT = "7" * 5_000
 
 
-def raw_sse(*payloads: str) -> bytes:
-    """SSE events whose data is given as JSON text (to keep escapes such as "\\ud83d" as written)."""
-    return b"".join(b"data: " + p.encode() + b"\n\n" for p in payloads)
-
-
-def run_events(body: dict, *payloads: str) -> bytes:
-    return sse(started(body)) + raw_sse(*payloads) + sse(finished(body))
+def emitting(*payloads: str) -> ScriptedAgent:
+    """An agent that answers every message with these events, given as JSON text (to keep
+    escapes such as "\\ud83d" as written), between RUN_STARTED and RUN_FINISHED."""
+    agent = ScriptedAgent()
+    agent.otherwise().emit(*payloads)
+    return agent
 
 
 recorded: list[str] = []
@@ -70,85 +70,72 @@ def _clear():
 
 
 def test_emoji_split_into_two_escaped_deltas_shows_as_the_emoji():
-    def script(body, n):
-        return run_events(
-            body,
-            '{"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}',
-            '{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi \\ud83d"}',
-            '{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "\\ude00!"}',
-            '{"type": "TEXT_MESSAGE_END", "messageId": "m1"}',
-        )
-
-    server = Server(script)
-    thread = make_agent(server).thread()
+    server = emitting(
+        '{"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}',
+        '{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi \\ud83d"}',
+        '{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "\\ude00!"}',
+        '{"type": "TEXT_MESSAGE_END", "messageId": "m1"}',
+    )
+    thread = agent_for(server).thread()
     arun(thread.send("hello"))
     assert thread.messages[-1].content == f"hi {EMOJI}!"
     arun(thread.send("again"))
-    assert server.bodies[1]["messages"][1]["content"] == f"hi {EMOJI}!"
+    assert bodies(server)[1]["messages"][1]["content"] == f"hi {EMOJI}!"
 
 
 def test_lone_surrogate_in_text_delta_is_replaced_and_the_next_send_goes_out():
-    server = Server(lambda body, n: run_events(
-        body, '{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "cut \\ud83d"}'))
-    thread = make_agent(server).thread()
+    server = emitting('{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "cut \\ud83d"}')
+    thread = agent_for(server).thread()
     arun(thread.send("hello"))
     arun(thread.send("again"))
-    assert thread.run_status == "idle" and len(server.bodies) == 2
-    assert server.bodies[1]["messages"][1]["content"] == "cut \ufffd"
+    assert thread.run_status == "idle" and len(bodies(server)) == 2
+    assert bodies(server)[1]["messages"][1]["content"] == "cut \ufffd"
 
 
 def test_lone_surrogate_in_tool_arguments_is_replaced_and_the_follow_up_goes_out():
-    def script(body, n):
-        if n == 0:
-            return run_events(
-                body,
-                '{"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo", "parentMessageId": "m1"}',
-                '{"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{\\"text\\": \\"a\\ud83d"}',
-                '{"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "\\ude00 b\\udc00\\"}"}',
-            )
-        return text_only(body, n)
-
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = ScriptedAgent()
+    server.on("go").emit(
+        '{"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo", "parentMessageId": "m1"}',
+        '{"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{\\"text\\": \\"a\\ud83d"}',
+        '{"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "\\ude00 b\\udc00\\"}"}',
+    ).then_say("ok")
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
-    assert thread.run_status == "idle" and len(server.bodies) == 2
+    assert thread.run_status == "idle" and len(bodies(server)) == 2
     assert recorded == [f"a{EMOJI} b\ufffd"]
-    follow_up = server.bodies[1]["messages"]
+    follow_up = bodies(server)[1]["messages"]
     assert json.loads(follow_up[1]["toolCalls"][0]["function"]["arguments"]) == {"text": f"a{EMOJI} b\ufffd"}
-    assert tool_messages_in(server.bodies[1])[0]["content"] == f"a{EMOJI} b\ufffd"
+    assert tool_messages(bodies(server)[1])[0]["content"] == f"a{EMOJI} b\ufffd"
 
 
 def test_lone_surrogate_in_a_tool_result_is_replaced_and_the_follow_up_goes_out():
-    server = Server(calls_then_text([("c1", "lone_half", {})]))
-    thread = make_agent(server, [lone_half]).thread()
+    server = calls_then_text([("c1", "lone_half", {})])
+    thread = agent_for(server, [lone_half]).thread()
     arun(thread.send("go"))
-    assert thread.run_status == "idle" and thread.error is None and len(server.bodies) == 2
-    assert tool_messages_in(server.bodies[1])[0]["content"] == "half \ufffd"
+    assert thread.run_status == "idle" and thread.error is None and len(bodies(server)) == 2
+    assert tool_messages(bodies(server)[1])[0]["content"] == "half \ufffd"
 
 
 def test_lone_surrogate_in_the_users_input_is_replaced_and_the_request_goes_out():
-    server = Server(text_only)
-    thread = make_agent(server).thread()
+    server = text_only()
+    thread = agent_for(server).thread()
     arun(thread.send("broken \udcff input"))
     arun(thread.send("next"))
-    assert thread.run_status == "idle" and len(server.bodies) == 2
-    assert server.bodies[0]["messages"][0]["content"] == "broken \ufffd input"
+    assert thread.run_status == "idle" and len(bodies(server)) == 2
+    assert bodies(server)[0]["messages"][0]["content"] == "broken \ufffd input"
 
 
 def test_lone_surrogate_in_a_messages_snapshot_never_blocks_the_next_request():
-    def script(body, n):
-        return run_events(body, json.dumps({"type": "MESSAGES_SNAPSHOT", "messages": [
-            {"id": "u1", "role": "user", "content": "x"},
-            {"id": "a1", "role": "assistant", "content": "snap \\ud800"},
-        ]}).replace("\\\\ud800", "\\ud800"))
-
-    server = Server(script)
-    thread = make_agent(server).thread(state={"note": "\udfff"})
+    server = emitting(json.dumps({"type": "MESSAGES_SNAPSHOT", "messages": [
+        {"id": "u1", "role": "user", "content": "x"},
+        {"id": "a1", "role": "assistant", "content": "snap \\ud800"},
+    ]}).replace("\\\\ud800", "\\ud800"))
+    thread = agent_for(server).thread(state={"note": "\udfff"})
     arun(thread.send("hello"))
     arun(thread.send("again"))
-    assert thread.run_status == "idle" and len(server.bodies) == 2
-    assert server.bodies[1]["messages"][1]["content"] == "snap \ufffd"
-    assert server.bodies[1]["state"] == {"note": "\ufffd"}
+    assert thread.run_status == "idle" and len(bodies(server)) == 2
+    assert bodies(server)[1]["messages"][1]["content"] == "snap \ufffd"
+    assert bodies(server)[1]["state"] == {"note": "\ufffd"}
 
 
 def test_repair_joins_pairs_and_replaces_lone_halves():
@@ -161,13 +148,10 @@ def test_repair_joins_pairs_and_replaces_lone_halves():
 
 
 def test_json_nested_10000_deep_in_an_event_fails_that_run_clearly_and_the_thread_sends_again():
-    def script(body, n):
-        if n == 0:
-            return run_events(body, '{"type": "STATE_SNAPSHOT", "snapshot": ' + DEEP + "}")
-        return text_only(body, n)
-
-    server = Server(script)
-    thread = make_agent(server).thread()
+    server = ScriptedAgent()
+    server.on("hello").emit('{"type": "STATE_SNAPSHOT", "snapshot": ' + DEEP + "}")
+    server.otherwise().say("ok")
+    thread = agent_for(server).thread()
     arun(thread.send("hello"))
     assert thread.run_status == "error" and isinstance(thread.error, RemoteProtocolError)
     assert f"nested deeper than {MAX_DEPTH} levels" in str(thread.error)
@@ -176,42 +160,34 @@ def test_json_nested_10000_deep_in_an_event_fails_that_run_clearly_and_the_threa
 
 
 def test_5000_digit_integer_in_an_event_fails_that_run_clearly():
-    server = Server(lambda body, n: run_events(body, '{"type": "STATE_SNAPSHOT", "snapshot": ' + HUGE_INT + "}"))
-    thread = make_agent(server).thread()
+    server = emitting('{"type": "STATE_SNAPSHOT", "snapshot": ' + HUGE_INT + "}")
+    thread = agent_for(server).thread()
     arun(thread.send("hello"))
     assert isinstance(thread.error, RemoteProtocolError) and "4300 digits" in str(thread.error)
 
 
 @pytest.mark.parametrize("arguments", ['{"data": ' + DEEP + "}", '{"data": [' + HUGE_INT + "]}"])
 def test_hostile_json_in_tool_arguments_fails_that_call_and_the_run_goes_on(arguments):
-    def script(body, n):
-        if n == 0:
-            return run_events(
-                body,
-                '{"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "nested", "parentMessageId": "m1"}',
-                json.dumps({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": arguments}),
-            )
-        return text_only(body, n)
-
-    server = Server(script)
-    thread = make_agent(server, [nested]).thread()
+    server = ScriptedAgent()
+    server.on("go").emit(
+        '{"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "nested", "parentMessageId": "m1"}',
+        json.dumps({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": arguments}),
+    ).then_say("ok")
+    thread = agent_for(server, [nested]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "idle" and recorded == []
-    (message,) = tool_messages_in(server.bodies[1])
+    (message,) = tool_messages(bodies(server)[1])
     assert message["error"] and "were not read" in message["error"]
 
 
 def test_state_nested_to_the_limit_is_accepted_and_sent_back():
     state = "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)
 
-    def script(body, n):
-        return run_events(body, '{"type": "STATE_SNAPSHOT", "snapshot": ' + state + "}")
-
-    server = Server(script)
-    thread = make_agent(server).thread()
+    server = emitting('{"type": "STATE_SNAPSHOT", "snapshot": ' + state + "}")
+    thread = agent_for(server).thread()
     arun(thread.send("hello"))
     arun(thread.send("again"))
-    assert thread.run_status == "idle" and json.dumps(server.bodies[1]["state"]).count("[") == MAX_DEPTH - 1
+    assert thread.run_status == "idle" and json.dumps(bodies(server)[1]["state"]).count("[") == MAX_DEPTH - 1
 
 
 def test_loads_measures_depth_without_recursing():
@@ -237,14 +213,10 @@ def approval_tool():
 def test_duplicate_pending_ids_run_each_call_once_with_one_tool_message():
     guarded = approval_tool()
 
-    def script(body, n):
-        if n == 0:
-            return sse(started(body), *call_events("c1", "guarded", {"text": "a"}),
-                       finished(body, outcome={"type": "interrupt", "pendingToolCallIds": ["c1", "c1", "c1"]}))
-        return text_only(body, n)
-
-    server = Server(script)
-    thread = make_agent(server, [guarded]).thread()
+    server = ScriptedAgent()
+    server.on("go").call("guarded", text="a", call_id="c1").finish(
+        outcome={"type": "interrupt", "pendingToolCallIds": ["c1", "c1", "c1"]}).then_say("ok")
+    thread = agent_for(server, [guarded]).thread()
 
     async def main():
         sending = asyncio.ensure_future(thread.send("go"))
@@ -254,18 +226,16 @@ def test_duplicate_pending_ids_run_each_call_once_with_one_tool_message():
 
     arun(main())
     assert thread.run_status == "idle" and recorded == ["a"]
-    assert [m["toolCallId"] for m in tool_messages_in(server.bodies[1])] == ["c1"]
+    assert [m["toolCallId"] for m in tool_messages(bodies(server)[1])] == ["c1"]
 
 
 def test_duplicate_pending_ids_then_stop_returns():
     guarded = approval_tool()
 
-    def script(body, n):
-        return sse(started(body), *call_events("c1", "guarded", {"text": "a"}),
-                   finished(body, outcome={"type": "interrupt", "pendingToolCallIds": ["c1", "c1"]}))
-
-    server = Server(script)
-    thread = make_agent(server, [guarded]).thread()
+    server = ScriptedAgent()
+    server.otherwise().call("guarded", text="a", call_id="c1").finish(
+        outcome={"type": "interrupt", "pendingToolCallIds": ["c1", "c1"]})
+    thread = agent_for(server, [guarded]).thread()
 
     async def main():
         sending = asyncio.ensure_future(thread.send("go"))
@@ -274,39 +244,31 @@ def test_duplicate_pending_ids_then_stop_returns():
         await sending
 
     arun(main())
-    assert thread.run_status == "idle" and recorded == [] and len(server.bodies) == 1
+    assert thread.run_status == "idle" and recorded == [] and len(bodies(server)) == 1
 
 
 def test_tool_call_id_reused_by_a_later_run_is_a_new_call():
-    def script(body, n):
-        if n < 2:
-            return sse(started(body), *call_events("c1", "echo", {"text": f"run{n}"}, parent=f"m{n}"), finished(body))
-        return text_only(body, n)
-
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = ScriptedAgent()
+    server.on("go").call("echo", text="run0", call_id="c1").then().call("echo", text="run1", call_id="c1").then_say("ok")
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "idle" and recorded == ["run0", "run1"]
-    last = server.bodies[2]["messages"]
+    last = bodies(server)[2]["messages"]
     calls = [c["function"]["arguments"] for m in last if m["role"] == "assistant" for c in m.get("toolCalls") or ()]
     assert [json.loads(a) for a in calls] == [{"text": "run0"}, {"text": "run1"}]
-    assert [m["content"] for m in tool_messages_in(server.bodies[2])] == ["run0", "run1"]
+    assert [m["content"] for m in tool_messages(bodies(server)[2])] == ["run0", "run1"]
     assert thread.action("c1").result.content == "run1"
 
 
 def test_same_tool_call_id_started_twice_in_one_run_runs_once():
-    def script(body, n):
-        if n == 0:
-            start = {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo", "parentMessageId": "m1"}
-            return sse(started(body), *call_events("c1", "echo", {"text": "x"}), start,
-                       {"type": "TOOL_CALL_END", "toolCallId": "c1"}, finished(body))
-        return text_only(body, n)
-
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = ScriptedAgent()
+    start = {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo", "parentMessageId": "m1"}
+    server.on("go").emit(*tool_call("c1", "echo", {"text": "x"}), start,
+                         {"type": "TOOL_CALL_END", "toolCallId": "c1"}).then_say("ok")
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "idle" and recorded == ["x"]
-    assert [m["toolCallId"] for m in tool_messages_in(server.bodies[1])] == ["c1"]
+    assert [m["toolCallId"] for m in tool_messages(bodies(server)[1])] == ["c1"]
 
 
 @pytest.mark.parametrize("outcome", [
@@ -317,50 +279,44 @@ def test_same_tool_call_id_started_twice_in_one_run_runs_once():
     {"pendingToolCallIds": 7},
 ])
 def test_run_finished_with_wrongly_typed_outcome_runs_the_streamed_calls(outcome):
-    def script(body, n):
-        if n == 0:
-            return sse(started(body), *call_events("c1", "echo", {"text": "x"}), finished(body, outcome=outcome))
-        return text_only(body, n)
-
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = ScriptedAgent()
+    server.on("go").call("echo", text="x", call_id="c1").finish(outcome=outcome).then_say("ok")
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "idle" and thread.error is None and recorded == ["x"]
-    assert len(server.bodies) == 2
+    assert len(bodies(server)) == 2
 
 
 def test_messages_snapshot_repeating_ids_with_empty_arguments_keeps_the_streamed_ones():
     """Microsoft Agent Framework's stream for two parallel frontend calls, as it really is."""
 
-    def script(body, n):
-        if n == 0:
-            user = body["messages"][0]
-            snapshot_calls = [{"id": i, "type": "function", "function": {"name": "echo", "arguments": ""}}
-                              for i in ("c1", "c2", "c1", "c2")]
-            return sse(
-                started(body),
-                {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
-                *call_events("c1", "echo", {"text": "one"}), *call_events("c2", "echo", {"text": "two"}),
-                {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
-                {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo", "parentMessageId": "m1"},
-                {"type": "TOOL_CALL_END", "toolCallId": "c1"},
-                {"type": "TOOL_CALL_START", "toolCallId": "c2", "toolCallName": "echo", "parentMessageId": "m1"},
-                {"type": "TOOL_CALL_END", "toolCallId": "c2"},
-                {"type": "MESSAGES_SNAPSHOT", "messages": [
-                    user, {"id": "m1", "role": "assistant", "content": "", "toolCalls": snapshot_calls}]},
-                finished(body),
-            )
-        return text_only(body, n)
+    def first(body):   # the snapshot holds the request's own user message
+        user = body["messages"][0]
+        snapshot_calls = [{"id": i, "type": "function", "function": {"name": "echo", "arguments": ""}}
+                          for i in ("c1", "c2", "c1", "c2")]
+        return sse(
+            {"type": "RUN_STARTED", **ids(body)},
+            {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+            *tool_call("c1", "echo", {"text": "one"}), *tool_call("c2", "echo", {"text": "two"}),
+            {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+            {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo", "parentMessageId": "m1"},
+            {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+            {"type": "TOOL_CALL_START", "toolCallId": "c2", "toolCallName": "echo", "parentMessageId": "m1"},
+            {"type": "TOOL_CALL_END", "toolCallId": "c2"},
+            {"type": "MESSAGES_SNAPSHOT", "messages": [
+                user, {"id": "m1", "role": "assistant", "content": "", "toolCalls": snapshot_calls}]},
+            {"type": "RUN_FINISHED", **ids(body)},
+        )
 
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = first_raw(first, then=text_only())
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "idle" and sorted(recorded) == ["one", "two"]
-    follow_up = server.bodies[1]["messages"]
+    follow_up = bodies(server)[1]["messages"]
     (assistant,) = [m for m in follow_up if m["role"] == "assistant"]
     assert [(c["id"], json.loads(c["function"]["arguments"])) for c in assistant["toolCalls"]] == [
         ("c1", {"text": "one"}), ("c2", {"text": "two"})]
-    assert [m["toolCallId"] for m in tool_messages_in(server.bodies[1])] == ["c1", "c2"]
+    assert [m["toolCallId"] for m in tool_messages(bodies(server)[1])] == ["c1", "c2"]
 
 
 # -- rogue handlers ---------------------------------------------------------------------------------
@@ -379,11 +335,11 @@ def test_keyboard_interrupt_or_system_exit_in_a_handler_fails_the_call_and_the_l
         await asyncio.sleep(0)
         raise exit_type()
 
-    server = Server(calls_then_text([("c1", "quitter", {}), ("c2", "async_quitter", {})]))
-    thread = make_agent(server, [quitter, async_quitter]).thread()
+    server = calls_then_text([("c1", "quitter", {}), ("c2", "async_quitter", {})])
+    thread = agent_for(server, [quitter, async_quitter]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "idle"
-    messages = tool_messages_in(server.bodies[1])
+    messages = tool_messages(bodies(server)[1])
     assert [m["toolCallId"] for m in messages] == ["c1", "c2"]
     assert all(exit_type.__name__ in m["error"] for m in messages)
 
@@ -399,8 +355,8 @@ def test_handler_that_swallows_cancellation_still_leaves_the_thread_idle_and_its
             recorded.append("swallowed")
         return "late result"
 
-    server = Server(calls_then_text([("c1", "stubborn", {})]))
-    thread = make_agent(server, [stubborn]).thread()
+    server = calls_then_text([("c1", "stubborn", {})])
+    thread = agent_for(server, [stubborn]).thread()
 
     async def main():
         sending = asyncio.ensure_future(thread.send("go"))
@@ -412,7 +368,7 @@ def test_handler_that_swallows_cancellation_still_leaves_the_thread_idle_and_its
             await asyncio.sleep(0)
 
     arun(main())
-    assert thread.run_status == "idle" and len(server.bodies) == 1
+    assert thread.run_status == "idle" and len(bodies(server)) == 1
     action = thread.action("c1")
     assert action.status == "cancelled" and "late result" not in action.result.content
     assert [m.content for m in thread.messages if m.role == "tool"] == ["Tool call cancelled: stopped by the user"]
@@ -453,8 +409,8 @@ def test_no_handler_starts_after_stop_or_unmount_returned(how, turns):
         recorded.append("after" if ended else "before")
         return "done"
 
-    server = Server(calls_then_text([("c1", "side_effect", {})]))
-    thread = make_agent(server).thread()
+    server = calls_then_text([("c1", "side_effect", {})])
+    thread = agent_for(server).thread()
     registration = thread.register_tool(side_effect)
 
     def end():
@@ -498,26 +454,24 @@ def test_no_handler_starts_after_stop_or_unmount_returned(how, turns):
 def test_calls_run_on_run_finished_while_the_server_holds_the_connection_open():
     closed = []
 
-    def script(body, n):
-        if n == 0:
-            async def chunks():
-                try:
-                    yield sse(started(body), *call_events("c1", "echo", {"text": "x"}), finished(body))
-                    await asyncio.Event().wait()  # never set: the server keeps the connection open
-                finally:
-                    closed.append(True)
-            return chunks()
-        return text_only(body, n)
+    async def first(body):
+        try:
+            yield sse({"type": "RUN_STARTED", **ids(body)}, *tool_call("c1", "echo", {"text": "x"}),
+                      {"type": "RUN_FINISHED", **ids(body)})
+            await asyncio.Event().wait()  # never set: the server keeps the connection open
+        finally:
+            closed.append(True)
 
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = first_raw(first, then=text_only())
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"), timeout=10)
-    assert recorded == ["x"] and len(server.bodies) == 2 and closed == [True]
+    assert recorded == ["x"] and len(bodies(server)) == 2 and closed == [True]
 
 
 def test_text_delta_after_run_finished_is_not_read():
-    server = Server(lambda body, n: sse(started(body), *text_events("m1", "in"), finished(body),
-                                        *text_events("m2", "after")))
-    thread = make_agent(server).thread()
+    server = MockTransport(lambda request: sse(
+        {"type": "RUN_STARTED", **ids(json.loads(request.body))}, *text_message("m1", "in"),
+        {"type": "RUN_FINISHED", **ids(json.loads(request.body))}, *text_message("m2", "after")))
+    thread = agent_for(server).thread()
     arun(thread.send("go"))
     assert [m.content for m in thread.messages] == ["go", "in"]

@@ -3,7 +3,7 @@
 Threads and tool registrations live while their element is connected. Connection changes
 reach the core as in the page: a `dom.flush()` plays the `MutationObserver` a microtask
 later, and the core's refresh (`dom.check()`) before every resolution sees a removal at
-once. Requests go to the scripted `MockTransport` server of `tests.unit.scripted`.
+once. Requests go to a `ScriptedAgent` in this process (`tests.helpers.agent_for`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import pyclient
 from pyclient import ConfigurationError, LocalProtocolError, ToolContext, client_tool
 from pyclient._elements import THREAD_ATTRIBUTE, ElementRegistration
 from pyclient._platform import DomPlatform
-from pyclient.testing import FakeDom
-from tests.unit.scripted import Server, arun, calls_then_text, make_agent, text_only
+from pyclient.testing import FakeDom, ScriptedAgent
+from tests.helpers import agent_for, arun, bodies, calls_then_text, make_tool, text_only
+from tests.helpers import tool_contents, tool_messages, tool_names
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -37,20 +38,12 @@ def platform(dom):
     return DomPlatform(dom)
 
 
-def make_tool(name: str):
-    def handler() -> str:
-        return name
-
-    handler.__doc__ = f"The {name} tool."
-    return client_tool(handler, name=name)
-
-
 def names(thread) -> list[str]:
     return [tool.name for tool in thread.available_tools()]
 
 
-def agent_on(platform, server: Server | None = None, tools=(), name: str = "test"):
-    agent = make_agent(server or Server(text_only), tools, platform=platform)
+def agent_on(platform, server: ScriptedAgent | None = None, tools=(), name: str = "test"):
+    agent = agent_for(server or text_only(), tools, platform=platform)
     agent.name = name
     return agent
 
@@ -92,8 +85,8 @@ class Held:
         self.tool = client_tool(save_note)
 
 
-def one_call() -> Server:
-    return Server(calls_then_text([("c1", "save_note", {"key": "todo"})]))
+def one_call() -> ScriptedAgent:
+    return calls_then_text([("c1", "save_note", {"key": "todo"})])
 
 
 async def settle(turns: int = 10) -> None:
@@ -352,7 +345,7 @@ def test_package_use_client_tool_outside_any_thread_element_is_a_configuration_e
 
 
 def test_a_removed_registration_is_left_out_of_the_next_snapshot_before_any_flush(dom, platform):
-    server = Server(text_only)
+    server = text_only()
     panel = dom.body.append_child("section", id="chat")
     agent = agent_on(platform, server)
     thread = agent.thread("#chat")
@@ -373,7 +366,7 @@ def test_a_removed_registration_is_left_out_of_the_next_snapshot_before_any_flus
         await thread.send("two")
 
     arun(main())
-    assert server.tool_names(0) == [] and server.tool_names(1) == ["local"]
+    assert tool_names(bodies(server)[0]) == [] and tool_names(bodies(server)[1]) == ["local"]
 
 
 def test_removing_a_running_calls_element_aborts_it_and_reinsertion_runs_it_once(dom, platform):
@@ -399,7 +392,7 @@ def test_removing_a_running_calls_element_aborts_it_and_reinsertion_runs_it_once
         held.release.set()                                   # a late wake-up changes nothing
         await settle()
         assert not task.done() and thread.run_status == "running"
-        assert action.status == "unavailable" and len(server.bodies) == 1
+        assert action.status == "unavailable" and len(bodies(server)) == 1
         assert [m for m in thread.messages if m.role == "tool"] == []
         panel.append(host)
         dom.flush()
@@ -408,9 +401,9 @@ def test_removing_a_running_calls_element_aborts_it_and_reinsertion_runs_it_once
 
     arun(main())
     assert held.finished == ["finally 0", "returned 1", "finally 1"]
-    assert len(server.bodies) == 2
-    assert server.tool_contents(1) == ["saved todo (execution 1)"]
-    assert sum(len(server.tool_messages(n)) for n in range(len(server.bodies))) == 1
+    assert len(bodies(server)) == 2
+    assert tool_contents(bodies(server)[1]) == ["saved todo (execution 1)"]
+    assert sum(len(tool_messages(bodies(server)[n])) for n in range(len(bodies(server)))) == 1
     assert thread.run_status == "idle"
 
 
@@ -449,7 +442,7 @@ def test_close_aborts_the_running_handler_unmarks_and_refuses_to_send(dom, platf
     assert THREAD_ATTRIBUTE not in panel.attributes and thread.element is None
     assert handle.registration.disposed and not handle.mounted
     assert thread.scope.registrations == [] and names(thread) == []
-    assert len(server.bodies) == 1                           # no follow-up after close
+    assert len(bodies(server)) == 1                           # no follow-up after close
     with pytest.raises(LocalProtocolError, match="closed"):
         thread.register_tool(make_tool("late"))
     thread.close()                                           # idempotent
@@ -507,7 +500,7 @@ def test_close_releases_the_watch_of_a_registration_whose_handle_is_still_held(d
 
 
 def test_a_removed_thread_nobody_references_is_freed_with_its_watches(dom, platform):
-    server = Server(calls_then_text([("c1", "local", {})]))
+    server = calls_then_text([("c1", "local", {})])
     panel = dom.body.append_child("section", id="chat")
     agent = agent_on(platform, server)
     baseline = dom.watch_count
@@ -516,7 +509,7 @@ def test_a_removed_thread_nobody_references_is_freed_with_its_watches(dom, platf
         thread = agent.thread("#chat")
         handle = agent.use_client_tool(make_tool("local"), panel.append_child("div"))
         await thread.send("use it")                          # a full round trip first
-        assert thread.run_status == "idle" and server.tool_contents(1) == ["local"]
+        assert thread.run_status == "idle" and tool_contents(bodies(server)[1]) == ["local"]
         ref = weakref.ref(thread)
         del thread, handle
         return ref
@@ -534,7 +527,7 @@ def test_a_removed_thread_nobody_references_is_freed_with_its_watches(dom, platf
     assert THREAD_ATTRIBUTE not in panel.attributes
     # The element can carry a new thread.
     dom.body.append(panel)
-    assert agent.thread(panel).thread_id != server.bodies[0]["threadId"]
+    assert agent.thread(panel).thread_id != bodies(server)[0]["threadId"]
 
 
 def test_a_removed_thread_that_returns_is_held_by_the_platform_again(dom, platform):

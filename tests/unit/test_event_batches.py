@@ -1,19 +1,28 @@
 """What arrives together is applied together: the events of one chunk are applied and told one
-by one, their changes published once; a stop or a bad event loses nothing that arrived before it."""
+by one, their changes published once; a stop or a bad event loses nothing that arrived before it.
+
+The chunks are the tests' own: `MockTransport` handlers answer with one body or one chunk per
+event (`ScriptedAgent.transport()` streams one event a chunk)."""
 
 from __future__ import annotations
 
-from pyclient import RemoteProtocolError
+import json
 
-from tests.unit.scripted import Server, arun, finished, make_agent, sse, started, text_events
+from pyclient import MockTransport, RemoteProtocolError
+from tests.helpers import agent_for, arun, ids, sse
 
 WORDS = [f"w{i} " for i in range(50)]
 
 
-def words_run(body: dict) -> list[dict]:
-    return [started(body), {"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"},
+def words_run(request) -> list[dict]:
+    body = json.loads(request.body)
+    return [{"type": "RUN_STARTED", **ids(body)}, {"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"},
             *({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a", "delta": word} for word in WORDS),
-            {"type": "TEXT_MESSAGE_END", "messageId": "a"}, finished(body)]
+            {"type": "TEXT_MESSAGE_END", "messageId": "a"}, {"type": "RUN_FINISHED", **ids(body)}]
+
+
+def one_chunk(request) -> bytes:
+    return sse(*words_run(request))
 
 
 def last_text(thread) -> str:
@@ -21,8 +30,7 @@ def last_text(thread) -> str:
 
 
 def test_one_chunk_is_told_event_by_event_and_published_once():
-    server = Server(lambda body, n: sse(*words_run(body)))
-    thread = make_agent(server).thread()
+    thread = agent_for(MockTransport(one_chunk)).thread()
     seen_at_event: list[str] = []
     kinds: list[str] = []
     thread.subscribe_events(lambda event: event.type == "TEXT_MESSAGE_CONTENT"
@@ -38,8 +46,7 @@ def test_one_chunk_is_told_event_by_event_and_published_once():
 
 
 def test_one_chunk_per_event_publishes_each():
-    server = Server(lambda body, n: [sse(event) for event in words_run(body)])
-    thread = make_agent(server).thread()
+    thread = agent_for(MockTransport(lambda request: [sse(event) for event in words_run(request)])).thread()
     texts: list[str] = []
     thread.subscribe(lambda event: event.kind == "messages" and thread.messages
                      and texts.append(last_text(thread)), events=False)
@@ -49,8 +56,7 @@ def test_one_chunk_per_event_publishes_each():
 
 
 def test_a_stop_from_an_event_listener_applies_not_one_more_event():
-    server = Server(lambda body, n: sse(*words_run(body)))
-    thread = make_agent(server).thread()
+    thread = agent_for(MockTransport(one_chunk)).thread()
     told: list[str] = []
 
     def on_event(event):
@@ -67,12 +73,14 @@ def test_a_stop_from_an_event_listener_applies_not_one_more_event():
 
 
 def test_a_bad_event_keeps_what_arrived_before_it_in_its_chunk():
-    def script(body, n):
-        good = sse(started(body), *text_events("a", "kept")[:2])
-        return good + b"data: {not json\n\n" + sse(finished(body))
+    def script(request):
+        body = json.loads(request.body)
+        good = sse({"type": "RUN_STARTED", **ids(body)},
+                   {"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"},
+                   {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a", "delta": "kept"})
+        return good + b"data: {not json\n\n" + sse({"type": "RUN_FINISHED", **ids(body)})
 
-    server = Server(script)
-    thread = make_agent(server).thread()
+    thread = agent_for(MockTransport(script)).thread()
     told: list[str] = []
     thread.subscribe_events(lambda event: told.append(str(event.type.value)))
     arun(thread.send("go"))

@@ -11,9 +11,8 @@ from pydantic import BaseModel
 
 from pyclient import ConfigurationError, LocalProtocolError, MemoryStore, ToolError, ToolPart, client_tool
 from pyclient._parts import parse_partial
-from tests.unit.scripted import (
-    Server, arun, call_events, calls_then_text, finished, make_agent, sse, started, text_events, until,
-)
+from pyclient.testing import ScriptedAgent
+from tests.helpers import agent_for, arun, bodies, calls_then_text, tool_contents, until
 
 received: list[dict] = []
 
@@ -71,19 +70,14 @@ def test_parts_go_through_the_states_in_order_with_partial_input_first():
     cut = [args[:12], args[12:30], args[30:]]
     seen: list[tuple[str, dict, object]] = []
 
-    def script(body, n):
-        if n == 0:
-            events = [started(body),
-                      {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "create_task", "parentMessageId": "m1"},
-                      *({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": d} for d in cut),
-                      {"type": "TOOL_CALL_END", "toolCallId": "c1"}, finished(body)]
-            # One chunk per event, as a model's deltas arrive: what arrives together is
-            # published together, so one body would show only the complete arguments.
-            return [sse(event) for event in events]
-        return sse(started(body), *text_events("a1", "done"), finished(body))
-
-    server = Server(script)
-    thread = make_agent(server, [create_task]).thread()
+    # One chunk per event (as `ScriptedAgent.transport()` streams), as a model's deltas arrive:
+    # what arrives together is published together, so one body would show only the complete arguments.
+    server = ScriptedAgent()
+    server.on("make a task").emit(
+        {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "create_task", "parentMessageId": "m1"},
+        *({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": d} for d in cut),
+        {"type": "TOOL_CALL_END", "toolCallId": "c1"}).then_say("done")
+    thread = agent_for(server, [create_task]).thread()
 
     def on_event(event):
         if event.kind in ("messages", "action") and thread.messages and any(
@@ -111,8 +105,8 @@ def test_parts_go_through_the_states_in_order_with_partial_input_first():
 
 
 def test_a_failed_call_is_output_error_and_a_cancelled_one_says_so():
-    server = Server(calls_then_text([("c1", "create_task", {"title": 5}), ("c2", "send_mail", {"to": "a", "subject": "b"})]))
-    thread = make_agent(server, [create_task, send_mail]).thread()
+    server = calls_then_text([("c1", "create_task", {"title": 5}), ("c2", "send_mail", {"to": "a", "subject": "b"})])
+    thread = agent_for(server, [create_task, send_mail]).thread()
 
     async def main():
         task = asyncio.ensure_future(thread.send("go"))
@@ -132,13 +126,9 @@ def test_a_failed_call_is_output_error_and_a_cancelled_one_says_so():
 
 
 def test_backend_tool_calls_have_parts_with_their_result():
-    def script(body, n):
-        return sse(started(body), *call_events("s1", "search", {"q": "pyodide"}),
-                   {"type": "TOOL_CALL_RESULT", "messageId": "r1", "toolCallId": "s1", "content": '{"hits": 3}'},
-                   *text_events("a1", "3 hits"), finished(body))
-
-    server = Server(script)
-    thread = make_agent(server).thread()
+    server = ScriptedAgent()
+    server.otherwise().server_call("search", q="pyodide", result='{"hits": 3}', call_id="s1").say("3 hits")
+    thread = agent_for(server).thread()
     arun(thread.send("search"))
     part = thread.tool_part("s1")
     assert part.state == "output-available" and part.output == {"hits": 3} and part.tool is None
@@ -155,8 +145,8 @@ def test_renderer_lookup_prefers_the_tools_own_then_the_agents_then_the_catch_al
         return "own"
 
     rendered = client_tool(create_task.handler, name="create_task", render=own)
-    server = Server(calls_then_text([]))
-    agent = make_agent(server, [rendered, send_mail])
+    server = calls_then_text([])
+    agent = agent_for(server, [rendered, send_mail])
 
     @agent.tool_renderer("send_mail")
     def mail(part):
@@ -184,8 +174,8 @@ def test_renderer_lookup_prefers_the_tools_own_then_the_agents_then_the_catch_al
 
 
 def _approval_thread():
-    server = Server(calls_then_text([("c1", "send_mail", {"to": "\u202eecila", "subject": "hi"})], quote_tools=True))
-    return server, make_agent(server, [send_mail]).thread()
+    server = calls_then_text([("c1", "send_mail", {"to": "\u202eecila", "subject": "hi"})], quote_tools=True)
+    return server, agent_for(server, [send_mail]).thread()
 
 
 def test_approve_with_edited_arguments_runs_them_and_tells_the_model():
@@ -199,7 +189,7 @@ def test_approve_with_edited_arguments_runs_them_and_tells_the_model():
 
     arun(main())
     assert received == [{"to": "alice@example.org", "subject": "hi"}]
-    [content] = server.tool_contents(1)
+    [content] = tool_contents(bodies(server)[1])
     assert "edited the arguments" in content and '"to":"alice@example.org"' in content
     assert content.endswith("sent to alice@example.org")
     part = thread.tool_part("c1")
@@ -224,14 +214,14 @@ def test_invalid_edit_is_refused_and_the_call_keeps_waiting_then_unchanged_edit_
         await task
 
     arun(main())
-    [content] = server.tool_contents(1)
+    [content] = tool_contents(bodies(server)[1])
     assert content == "sent to \u202eecila" and not thread.tool_part("c1").edited
 
 
 def test_edited_approval_survives_a_reload():
     store = MemoryStore()
-    server = Server(calls_then_text([("c1", "send_mail", {"to": "bob", "subject": "hi"})], quote_tools=True))
-    agent = make_agent(server, [send_mail])
+    server = calls_then_text([("c1", "send_mail", {"to": "bob", "subject": "hi"})], quote_tools=True)
+    agent = agent_for(server, [send_mail])
     thread = agent.thread(thread_id="t1", store=store)
 
     async def main():
@@ -249,8 +239,8 @@ def test_edited_approval_survives_a_reload():
 
 
 def test_edits_need_a_call_awaiting_approval():
-    server = Server(calls_then_text([("c1", "create_task", {"title": "x"})]))
-    thread = make_agent(server, [create_task]).thread()
+    server = calls_then_text([("c1", "create_task", {"title": "x"})])
+    thread = agent_for(server, [create_task]).thread()
     arun(thread.send("go"))
     with pytest.raises(LocalProtocolError, match="completed"):
         thread.action("c1").approve(arguments={"title": "y"})
@@ -260,8 +250,8 @@ def test_edits_need_a_call_awaiting_approval():
 
 
 def test_render_only_submit_is_validated_against_the_output_schema():
-    server = Server(calls_then_text([("c1", "pick_colour", {"prompt": "any"})], quote_tools=True))
-    thread = make_agent(server, [pick_colour]).thread()
+    server = calls_then_text([("c1", "pick_colour", {"prompt": "any"})], quote_tools=True)
+    thread = agent_for(server, [pick_colour]).thread()
 
     async def main():
         task = asyncio.ensure_future(thread.send("let me pick"))
@@ -280,13 +270,13 @@ def test_render_only_submit_is_validated_against_the_output_schema():
         await task
 
     arun(main())
-    assert server.tool_contents(1) == ['{"colour":"teal"}']
+    assert tool_contents(bodies(server)[1]) == ['{"colour":"teal"}']
     assert thread.tool_part("c1").output == {"colour": "teal"}
 
 
 def test_render_only_fail_answers_with_the_message():
-    server = Server(calls_then_text([("c1", "pick_colour", {"prompt": "any"})], quote_tools=True))
-    thread = make_agent(server, [pick_colour]).thread()
+    server = calls_then_text([("c1", "pick_colour", {"prompt": "any"})], quote_tools=True)
+    thread = agent_for(server, [pick_colour]).thread()
 
     async def main():
         task = asyncio.ensure_future(thread.send("let me pick"))
@@ -297,7 +287,7 @@ def test_render_only_fail_answers_with_the_message():
     arun(main())
     part = thread.tool_part("c1")
     assert part.state == "output-error" and part.error_text == "the user closed the picker"
-    assert server.tool_contents(1) == ["the user closed the picker"]
+    assert tool_contents(bodies(server)[1]) == ["the user closed the picker"]
 
 
 def test_a_converter_error_fails_the_call_with_its_message():

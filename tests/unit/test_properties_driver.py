@@ -1,6 +1,6 @@
 """Property tests: `send()`, `stop()`, mount toggles, cancel, approve, reject and submit at random moments.
 
-A scripted server makes tool calls (`quick`, a plain handler; `slow`, an async handler that
+A `MockTransport` handler, the agent, makes tool calls (`quick`, a plain handler; `slow`, an async handler that
 waits on an event the test sets; `gated`, which requires approval; `ask`, answered by the page)
 over a stream delivered one event per loop turn, and follow-ups make more calls as drawn.
 Hypothesis draws a list of operations, each after a drawn number of loop turns, then ends the
@@ -27,7 +27,7 @@ from hypothesis import event, given, note
 from hypothesis import strategies as st
 
 from pyclient import Agent, LocalProtocolError, MockTransport, ToolContext, client_tool
-from tests.unit.scripted import finished, started, text_events
+from tests.helpers import ids, sse
 
 TOOLS = ("quick", "slow", "gated", "ask")
 GUARD_S = 20.0         # only against a hang: scenarios take a few milliseconds
@@ -98,15 +98,11 @@ def ask(n: int) -> str:
 BY_NAME = {tool.name: tool for tool in (quick, slow, gated, ask)}
 
 
-def event_bytes(event: dict[str, Any]) -> bytes:
-    return b"data: " + json.dumps(event).encode() + b"\n\n"
-
-
 def response(body: dict[str, Any], n: int, plan: list[str]) -> list[bytes]:
     """One event per chunk (MockTransport yields to the loop between chunks)."""
-    events = [started(body)]
+    events = [{"type": "RUN_STARTED", **ids(body)}]
     if plan == ["!error"]:
-        return [event_bytes(e) for e in (*events, {"type": "RUN_ERROR", "message": "the model failed"})]
+        return [sse(e) for e in (*events, {"type": "RUN_ERROR", "message": "the model failed"})]
     if plan:
         events.append({"type": "TEXT_MESSAGE_START", "messageId": f"m{n}", "role": "assistant"})
         events.append({"type": "TEXT_MESSAGE_END", "messageId": f"m{n}"})
@@ -118,9 +114,11 @@ def response(body: dict[str, Any], n: int, plan: list[str]) -> list[bytes]:
                        {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": f"{i}}}"},
                        {"type": "TOOL_CALL_END", "toolCallId": call_id}]
     else:
-        events += text_events(f"t{n}", "done")
-    events.append(finished(body))
-    return [event_bytes(e) for e in events]
+        events += [{"type": "TEXT_MESSAGE_START", "messageId": f"t{n}", "role": "assistant"},
+                   {"type": "TEXT_MESSAGE_CONTENT", "messageId": f"t{n}", "delta": "done"},
+                   {"type": "TEXT_MESSAGE_END", "messageId": f"t{n}"}]
+    events.append({"type": "RUN_FINISHED", **ids(body)})
+    return [sse(e) for e in events]
 
 
 OPS = st.one_of(

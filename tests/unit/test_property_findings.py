@@ -8,36 +8,18 @@ from __future__ import annotations
 import asyncio
 import json
 
-from pyclient import ToolContext, client_tool
+from pyclient import MockTransport, ToolContext, client_tool
 from pyclient._events import UnknownEvent, decode_event
 from pyclient._json import MAX_DEPTH
-from tests.unit.scripted import (
-    Server,
-    arun,
-    call_events,
-    finished,
-    make_agent,
-    sse,
-    started,
-    text_events,
-)
+from pyclient.testing import ScriptedAgent
+from tests.helpers import agent_for, arun, bodies, echo, first_raw, ids, sse, text_only, tool_call
 
 
-@client_tool
-def echo(text: str) -> str:
-    """Echo the text."""
-    return text
-
-
-def first_then_text(events_of):
-    """Request 0 answers with `events_of(body)`; later requests with a short text run."""
-
-    def script(body, n):
-        if n == 0:
-            return sse(*events_of(body))
-        return sse(started(body), *text_events(f"t{n}", "done"), finished(body))
-
-    return script
+def answer_then_done(*events: dict | str, **finish) -> ScriptedAgent:
+    """The first user message gets `events` (and RUN_FINISHED with `finish`); the follow-up, "done"."""
+    agent = ScriptedAgent()
+    agent.on("go").emit(*events).finish(**finish).then_say("done")
+    return agent
 
 
 def tool_message_ids(body: dict) -> list[str]:
@@ -47,45 +29,37 @@ def tool_message_ids(body: dict) -> list[str]:
 def test_duplicate_pending_tool_call_ids_answer_the_call_once():
     # Was: LocalProtocolError "Cannot handle PENDING for tool call 'c1' (echo) in status
     # 'unavailable'" raised out of send().
-    server = Server(first_then_text(lambda body: [
-        started(body), *call_events("c1", "echo", {"text": "a"}),
-        finished(body, outcome={"type": "success", "pendingToolCallIds": ["c1", "c1"]}),
-    ]))
-    thread = make_agent(server, [echo]).thread()
+    server = answer_then_done(*tool_call("c1", "echo", {"text": "a"}),
+                              outcome={"type": "success", "pendingToolCallIds": ["c1", "c1"]})
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "idle"
-    assert tool_message_ids(server.bodies[1]) == ["c1"]
+    assert tool_message_ids(bodies(server)[1]) == ["c1"]
 
 
 def test_wrong_typed_pending_tool_call_ids_mean_every_call_of_the_run():
     # Was: TypeError "'int' object is not iterable" (and "unhashable type" for a list of lists)
     # raised out of send(); RUN_FINISHED did not validate and the machine read the raw JSON.
-    for ids in (1, "c1", [["c1"]], [{"id": "c1"}], None):
-        server = Server(first_then_text(lambda body: [
-            started(body), *call_events("c1", "echo", {"text": "a"}),
-            finished(body, outcome={"type": "success", "pendingToolCallIds": ids}),
-        ]))
-        thread = make_agent(server, [echo]).thread()
+    for pending in (1, "c1", [["c1"]], [{"id": "c1"}], None):
+        server = answer_then_done(*tool_call("c1", "echo", {"text": "a"}),
+                                  outcome={"type": "success", "pendingToolCallIds": pending})
+        thread = agent_for(server, [echo]).thread()
         arun(thread.send("go"))
-        assert thread.run_status == "idle", ids
-        assert tool_message_ids(server.bodies[1]) == ["c1"], ids
+        assert thread.run_status == "idle", pending
+        assert tool_message_ids(bodies(server)[1]) == ["c1"], pending
 
 
 def test_lone_surrogates_from_the_server_do_not_break_the_next_request():
     # Was: LocalProtocolError "... is not JSON (... surrogates not allowed)" raised out of send()
     # when the follow-up carried the assistant's text and the call's arguments.
-    def events(body):
-        return [started(body),
-                {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
-                {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a\ud800b"},
-                *call_events("c1", "echo", {"text": "\udfff"}),
-                finished(body)]
-
-    server = Server(first_then_text(events))
-    thread = make_agent(server, [echo]).thread()
+    server = answer_then_done(
+        {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a\ud800b"},
+        *tool_call("c1", "echo", {"text": "\udfff"}))
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "idle", thread.error
-    follow_up = server.bodies[1]
+    follow_up = bodies(server)[1]
     assistant = follow_up["messages"][1]
     assert assistant["content"] == "a\ufffdb"
     # The arguments are JSON text: the escape itself is plain ASCII and goes back as it came.
@@ -99,13 +73,9 @@ def test_json_nested_too_deep_fails_the_run_instead_of_raising():
     # raised out of send().
     deep = "[" * 10_000 + "]" * 10_000
 
-    def script(body, n):
-        return (b"data: " + json.dumps(started(body)).encode() + b"\n\n"
-                + b'data: {"type": "STATE_SNAPSHOT", "snapshot": ' + deep.encode() + b"}\n\n"
-                + b"data: " + json.dumps(finished(body)).encode() + b"\n\n")
-
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = ScriptedAgent()
+    server.otherwise().emit('{"type": "STATE_SNAPSHOT", "snapshot": ' + deep + "}")
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "error"
     assert f"nested deeper than {MAX_DEPTH} levels" in str(thread.error)
@@ -117,15 +87,12 @@ def test_state_nested_deeper_than_the_encoder_allows_fails_the_run():
     # STATE_SNAPSHOT 900 levels deep (json.loads accepts it, pydantic's encoder stops at 255).
     deep = "[" * 900 + "]" * 900
 
-    def script(body, n):
-        return (sse(started(body)) + b'data: {"type": "STATE_SNAPSHOT", "snapshot": ' + deep.encode() + b"}\n\n"
-                + sse(*call_events("c1", "echo", {"text": "a"}), finished(body)))
-
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = ScriptedAgent()
+    server.otherwise().emit('{"type": "STATE_SNAPSHOT", "snapshot": ' + deep + "}", *tool_call("c1", "echo", {"text": "a"}))
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "error" and f"nested deeper than {MAX_DEPTH} levels" in str(thread.error)
-    assert len(server.bodies) == 1
+    assert len(bodies(server)) == 1
 
 
 def test_decode_event_accepts_state_at_the_depth_limit():
@@ -137,8 +104,9 @@ def test_decode_event_accepts_state_at_the_depth_limit():
 def test_a_call_the_snapshot_answered_gets_no_second_answer_when_the_run_fails():
     # Was: two tool messages for c1 in the history: the server's (in a MESSAGES_SNAPSHOT) and
     # "Not run: ..." added when the stream ended before RUN_FINISHED.
-    def script(body, n):
-        return sse(started(body), *call_events("c1", "echo", {"text": ""}), {
+    def script(request):   # no RUN_FINISHED: the body ends after the snapshot
+        return sse({"type": "RUN_STARTED", **ids(json.loads(request.body))},
+                   *tool_call("c1", "echo", {"text": ""}), {
             "type": "MESSAGES_SNAPSHOT", "messages": [
                 {"id": "u1", "role": "user", "content": "go"},
                 {"id": "m1", "role": "assistant", "toolCalls": [
@@ -146,8 +114,8 @@ def test_a_call_the_snapshot_answered_gets_no_second_answer_when_the_run_fails()
                 {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "from the server"},
             ]})
 
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = MockTransport(script)
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "error"
     tool_messages = [m for m in thread.messages if m.role == "tool"]
@@ -182,8 +150,8 @@ def test_a_handler_whose_task_has_not_started_never_runs_after_stop():
         ran.append(thread.action(ctx.tool_call_id).status)
         return "ok"
 
-    server = Server(first_then_text(lambda body: [started(body), *call_events("c1", "quick", {}), finished(body)]))
-    thread = make_agent(server, [quick]).thread()
+    server = answer_then_done(*tool_call("c1", "quick", {}))
+    thread = agent_for(server, [quick]).thread()
 
     async def main():
         statuses = []
@@ -210,24 +178,19 @@ def test_run_finished_ends_the_run_while_the_server_holds_the_connection_open():
     # closed, and this server never closes it (the call's follow-up never went out).
     closed = []
 
-    def script(body, n):
-        if n:
-            return sse(started(body), *text_events("t1", "done"), finished(body))
+    async def held_open(body):
+        try:
+            yield sse({"type": "RUN_STARTED", **ids(body)}, *tool_call("c1", "echo", {"text": "a"}),
+                      {"type": "RUN_FINISHED", **ids(body)})
+            await asyncio.Event().wait()
+        finally:
+            closed.append(True)
 
-        async def held_open():
-            try:
-                yield sse(started(body), *call_events("c1", "echo", {"text": "a"}), finished(body))
-                await asyncio.Event().wait()
-            finally:
-                closed.append(True)
-
-        return held_open()
-
-    server = Server(script)
-    thread = make_agent(server, [echo]).thread()
+    server = first_raw(held_open, then=text_only("done"))
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"), timeout=5)
-    assert thread.run_status == "idle" and len(server.bodies) == 2
-    assert tool_message_ids(server.bodies[1]) == ["c1"]
+    assert thread.run_status == "idle" and len(bodies(server)) == 2
+    assert tool_message_ids(bodies(server)[1]) == ["c1"]
     assert closed == [True]  # the held-open response was closed, not leaked
 
 
@@ -235,20 +198,17 @@ def test_a_call_whose_answer_a_later_snapshot_drops_is_answered_by_the_client():
     # Was: AssertionError in Thread._action (no ToolCall for a pending call): the first
     # MESSAGES_SNAPSHOT answered c1, the second dropped c1 and its answer, and the history
     # had forgotten the call while the machine still saw it pending.
-    def events(body):
-        return [started(body), *call_events("c1", "echo", {"text": "a"}),
-                {"type": "MESSAGES_SNAPSHOT", "messages": [
-                    {"id": "u1", "role": "user", "content": "go"},
-                    {"id": "m2", "role": "assistant", "toolCalls": [
-                        {"id": "c1", "type": "function", "function": {"name": "echo", "arguments": "{}"}}]},
-                    {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "server"}]},
-                {"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "u1", "role": "user", "content": "go"}]},
-                finished(body)]
-
-    server = Server(first_then_text(events))
-    thread = make_agent(server, [echo]).thread()
+    server = answer_then_done(
+        *tool_call("c1", "echo", {"text": "a"}),
+        {"type": "MESSAGES_SNAPSHOT", "messages": [
+            {"id": "u1", "role": "user", "content": "go"},
+            {"id": "m2", "role": "assistant", "toolCalls": [
+                {"id": "c1", "type": "function", "function": {"name": "echo", "arguments": "{}"}}]},
+            {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "server"}]},
+        {"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "u1", "role": "user", "content": "go"}]})
+    thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"))
     assert thread.run_status == "idle", thread.error
-    follow_up = server.bodies[1]
+    follow_up = bodies(server)[1]
     assert tool_message_ids(follow_up) == ["c1"]
     assert [m["role"] for m in follow_up["messages"]] == ["user", "assistant", "tool"]

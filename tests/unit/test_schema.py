@@ -15,7 +15,7 @@ from pydantic import Field
 from pyclient import ClientTool, ConfigurationError, ToolContext, client_tool
 from pyclient._docstrings import parse_docstring
 from pyclient._tools import build_pending_schemas
-from tests.unit.scripted import Server, arun, make_agent, text_only
+from tests.helpers import agent_for, arun, bodies, text_only
 
 # The catalog lives with the browser test page, which loads the same module in Pyodide.
 catalog = importlib.import_module("web.tests.tool_catalog")
@@ -365,13 +365,13 @@ def test_a_hint_without_json_schema_raises_the_same_error_at_every_first_need(ca
     assert g.build_schema() is False  # built by build_pending_schemas
 
     # The first send() of a thread serving it raises before anything is sent or added.
-    server = Server(text_only)
-    agent = make_agent(server, [g])
+    server = text_only()
+    agent = agent_for(server, [g])
     thread = agent.thread()
     thread.register_tool(f)
     assert raised(lambda: arun(thread.send("go"))) == expected
     assert raised(lambda: arun(thread.run())) == expected
-    assert server.bodies == [] and thread.messages == []
+    assert bodies(server) == [] and thread.messages == []
 
 
 def test_var_positional_and_var_keyword() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import re
 
 import pytest
 
@@ -21,22 +22,18 @@ from pyclient import (
     client_tool,
     use_client_tool,
 )
-from tests.unit.scripted import (
-    Server,
+from pyclient.testing import ScriptedAgent
+from tests.helpers import (
+    agent_for,
     arun,
+    bodies,
     calls_then_text,
-    make_agent,
+    make_tool,
     text_only,
+    tool_contents,
+    tool_names,
     until,
 )
-
-
-def make_tool(name: str, result: str = "", **options):
-    def handler() -> str:
-        return result or name
-
-    handler.__doc__ = f"The {name} tool ({result or 'default'})."
-    return client_tool(handler, name=name, **options)
 
 
 def names(thread) -> list[str]:
@@ -44,7 +41,7 @@ def names(thread) -> list[str]:
 
 
 async def new_thread(*binding, server=None):
-    agent = make_agent(server or Server(text_only), binding)
+    agent = agent_for(server or text_only(), binding)
     return agent, agent.thread()
 
 
@@ -209,8 +206,8 @@ def test_registration_arguments_are_checked():
 
 def test_two_threads_of_one_agent_advertise_their_own_tools():
     async def main():
-        server = Server(text_only)
-        agent = make_agent(server, [make_tool("base")])
+        server = text_only()
+        agent = agent_for(server, [make_tool("base")])
         one, two = agent.thread(), agent.thread()
         one.register_tool(make_tool("only_one"))
         two.register_tool(make_tool("only_two"))
@@ -219,14 +216,14 @@ def test_two_threads_of_one_agent_advertise_their_own_tools():
         return server
 
     server = arun(main())
-    assert server.tool_names(0) == ["base", "only_one"]
-    assert server.tool_names(1) == ["base", "only_two"]
+    assert tool_names(bodies(server)[0]) == ["base", "only_one"]
+    assert tool_names(bodies(server)[1]) == ["base", "only_two"]
 
 
 def test_agent_registration_reaches_existing_and_new_threads():
     async def main():
-        server = Server(text_only)
-        agent = make_agent(server)
+        server = text_only()
+        agent = agent_for(server)
         before = agent.thread()
         seen = []
         before.subscribe(lambda e: e.kind == "tools" and seen.append(1))
@@ -239,7 +236,7 @@ def test_agent_registration_reaches_existing_and_new_threads():
         return server, seen
 
     server, seen = arun(main())
-    assert server.tool_names(0) == server.tool_names(1) == ["shared"] and server.tool_names(2) == []
+    assert tool_names(bodies(server)[0]) == tool_names(bodies(server)[1]) == ["shared"] and tool_names(bodies(server)[2]) == []
     assert len(seen) == 2  # register, unmount
 
 
@@ -248,8 +245,8 @@ def test_agent_registration_reaches_existing_and_new_threads():
 
 def test_request_carries_the_snapshot_at_send_time():
     async def main():
-        server = Server(text_only)
-        agent = make_agent(server, [make_tool("base")])
+        server = text_only()
+        agent = agent_for(server, [make_tool("base")])
         thread = agent.thread()
         registered = thread.register_tool(make_tool("registered_before_send"))
         gone = thread.register_tool(make_tool("unmounted_before_send"))
@@ -260,8 +257,8 @@ def test_request_carries_the_snapshot_at_send_time():
         return server
 
     server = arun(main())
-    assert server.tool_names(0) == ["base", "registered_before_send"]
-    assert server.tool_names(1) == ["base"]
+    assert tool_names(bodies(server)[0]) == ["base", "registered_before_send"]
+    assert tool_names(bodies(server)[1]) == ["base"]
 
 
 def test_each_request_takes_one_snapshot_and_dispatch_resolves_again():
@@ -269,8 +266,8 @@ def test_each_request_takes_one_snapshot_and_dispatch_resolves_again():
     platform = HookPlatform(lambda: calls.append("refresh"))
 
     async def main():
-        server = Server(calls_then_text([("c1", "late", {})]))
-        agent = Agent("test", "http://agent.test/agent", transport=server.transport, platform=platform)
+        server = calls_then_text([("c1", "late", {})])
+        agent = agent_for(server, platform=platform)
         thread = agent.thread()
         thread.register_tool(make_tool("late"))
         await thread.send("go")
@@ -280,13 +277,13 @@ def test_each_request_takes_one_snapshot_and_dispatch_resolves_again():
     # The first request's snapshot, the finished run's dispatch, the follow-up's snapshot:
     # each resolution re-checks connections first (one rule, one refresh each).
     assert calls == ["refresh", "refresh", "refresh"]
-    assert server.tool_names(0) == ["late"] and server.tool_contents(1) == ["late"]
+    assert tool_names(bodies(server)[0]) == ["late"] and tool_contents(bodies(server)[1]) == ["late"]
 
 
 def test_available_tools_calls_the_refresh_hook_first():
     async def main():
         platform = HookPlatform()
-        agent = make_agent(Server(text_only), (), platform=platform)
+        agent = agent_for(text_only(), (), platform=platform)
         thread = agent.thread()
         reg = thread.register_tool(make_tool("in_element"))
         calls = []
@@ -313,7 +310,7 @@ def test_a_raising_refresh_hook_is_logged_and_the_snapshot_still_taken(caplog):
         raise RuntimeError("platform bug")
 
     async def main():
-        agent = make_agent(Server(text_only), (make_tool("base"),), platform=HookPlatform(broken))
+        agent = agent_for(text_only(), (make_tool("base"),), platform=HookPlatform(broken))
         with caplog.at_level(logging.ERROR, logger="pyclient"):
             assert names(agent.thread()) == ["base"]
         assert "the platform's refresh raised" in caplog.text and "platform bug" in caplog.text
@@ -351,7 +348,7 @@ def test_use_client_tool_delegates_to_the_platforms_element_binding():
             elements = Binding()
 
         platform = Recording()
-        the_agent = make_agent(Server(text_only), (), platform=platform)
+        the_agent = agent_for(text_only(), (), platform=platform)
         thread = the_agent.thread()
         one = pyclient.use_client_tool(make_tool("clip"), "el-1", platform=platform)
         two = the_agent.use_client_tool(make_tool("save"), "el-2", replace=True)
@@ -383,17 +380,12 @@ def test_200_cycles_leave_no_registrations_behind():
         await asyncio.sleep(0)
         return f"done {n}"
 
-    def script(body, n):
-        from tests.unit.scripted import call_events, finished, sse, started, text_events
-
-        if body["messages"][-1]["role"] == "user":
-            number = int(body["messages"][-1]["content"])
-            return sse(started(body), *call_events(f"c{number}", "work", {"n": number}), finished(body))
-        return sse(started(body), *text_events(f"t{n}", "ok"), finished(body))
+    server = ScriptedAgent()
+    for n in range(200):   # the user message "n" gets a call of work(n); its follow-up, "ok"
+        server.on(re.compile(f"^{n}$")).call("work", n=n, call_id=f"c{n}").then_say("ok")
 
     async def main():
-        server = Server(script)
-        agent = make_agent(server)
+        agent = agent_for(server)
         threads = []
         for n in range(200):
             if n % 25 == 0:  # a fresh history now and then keeps requests small
@@ -421,7 +413,7 @@ def test_200_cycles_leave_no_registrations_behind():
         return server, agent, threads
 
     server, agent, threads = arun(main(), timeout=60)
-    assert len(server.bodies) == 400 and agent.scope.registrations == []
+    assert len(bodies(server)) == 400 and agent.scope.registrations == []
     for i, thread in enumerate(threads):
         assert thread.run_status == "idle" and thread.scope.registrations == [] and thread.pending_actions == []
         # Exactly one tool message per call, never a late result from an unmounted execution.

@@ -10,14 +10,18 @@ import pyclient
 from pyclient import ConfigurationError, client_tool
 from pyclient._platform import DomPlatform
 from pyclient._machine import Conversation
+from tests.helpers import (
+    agent_for,
+    arun,
+    bodies,
+    calls_then_text,
+    change_background,
+    settle,
+    tool_contents,
+    tool_messages,
+    tool_names,
+)
 from pyclient.testing import FakeDom
-from tests.unit.scripted import Server, arun, calls_then_text, make_agent, settle
-
-
-@client_tool
-def change_background(background: str) -> str:
-    """Change the page background."""
-    return f"background is now {background}"
 
 
 ran: list[str] = []
@@ -48,68 +52,68 @@ def test_option_is_validated_and_kept():
 
 
 def test_not_advertised_but_listed_as_registered():
-    thread = make_agent(Server(calls_then_text([])), (change_background, lookup_stock)).thread()
+    thread = agent_for(calls_then_text([]), (change_background, lookup_stock)).thread()
     assert [tool.name for tool in thread.available_tools()] == ["change_background"]
     assert [tool.name for tool in thread.registered_tools()] == ["change_background", "lookup_stock"]
 
 
 def test_a_call_to_it_runs_the_handler_once_and_the_result_returns():
-    server = Server(calls_then_text([("c1", "lookup_stock", {"sku": "A1"})], quote_tools=True))
-    thread = make_agent(server, (change_background, lookup_stock)).thread()
+    server = calls_then_text([("c1", "lookup_stock", {"sku": "A1"})], quote_tools=True)
+    thread = agent_for(server, (change_background, lookup_stock)).thread()
     arun(thread.send("how many A1?"))
-    assert server.tool_names(0) == ["change_background"] and server.tool_names(1) == ["change_background"]
+    assert tool_names(bodies(server)[0]) == ["change_background"] and tool_names(bodies(server)[1]) == ["change_background"]
     assert ran == ["A1"]
-    assert server.tool_contents(1) == ["A1: 7 in stock"]
+    assert tool_contents(bodies(server)[1]) == ["A1: 7 in stock"]
     assert thread.messages[-1].content == "A1: 7 in stock" and thread.run_status == "idle"
 
 
 def test_the_handler_schema_validates_the_arguments():
-    server = Server(calls_then_text([("c1", "lookup_stock", {"product": "A1"})]))
-    thread = make_agent(server, (lookup_stock,)).thread()
+    server = calls_then_text([("c1", "lookup_stock", {"product": "A1"})])
+    thread = agent_for(server, (lookup_stock,)).thread()
     arun(thread.send("go"))
     assert ran == []
-    [tool] = server.tool_messages(1)
+    [tool] = tool_messages(bodies(server)[1])
     assert "sku" in tool["content"] and tool["error"] == tool["content"]
 
 
 def test_thread_and_agent_level_registrations_serve_it_too():
-    server = Server(calls_then_text([("c1", "lookup_stock", {"sku": "B2"})], quote_tools=True))
-    agent = make_agent(server)
+    server = calls_then_text([("c1", "lookup_stock", {"sku": "B2"})], quote_tools=True)
+    agent = agent_for(server)
     agent.register_tool(lookup_stock)
     thread = agent.thread()
     assert thread.available_tools() == [] and thread.registered_tools() == [lookup_stock]
     arun(thread.send("go"))
-    assert server.bodies[0]["tools"] == [] and ran == ["B2"]
+    assert bodies(server)[0]["tools"] == [] and ran == ["B2"]
 
 
 def test_an_unregistered_unadvertised_name_is_still_refused():
-    server = Server(calls_then_text([("c1", "secret", {})]))
-    thread = make_agent(server, (change_background, lookup_stock)).thread()
+    server = calls_then_text([("c1", "secret", {})])
+    thread = agent_for(server, (change_background, lookup_stock)).thread()
     arun(thread.send("go"))
-    [tool] = server.tool_messages(1)
+    [tool] = tool_messages(bodies(server)[1])
     assert "'secret' is not available" in tool["content"] and tool["error"] == tool["content"]
     assert "lookup_stock" in tool["content"] and ran == []
 
 
 def test_render_only_server_declared_waits_for_submit():
-    server = Server(calls_then_text([("c1", "confirm_order", {"sku": "A1"})], quote_tools=True))
+    server = calls_then_text([("c1", "confirm_order", {"sku": "A1"})], quote_tools=True)
 
     async def main():
-        thread = make_agent(server, (confirm_order,)).thread()
+        thread = agent_for(server, (confirm_order,)).thread()
         task = asyncio.create_task(thread.send("order A1"))
         while not thread.pending_actions:
             await asyncio.sleep(0)
         [action] = thread.pending_actions
         assert action.status == "awaiting_input" and action.tool is confirm_order
         await settle()
-        assert len(server.bodies) == 1
+        assert len(bodies(server)) == 1
         action.submit({"confirmed": True})
         await task
         return thread
 
     thread = arun(main())
-    assert server.bodies[0]["tools"] == []
-    assert server.tool_contents(1) == ['{"confirmed":true}'] and thread.run_status == "idle"
+    assert bodies(server)[0]["tools"] == []
+    assert tool_contents(bodies(server)[1]) == ['{"confirmed":true}'] and thread.run_status == "idle"
 
 
 def test_the_machine_routes_declared_names_to_pending():
@@ -136,7 +140,7 @@ def test_package_root_registration_is_refused():
     dom = FakeDom()
     panel = dom.body.append_child("section", id="chat")
     platform = DomPlatform(dom)
-    agent = make_agent(Server(calls_then_text([])), platform=platform)
+    agent = agent_for(calls_then_text([]), platform=platform)
     thread = agent.thread("#chat")
     with pytest.raises(ConfigurationError, match="agent.use_client_tool"):
         pyclient.use_client_tool(lookup_stock, panel.append_child("div"), platform=platform)

@@ -16,6 +16,7 @@ from collections import Counter
 import pytest
 
 from pyclient import (
+    AbortController,
     Agent,
     ConfigurationError,
     FileStore,
@@ -26,7 +27,8 @@ from pyclient import (
     Store,
     client_tool,
 )
-from tests.unit.scripted import Server, arun, call_events, finished, sse, started, text_events, until
+from pyclient.testing import ScriptedAgent
+from tests.helpers import arun, bodies, until
 
 THREAD = "support"
 
@@ -36,10 +38,11 @@ async def forever() -> None:
 
 
 class Page:
-    """One page load on a shared store and server; `die_when(snapshot)` / `die_on(body)` kill it.
+    """One page load on a shared store and agent; `die_when(snapshot)` / `die_on(body)` kill it.
     A save takes `save_turns` turns of the loop (IndexedDB is asynchronous too)."""
 
-    def __init__(self, server: Server, store: Store, *, die_when=None, die_on=None, save_turns: int = 25) -> None:
+    def __init__(self, server: ScriptedAgent, store: Store, *, die_when=None, die_on=None,
+                 save_turns: int = 25) -> None:
         self.server, self.shared = server, store
         self.save_turns = save_turns
         self.die_when, self.die_on = die_when, die_on
@@ -50,14 +53,19 @@ class Page:
     async def handle(self, request):
         if self.dead:
             await forever()
-        response = self.server.handle(request)
-        if self.die_on is not None and self.die_on(json.loads(request.body)):
-            self.dead = True  # the server has the request; the page never reads the answer
-        for chunk in response.split(b"\n\n")[:-1]:
-            await asyncio.sleep(0)  # between two events the page's saves may run (and kill it)
-            if self.dead:
-                await forever()
-            yield chunk + b"\n\n"
+        # Through the agent's own transport, which records the request (`bodies(server)`) and
+        # streams one event a chunk.
+        answer = self.server.transport().stream(request, AbortController().signal)
+        try:
+            async for chunk in answer:
+                if self.die_on is not None and self.die_on(json.loads(request.body)):
+                    self.dead = True  # the server has the request; the page never reads the answer
+                await asyncio.sleep(0)  # between two events the page's saves may run (and kill it)
+                if self.dead:
+                    await forever()
+                yield chunk
+        finally:
+            await answer.aclose()
 
     def thread(self, tools, **options):
         agent = Agent("main", "http://agent.test/agent", client_tools=tools, transport=self.transport)
@@ -94,23 +102,27 @@ def call_status(call_id, status, **fields):
     return check
 
 
-def round_trips(body, n):
-    """A user message starting with "call" gets a text and a call of `act` (id "call<k>" for the
-    k-th user message); anything else, and every tool answer, gets a text."""
-    messages = body["messages"]
-    last = messages[-1]
-    if last["role"] == "user" and last["content"].startswith("call"):
-        k = sum(m["role"] == "user" for m in messages)
-        return sse(started(body), *text_events(f"a{n}", "On it."),
-                   *call_events(f"call{k}", "act", {"x": str(k)}, parent=f"a{n}"), finished(body))
-    return sse(started(body), *text_events(f"a{n}", f"reply {n}"), finished(body))
+def round_trips(replies: dict[str, str] | None = None) -> ScriptedAgent:
+    """"call one" and "call two" (the first two requests) get the text "On it." and, in that
+    message ("a0", "a1"), a call of `act` ("call1" with x="1", "call2" with x="2"); a follow-up
+    gets "reply <n>", n the index of its request; `replies` answers the other messages."""
+    agent = ScriptedAgent()
+
+    def reply(results) -> str:
+        return f"reply {len(agent.requests) - 1}"
+
+    for k, said in enumerate(("call one", "call two"), 1):
+        agent.on(said).say("On it.", message_id=f"a{k - 1}").call("act", x=str(k), call_id=f"call{k}").then_say(reply)
+    for said, text in (replies or {}).items():
+        agent.on(said).say(text)
+    return agent
 
 
-def answers_delivered(server: Server) -> Counter:
+def answers_delivered(server: ScriptedAgent) -> Counter:
     """Per toolCallId, how many requests delivered its answer: the tool messages after the last
     message that is not one (what a follow-up carries). No request may hold two for one call."""
     delivered: Counter = Counter()
-    for body in server.bodies:
+    for body in bodies(server):
         ids = [m["toolCallId"] for m in body["messages"] if m["role"] == "tool"]
         assert len(ids) == len(set(ids)), f"two tool messages for one call: {ids}"
         messages = body["messages"]
@@ -126,7 +138,7 @@ KEEP: list[asyncio.Future] = []  # the tasks of dead pages (kept, so they are no
 GATE: dict[str, asyncio.Event] = {}
 
 
-def make_tool(*, idempotent: bool = False, requires_approval: bool = False):
+def act_tool(*, idempotent: bool = False, requires_approval: bool = False):
     @client_tool(name="act", idempotent=idempotent, requires_approval=requires_approval)
     async def act(x: str) -> str:
         """Act on x."""
@@ -150,8 +162,8 @@ def _reset():
 
 
 def test_reload_at_every_step_of_a_round_trip_answers_each_call_exactly_once():
-    act = make_tool(requires_approval=True)
-    server = Server(round_trips)
+    act = act_tool(requires_approval=True)
+    server = round_trips({"thanks": "reply 3"})
     shared = MemoryStore()
 
     async def main():
@@ -206,23 +218,23 @@ def test_reload_at_every_step_of_a_round_trip_answers_each_call_exactly_once():
         await thread.restore()
         assert thread.run_status == "idle" and thread.action("call2").status == "completed"
         await thread.send("thanks")
-        assert thread.messages[-1].content == f"reply {len(server.bodies) - 1}"
+        assert thread.messages[-1].content == f"reply {len(bodies(server)) - 1}"
         await thread.saved()
         return thread
 
     arun(main())
     delivered = answers_delivered(server)
     assert delivered == {"call2": 1}                           # one follow-up carried call2's answer
-    last = server.bodies[-1]["messages"]
+    last = bodies(server)[-1]["messages"]
     assert Counter(m["toolCallId"] for m in last if m["role"] == "tool") == {"call1": 1, "call2": 1}
     assert [m["content"] for m in last if m["role"] == "tool"][1] == "acted 2"
     assert RUNS == ["2", "2"]
-    assert len(server.bodies) == 4                             # call one, call two, the follow-up, thanks
+    assert len(bodies(server)) == 4                             # call one, call two, the follow-up, thanks
 
 
 def test_an_idempotent_tool_executing_when_the_page_died_runs_again_by_itself():
-    act = make_tool(idempotent=True)
-    server = Server(round_trips)
+    act = act_tool(idempotent=True)
+    server = round_trips()
     shared = MemoryStore()
 
     async def main():
@@ -239,12 +251,12 @@ def test_an_idempotent_tool_executing_when_the_page_died_runs_again_by_itself():
 
     thread = arun(main())
     assert RUNS == ["1", "1"] and thread.action("call1").status == "completed"
-    assert answers_delivered(server) == {"call1": 1} and len(server.bodies) == 2
+    assert answers_delivered(server) == {"call1": 1} and len(bodies(server)) == 2
 
 
 def test_repeated_reloads_while_awaiting_approval_still_answer_once():
-    act = make_tool(requires_approval=True)
-    server = Server(round_trips)
+    act = act_tool(requires_approval=True)
+    server = round_trips()
     shared = MemoryStore()
 
     async def main():
@@ -265,11 +277,11 @@ def test_repeated_reloads_while_awaiting_approval_still_answer_once():
         await until(lambda: thread.run_status == "idle")
 
     arun(main())
-    assert RUNS == ["1"] and answers_delivered(server) == {"call1": 1} and len(server.bodies) == 2
+    assert RUNS == ["1"] and answers_delivered(server) == {"call1": 1} and len(bodies(server)) == 2
 
 
 def test_send_waits_for_the_restore():
-    server = Server(round_trips)
+    server = round_trips({"hello": "reply 0", "again": "reply 1"})
     shared = MemoryStore()
 
     async def main():
@@ -280,7 +292,7 @@ def test_send_waits_for_the_restore():
         return thread
 
     thread = arun(main())
-    assert [m["content"] for m in server.bodies[1]["messages"]] == ["hello", "reply 0", "again"]
+    assert [m["content"] for m in bodies(server)[1]["messages"]] == ["hello", "reply 0", "again"]
     assert [m.content for m in thread.messages][-1] == "reply 1"
 
 
@@ -308,14 +320,12 @@ class SlowStore(MemoryStore):
 
 
 def test_saves_are_coalesced_one_at_a_time_and_the_last_state_is_written():
-    def chatty(body, n):
-        return sse(started(body), *text_events("a0", "x" * 200, chunked=True), finished(body))
-
-    server = Server(chatty)
+    server = ScriptedAgent()
+    server.otherwise().say("x" * 200, chunks=200)
 
     async def main():
         store = SlowStore()
-        agent = Agent("main", "http://agent.test/agent", transport=server.transport)
+        agent = Agent("main", "http://agent.test/agent", transport=server.transport())
         thread = agent.thread(thread_id=THREAD, store=store)
         await thread.restore()
         task = asyncio.ensure_future(thread.send("hi"))
@@ -334,8 +344,8 @@ def test_saves_are_coalesced_one_at_a_time_and_the_last_state_is_written():
 
 
 def test_a_thread_without_a_store_saves_nothing_and_store_needs_a_thread_id():
-    server = Server(round_trips)
-    agent = Agent("main", "http://agent.test/agent", transport=server.transport)
+    server = round_trips()
+    agent = Agent("main", "http://agent.test/agent", transport=server.transport())
     assert agent.thread().store is None
     with pytest.raises(ConfigurationError, match="thread_id"):
         agent.thread(store=MemoryStore())
@@ -346,11 +356,11 @@ def test_a_thread_without_a_store_saves_nothing_and_store_needs_a_thread_id():
 
 
 def test_a_closed_thread_stops_saving():
-    server = Server(round_trips)
+    server = round_trips({"hello": "reply 0"})
 
     async def main():
         store = MemoryStore()
-        agent = Agent("main", "http://agent.test/agent", transport=server.transport)
+        agent = Agent("main", "http://agent.test/agent", transport=server.transport())
         thread = agent.thread(thread_id=THREAD, store=store)
         await thread.send("hello")
         await thread.saved()
@@ -374,12 +384,12 @@ class HeldElsewhere(Platform):
 
 
 def test_a_thread_held_by_another_tab_is_read_only():
-    server = Server(round_trips)
+    server = round_trips({"hello": "reply 0"})
     shared = MemoryStore()
 
     async def main():
         await Page(server, shared).thread([]).send("hello")
-        agent = Agent("main", "http://agent.test/agent", transport=server.transport, platform=HeldElsewhere())
+        agent = Agent("main", "http://agent.test/agent", transport=server.transport(), platform=HeldElsewhere())
         thread = agent.thread(thread_id=THREAD, store=shared)
         assert await thread.restore() is True
         assert thread.read_only and [m.content for m in thread.messages] == ["hello", "reply 0"]
@@ -390,7 +400,7 @@ def test_a_thread_held_by_another_tab_is_read_only():
         return await shared.load(f"main/{THREAD}")
 
     saved = arun(main())
-    assert len(server.bodies) == 1 and len(saved["messages"]) == 2
+    assert len(bodies(server)) == 1 and len(saved["messages"]) == 2
 
 
 # -- the stores -------------------------------------------------------------------------------
@@ -441,7 +451,7 @@ def test_memory_store_refuses_what_is_not_json():
 def test_client_tool_idempotent_is_validated():
     with pytest.raises(ConfigurationError, match="idempotent"):
         client_tool(lambda: "x", name="f", idempotent="yes")  # type: ignore[call-overload]
-    assert make_tool(idempotent=True).idempotent is True and make_tool().idempotent is False
+    assert act_tool(idempotent=True).idempotent is True and act_tool().idempotent is False
 
 
 def test_text_cut_mid_message_is_kept_by_the_timed_save_and_marked_interrupted():
@@ -449,12 +459,9 @@ def test_text_cut_mid_message_is_kept_by_the_timed_save_and_marked_interrupted()
     arrived by the last timed save; deltas alone never trigger a save."""
     words = [f"w{i} " for i in range(40)]
 
-    def script(body, n):
-        return sse(started(body), {"type": "TEXT_MESSAGE_START", "messageId": "a0", "role": "assistant"},
-                   *({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a0", "delta": w} for w in words),
-                   finished(body))
-
-    server = Server(script)
+    server = ScriptedAgent()   # no TEXT_MESSAGE_END: the answer is still streaming when the page dies
+    server.otherwise().emit({"type": "TEXT_MESSAGE_START", "messageId": "a0", "role": "assistant"},
+                            *({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a0", "delta": w} for w in words))
     shared = MemoryStore()
 
     async def main():
@@ -477,7 +484,7 @@ def test_text_cut_mid_message_is_kept_by_the_timed_save_and_marked_interrupted()
         assert answer.role == "assistant" and answer.content.startswith("w0 ") and answer.content != "".join(words)
         assert thread.interrupted_messages == ["a0"] and thread.run_status == "idle"
         await thread.send("again")                   # the next send works
-        assert thread.run_status == "idle" and len(server.bodies) == 2
+        assert thread.run_status == "idle" and len(bodies(server)) == 2
 
     arun(main())
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from functools import partial
+import json
 
 import pytest
 
@@ -11,6 +11,7 @@ from pyclient import (
     Agent,
     ConfigurationError,
     LocalProtocolError,
+    MockTransport,
     RemoteProtocolError,
     RunError,
     ToolContext,
@@ -18,52 +19,48 @@ from pyclient import (
     UnknownEvent,
     client_tool,
 )
-from pyclient._transport import MockHTTPResponse
-from tests.unit import scripted
-from tests.unit.scripted import (
-    Server,
+from pyclient.testing import ScriptedAgent
+from tests.helpers import (
+    ONE_CHAR,
+    agent_for,
     arun,
+    bodies,
     calls_then_text,
-    finished,
-    make_agent,
+    change_background,
+    ids,
+    first_raw,
     settle,
     sse,
-    started,
+    text_message,
+    tool_messages,
+    tool_names,
     until,
 )
 
 # This file streams tool-call arguments in two deltas and text one character a delta, so the run
 # loop reassembles them in every test.
-call_events = partial(scripted.call_events, chunked=True)
-text_events = partial(scripted.text_events, chunked=True)
 
 
-def tool_then_text(calls: list[tuple[str, str, dict]]):
-    """First request: the given calls. Later requests: a text answer quoting the tool messages."""
+def tool_then_text(calls: list[tuple[str, str, dict]]) -> ScriptedAgent:
+    """The first user message gets the given calls; their follow-up, a text quoting the tool messages."""
     return calls_then_text(calls, quote_tools=True, chunked=True)
 
 
-@client_tool
-def change_background(background: str) -> str:
-    """Change the page background."""
-    return f"background is now {background}"
-
-
-def make_thread(server: Server, tools=(change_background,), **options):
-    return make_agent(server, tools, headers={"Authorization": "Bearer x"}).thread(**options)
+def make_thread(script, tools=(change_background,), **options):
+    return agent_for(script, tools, headers={"Authorization": "Bearer x"}).thread(**options)
 
 
 # -- requests --------------------------------------------------------------------------------
 
 
 def test_round_trip_request_shape_and_follow_up():
-    server = Server(tool_then_text([("c1", "change_background", {"background": "blue"})]))
-    thread = make_thread(server, thread_id="thread-1", context=[{"description": "page", "value": "home"}],
+    thread = make_thread(tool_then_text([("c1", "change_background", {"background": "blue"})]),
+                         thread_id="thread-1", context=[{"description": "page", "value": "home"}],
                          forwarded_props={"x": 1})
     arun(thread.send("make it blue"))
 
     assert thread.run_status == "idle" and thread.error is None
-    first, follow_up = server.bodies
+    first, follow_up = bodies(thread)
     assert first["threadId"] == "thread-1" and first["protocolVersion"] == "1.0"
     assert first["runId"] != follow_up["runId"]
     assert [t["name"] for t in first["tools"]] == ["change_background"]
@@ -71,7 +68,7 @@ def test_round_trip_request_shape_and_follow_up():
     assert first["state"] == {} and first["context"] == [{"description": "page", "value": "home"}]
     assert first["forwardedProps"] == {"x": 1}
     assert [m["role"] for m in first["messages"]] == ["user"]
-    request = server.transport.requests[0]
+    request = thread.agent.transport.requests[0]
     assert request.headers["Content-Type"] == "application/json"
     assert request.headers["Accept"] == "text/event-stream"
     assert request.headers["Authorization"] == "Bearer x"
@@ -91,19 +88,18 @@ def test_tools_are_a_snapshot_per_request():
         """Added while the first run streams."""
         return x
 
-    def script(body, n):
-        if n == 0:
-            return sse(started(body), *call_events("c1", "late", {"x": 1}), finished(body))
-        return sse(started(body), finished(body))
-
-    server = Server(script)
-    thread = make_thread(server)
-    thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "RUN_STARTED" and thread.register_tool(late))
+    agent = ScriptedAgent()
+    agent.on("go").call("late", {"x": 1}, call_id="c1", chunks=2).then_say("")
+    thread = make_thread(agent)
+    registered = []
+    thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "RUN_STARTED" and not registered
+                     and registered.append(thread.register_tool(late)))
     arun(thread.send("go"))
-    assert server.tool_names(0) == ["change_background"]
-    assert server.tool_names(1) == ["change_background", "late"]
+    assert len(registered) == 1
+    assert tool_names(bodies(thread)[0]) == ["change_background"]
+    assert tool_names(bodies(thread)[1]) == ["change_background", "late"]
     # `late` was not advertised in the run that called it: never run, answered with an error.
-    tool = server.bodies[1]["messages"][-1]
+    tool = bodies(thread)[1]["messages"][-1]
     assert "not available" in tool["content"] and tool["error"] == tool["content"]
 
 
@@ -116,11 +112,10 @@ def test_unadvertised_tool_is_never_run():
         ran.append(1)
         return "ran"
 
-    server = Server(tool_then_text([("c1", "secret", {})]))
-    thread = make_thread(server)
+    thread = make_thread(tool_then_text([("c1", "secret", {})]))
     arun(thread.send("call secret"))
     assert ran == []
-    tool = server.bodies[1]["messages"][-1]
+    tool = bodies(thread)[1]["messages"][-1]
     assert tool["toolCallId"] == "c1" and "'secret' is not available" in tool["content"]
     assert "change_background" in tool["content"] and tool["error"] == tool["content"]
 
@@ -147,13 +142,13 @@ def test_two_calls_run_concurrently_and_both_results_reach_the_server():
 
     async def main():
         events["ping"], events["pong"] = asyncio.Event(), asyncio.Event()
-        server = Server(tool_then_text([("a", "ping", {"tag": "1"}), ("b", "pong", {"tag": "2"})]))
-        thread = make_thread(server, tools=(ping, pong))
+        thread = make_thread(tool_then_text([("a", "ping", {"tag": "1"}), ("b", "pong", {"tag": "2"})]),
+                             tools=(ping, pong))
         await thread.send("ping and pong")
-        return server, thread
+        return thread
 
-    server, thread = arun(main(), timeout=5)  # sequential execution would deadlock
-    tools = {m["toolCallId"]: m["content"] for m in server.tool_messages(1)}
+    thread = arun(main(), timeout=5)  # sequential execution would deadlock
+    tools = {m["toolCallId"]: m["content"] for m in tool_messages(bodies(thread)[1])}
     assert tools == {"a": "ping 1", "b": "pong 2"}
     assert thread.messages[-1].content in ("ping 1 | pong 2", "pong 2 | ping 1")
 
@@ -164,50 +159,42 @@ def test_failing_tool_sends_content_and_error():
         """Always fails."""
         raise ValueError("quota exceeded")
 
-    server = Server(tool_then_text([("c1", "broken", {})]))
-    thread = make_thread(server, tools=(broken,))
+    thread = make_thread(tool_then_text([("c1", "broken", {})]), tools=(broken,))
     arun(thread.send("break"))
-    tool = server.bodies[1]["messages"][-1]
+    tool = bodies(thread)[1]["messages"][-1]
     assert tool["content"] == "quota exceeded" and tool["error"] == "quota exceeded"
     assert thread.messages[-1].content == "quota exceeded"
 
 
 def test_server_side_tool_with_result_is_not_pending():
-    def script(body, n):
-        return sse(started(body), *call_events("s1", "change_background", {"background": "x"}),
-                   {"type": "TOOL_CALL_RESULT", "messageId": "r1", "toolCallId": "s1", "content": "done server-side"},
-                   finished(body))
-
-    server = Server(script)
-    thread = make_thread(server)
+    agent = ScriptedAgent()
+    agent.on("go").server_call("change_background", background="x", result="done server-side", call_id="s1",
+                               chunks=2)
+    thread = make_thread(agent)
     arun(thread.send("go"))
-    assert len(server.bodies) == 1 and thread.run_status == "idle"
+    assert len(bodies(thread)) == 1 and thread.run_status == "idle"
     assert thread.messages[-1].content == "done server-side"
 
 
 def test_pending_tool_call_ids_select_the_calls():
-    def script(body, n):
-        if n:
-            return sse(started(body), finished(body))
-        return sse(started(body), *call_events("c1", "change_background", {"background": "red"}),
-                   *call_events("c2", "change_background", {"background": "green"}),
-                   finished(body, outcome={"type": "success", "pendingToolCallIds": ["c2"]}))
-
-    server = Server(script)
-    thread = make_thread(server)
+    agent = ScriptedAgent()
+    agent.on("go").call("change_background", background="red", call_id="c1", chunks=2).call(
+        "change_background", background="green", call_id="c2", chunks=2).finish(
+        outcome={"type": "success", "pendingToolCallIds": ["c2"]}).then_say("")
+    thread = make_thread(agent)
     arun(thread.send("go"))
-    answered = [m["toolCallId"] for m in server.tool_messages(1)]
+    answered = [m["toolCallId"] for m in tool_messages(bodies(thread)[1])]
     assert answered == ["c2"]
 
 
 def test_follow_up_cap_ends_the_loop_with_an_error():
-    def script(body, n):
-        return sse(started(body), *call_events(f"c{n}", "change_background", {"background": "red"}), finished(body))
-
-    server = Server(script)
-    thread = make_thread(server, max_follow_ups=2)
+    agent = ScriptedAgent()
+    turn = agent.on("loop forever")
+    for n in range(3):   # every answer calls the tool again
+        turn = (turn.then() if n else turn).call("change_background", background="red", call_id=f"c{n}", chunks=2)
+    thread = make_thread(agent, max_follow_ups=2)
     arun(thread.send("loop forever"))
-    assert len(server.bodies) == 3
+    assert len(bodies(thread)) == 3
     assert thread.run_status == "error" and "2 automatic follow-up runs" in str(thread.error)
     assert "max_follow_ups" in str(thread.error)
     # Every call in the history has its tool message, so the next request is valid.
@@ -227,8 +214,7 @@ def delete_all(scope: str) -> str:
 
 
 def approval_thread(decide):
-    server = Server(tool_then_text([("c1", "delete_all", {"scope": "notes"})]))
-    thread = make_thread(server, tools=(delete_all,))
+    thread = make_thread(tool_then_text([("c1", "delete_all", {"scope": "notes"})]), tools=(delete_all,))
     seen = []
 
     def on_change(event):
@@ -240,25 +226,25 @@ def approval_thread(decide):
 
     thread.subscribe(on_change)
     arun(thread.send("delete my notes"))
-    return server, thread, seen
+    return bodies(thread), thread, seen
 
 
 def test_approved_call_runs():
-    server, thread, seen = approval_thread(lambda t: t.action("c1").approve())
+    sent, thread, seen = approval_thread(lambda t: t.action("c1").approve())
     assert seen == ["awaiting_approval", "executing"]
-    assert server.bodies[1]["messages"][-1]["content"] == "deleted notes"
+    assert sent[1]["messages"][-1]["content"] == "deleted notes"
     assert thread.pending_actions == []
 
 
 def test_rejected_call_tells_the_model_why():
-    server, thread, seen = approval_thread(lambda t: t.action("c1").reject("not today"))
-    tool = server.bodies[1]["messages"][-1]
+    sent, thread, seen = approval_thread(lambda t: t.action("c1").reject("not today"))
+    tool = sent[1]["messages"][-1]
     assert tool["content"] == "rejected by the user: not today" and tool["error"] == tool["content"]
     assert seen == ["awaiting_approval"]
 
 
 def test_approving_an_answered_or_unknown_call_is_a_local_protocol_error():
-    server, thread, _ = approval_thread(lambda t: t.action("c1").approve())
+    sent, thread, _ = approval_thread(lambda t: t.action("c1").approve())
     with pytest.raises(LocalProtocolError, match=r"APPROVE for tool call 'c1' \(delete_all\) in status 'completed'"):
         thread.action("c1").approve()
     assert thread.action("c1").status == "completed"   # still true after the answer
@@ -267,20 +253,20 @@ def test_approving_an_answered_or_unknown_call_is_a_local_protocol_error():
 
 
 def test_action_submit_answers_for_the_handler():
-    server = Server(tool_then_text([("c1", "delete_all", {"scope": "x"})]))
-    thread = make_thread(server, tools=(delete_all,))
+    thread = make_thread(tool_then_text([("c1", "delete_all", {"scope": "x"})]), tools=(delete_all,))
     thread.subscribe(lambda e: e.kind == "action" and not e.payload.done
                      and e.payload.status == "awaiting_approval" and e.payload.submit({"picked": 1}))
     arun(thread.send("go"))
-    assert server.bodies[1]["messages"][-1]["content"] == '{"picked":1}'
+    assert bodies(thread)[1]["messages"][-1]["content"] == '{"picked":1}'
 
 
 # -- errors --------------------------------------------------------------------------------
 
 
 def test_http_500_sets_error_with_status_and_excerpt():
-    server = Server(lambda body, n: MockHTTPResponse(500, b"Internal Server Error: boom"))
-    thread = make_thread(server)
+    agent = ScriptedAgent()
+    agent.otherwise().http_error(500, "Internal Server Error: boom")
+    thread = make_thread(agent)
     arun(thread.send("hi"))                      # does not raise
     assert thread.run_status == "error"
     assert isinstance(thread.error, TransportError) and thread.error.status == 500
@@ -289,10 +275,9 @@ def test_http_500_sets_error_with_status_and_excerpt():
 
 
 def test_run_error_event():
-    def script(body, n):
-        return sse(started(body), *text_events("m", "part"), {"type": "RUN_ERROR", "message": "model overloaded", "code": "503"})
-
-    thread = make_thread(Server(script))
+    agent = ScriptedAgent()
+    agent.otherwise().say("part", chunks=ONE_CHAR).fail("model overloaded", code="503")
+    thread = make_thread(agent)
     arun(thread.send("hi"))
     assert thread.run_status == "error" and isinstance(thread.error, RunError)
     assert thread.error.message == "model overloaded" and thread.error.code == "503"
@@ -300,10 +285,9 @@ def test_run_error_event():
 
 
 def test_malformed_payload_keeps_what_arrived():
-    def script(body, n):
-        return sse(started(body), *text_events("m", "kept")) + b"data: <html>oops</html>\n\n"
-
-    thread = make_thread(Server(script))
+    agent = ScriptedAgent()
+    agent.otherwise().say("kept", chunks=ONE_CHAR).emit("<html>oops</html>")
+    thread = make_thread(agent)
     arun(thread.send("hi"))
     assert thread.run_status == "error" and isinstance(thread.error, RemoteProtocolError)
     assert "<html>oops</html>" in str(thread.error)
@@ -311,46 +295,45 @@ def test_malformed_payload_keeps_what_arrived():
 
 
 def test_stream_ending_early_then_run_retries():
-    def script(body, n):
-        if n == 0:  # cut in the middle of an event
-            return sse(started(body), *text_events("m", "partial")[:-1]) + b'data: {"type": "TEXT_MES'
-        return sse(started(body), *text_events("m2", "complete"), finished(body))
+    agent = ScriptedAgent()
+    agent.on("hi").say("complete", chunks=ONE_CHAR)
 
-    server = Server(script)
-    thread = make_thread(server)
+    def cut(body):   # the first response ends in the middle of an event
+        return sse({"type": "RUN_STARTED", **ids(body)}, *text_message("m", "partial")[:-1]) + b'data: {"type": "TEXT_MES'
+
+    thread = make_thread(first_raw(cut, then=agent))
     arun(thread.send("hi"))
     assert thread.run_status == "error" and "ended in the middle of an event" in str(thread.error)
     assert thread.messages[-1].content == "partial"
     arun(thread.run())
     assert thread.run_status == "idle" and thread.error is None
-    assert [m["role"] for m in server.bodies[1]["messages"]] == ["user", "assistant"]
+    assert [m["role"] for m in bodies(thread)[1]["messages"]] == ["user", "assistant"]
     assert thread.messages[-1].content == "complete"
 
 
 def test_stream_without_run_finished_is_an_error():
-    thread = make_thread(Server(lambda body, n: sse(started(body), *text_events("m", "abc"))))
+    thread = make_thread(MockTransport(lambda request: sse(   # and the body ends
+        {"type": "RUN_STARTED", **ids(json.loads(request.body))}, *text_message("m", "abc"))))
     arun(thread.send("hi"))
     assert thread.run_status == "error" and "before RUN_FINISHED" in str(thread.error)
 
 
 def test_transport_error_mid_stream_settles_open_calls():
-    async def dropping(body):
-        yield sse(started(body), *call_events("c1", "change_background", {"background": "red"})[:2])
-        raise TransportError("connection dropped")
-
-    server = Server(lambda body, n: dropping(body))
-    thread = make_thread(server)
+    agent = ScriptedAgent()
+    # RUN_STARTED, TOOL_CALL_START and the first half of the arguments, then TransportError.
+    agent.otherwise().call("change_background", background="red", call_id="c1", chunks=2).drop(after=3)
+    thread = make_thread(agent)
     arun(thread.send("hi"))
-    assert thread.run_status == "error" and str(thread.error) == "connection dropped"
+    assert thread.run_status == "error" and isinstance(thread.error, TransportError)
+    assert str(thread.error) == "The connection dropped after 3 events, as scripted (`drop(after=3)`)."
     tool = thread.messages[-1]
     assert tool.role == "tool" and tool.tool_call_id == "c1" and tool.error.startswith("Not run")
 
 
 def test_unknown_events_reach_listeners_and_do_not_fail_the_run():
-    def script(body, n):
-        return sse(started(body), {"type": "BRAND_NEW", "x": 1}, {"type": "TOOL_CALL_START"}, finished(body))
-
-    thread = make_thread(Server(script))
+    agent = ScriptedAgent()
+    agent.otherwise().emit({"type": "BRAND_NEW", "x": 1}, {"type": "TOOL_CALL_START"})
+    thread = make_thread(agent)
     unknown = []
     thread.subscribe(lambda e: e.kind == "event" and isinstance(e.payload, UnknownEvent) and unknown.append(e.payload))
     arun(thread.send("hi"))
@@ -358,8 +341,9 @@ def test_unknown_events_reach_listeners_and_do_not_fail_the_run():
     assert [(u.type, u.error is None) for u in unknown] == [("BRAND_NEW", True), ("TOOL_CALL_START", False)]
 
 
+@pytest.mark.callback_errors_expected
 def test_listener_exceptions_do_not_break_the_run():
-    thread = make_thread(Server(tool_then_text([("c1", "change_background", {"background": "x"})])))
+    thread = make_thread(tool_then_text([("c1", "change_background", {"background": "x"})]))
 
     def bad(event):
         raise RuntimeError("listener bug")
@@ -370,7 +354,7 @@ def test_listener_exceptions_do_not_break_the_run():
 
 
 def test_subscribe_events_gets_the_events_and_events_false_leaves_them_out():
-    thread = make_thread(Server(tool_then_text([("c1", "change_background", {"background": "x"})])))
+    thread = make_thread(tool_then_text([("c1", "change_background", {"background": "x"})]))
     every, raw, changes, order = [], [], [], []
     thread.subscribe(every.append)
     thread.subscribe(lambda e: (changes.append(e), order.append(e.kind)), events=False)
@@ -388,7 +372,7 @@ def test_subscribe_events_gets_the_events_and_events_false_leaves_them_out():
 
 
 def test_a_listener_unsubscribed_during_a_notification_is_left_out_next_time():
-    thread = make_thread(Server(tool_then_text([("c1", "change_background", {"background": "x"})])))
+    thread = make_thread(tool_then_text([("c1", "change_background", {"background": "x"})]))
     calls = []
 
     def once(event):
@@ -403,30 +387,30 @@ def test_a_listener_unsubscribed_during_a_notification_is_left_out_next_time():
 
 
 def test_state_events_reach_listeners_and_the_next_request():
-    def script(body, n):
-        return sse(started(body), {"type": "STATE_SNAPSHOT", "snapshot": {"n": n}},
-                   {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/seen", "value": True}]}, finished(body))
-
-    server = Server(script)
-    thread = make_thread(server, state={"start": 1})
+    agent = ScriptedAgent()
+    for n, said in enumerate(("a", "b")):
+        agent.on(said).emit({"type": "STATE_SNAPSHOT", "snapshot": {"n": n}},
+                            {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/seen", "value": True}]})
+    thread = make_thread(agent, state={"start": 1})
     states = []
     thread.subscribe(lambda e: e.kind == "state" and states.append(e.payload))
     arun(thread.send("a"))
     arun(thread.send("b"))
-    assert server.bodies[0]["state"] == {"start": 1} and server.bodies[1]["state"] == {"n": 0, "seen": True}
+    assert bodies(thread)[0]["state"] == {"start": 1} and bodies(thread)[1]["state"] == {"n": 0, "seen": True}
     assert states[-1] == {"n": 1, "seen": True}
 
 
 # -- stop, concurrency misuse, cancellation -----------------------------------------------
 
 
-class PacedServer(Server):
-    """Answers with a text message of 50 deltas, "0 " to "49 ". The first response sends a delta
-    only when the test calls `allow()` (it stalls after TEXT_MESSAGE_START until then); later
-    responses send them all at once. `closed` lists the responses whose stream was closed."""
+class PacedServer:
+    """A `MockTransport` handler: answers with a text message of 50 deltas, "0 " to "49 ". The
+    first response sends a delta only when the test calls `allow()` (it stalls after
+    TEXT_MESSAGE_START until then); later responses send them all at once. `closed` lists the
+    responses whose stream was closed."""
 
     def __init__(self) -> None:
-        super().__init__(self.respond)
+        self.transport = MockTransport(self.respond)
         self.permits: asyncio.Semaphore | None = None
         self.closed: list[int] = []
 
@@ -435,18 +419,20 @@ class PacedServer(Server):
         for _ in range(deltas):
             self.permits.release()
 
-    def respond(self, body, n):
+    def respond(self, request):
+        n, body = len(self.transport.requests) - 1, json.loads(request.body)
         if n == 0:
             self.permits = asyncio.Semaphore(0)
 
         async def stream():
             try:
-                yield sse(started(body), {"type": "TEXT_MESSAGE_START", "messageId": f"m{n}", "role": "assistant"})
+                yield sse({"type": "RUN_STARTED", **ids(body)},
+                          {"type": "TEXT_MESSAGE_START", "messageId": f"m{n}", "role": "assistant"})
                 for i in range(50):
                     if n == 0:
                         await self.permits.acquire()
                     yield sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": f"m{n}", "delta": f"{i} "})
-                yield sse({"type": "TEXT_MESSAGE_END", "messageId": f"m{n}"}, finished(body))
+                yield sse({"type": "TEXT_MESSAGE_END", "messageId": f"m{n}"}, {"type": "RUN_FINISHED", **ids(body)})
             finally:
                 self.closed.append(n)
 
@@ -463,7 +449,7 @@ def recorded_events(thread, event_type: str) -> list:
 def test_stop_mid_stream_then_send_again():
     async def main():
         server = PacedServer()
-        thread = make_thread(server)
+        thread = make_thread(server.transport)
         statuses = []
         thread.subscribe(lambda e: e.kind == "status" and statuses.append(e.payload))
         deltas = recorded_events(thread, "TEXT_MESSAGE_CONTENT")
@@ -488,17 +474,15 @@ def test_stop_mid_stream_then_send_again():
         return server, thread, statuses
 
     server, thread, statuses = arun(main())
-    assert len(server.bodies) == 2 and thread.run_status == "idle"
+    assert len(bodies(thread)) == 2 and thread.run_status == "idle"
     assert statuses == ["running", "idle", "running", "idle"]
     assert thread.messages[-1].content.split()[-1] == "49"
 
 
 def test_stop_from_a_listener_applies_no_further_event():
-    def script(body, n):
-        return sse(started(body), *text_events("m", "abcdef"), finished(body))
-
-    server = Server(script)
-    thread = make_thread(server)
+    agent = ScriptedAgent()
+    agent.otherwise().say("abcdef", chunks=ONE_CHAR)
+    thread = make_thread(agent)
 
     def on_event(event):
         if event.kind == "event" and getattr(event.payload, "delta", None) == "c":
@@ -512,8 +496,7 @@ def test_stop_from_a_listener_applies_no_further_event():
 
 def test_stop_while_awaiting_approval_cancels_without_follow_up():
     async def main():
-        server = Server(tool_then_text([("c1", "delete_all", {"scope": "x"})]))
-        thread = make_thread(server, tools=(delete_all,))
+        thread = make_thread(tool_then_text([("c1", "delete_all", {"scope": "x"})]), tools=(delete_all,))
         awaiting = asyncio.Event()
         thread.subscribe(lambda e: e.kind == "action" and e.payload.status == "awaiting_approval" and awaiting.set())
         task = asyncio.create_task(thread.send("delete"))
@@ -522,10 +505,10 @@ def test_stop_while_awaiting_approval_cancels_without_follow_up():
         assert action.status == "awaiting_approval"
         thread.stop()
         await task
-        return server, thread, action
+        return thread, action
 
-    server, thread, action = arun(main())
-    assert len(server.bodies) == 1 and thread.run_status == "idle"
+    thread, action = arun(main())
+    assert len(bodies(thread)) == 1 and thread.run_status == "idle"
     assert action.done and action.signal.aborted
     assert thread.messages[-1].role == "tool" and "cancelled" in thread.messages[-1].content
 
@@ -546,26 +529,25 @@ def test_stop_aborts_a_running_handler():
 
     async def main():
         seen["started"], seen["cleaned"] = asyncio.Event(), asyncio.Event()
-        server = Server(tool_then_text([("c1", "long_job", {})]))
-        thread = make_thread(server, tools=(long_job,))
+        thread = make_thread(tool_then_text([("c1", "long_job", {})]), tools=(long_job,))
         task = asyncio.create_task(thread.send("go"))
         await seen["started"].wait()
         assert not seen["signal"].aborted
         thread.stop()
         await task
         await seen["cleaned"].wait()   # the handler's `finally` ran (arun's timeout guards a hang)
-        return server, thread
+        return thread
 
-    server, thread = arun(main())
+    thread = arun(main())
     assert seen["signal"].aborted and seen["signal"].reason == "stopped by the user"
-    assert len(server.bodies) == 1 and thread.run_status == "idle"
+    assert len(bodies(thread)) == 1 and thread.run_status == "idle"
     assert "never" not in [m.content for m in thread.messages]
 
 
 def test_cancelling_the_awaiting_task_stops_the_run():
     async def main():
         server = PacedServer()   # no `allow()`: the stream stalls after TEXT_MESSAGE_START
-        thread = make_thread(server)
+        thread = make_thread(server.transport)
         begun = recorded_events(thread, "TEXT_MESSAGE_START")
         task = asyncio.create_task(thread.send("slowly"))
         await until(lambda: bool(begun))
@@ -580,12 +562,13 @@ def test_cancelling_the_awaiting_task_stops_the_run():
 
 
 def test_thread_starts_from_a_saved_history():
-    server = Server(lambda body, n: sse(started(body), finished(body)))
+    agent = ScriptedAgent()
+    agent.otherwise()   # an empty run: RUN_STARTED, RUN_FINISHED
     saved = [{"id": "u0", "role": "user", "content": "earlier"},
              {"id": "a0", "role": "assistant", "content": "answer"}]
-    thread = make_thread(server, messages=saved)
+    thread = make_thread(agent, messages=saved)
     arun(thread.send("now"))
-    assert [m["id"] for m in server.bodies[0]["messages"][:2]] == ["u0", "a0"]
+    assert [m["id"] for m in bodies(thread)[0]["messages"][:2]] == ["u0", "a0"]
     assert [m.role for m in thread.messages] == ["user", "assistant", "user"]
 
 
@@ -609,13 +592,14 @@ def test_agent_configuration_errors(kwargs, match):
 def test_unexpected_transport_exception_surfaces_and_leaves_the_thread_usable():
     calls = []
 
-    def script(body, n):
-        calls.append(n)
-        if n == 0:
+    def handler(request):
+        calls.append(len(calls))
+        if calls == [0]:
             raise OSError("a transport that does not map its errors")
-        return sse(started(body), finished(body))
+        return sse({"type": "RUN_STARTED", **ids(json.loads(request.body))},
+                   {"type": "RUN_FINISHED", **ids(json.loads(request.body))})
 
-    thread = make_thread(Server(script))
+    thread = make_thread(MockTransport(handler))
     with pytest.raises(OSError):
         arun(thread.send("hi"))
     assert thread.run_status == "error" and isinstance(thread.error, OSError)
@@ -627,10 +611,11 @@ def test_unexpected_transport_exception_surfaces_and_leaves_the_thread_usable():
 
 
 def test_an_error_listener_may_stop_the_thread():
-    server = Server(lambda body, n: MockHTTPResponse(500, b"boom"))
+    agent = ScriptedAgent()
+    agent.otherwise().http_error(500, "boom")
 
     async def main():
-        thread = make_agent(server).thread()
+        thread = agent_for(agent).thread()
         thread.subscribe(lambda event: event.kind == "error" and thread.stop())
         await thread.send("hi")  # must not raise: the listener ran after the state change
         return thread
@@ -641,23 +626,25 @@ def test_an_error_listener_may_stop_the_thread():
 
 
 def test_send_needs_text():
-    server = Server(lambda body, n: sse(started(body), finished(body)))
+    agent = ScriptedAgent()
+    agent.otherwise()   # an empty run
 
     async def main():
-        thread = make_agent(server).thread()
+        thread = agent_for(agent).thread()
         with pytest.raises(LocalProtocolError, match="takes the user's message as a str"):
             await thread.send(None)  # type: ignore[arg-type]
         return thread
 
     thread = arun(main())
-    assert thread.messages == [] and server.bodies == [] and thread.run_status == "idle"
+    assert thread.messages == [] and bodies(thread) == [] and thread.run_status == "idle"
 
 
 def test_state_that_is_not_json_is_a_local_error():
-    server = Server(lambda body, n: sse(started(body), finished(body)))
+    agent = ScriptedAgent()
+    agent.otherwise()   # an empty run
 
     async def main():
-        thread = make_agent(server).thread()
+        thread = agent_for(agent).thread()
         thread.state = {"when": object()}
         with pytest.raises(LocalProtocolError, match="not JSON"):
             await thread.send("hi")
@@ -666,4 +653,4 @@ def test_state_that_is_not_json_is_a_local_error():
         return thread
 
     thread = arun(main())
-    assert thread.run_status == "idle" and server.bodies[-1]["state"] == {"when": "now"}
+    assert thread.run_status == "idle" and bodies(thread)[-1]["state"] == {"when": "now"}

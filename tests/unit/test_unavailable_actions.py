@@ -7,7 +7,18 @@ import asyncio
 import pytest
 
 from pyclient import ConfigurationError, ToolContext, client_tool
-from tests.unit.scripted import Server, arun, calls_then_text, make_agent, settle, until
+from pyclient.testing import ScriptedAgent
+from tests.helpers import (
+    agent_for,
+    arun,
+    bodies,
+    calls_then_text,
+    settle,
+    tool_contents,
+    tool_messages,
+    tool_names,
+    until,
+)
 
 
 class Probe:
@@ -50,12 +61,12 @@ def statuses(thread) -> list[str]:
     return seen
 
 
-async def start_unavailable(server: Server, tool=None, *, calls: int = 1,
+async def start_unavailable(server: ScriptedAgent, tool=None, *, calls: int = 1,
                             unmount=lambda reg: reg.set_mounted(False)):
     """Send with `tool` (by default a probe nobody inspects) registered; it is unmounted while the
     calls stream, so they wait. Once `calls` actions are pending, returns the thread, the
     registration, the send's task and the pending actions."""
-    thread = make_agent(server).thread()
+    thread = agent_for(server).thread()
     reg = thread.register_tool(tool or make_probe(Probe()))
     thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "TOOL_CALL_START" and unmount(reg))
     task = asyncio.create_task(thread.send("save a note"))
@@ -71,11 +82,11 @@ async def start_executing(thread, probe: Probe) -> asyncio.Task:
 
 
 def one_call():
-    return Server(calls_then_text([("c1", "save_note", {"key": "todo"})]))
+    return calls_then_text([("c1", "save_note", {"key": "todo"})])
 
 
 def two_calls():
-    return Server(calls_then_text([("c1", "save_note", {"key": "a"}), ("c2", "save_note", {"key": "b"})]))
+    return calls_then_text([("c1", "save_note", {"key": "a"}), ("c2", "save_note", {"key": "b"})])
 
 
 # -- unavailable ---------------------------------------------------------------------------
@@ -91,7 +102,7 @@ def test_unavailable_call_runs_when_its_registration_mounts_and_the_follow_up_ca
         # The driver has no timers: while nothing answers or serves the call it must just wait.
         # `settle()` gives it ample loop turns to (wrongly) send a follow-up or run the handler.
         await settle()
-        assert not task.done() and thread.run_status == "running" and len(server.bodies) == 1
+        assert not task.done() and thread.run_status == "running" and len(server.requests) == 1
         assert probe.started == []
         reg.set_mounted(True)
         assert action.status == "executing" and action.registration is reg
@@ -100,15 +111,15 @@ def test_unavailable_call_runs_when_its_registration_mounts_and_the_follow_up_ca
 
     thread, seen = arun(main())
     assert seen == ["executing"]
-    assert server.tool_contents(1) == ["saved todo (execution 0)"]
+    assert tool_contents(bodies(server)[1]) == ["saved todo (execution 0)"]
     assert thread.run_status == "idle" and thread.pending_actions == []
     # The follow-up advertises the tool again, since it is mounted now.
-    assert server.tool_names(1) == ["save_note"]
+    assert tool_names(bodies(server)[1]) == ["save_note"]
 
 
 def test_first_announcement_of_an_unavailable_call():
     async def main():
-        thread = make_agent(one_call()).thread()
+        thread = agent_for(one_call()).thread()
         reg = thread.register_tool(make_probe(Probe()))
         seen = statuses(thread)
         thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "RUN_FINISHED" and reg.set_mounted(False))
@@ -137,7 +148,7 @@ def test_a_new_registration_or_a_selecting_agent_registration_serves_an_unavaila
         await task
 
     arun(main())
-    assert server.tool_contents(1) == ["saved todo (execution 0)"]
+    assert tool_contents(bodies(server)[1]) == ["saved todo (execution 0)"]
 
 
 def test_unavailable_call_cancelled_sends_an_error_tool_message():
@@ -153,9 +164,9 @@ def test_unavailable_call_cancelled_sends_an_error_tool_message():
         return thread
 
     thread = arun(main())
-    [tool] = server.tool_messages(1)
+    [tool] = tool_messages(bodies(server)[1])
     assert tool["content"] == "Tool call cancelled: nobody can save notes here" and tool["error"] == tool["content"]
-    assert thread.run_status == "idle" and len(server.bodies) == 2
+    assert thread.run_status == "idle" and len(server.requests) == 2
 
 
 def test_stop_cancels_an_unavailable_call_without_follow_up():
@@ -169,7 +180,7 @@ def test_stop_cancels_an_unavailable_call_without_follow_up():
         return thread
 
     thread = arun(main())
-    assert len(server.bodies) == 1 and thread.run_status == "idle"
+    assert len(server.requests) == 1 and thread.run_status == "idle"
     assert thread.messages[-1].role == "tool" and "cancelled: stopped by the user" in thread.messages[-1].content
 
 
@@ -183,7 +194,7 @@ def test_unavailable_call_can_be_rejected_or_failed():
         await task
 
     arun(main())
-    assert server.tool_contents(1) == ["rejected by the user: not now", "no storage"]
+    assert tool_contents(bodies(server)[1]) == ["rejected by the user: not now", "no storage"]
 
 
 def test_follow_up_waits_for_every_call_of_the_turn():
@@ -197,13 +208,13 @@ def test_follow_up_waits_for_every_call_of_the_turn():
         # The cancel woke the driver; with no timers, whatever it does about it (a follow-up
         # would be wrong: c2 is unanswered) happens within the turns `settle()` gives it.
         await settle()
-        assert len(server.bodies) == 1 and [a.id for a in thread.pending_actions] == ["c2"]
+        assert len(server.requests) == 1 and [a.id for a in thread.pending_actions] == ["c2"]
         assert not task.done() and second.status == "unavailable"
         reg.set_mounted(True)
         await task
 
     arun(main())
-    assert server.tool_contents(1) == ["Tool call cancelled", "saved b (execution 0)"]
+    assert tool_contents(bodies(server)[1]) == ["Tool call cancelled", "saved b (execution 0)"]
 
 
 def test_unavailable_tool_that_requires_approval_asks_first():
@@ -223,7 +234,7 @@ def test_unavailable_tool_that_requires_approval_asks_first():
         await task
 
     arun(main())
-    assert server.tool_contents(1) == ["saved todo (execution 0)"]
+    assert tool_contents(bodies(server)[1]) == ["saved todo (execution 0)"]
 
 
 # -- unmount and dispose mid-execution -------------------------------------------------------
@@ -233,7 +244,7 @@ def test_unmount_mid_execution_aborts_and_the_call_runs_again_on_remount():
     probe, server = Probe(), one_call()
 
     async def main():
-        thread = make_agent(server).thread()
+        thread = agent_for(server).thread()
         reg = thread.register_tool(make_probe(probe, hold=lambda n: n == 0))
         seen = statuses(thread)
         task = await start_executing(thread, probe)
@@ -249,7 +260,7 @@ def test_unmount_mid_execution_aborts_and_the_call_runs_again_on_remount():
         # No timers in the driver: a stray result or follow-up would show within these turns.
         await settle()
         assert not action.done and action.status == "unavailable"
-        assert len(server.bodies) == 1 and thread.messages[-1].role == "assistant"
+        assert len(server.requests) == 1 and thread.messages[-1].role == "assistant"
         assert probe.finished == ["finally"] and len(probe.started) == 1
         reg.set_mounted(True)
         await task
@@ -258,7 +269,7 @@ def test_unmount_mid_execution_aborts_and_the_call_runs_again_on_remount():
     thread, seen = arun(main())
     assert seen == ["executing", "unavailable", "executing"]
     assert probe.finished == ["finally", "returned", "finally"]
-    assert server.tool_contents(1) == ["saved todo (execution 1)"]
+    assert tool_contents(bodies(server)[1]) == ["saved todo (execution 1)"]
     assert len([m for m in thread.messages if m.role == "tool"]) == 1
 
 
@@ -266,7 +277,7 @@ def test_immediate_remount_never_runs_the_call_twice_at_once():
     probe, server = Probe(), one_call()
 
     async def main():
-        thread = make_agent(server).thread()
+        thread = agent_for(server).thread()
         reg = thread.register_tool(make_probe(probe, hold=lambda n: n == 0))
         task = await start_executing(thread, probe)
         reg.set_mounted(False)       # element removed...
@@ -277,14 +288,14 @@ def test_immediate_remount_never_runs_the_call_twice_at_once():
     arun(main())
     assert probe.max_running == 1
     assert probe.finished == ["finally", "returned", "finally"]
-    assert server.tool_contents(1) == ["saved todo (execution 1)"]
+    assert tool_contents(bodies(server)[1]) == ["saved todo (execution 1)"]
 
 
 def test_dispose_mid_execution_then_an_older_shadowed_registration_serves():
     probe, server = Probe(), one_call()
 
     async def main():
-        thread = make_agent(server).thread()
+        thread = agent_for(server).thread()
         older = thread.register_tool(make_probe(probe, hold=lambda n: False))
         newer = thread.register_tool(make_probe(probe, hold=lambda n: n == 0), replace=True)
         task = await start_executing(thread, probe)
@@ -297,14 +308,14 @@ def test_dispose_mid_execution_then_an_older_shadowed_registration_serves():
 
     arun(main())
     assert probe.started[0].signal.reason == "disposed" and probe.max_running == 1
-    assert server.tool_contents(1) == ["saved todo (execution 1)"]
+    assert tool_contents(bodies(server)[1]) == ["saved todo (execution 1)"]
 
 
 def test_unmounting_an_agent_registration_hands_the_call_to_a_thread_registration():
     probe, server = Probe(), one_call()
 
     async def main():
-        agent = make_agent(server)
+        agent = agent_for(server)
         thread = agent.thread()
         shared = agent.register_tool(make_probe(probe, hold=lambda n: n == 0))
         task = await start_executing(thread, probe)
@@ -315,7 +326,7 @@ def test_unmounting_an_agent_registration_hands_the_call_to_a_thread_registratio
 
     arun(main())
     assert probe.started[0].signal.reason == "unmounted"
-    assert server.tool_contents(1) == ["saved todo (execution 1)"]
+    assert tool_contents(bodies(server)[1]) == ["saved todo (execution 1)"]
 
 
 # -- abort reasons -------------------------------------------------------------------------
@@ -331,7 +342,7 @@ def test_answering_aborts_the_running_handler_with_its_reason(answer, reason, co
     probe, server = Probe(), one_call()
 
     async def main():
-        thread = make_agent(server).thread()
+        thread = agent_for(server).thread()
         thread.register_tool(make_probe(probe))
         task = await start_executing(thread, probe)
         [action] = thread.pending_actions
@@ -342,14 +353,14 @@ def test_answering_aborts_the_running_handler_with_its_reason(answer, reason, co
 
     arun(main())
     assert probe.started[0].signal.reason == reason
-    assert server.tool_contents(1) == [content]
+    assert tool_contents(bodies(server)[1]) == [content]
 
 
 def test_stop_aborts_the_running_handler_with_the_stop_reason():
     probe = Probe()
 
     async def main():
-        thread = make_agent(one_call()).thread()
+        thread = agent_for(one_call()).thread()
         thread.register_tool(make_probe(probe))
         task = await start_executing(thread, probe)
         thread.stop()
@@ -364,7 +375,7 @@ def test_timeout_aborts_the_handler_signal_with_timeout():
     probe, server = Probe(), one_call()
 
     async def main():
-        thread = make_agent(server).thread()
+        thread = agent_for(server).thread()
         # The timeout is the feature under test: as short as possible. The handler waits for
         # `probe.release`, which nothing sets, so only the timeout can end it.
         thread.register_tool(make_probe(probe, timeout_s=0.001))
@@ -372,7 +383,7 @@ def test_timeout_aborts_the_handler_signal_with_timeout():
 
     arun(main())
     assert probe.started[0].signal.reason == "timeout" and probe.finished == ["finally"]
-    [tool] = server.tool_messages(1)
+    [tool] = tool_messages(bodies(server)[1])
     assert "timed out" in tool["content"] and tool["error"] == tool["content"]
 
 
@@ -380,7 +391,7 @@ def test_finishing_normally_leaves_the_handler_signal_alone():
     probe = Probe()
 
     async def main():
-        thread = make_agent(one_call()).thread()
+        thread = agent_for(one_call()).thread()
         thread.register_tool(make_probe(probe, hold=lambda n: False))
         await thread.send("save")
 
@@ -389,18 +400,28 @@ def test_finishing_normally_leaves_the_handler_signal_alone():
 
 
 def test_calls_never_advertised_stay_an_error_even_if_registered_later():
-    probe, server = Probe(), Server(calls_then_text([("c1", "save_note", {"key": "x"})]))
+    probe, server = Probe(), calls_then_text([("c1", "save_note", {"key": "x"})])
+
+    registered = []
 
     async def main():
-        thread = make_agent(server).thread()
+        thread = agent_for(server).thread()
         tool = make_probe(probe, hold=lambda n: False)
-        thread.subscribe(lambda e: e.kind == "event" and e.payload.type == "RUN_FINISHED"
-                         and not thread._registrations and thread.register_tool(tool))
+
+        def register_once(event):
+            # The run advertised no tools; the call's tool is registered as the run finishes,
+            # before the call is answered.
+            if event.kind == "event" and event.payload.type == "RUN_FINISHED" and not registered:
+                registered.append(thread.register_tool(tool))
+
+        thread.subscribe(register_once)
         await thread.send("save")
 
     arun(main())
+    assert len(registered) == 1 and registered[0].mounted
+    assert tool_names(bodies(server)[0]) == [] and tool_names(bodies(server)[1]) == ["save_note"]
     assert probe.started == []
-    [tool] = server.tool_messages(1)
+    [tool] = tool_messages(bodies(server)[1])
     assert "not among the tools sent with this run" in tool["content"]
 
 
@@ -414,10 +435,10 @@ def pick_color(background: str) -> dict:
 
 
 def test_a_render_only_call_awaits_input_and_the_page_answers():
-    server = Server(calls_then_text([("c1", "pick_color", {"background": "blue"})], quote_tools=True))
+    server = calls_then_text([("c1", "pick_color", {"background": "blue"})], quote_tools=True)
 
     async def main():
-        thread = make_agent(server, (pick_color,)).thread()
+        thread = agent_for(server, (pick_color,)).thread()
         waiting = asyncio.Event()
         seen = []
 
@@ -433,7 +454,7 @@ def test_a_render_only_call_awaits_input_and_the_page_answers():
         [action] = thread.pending_actions
         assert action.status == "awaiting_input" and action.tool is pick_color
         await settle()
-        assert len(server.bodies) == 1 and not task.done()   # no follow-up while the user decides
+        assert len(server.requests) == 1 and not task.done()   # no follow-up while the user decides
         action.submit({"picked": "navy"})
         assert action.status == "completed" and action.done and action.signal.reason == "submitted"
         await task
@@ -441,19 +462,19 @@ def test_a_render_only_call_awaits_input_and_the_page_answers():
 
     thread, seen = arun(main())
     assert seen == ["awaiting_input", "completed"]
-    assert server.tool_contents(1) == ['{"picked":"navy"}'] and thread.run_status == "idle"
+    assert tool_contents(bodies(server)[1]) == ['{"picked":"navy"}'] and thread.run_status == "idle"
 
 
 def test_a_render_only_call_with_invalid_arguments_is_answered_at_once():
-    server = Server(calls_then_text([("c1", "pick_color", {"colour": "blue"})]))
+    server = calls_then_text([("c1", "pick_color", {"colour": "blue"})])
 
     async def main():
-        thread = make_agent(server, (pick_color,)).thread()
+        thread = agent_for(server, (pick_color,)).thread()
         await thread.send("pick a colour")
         return thread
 
     thread = arun(main())
-    [tool] = server.tool_messages(1)
+    [tool] = tool_messages(bodies(server)[1])
     assert "background" in tool["content"] and tool["error"] == tool["content"]
     assert thread.action("c1").status == "failed" and thread.pending_actions == []
 
