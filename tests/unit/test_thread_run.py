@@ -214,7 +214,8 @@ def delete_all(scope: str) -> str:
 
 
 def approval_thread(decide):
-    thread = make_thread(tool_then_text([("c1", "delete_all", {"scope": "notes"})]), tools=(delete_all,))
+    server = tool_then_text([("c1", "delete_all", {"scope": "notes"})])
+    thread = make_thread(server, tools=(delete_all,))
     seen = []
 
     def on_change(event):
@@ -226,25 +227,25 @@ def approval_thread(decide):
 
     thread.subscribe(on_change)
     arun(thread.send("delete my notes"))
-    return bodies(thread), thread, seen
+    return server, thread, seen
 
 
 def test_approved_call_runs():
-    sent, thread, seen = approval_thread(lambda t: t.action("c1").approve())
+    server, thread, seen = approval_thread(lambda t: t.action("c1").approve())
     assert seen == ["awaiting_approval", "executing"]
-    assert sent[1]["messages"][-1]["content"] == "deleted notes"
+    assert bodies(server)[1]["messages"][-1]["content"] == "deleted notes"
     assert thread.pending_actions == []
 
 
 def test_rejected_call_tells_the_model_why():
-    sent, thread, seen = approval_thread(lambda t: t.action("c1").reject("not today"))
-    tool = sent[1]["messages"][-1]
+    server, thread, seen = approval_thread(lambda t: t.action("c1").reject("not today"))
+    tool = bodies(server)[1]["messages"][-1]
     assert tool["content"] == "rejected by the user: not today" and tool["error"] == tool["content"]
     assert seen == ["awaiting_approval"]
 
 
 def test_approving_an_answered_or_unknown_call_is_a_local_protocol_error():
-    sent, thread, _ = approval_thread(lambda t: t.action("c1").approve())
+    server, thread, _ = approval_thread(lambda t: t.action("c1").approve())
     with pytest.raises(LocalProtocolError, match=r"APPROVE for tool call 'c1' \(delete_all\) in status 'completed'"):
         thread.action("c1").approve()
     assert thread.action("c1").status == "completed"   # still true after the answer
