@@ -3,6 +3,7 @@
     pyclient serve [DIR] [--host 127.0.0.1] [--port 8000] [--agent URL | --model PROVIDER:NAME]
                    [--coi] [--allow-origin ORIGIN]... [--max-body BYTES] [--body-timeout SECONDS]
     pyclient vendor DIR [--force]
+    pyclient new DIR
     pyclient --version
 
 Both build the runtime first (once; later runs reuse it from the cache, `PYCLIENT_RUNTIME_DIR`
@@ -24,6 +25,7 @@ import argparse
 import importlib.util
 import json
 import logging
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -32,6 +34,7 @@ from typing import NoReturn
 
 from ._models import model_problem
 from ._runtime import DISTRIBUTION, PYODIDE_VERSION, PYSCRIPT_VERSION, BuildError, build, package_version
+from ._starter import DESCRIPTIONS, TEST_FILE, StarterError, write_starter
 from ._vendor import CONFIG_NAME, VendorError, config_text, page_config, vendor
 
 __all__ = ["main", "parser"]
@@ -50,15 +53,22 @@ lock file), pyscript/ (PyScript) and pyscript.json (a relative interpreter path 
 under a sub-path, with no CDN. An existing pyscript.json that vendor did not write is kept
 unless --force."""
 
+NEW_HELP = """\
+Write a starter into DIR: index.html (PyScript from the local runtime, config="pyscript.json",
+a chat), main.py (a client tool and a Chat bound to the agent at /agent), pyscript.json and
+test_page.py (the tool tested in Chromium with the pytest plugin). Nothing is overwritten: when
+one of these files exists, nothing is written and the status is 2."""
+
 
 def parser() -> argparse.ArgumentParser:
     """The command's argument parser (`pyclient --help`, `pyclient serve --help`, ...)."""
     top = argparse.ArgumentParser(
         prog="pyclient",
-        description="Client tools for AG-UI agents in browser Python: serve your pages, or vendor the runtime.",
+        description="Client tools for AG-UI agents in browser Python: start a page, serve your pages, "
+                    "or vendor the runtime.",
     )
     top.add_argument("--version", action="version", version=f"{DISTRIBUTION} {package_version()}")
-    commands = top.add_subparsers(dest="command", required=True, metavar="{serve,vendor}")
+    commands = top.add_subparsers(dest="command", required=True, metavar="{new,serve,vendor}")
 
     serve = commands.add_parser("serve", help="serve a folder of pages with the runtime and an agent",
                                 description=SERVE_HELP)
@@ -88,6 +98,10 @@ def parser() -> argparse.ArgumentParser:
     vend.add_argument("--force", action="store_true",
                       help="replace a pyscript.json, pyodide/ or pyscript/ that vendor did not write")
     vend.add_argument("-v", "--verbose", action="store_true", help="list every file; show the failing tool's output")
+
+    new = commands.add_parser("new", help="write a starter page (a tool, a chat, its config and a test)",
+                              description=NEW_HELP)
+    new.add_argument("dir", type=Path, metavar="DIR", help="the folder to write it in (created if missing)")
     return top
 
 
@@ -214,11 +228,30 @@ def _vendor(args: argparse.Namespace) -> None:
     print(f"Pages at the top of {dest} load it with config=\"{CONFIG_NAME}\"; deploy the folder to any static host.")
 
 
+def _new(args: argparse.Namespace) -> None:
+    dest: Path = args.dir
+    try:
+        written = write_starter(dest)
+    except StarterError as exc:
+        _fail("new", str(exc), 2)
+    except OSError as exc:
+        _fail("new", f"cannot write into {dest}: {exc.strerror or exc}.", 1)
+    print(f"pyclient new: wrote a starter into {dest.resolve()}")
+    for name in written:
+        print(f"  {name:<15} {DESCRIPTIONS[name]}")
+    cd = "" if dest.resolve() == Path.cwd().resolve() else f"cd {shlex.quote(str(dest))} && "
+    print("Next:")
+    print(f"  {cd + 'pyclient serve':<40}  serve it on http://127.0.0.1:8000/")
+    print(f"  {cd + 'pytest ' + TEST_FILE:<40}  test it in Chromium (pip install '{DISTRIBUTION}[testing]' first)")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the command (the `pyclient` console script and `python -m pyclient`)."""
     args = parser().parse_args(argv)
     if args.command == "serve":
         _serve(args)
+    elif args.command == "new":
+        _new(args)
     else:
         _vendor(args)
 
