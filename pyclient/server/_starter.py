@@ -75,8 +75,9 @@ chat = Chat(agent.thread("#chat"), document.getElementById("chat"))
 # The site is this test's own folder (not the kit's default `web/`), so `pytest` finds the page
 # wherever the folder sits, whatever pytest configuration a parent folder holds.
 TEST_PAGE_PY = '''\
-"""The page's tool in a real Chromium: the scripted agent calls set_heading, the heading changes,
-the result goes back to the agent. Run `pytest` here (pip install 'pyclient-agui[testing]')."""
+"""The page's tool in a real Chromium: the scripted agent calls set_heading, the heading
+changes, the result goes back to the agent. Run `pytest test_page.py` in this folder (after
+`pip install 'pyclient-agui[testing]'`)."""
 
 from pathlib import Path
 

@@ -9,7 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "testing"
-FILES = {"web/index.html": "html", "web/main.py": "python", "pyproject.toml": "toml",
+FILES = {"web/index.html": "html", "web/pyscript.json": "json", "web/main.py": "python", "pyproject.toml": "toml",
          "tests/test_notes_page.py": "python"}
 
 
