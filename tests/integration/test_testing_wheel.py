@@ -27,6 +27,7 @@ def test_the_sample_project_passes_with_the_installed_wheel(tmp_path, runtime, i
 
     assert "test_add_note" in output and "test_clear_notes_asks_first" in output
     assert "2 passed" in output
+    assert "PytestRemovedIn10Warning" not in output  # the plugin filters pytest-playwright's own
     installed = run(installed_wheel.python, "-c", "import pyclient; from importlib.metadata import entry_points; "
                     "print(pyclient.__file__, [e.value for e in entry_points(group='pytest11')])", cwd=project, env=env)
     assert str(ROOT) not in installed and "'pyclient.testing.plugin'" in installed

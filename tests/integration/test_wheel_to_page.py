@@ -4,10 +4,15 @@ docs/getting-started.md (its "Save this as" blocks, so the guide is what is test
 served by a plain static server (`python -m http.server` from the venv), and the embedded agent
 from the venv (`pyclient serve` on another port, `--allow-origin` the static site's origin, as the
 guide's deployment section says). The page's tool is called and its result quoted back.
+
+And the README's quick start, as it reads: `pyclient new` from the venv in an empty folder, then
+the two commands it prints, run as printed: the starter's own test passes (with no
+PytestRemovedIn10Warning), and the served starter answers in Chromium.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -36,10 +41,10 @@ def guide_files() -> dict[str, str]:
 
 
 @contextmanager
-def process(*args: str | Path, ready: str, env: dict[str, str]) -> Iterator[None]:
-    """Run a server process until the block ends, once `ready` (a URL) answers."""
-    proc = subprocess.Popen([str(a) for a in args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+def process(*args: str | Path, ready: str, env: dict[str, str], cwd: Path | None = None) -> Iterator[None]:
+    """Run a server process (in `cwd`) until the block ends, once `ready` (a URL) answers."""
+    proc = subprocess.Popen([str(a) for a in args], env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -126,3 +131,27 @@ def drive_the_page(browser, static: str, watch_callback_errors) -> None:
         guarded.check()  # nothing left 127.0.0.1, nothing went uncaught
     finally:
         context.close()
+
+
+@pytest.mark.chromium
+def test_a_starter_from_pyclient_new_passes_its_own_test_and_serves(tmp_path, runtime, installed_wheel,
+                                                                    pyclient_browser, watch_callback_errors):
+    shutil.copytree(runtime, tmp_path / "runtime")  # a copy of the session's: nothing is downloaded
+    env = installed_wheel.env(tmp_path / "runtime")
+    env["PATH"] = f"{installed_wheel.bin}{os.pathsep}{env['PATH']}"  # the venv's commands, as once activated
+    output = run("pyclient", "new", "my-site", cwd=tmp_path, env=env)
+    assert sorted(p.name for p in (tmp_path / "my-site").iterdir()) == [
+        "index.html", "main.py", "pyscript.json", "test_page.py"]
+    lines = output.splitlines()
+    commands = [re.split(r" {2,}", line.strip())[0] for line in lines[lines.index("Next:") + 1:]]
+    assert commands == ["cd my-site && pyclient serve", "cd my-site && pytest test_page.py"]
+
+    tested = run("sh", "-c", commands[1], cwd=tmp_path, env=env)  # as printed
+    assert re.search(r"^=+ 1 passed in [\d.]+s =+$", tested, re.MULTILINE), tested[-2000:]
+    assert "PytestRemovedIn10Warning" not in tested and "warnings summary" not in tested
+
+    port = free_port()
+    # `cd my-site && pyclient serve`, on a free port; exec, so that terminating the process stops the server.
+    with process("sh", "-c", f"{commands[0].replace('pyclient serve', 'exec pyclient serve')} --port {port}",
+                 ready=f"http://127.0.0.1:{port}/pyscript.json", env=env, cwd=tmp_path):
+        drive_the_page(pyclient_browser, f"http://127.0.0.1:{port}", watch_callback_errors)

@@ -1,13 +1,15 @@
 """The `pyclient` command, run as a process (`python -m pyclient`, this checkout on PYTHONPATH):
 one-line errors with exit status 2 before anything starts, `serve` serving a folder with the
 runtime and an agent that answers (the embedded one, or another through `--agent`), CORS with
-`--allow-origin`, and `vendor` writing a static site without touching the author's config."""
+`--allow-origin`, `vendor` writing a static site without touching the author's config, and `new`
+writing a starter without overwriting anything."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -116,7 +118,7 @@ def test_a_provider_without_its_package_or_key_names_the_extra_or_the_variable(t
 
 
 def test_help_and_version(tmp_path):
-    for argv in (["--help"], ["serve", "--help"], ["vendor", "--help"]):
+    for argv in (["--help"], ["serve", "--help"], ["vendor", "--help"], ["new", "--help"]):
         proc = pyclient(*argv, environ=env(tmp_path))
         assert proc.returncode == 0 and proc.stdout.startswith("usage: pyclient"), argv
     assert "--allow-origin ORIGIN" in pyclient("serve", "--help", environ=env(tmp_path)).stdout
@@ -221,3 +223,43 @@ def test_the_testing_plugins_site_answers_the_same_default_config(tmp_path, runt
     assert default.json() == {"interpreter": "./pyodide/pyodide.mjs", "packages": ["pyclient-agui"],
                               "packages_cache": "passthrough"}
     assert own.json() == {"packages": ["mine"]}
+
+
+def test_new_writes_a_starter_and_prints_the_next_commands(tmp_path):
+    from pyclient.server import page_config
+    from pyclient.server._starter import starter_files
+
+    site = tmp_path / "my-site"
+    proc = pyclient("new", str(site), environ=env(tmp_path / "never-built"))
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert {p.name: p.read_text() for p in site.iterdir()} == starter_files()
+    assert json.loads((site / "pyscript.json").read_text()) == page_config()
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f"pyclient new: wrote a starter into {site}"
+    assert [line.split()[0] for line in lines[1:5]] == ["index.html", "main.py", "pyscript.json", "test_page.py"]
+    assert lines[5] == "Next:" and len(lines) == 8
+    # Each command, then in words what it does.
+    assert [re.split(r" {2,}", line.strip()) for line in lines[6:]] == [
+        [f"cd {site} && pyclient serve", "serve it on http://127.0.0.1:8000/"],
+        [f"cd {site} && pytest test_page.py", "test it in Chromium (pip install 'pyclient-agui[testing]' first)"],
+    ]
+    assert not (tmp_path / "never-built").exists()  # nothing is built
+
+
+def test_new_refuses_to_overwrite_and_writes_nothing(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("mine")
+    (site / "test_page.py").write_text("mine too")
+    proc = pyclient("new", str(site), environ=env(tmp_path / "never-built"))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"pyclient new: error: {site} already has index.html and test_page.py; pyclient new "
+                           "never overwrites a file. Give a new folder, or move those files away.\n")
+    assert {p.name: p.read_text() for p in site.iterdir()} == {"index.html": "mine", "test_page.py": "mine too"}
+
+    (tmp_path / "a-file").write_text("")
+    proc = pyclient("new", str(tmp_path / "a-file"), environ=env(tmp_path / "never-built"))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.strip() == (f"pyclient new: error: {tmp_path / 'a-file'} is a file: give a folder for the "
+                                   "starter (it is created if missing).")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "site"]
