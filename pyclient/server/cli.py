@@ -6,8 +6,10 @@
     pyclient new DIR
     pyclient --version
 
-`new` writes a starter page into DIR (`_starter.py`) and never overwrites a file (status 2 when
-one is in the way). `serve` and `vendor` build the runtime first (once; later runs reuse it from the cache, `PYCLIENT_RUNTIME_DIR`
+`new` writes a starter page into DIR (`_starter.py`), or nothing at all when one of its files is
+in the way (status 2); it needs no runtime.
+
+Both build the runtime first (once; later runs reuse it from the cache, `PYCLIENT_RUNTIME_DIR`
 or `~/.cache/pyclient/`) and show each step with its time. Errors are one line, naming the fix:
 exit status 2 for what is wrong with the command line (a `--model` whose extra or key is
 missing included, checked before anything starts), 1 for a build that failed (npm or pip
