@@ -2,7 +2,9 @@
 
 In Pyodide (`sys.platform == "emscripten"`, checked explicitly, never by trying `import js`)
 it is `pyclient.browser.BrowserPlatform`; elsewhere the CPython `Platform`. `Agent` uses it
-unless given `platform=`; the package-root `use_client_tool` uses it.
+unless given `platform=`; the package-root `use_client_tool` uses it. In Pyodide, importing
+pyclient also turns on `pyclient.browser.show_startup_errors()`, before the page's own code
+can fail: a `ConfigurationError` at `@client_tool` is raised before any `Agent` exists.
 
 ```python
 from pyclient._environment import current_platform
@@ -24,6 +26,11 @@ from ._tools import ClientTool
 __all__ = ["current_platform", "use_client_tool"]
 
 _current: Platform | None = None
+
+if sys.platform == "emscripten":
+    from .browser import show_startup_errors
+
+    show_startup_errors()
 
 
 def current_platform() -> Platform:

@@ -39,11 +39,22 @@ __all__ = [
     "RunError",
     "ToolError",
     "TransportError",
+    "clause",
 ]
 
 
 CLOSED_HINT = "the thread is closed; create a new one with `agent.thread()`."
 """How every "the thread is closed" error ends: what to do instead."""
+
+
+def clause(text: str) -> str:
+    """`text` without the full stop it may end with, to go inside a sentence of ours.
+
+    What others wrote (a server's error, a provider's message, a response body) may end with a
+    period or not; every sentence pyclient builds around it adds its own, once
+    ("Connection error." + "." would read "Connection error..").
+    """
+    return text.rstrip().rstrip(".").rstrip()
 
 
 class PyClientError(Exception):
@@ -71,13 +82,16 @@ class TransportError(PyClientError):
     """The HTTP request failed.
 
     `status` is the HTTP status (None when the connection itself failed) and `body` an
-    excerpt of the response body, so the UI can show what the server said.
+    excerpt of the response body, so the UI can show what the server said. `cross_origin` is
+    True when a request to another origin than the page's failed without a response: the
+    browser may have refused it for CORS, and says so to no one but its own console.
     """
 
-    def __init__(self, message: str, *, status: int | None = None, body: str = "") -> None:
+    def __init__(self, message: str, *, status: int | None = None, body: str = "", cross_origin: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.body = body
+        self.cross_origin = cross_origin
 
 
 class RunAborted(PyClientError):
@@ -93,7 +107,7 @@ class RunError(PyClientError):
 
     def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(
-            f"The agent reported an error: {message}" + (f" (code {code})" if code else "")
+            f"The agent reported an error: {clause(message)}" + (f" (code {code})" if code else "")
             + ". See the agent server's log for the cause; `await thread.run()` retries."
         )
         self.message = message

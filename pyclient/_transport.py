@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
 from ._abort import AbortSignal
-from ._errors import RunAborted, TransportError
+from ._errors import RunAborted, TransportError, clause
 
 if TYPE_CHECKING:
     import httpx  # imported lazily at run time: the `cpython` extra, absent in the page
@@ -104,19 +104,37 @@ def _excerpt(text: str) -> str:
 def http_error(request: Request, status: int, body: str) -> TransportError:
     """The `TransportError` every transport raises for a non-2xx response."""
     excerpt = _excerpt(body.strip())
-    if status in (404, 405):
-        fix = "check the agent URL (it must be the AG-UI endpoint, e.g. `/agent`)"
-    elif status in (401, 403):
-        fix = "pass the credentials the server expects with `Agent(..., headers=...)`"
-    elif status in (415, 422):
-        fix = "the server rejected the request body; check that it speaks AG-UI 1.0"
-    else:
-        fix = "see the server's log for the cause"
-    message = f"The agent at {request.url} answered HTTP {status}: {excerpt or '(empty body)'}. Fix: {fix}."
+    message = (f"The agent at {request.url} answered HTTP {status}: {clause(excerpt) or '(empty body)'}. "
+               f"{http_advice(status)}")
     return TransportError(message, status=status, body=excerpt)
 
 
-def connection_failed(request: Request, cause: str, *, before_response: bool = False) -> TransportError:
+def http_advice(status: int) -> str:
+    """What to do about an HTTP `status` from the agent, one sentence: "retries" only where
+    sending again can help (5xx, 408, 429), the agent server's log only where it holds the cause
+    (5xx: its own failure)."""
+    if status in (404, 405):
+        return "Fix: check the agent URL (it must be the AG-UI endpoint, e.g. `/agent`, which answers POST)."
+    if status in (401, 403):
+        return "Fix: pass the credentials the server expects with `Agent(..., headers=...)`."
+    if status in (415, 422):
+        return "Fix: the server rejected the request body; check that it speaks AG-UI 1.0."
+    if status == 413:
+        return ("Fix: the request (the whole conversation) is larger than the server accepts; raise its "
+                "limit (`pyclient serve --max-body BYTES`) or start a new thread.")
+    if status == 408:
+        return "The request body reached the server too slowly; `await thread.run()` retries."
+    if status == 429:
+        return "The server is limiting requests: wait a moment, then `await thread.run()` retries."
+    if status >= 500:
+        return "The cause is in the agent server's log; `await thread.run()` retries."
+    if 400 <= status < 500:
+        return "Fix: the server refused the request; its answer above says why."
+    return "Fix: check the agent URL (it must be the AG-UI endpoint, which answers POST with an event stream)."
+
+
+def connection_failed(request: Request, cause: str, *, before_response: bool = False,
+                      page_origin: str | None = None) -> TransportError:
     """The `TransportError` every transport raises when its request fails (no server, a refused
     or dead connection, a CORS refusal), to be raised `from` the cause.
 
@@ -125,11 +143,22 @@ def connection_failed(request: Request, cause: str, *, before_response: bool = F
         cause: what the lower layer said (`"ConnectError: ..."`).
         before_response: the connection was open and broke while the response was awaited
             (a pooled connection the server had closed).
+        page_origin: the page's origin, when the request went to another one (the fetch
+            transport): the browser may then have refused it for CORS, which it tells only its
+            own console, so the message names the flag that allows the page.
     """
     when = " before a response arrived" if before_response else ""
+    failed = f"The request to {request.url} failed{when} ({clause(cause)})."
+    if page_origin is None:
+        return TransportError(f"{failed} Check that the agent server is running and reachable; "
+                              "`await thread.run()` retries.")
     return TransportError(
-        f"The request to {request.url} failed{when} ({cause}). Check that the agent server is "
-        "running and reachable; `await thread.run()` retries."
+        f"{failed} It went to another origin than this page's ({page_origin}): either the agent "
+        "server is not running there, or it does not allow this page's origin and the browser "
+        "refused it for CORS (the browser's console says which). Fix: start the agent server and "
+        f"allow this page, `pyclient serve --allow-origin {page_origin}` (another server must answer "
+        f"with `Access-Control-Allow-Origin: {page_origin}`); `await thread.run()` retries.",
+        cross_origin=True,
     )
 
 
@@ -138,7 +167,7 @@ def connection_dropped(request: Request, received: int, cause: str) -> Transport
     bytes of the response body, to be raised `from` the cause."""
     return TransportError(
         f"The connection to {request.url} dropped after {received} bytes of the response "
-        f"({cause}). What arrived is kept; `await thread.run()` retries the run."
+        f"({clause(cause)}). What arrived is kept; `await thread.run()` retries the run."
     )
 
 

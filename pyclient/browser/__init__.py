@@ -5,8 +5,9 @@
 `AbortController`s behind `AbortSignal.js`, threads and registrations that follow DOM
 elements (the rules of `pyclient._elements` over the page's DOM), and threads kept across
 page loads (`store=True`: IndexedDB, with a Web Lock so one tab holds a thread). Also
-here: the `Chat` UI, `log_to_console()`, and `pyclient.browser.toolkit`, ready-made tools
-(selection, clipboard, storage, page text, DOM, background, toasts).
+here: the `Chat` UI, `log_to_console()`, `show_startup_errors()` (the page's errors wrapped,
+in the chat's element; on from `import pyclient`), and `pyclient.browser.toolkit`, ready-made
+tools (selection, clipboard, storage, page text, DOM, background, toasts).
 
 The names are imported when first used (PEP 562), so a page that never shows a `Chat` never
 loads it, and the modules that need no browser (`_visible`, `_markdown`, `_forms`: what the
@@ -36,11 +37,12 @@ if TYPE_CHECKING:
     from ._dom import BrowserDom
     from ._fetch import FetchTransport
     from ._platform import BrowserPlatform
+    from ._startup import show_startup_errors
     from ._storage import IndexedDbStore
     from . import toolkit
 
 __all__ = ["BrowserDom", "BrowserPlatform", "Chat", "ConsoleHandler", "ElementRegistration",
-           "FetchTransport", "IndexedDbStore", "log_to_console", "toolkit"]
+           "FetchTransport", "IndexedDbStore", "log_to_console", "show_startup_errors", "toolkit"]
 
 # Each public name and the module that defines it.
 _HOMES = {
@@ -52,6 +54,7 @@ _HOMES = {
     "FetchTransport": "._fetch",
     "IndexedDbStore": "._storage",
     "log_to_console": "._console",
+    "show_startup_errors": "._startup",
     "toolkit": ".toolkit",   # a subpackage: the module itself
 }
 

@@ -25,12 +25,37 @@ from pyodide.ffi import jsnull
 from .._errors import ConfigurationError
 from ._mount import MountObserver
 
-__all__ = ["BrowserDom"]
+__all__ = ["BrowserDom", "find_element", "missing"]
 
 
-def _missing(value: Any) -> bool:
+def missing(value: Any) -> bool:
     """JS `null` (a `jsnull` in Pyodide 314, not None) or `undefined` (None)."""
     return value is None or value is jsnull
+
+
+def find_element(element_or_selector: Any, what: str) -> Any:
+    """The JS element `element_or_selector` names: a CSS selector's first match, a
+    `pyscript.web` element's DOM element, or a JS element itself.
+
+    Raises:
+        ConfigurationError: no element matches the selector, or it is not an element.
+    """
+    if isinstance(element_or_selector, str):
+        element = js.document.querySelector(element_or_selector)
+        if missing(element):
+            raise ConfigurationError(
+                f"{what}: no element matches the selector {element_or_selector!r}. "
+                "Create the element first, or pass the element itself."
+            )
+        return element
+    # pyscript.web elements wrap the DOM element in `_dom_element`.
+    element = getattr(element_or_selector, "_dom_element", element_or_selector)
+    if missing(element) or not hasattr(element, "closest"):
+        raise ConfigurationError(
+            f"{what} needs a DOM element or a CSS selector, got {type(element_or_selector).__name__}. "
+            "Pass e.g. document.querySelector('#chat') or '#chat'."
+        )
+    return element
 
 
 class BrowserDom:
@@ -40,26 +65,11 @@ class BrowserDom:
         self.observer = MountObserver()
 
     def element(self, element_or_selector: Any, what: str) -> Any:
-        if isinstance(element_or_selector, str):
-            element = js.document.querySelector(element_or_selector)
-            if _missing(element):
-                raise ConfigurationError(
-                    f"{what}: no element matches the selector {element_or_selector!r}. "
-                    "Create the element first, or pass the element itself."
-                )
-            return element
-        # pyscript.web elements wrap the DOM element in `_dom_element`.
-        element = getattr(element_or_selector, "_dom_element", element_or_selector)
-        if _missing(element) or not hasattr(element, "closest"):
-            raise ConfigurationError(
-                f"{what} needs a DOM element or a CSS selector, got {type(element_or_selector).__name__}. "
-                "Pass e.g. document.querySelector('#chat') or '#chat'."
-            )
-        return element
+        return find_element(element_or_selector, what)
 
     def attribute(self, element: Any, name: str) -> str | None:
         value = element.getAttribute(name)
-        return None if _missing(value) else str(value)
+        return None if missing(value) else str(value)
 
     def set_attribute(self, element: Any, name: str, value: str | None) -> None:
         if value is None:
@@ -69,7 +79,7 @@ class BrowserDom:
 
     def closest_attribute(self, element: Any, name: str) -> str | None:
         host = element.closest(f"[{name}]")
-        return None if _missing(host) else str(host.getAttribute(name))
+        return None if missing(host) else str(host.getAttribute(name))
 
     def contains(self, outer: Any, inner: Any) -> bool:
         return bool(outer.contains(inner))

@@ -4,7 +4,8 @@ PyScript's own `pyscript.fetch` only reads whole bodies; an AG-UI run is a long-
 `text/event-stream`, so this reads `response.body.getReader()` chunk by chunk and hands the
 bytes to the same run loop the CPython transport feeds. Each run gets its own JS
 `AbortController` (through `AbortSignal.js`), so `thread.stop()` cancels the request in the
-browser too. See https://developer.mozilla.org/en-US/docs/Web/API/Streams_API/Using_readable_streams
+browser too. A request to another origin than the page's that fails without a response may
+be a CORS refusal (the browser does not say): its error names the flag that allows the page. See https://developer.mozilla.org/en-US/docs/Web/API/Streams_API/Using_readable_streams
 
 ```python
 from pyclient import Agent
@@ -60,7 +61,7 @@ class FetchTransport(Transport):
         if _failed(response):
             if signal.aborted:
                 raise RunAborted(signal.reason)
-            raise connection_failed(request, _describe(response))
+            raise connection_failed(request, _describe(response), page_origin=_other_origin(request.url))
         if not response.ok:
             text = await _text_or_empty(response)
             raise http_error(request, int(response.status), text[: BODY_EXCERPT * 4])
@@ -106,6 +107,21 @@ async def _settle(promise: Any) -> Any:
 def _failed(value: Any) -> bool:
     """True for what `_settle` made of a rejection: a JS Error/DOMException (name + message)."""
     return getattr(value, "name", None) is not None and getattr(value, "message", None) is not None
+
+
+def _other_origin(url: str) -> str | None:
+    """The page's origin when `url` is on another one, else None.
+
+    A fetch the browser refuses for CORS rejects with the same `TypeError` as one to a server
+    that is down ("Failed to fetch"): the page cannot tell them apart, only that a
+    cross-origin request could be either.
+    """
+    page = str(js.location.origin)
+    try:
+        target = str(js.URL.new(url, js.location.href).origin)
+    except Exception:  # not a URL (fetch refused it for that): no origin to compare
+        return None
+    return page if target != page else None
 
 
 def _describe(error: Any) -> str:

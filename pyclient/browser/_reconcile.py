@@ -50,6 +50,7 @@ from .._lifecycle import ASKING_USER, TERMINAL, CallStatus
 from ._approval import ApprovalBar, approval_bar, interrupted_bar
 from ._bubbles import Bubble
 from ._cards import Card
+from ._error_words import console_line
 from ._timeline import Timeline, error_notice, stopped_notice
 
 if TYPE_CHECKING:
@@ -262,5 +263,5 @@ class MessageList:
         self._error_shown = error
         if error is not None:
             # The developer's detail goes to the console; the bubble speaks to the user.
-            js.console.error(f"pyclient: the run of thread {thread.thread_id} failed: {error!r}")
+            js.console.error(console_line(thread.thread_id, error))
             self._timeline.add_notice("n:error", error_notice(error), after=None)

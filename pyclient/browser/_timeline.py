@@ -10,8 +10,9 @@ A notice sits after the item it was added after (a "Stopped" marker after the an
 cut), or at the end (the error bubble).
 
 `error_notice(error)` is the error bubble: a sentence for the person at the page
-(`error_text`: a connection problem, an HTTP error or the agent's own error), the error itself
-in a collapsed "Details" (as text), and a Retry button (`data-command="retry-run"`).
+(`pyclient.browser._error_words`: a connection problem, an HTTP error or the agent's own
+error), the error itself in a collapsed "Details" (as text: what the page's author needs),
+and a Retry button (`data-command="retry-run"`).
 
 ```python
 from pyclient.browser._nodes import el
@@ -30,26 +31,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import FollowUpLimitError, RemoteProtocolError, RunError, TransportError
+from ._error_words import error_text
 from ._nodes import append_visible, el
 
-__all__ = ["Timeline", "error_notice", "error_text", "stopped_notice"]
-
-
-def error_text(error: BaseException | None) -> str:
-    """What the error bubble tells the person at the page about `error` (`thread.error`)."""
-    if isinstance(error, TransportError):
-        if error.status is None:
-            return "The assistant could not be reached. Check your connection and try again."
-        return (f"The assistant's server answered with an error (HTTP {error.status}). "
-                "Try again in a moment.")
-    if isinstance(error, FollowUpLimitError):
-        return "The assistant kept calling tools without finishing, so it was stopped. Try again or rephrase."
-    if isinstance(error, RunError):
-        return "The assistant ran into a problem and could not answer. Try again."
-    if isinstance(error, RemoteProtocolError):
-        return "The assistant's reply could not be read. Try again."
-    return "Something went wrong and the assistant could not answer. Try again."
+__all__ = ["Timeline", "error_notice", "stopped_notice"]
 
 
 def error_notice(error: BaseException) -> Any:

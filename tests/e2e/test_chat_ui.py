@@ -74,6 +74,7 @@ def script_scenarios(agent: ScriptedAgent) -> None:
             turn.call("tick", n=i, call_id=f"tick-{i}", chunks=2)
     agent.on(exactly("big 1000000 10000")).call("echo", text="x" * 1_000_000, chunks=10_000).then_say(done)
     agent.on(exactly("http error")).http_error(503, "the agent is overloaded")
+    agent.on(exactly("not found")).http_error(404, "no agent here.")
     agent.on(exactly("agent error")).fail("the model is down", code="overloaded")
     agent.on(exactly("fail once"), times=1).http_error(503, "the agent is overloaded")
     agent.on(exactly("fail once")).say("recovered")
@@ -404,10 +405,56 @@ def test_error_bubble_and_retry(page, chat_page, scripted_agent):
 
 
 def test_network_failure_reads_as_a_connection_problem(page, chat_page):
-    open_chat(chat_page, "agent=http://127.0.0.1:9/agent")  # nothing listens on port 9
-    send(page, "hello")
+    open_chat(chat_page)
+    page.route("**/agent", lambda route: route.abort("connectionrefused"))   # the page's own origin
+    with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text) as line:
+        send(page, "hello")
     expect(page.locator(".pyclient-error-text")).to_have_text(
         "The assistant could not be reached. Check your connection and try again.", timeout=TIMEOUT)
+    assert "CORS" not in line.value.text and "server's log" not in line.value.text
+    assert line.value.text.endswith("`await thread.run()` retries.")
+
+
+def test_a_cross_origin_agent_without_cors_headers_is_named_with_the_flag_that_allows_the_page(
+        page, chat_page, scripted_agent):
+    # The page on the site's port, the agent on the scripted agent's own port, which sends no CORS
+    # headers: the browser refuses the request and tells the page only "Failed to fetch".
+    open_chat(chat_page, f"agent={scripted_agent.url}")
+    origin = page.evaluate("location.origin")
+    with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text) as line:
+        send(page, "hello")
+    expect(page.locator(".pyclient-error-text")).to_have_text(
+        "The assistant could not be reached: its server may be down, or it may not allow this page "
+        "(CORS: the details say how to allow it). Check your connection and try again.", timeout=TIMEOUT)
+    fix = f"`pyclient serve --allow-origin {origin}`"
+    expect(page.locator(".pyclient-error-details pre")).to_contain_text(fix)
+    expect(page.locator(".pyclient-error-details pre")).to_contain_text("refused it for CORS")
+    text = line.value.text
+    assert "TypeError: Failed to fetch" in text and fix in text, text
+    assert "server's log" not in text and text.endswith("`await thread.run()` retries.")
+
+
+def test_a_wrong_agent_url_says_to_check_it_and_not_to_try_again(page, chat_page):
+    open_chat(chat_page, "agent=/agnet")   # a typo: the static files answer POST with 405
+    with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text) as line:
+        send(page, "hello")
+    expect(page.locator(".pyclient-error-text")).to_have_text(
+        "The assistant's server answered with an error (HTTP 405): the agent URL may be wrong. "
+        "Check it, and its path.", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-error-details pre")).to_contain_text(
+        "answered HTTP 405: Method Not Allowed. Fix: check the agent URL")
+    assert "HTTP 405" in line.value.text and "retries" not in line.value.text and "log" not in line.value.text
+
+
+def test_a_404_from_the_agent_says_to_check_the_url_and_not_to_try_again(page, chat_page):
+    open_chat(chat_page)
+    send(page, "not found")
+    expect(page.locator(".pyclient-error-text")).to_have_text(
+        "The assistant's server answered with an error (HTTP 404): the agent URL may be wrong. "
+        "Check it, and its path.", timeout=TIMEOUT)
+    details = page.locator(".pyclient-error-details pre")
+    expect(details).to_contain_text("answered HTTP 404: no agent here. Fix: check the agent URL")
+    assert "again" not in page.locator(".pyclient-error-text").text_content().lower()
 
 
 def test_stopped_run_is_marked(page, chat_page):
