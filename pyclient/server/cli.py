@@ -47,12 +47,14 @@ Serve DIR (default: the current folder) on http://HOST:PORT/ with the offline br
 at /pyodide/ and /pyscript/, /pyscript.json (DIR's own, else the config `pyclient vendor`
 writes) and an AG-UI agent at POST /agent: the embedded one (a deterministic demo model, or
 --model PROVIDER:NAME), or with --agent URL another AG-UI server, reached through a streaming
-proxy so pages keep posting to /agent."""
+proxy so pages keep posting to /agent. It logs each agent run and each request it could not
+serve, with the cause; -v adds each run's AG-UI events."""
 
 VENDOR_HELP = """\
 Write the runtime into the static site folder DIR: pyodide/ (Pyodide, the page's wheels, a
-lock file), pyscript/ (PyScript) and pyscript.json (a relative interpreter path and
-"packages": ["pyclient-agui"]). The folder then deploys to any static host, at its root or
+lock file), pyscript/ (PyScript), pyscript.json (a relative interpreter path and
+"packages": ["pyclient-agui"]) and .pyclient-vendor.json (what it wrote, so the next run
+replaces exactly that), and lists each with what it is for. The folder then deploys to any static host, at its root or
 under a sub-path, with no CDN. An existing pyscript.json that vendor did not write is kept
 unless --force."""
 
