@@ -89,7 +89,11 @@ def agent_endpoint(
                 warnings.simplefilter("ignore")
                 run_input = AGUIAdapter.build_run_input(body)
         except ValidationError as e:
-            return _error(422, "Malformed AG-UI RunAgentInput body.", errors=json.loads(e.json(include_input=False)))
+            errors = json.loads(e.json(include_input=False))
+            response = _error(422, "Malformed AG-UI RunAgentInput body.", errors=errors)
+            note("; ".join(f"{'.'.join(map(str, error['loc'])) or 'the body'}: {error['msg']}" for error in errors[:3])
+                 + (f"; {len(errors) - 3} more" if len(errors) > 3 else ""))
+            return response
         issued: set[str] = set()
         raw_contents: dict[str, str] = {}
         for message in run_input.messages:

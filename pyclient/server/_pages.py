@@ -20,7 +20,6 @@ print(TestClient(Pages(Path("no-such-folder"))).get("/").status_code)   # 404
 from __future__ import annotations
 
 import html
-import logging
 import shlex
 from pathlib import Path
 from urllib.parse import quote, urljoin, urlsplit
@@ -30,12 +29,11 @@ from starlette.types import Receive, Scope, Send
 
 from ._page_check import blank_page_reason
 from ._request_log import note
+from ._server_log import logger
 from ._static import StaticDir
 from ._vendor import CONFIG_NAME, config_text
 
 __all__ = ["Pages", "starter_page"]
-
-logger = logging.getLogger("pyclient.server")
 
 # Larger pages are not read for the blank-page check.
 _MAX_PAGE = 2_000_000

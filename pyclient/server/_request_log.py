@@ -11,9 +11,9 @@
 The only header values it shows are a preflight's `Origin` and requested method: the flag that
 allows them takes exactly those. Endpoints add a cause with `note(text)` (an exception with
 `describe_error(exc)`); it reaches the line of the request being served through a context
-variable the middleware sets, so elsewhere (a test's own app) `note` does nothing. Every line
-goes through `redact()`, which hides the values of the environment's keys and tokens: a
-provider's error may quote the key it was sent. The agent runs' own lines come from `RunRecord`.
+variable the middleware sets, so elsewhere (a test's own app) `note` does nothing. The runs'
+own words come from `RunRecord`; the logger keeps each line on one line and hides secrets
+(`pyclient.server._server_log`).
 
 ```python
 import asyncio
@@ -38,8 +38,7 @@ asyncio.run(main())   # logs "GET /x 404 in 0.00 s: the folder has no such page"
 from __future__ import annotations
 
 import http
-import os
-import re
+import logging
 import time
 from collections.abc import Sequence
 from contextvars import ContextVar
@@ -48,16 +47,15 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ._run_log import RunRecord, logger
+from ._run_log import RunRecord
+from ._server_log import logger
 
-__all__ = ["RequestLog", "describe_error", "note", "redact", "safe_url"]
+__all__ = ["RequestLog", "describe_error", "note", "safe_url"]
 
 # Bytes of an agent request read for its tool names; a larger body gets 413 from the endpoint.
 _MAX_READ = 1_000_000
-# Environment variables whose values never appear in a line (a provider's error may quote its key).
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
-# Control characters: a path or an origin is the client's text, and must stay on its line.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Longer paths and origins are cut in a line.
+_MAX_SHOWN = 200
 
 _CAUSES: ContextVar[list[str] | None] = ContextVar("pyclient_request_causes", default=None)
 
@@ -101,16 +99,7 @@ def describe_error(error: BaseException) -> str:
     return f"{type(error).__name__}: {': '.join(messages)}{request}"
 
 
-def redact(text: str) -> str:
-    """`text` with the value of every environment variable named like a key, token or secret replaced by `***`."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
-            text = text.replace(value, "***")
-    return text
-
-
-def _clean(text: str, limit: int = 200) -> str:
-    text = _CONTROL.sub("?", text)
+def _cut(text: str, limit: int = _MAX_SHOWN) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -150,7 +139,7 @@ class RequestLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        method, path = scope["method"], _clean(scope["path"])
+        method, path = scope["method"], _cut(scope["path"])
         run = RunRecord(f"{method} {path}") if method == "POST" and scope["path"] == self.agent_path else None
         seen = _Exchange()
         token = _CAUSES.set(seen.causes)
@@ -199,20 +188,19 @@ class RequestLog:
         cause = "; ".join(seen.causes)
         if run is not None and 200 <= seen.status < 300:
             if seen.media_type != "text/event-stream":
-                logger.warning("%s", redact(f"{head}: answered {seen.media_type or 'no content type'}, "
-                                            "not text/event-stream"))
+                logger.warning("%s: answered %s, not text/event-stream", head, seen.media_type or "no content type")
                 return
-            line = f"{head}: {run.summary(hung_up=seen.hung_up)}" + (f"; cause: {cause}" if cause else "")
-            (logger.warning if run.error is not None else logger.info)("%s", redact(line))
+            level = logging.WARNING if run.error is not None else logging.INFO
+            logger.log(level, "%s: %s%s", head, run.summary(hung_up=seen.hung_up), f"; cause: {cause}" if cause else "")
             return
         request_headers = _headers(scope)
         origin = request_headers.get("origin")
         wanted = request_headers.get("access-control-request-method")
         if scope["method"] == "OPTIONS" and origin and wanted and (seen.status != 200 or not seen.cors):
-            origin = _clean(origin)
+            origin = _cut(origin)
             if self._allowed(origin):
                 cause = (f"refused the CORS preflight from origin {origin}: the origin is allowed, "
-                         f"but not the method {_clean(wanted, 20)} (GET and POST are)")
+                         f"but not the method {_cut(wanted, 20)} (GET and POST are)")
             else:
                 cause = (f"refused the CORS preflight from origin {origin}: pass --allow-origin {origin} "
                          "to let its pages call this server")
@@ -223,7 +211,14 @@ class RequestLog:
             cause = f"only POST {self.agent_path} takes a POST here"
         elif not cause:
             cause = _phrase(seen.status)
-        logger.warning("%s", redact(f"{head}: {cause}"))
+        logger.log(self._level(scope, seen.status), "%s: %s", head, cause)
+
+    @staticmethod
+    def _level(scope: Scope, status: int) -> int:
+        """WARNING, but DEBUG (`-v`) for the browser's own 404s: the icon, devtools' `/.well-known/` files."""
+        if status == 404 and (scope["path"] == "/favicon.ico" or scope["path"].startswith("/.well-known/")):
+            return logging.DEBUG
+        return logging.WARNING
 
     def _allowed(self, origin: str) -> bool:
         return "*" in self.allow_origins or origin in self.allow_origins

@@ -4,8 +4,8 @@
 made (those it ran itself, with a `TOOL_CALL_RESULT` in the stream, and those it left for the
 page), the results the page sent back, and the outcome: finished, `RUN_ERROR` with its message,
 or a stream that ended early. At DEBUG (`pyclient serve -v`) each event is logged too, one line
-with its type and a short excerpt. Nothing here keeps a body: the request is read for tool names
-only, and excerpts are cut at `EXCERPT` characters.
+with its type and a short `excerpt()`. Nothing here keeps a body: the request is read for tool
+names only.
 
 ```python
 from pyclient.server._run_log import RunRecord
@@ -21,27 +21,16 @@ print(run.summary())   # finished; tool calls: set_heading (for the page)
 
 from __future__ import annotations
 
-import json
 import logging
-from typing import Any
 
 from .._json import loads
 from .._sse import SSEDecoder
+from ._server_log import excerpt, logger
 
-__all__ = ["EXCERPT", "RunRecord", "excerpt"]
+__all__ = ["RunRecord"]
 
-logger = logging.getLogger("pyclient.server")
-
-EXCERPT = 60
-"""Characters of an event's field shown in its `-v` line."""
 # The field an event's `-v` line shows, by preference: what a reader looks for in each type.
 _SHOWN = ("toolCallName", "delta", "content", "message", "stepName", "name", "snapshot", "value", "runId")
-
-
-def excerpt(value: Any, limit: int = EXCERPT) -> str:
-    """`value` as one line of JSON, cut to `limit` characters (an ellipsis marks the cut)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class RunRecord:
