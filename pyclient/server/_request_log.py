@@ -4,7 +4,7 @@
 | --- | --- | --- |
 | an agent run | INFO (WARNING for `RUN_ERROR`) | `POST /agent 200 in 0.84 s: finished; tool calls: set_heading (for the page)` |
 | a failed one | WARNING | `POST /agent 415 in 0.00 s: Expected ...` (the cause an endpoint noted, else the status) |
-| a path not served | WARNING | `GET /main.py 404 in 0.00 s: no such file in /home/me/site` |
+| a path not served | WARNING (DEBUG for the browser's own `/favicon.ico`, `/.well-known/…`) | `GET /main.py 404 in 0.00 s: no such file in /home/me/site` |
 | a POST elsewhere | WARNING | `POST /agnet 405 in 0.00 s: only POST /agent takes a POST here` |
 | a refused CORS preflight | WARNING | `OPTIONS /agent 400 in 0.00 s: refused the CORS preflight from origin http://x: pass --allow-origin http://x ...` |
 

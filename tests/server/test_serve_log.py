@@ -148,6 +148,9 @@ def test_a_path_not_served_and_a_post_elsewhere_are_logged_with_what_to_do(site,
         assert httpx.post(served.url + "/agnet", json={}).status_code == 405
         assert httpx.get(served.url + "/a%0Afake%20line").status_code == 404
         assert httpx.post(served.url + "/agent", content=b"{}").status_code == 415
+        assert httpx.get(served.url + "/favicon.ico").status_code == 404  # the browser's own: -v only
+        assert httpx.post(served.url + "/agent", json={"threadId": "t"}).status_code == 422
+        invalid = served.wait_for("POST /agent 422")
         missing = served.wait_for("GET /main.py")
         runtime_file = served.wait_for("GET /pyodide/nothing.whl")
         elsewhere = served.wait_for("POST /agnet")
@@ -159,13 +162,18 @@ def test_a_path_not_served_and_a_post_elsewhere_are_logged_with_what_to_do(site,
     assert re.fullmatch(rf"\S+ POST /agnet 405 {DURATION}: only POST /agent takes a POST here", elsewhere), elsewhere
     assert injected.split(" 404 ")[0].endswith("GET /a?fake line"), "the client's text stays on its line"
     assert unsupported.endswith("Expected `Content-Type: application/json`, got no content type."), unsupported
+    assert re.fullmatch(rf"\S+ POST /agent 422 {DURATION}: Malformed AG-UI RunAgentInput body\.; runId: Field required; "
+                        r"messages: Field required", invalid), invalid
     assert not served.lines(r"GET / "), "what is served is not logged"
+    assert not served.lines("favicon"), "nor the browser's own requests"
 
 
 def test_verbose_logs_each_event_in_one_line(site, runtime):
     with serving(str(site), "-v", environ=env(runtime)) as served:
         round_trip(served.url + "/agent")
         served.wait_for("results sent")
+        httpx.get(served.url + "/favicon.ico")
+        served.wait_for("GET /favicon.ico 404")
         lines = served.lines(r"POST /agent event ")
     types = [line.split(" event ")[1].split(":")[0] for line in lines]
     assert types[:2] == ["RUN_STARTED", "TEXT_MESSAGE_START"] and types.count("RUN_FINISHED") == 2, types
