@@ -5,8 +5,8 @@ pydantic-ai model such as "openai:gpt-4o"), run by pydantic-ai's `AGUIAdapter`. 
 the endpoint refuses oversized bodies (413), bodies that are not JSON (415) and malformed ones
 (4xx, never 500). Each refusal, and the exception behind a `RUN_ERROR` (the provider's: an
 unreachable base URL, a refused key), is noted for the request's log line (`RequestLog`); the
-page gets the `RUN_ERROR` message only. `pyclient serve` mounts it at `POST /agent`; it needs the `server` extra
-(pydantic-ai), so nothing imports this module until a server is built.
+page gets the `RUN_ERROR` message only. `pyclient serve` mounts it at `POST /agent`; it needs
+the `server` extra (pydantic-ai), so nothing imports this module until a server is built.
 
 ```python
 from starlette.applications import Starlette

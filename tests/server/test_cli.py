@@ -121,6 +121,9 @@ def test_serve_forwards_the_agent_and_allows_the_origins_it_is_told(tmp_path, ru
     with serving(str(site), "--agent", f"http://127.0.0.1:{free_port()}/agent", environ=env(runtime)) as served:
         down = httpx.post(served.url + "/agent", json={})
         assert down.status_code == 502 and "cannot be reached" in down.json()["detail"]
+        logged = served.wait_for("POST /agent 502")
+    assert re.search(r"POST /agent 502 in \d+\.\d\d s: the agent at http://127\.0\.0\.1:\d+/agent \(--agent\) cannot "
+                     r"be reached: ConnectError: .*\(POST http://127\.0\.0\.1:\d+/agent\)$", logged), logged
 
 
 def test_vendor_writes_a_static_site_and_keeps_the_authors_config(tmp_path, runtime):
