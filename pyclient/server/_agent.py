@@ -3,8 +3,10 @@
 The agent is `pyclient.server._demo_model.build_agent(model)` (the deterministic demo model, or a
 pydantic-ai model such as "openai:gpt-4o"), run by pydantic-ai's `AGUIAdapter`. Before the run
 the endpoint refuses oversized bodies (413), bodies that are not JSON (415) and malformed ones
-(4xx, never 500). `pyclient serve` mounts it at `POST /agent`; it needs the `server` extra
-(pydantic-ai), so nothing imports this module until a server is built.
+(4xx, never 500). Each refusal, and the exception behind a `RUN_ERROR` (the provider's: an
+unreachable base URL, a refused key), is noted for the request's log line (`RequestLog`); the
+page gets the `RUN_ERROR` message only. `pyclient serve` mounts it at `POST /agent`; it needs
+the `server` extra (pydantic-ai), so nothing imports this module until a server is built.
 
 ```python
 from starlette.applications import Starlette
@@ -26,16 +28,21 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import Hooks
+from pydantic_ai.run import AgentRunResult
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ._demo_model import RAW_TOOL_CONTENT, build_agent
+from ._request_log import describe_error, note
 
 __all__ = ["agent_endpoint"]
 
 
 def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
+    note(detail)
     return JSONResponse({"detail": detail, **extra}, status_code=status)
 
 
@@ -50,6 +57,9 @@ def agent_endpoint(
     message of the history issued (pydantic-ai itself would answer 500 there).
     """
     agent = build_agent(model)
+    # pydantic-ai turns a failed run into RUN_ERROR with the exception's message alone; the
+    # log line gets the whole chain (the provider's connection error, the URL it tried).
+    noted = Hooks[Any](run_error=_note_run_error)
     too_large = f"Request body exceeds the limit of {max_body_bytes} bytes."
 
     async def endpoint(request: Request) -> Response:
@@ -79,7 +89,11 @@ def agent_endpoint(
                 warnings.simplefilter("ignore")
                 run_input = AGUIAdapter.build_run_input(body)
         except ValidationError as e:
-            return _error(422, "Malformed AG-UI RunAgentInput body.", errors=json.loads(e.json(include_input=False)))
+            errors = json.loads(e.json(include_input=False))
+            response = _error(422, "Malformed AG-UI RunAgentInput body.", errors=errors)
+            note("; ".join(f"{'.'.join(map(str, error['loc'])) or 'the body'}: {error['msg']}" for error in errors[:3])
+                 + (f"; {len(errors) - 3} more" if len(errors) > 3 else ""))
+            return response
         issued: set[str] = set()
         raw_contents: dict[str, str] = {}
         for message in run_input.messages:
@@ -109,7 +123,13 @@ def agent_endpoint(
             return await request.receive()
 
         RAW_TOOL_CONTENT.set(raw_contents)
-        return await AGUIAdapter.dispatch_request(Request(request.scope, replay), agent=agent)
+        return await AGUIAdapter.dispatch_request(Request(request.scope, replay), agent=agent, capabilities=[noted])
 
     return endpoint
+
+
+async def _note_run_error(ctx: RunContext[Any], *, error: BaseException) -> AgentRunResult[Any]:
+    if isinstance(error, Exception):  # not a cancellation (the client hung up)
+        note("the agent failed: " + describe_error(error))
+    raise error
 

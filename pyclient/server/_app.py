@@ -6,11 +6,13 @@
 | `/pyodide/…` | Pyodide core, the wheels and the local `pyodide-lock.json` |
 | `/pyscript/…` | PyScript's `dist/` |
 | `/pyscript.json` | the folder's own, else `page_config()` (what `pyclient vendor` would write) |
-| `/…` | the folder |
+| `/…` | the folder (`Pages`: a starter page at `/` without index.html, a warning for a page that would be blank offline) |
 
 The proxy keeps pages unchanged between a local agent and a remote one: they always post to
 `/agent` on their own origin. `allow_origins` adds CORS headers for pages served elsewhere
-(a static host) that post to this server's `/agent`.
+(a static host) that post to this server's `/agent`. `RequestLog` wraps it all: one log line
+per agent run and per request that failed, with the cause (the upstream's status or why it
+could not be reached, for the proxy).
 
 ```python
 from pathlib import Path
@@ -37,6 +39,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ._pages import Pages
+from ._request_log import RequestLog, describe_error, note, safe_url
 from ._static import StaticDir
 from ._vendor import CONFIG_NAME, config_text
 
@@ -79,6 +83,7 @@ class BodyTimeout:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
             except asyncio.TimeoutError:
                 timed_out = True
+                note(f"the request body did not arrive within {self.seconds:g} s (--body-timeout)")
                 if not response_started:
                     await send({"type": "http.response.start", "status": 408, "headers": [
                         (b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close")]})
@@ -145,13 +150,17 @@ def proxy_endpoint(url: str, *, max_body_bytes: int = 1_000_000) -> Any:
     its answer back as it arrives (status, content type and body; 502 when it cannot be reached).
 
     Hand-written over httpx because Starlette has no proxy; the upstream response is closed when
-    the stream ends or the browser goes away (`thread.stop()`).
+    the stream ends or the browser goes away (`thread.stop()`). The request's log line gets the
+    upstream's status when it is an error (never its body), or why it could not be reached.
     """
     import httpx
+
+    shown = safe_url(url)
 
     async def endpoint(request: Request) -> Response:
         body = await request.body()
         if len(body) > max_body_bytes:
+            note(f"the request body exceeds --max-body ({max_body_bytes} bytes)")
             return JSONResponse({"detail": f"Request body exceeds the limit of {max_body_bytes} bytes."},
                                 status_code=413)
         headers = {name: request.headers[name] for name in _FORWARDED if name in request.headers}
@@ -161,11 +170,15 @@ def proxy_endpoint(url: str, *, max_body_bytes: int = 1_000_000) -> Any:
                                          stream=True)
         except httpx.HTTPError as exc:
             await client.aclose()
+            note(f"the agent at {shown} (--agent) cannot be reached: {describe_error(exc)}")
             return JSONResponse({"detail": f"The agent at {url} cannot be reached: {exc}"}, status_code=502)
 
         async def close() -> None:
             await upstream.aclose()
             await client.aclose()
+
+        if upstream.status_code >= 400:
+            note(f"the agent at {shown} (--agent) answered {upstream.status_code} {upstream.reason_phrase}")
 
         passed = {name: upstream.headers[name] for name in ("content-type", "cache-control") if name in upstream.headers}
         return StreamingResponse(upstream.aiter_bytes(), status_code=upstream.status_code, headers=passed,
@@ -210,18 +223,18 @@ def create_app(
         from ._agent import agent_endpoint  # pydantic-ai: only when an agent is embedded
 
         agent = agent_endpoint(model, max_body_bytes=max_body_bytes)
-    pages = StaticDir(root)
+    pages = Pages(root)
     routes = [
         *extra_routes,
         Route("/agent", agent, methods=["POST"]),
         Mount("/pyodide", app=StaticDir(runtime / "pyodide", max_age=RUNTIME_MAX_AGE,
                                         no_cache=frozenset({"pyodide-lock.json"}))),
         Mount("/pyscript", app=StaticDir(runtime / "pyscript", max_age=RUNTIME_MAX_AGE)),
-        Route(f"/{CONFIG_NAME}", _Config(root, pages), methods=["GET", "HEAD"]),
+        Route(f"/{CONFIG_NAME}", _Config(root, pages.static), methods=["GET", "HEAD"]),
         Mount("/", app=pages),
     ]
     app: ASGIApp = BodyTimeout(Starlette(routes=routes), body_timeout)
     if allow_origins:
         app = CORSMiddleware(app, allow_origins=list(allow_origins), allow_methods=["GET", "POST"],
                              allow_headers=["*"])
-    return CrossOriginIsolation(app) if coi else app
+    return RequestLog(CrossOriginIsolation(app) if coi else app, allow_origins=allow_origins)

@@ -2,7 +2,9 @@
 
 Starlette's `StaticFiles` sends no gzip and `GZipMiddleware` recompresses the 9.6 MB wasm on
 every request (about a second at level 9), so this serves files gzipped once and kept in
-memory, keyed by path, size and mtime.
+memory, keyed by path, size and mtime. A path it has no file for is noted, with the folder,
+for the request's log line (`RequestLog`); `on_file` sees each file it serves (`pyclient serve`
+reads its HTML pages there).
 
 ```python
 from pathlib import Path
@@ -21,10 +23,13 @@ import gzip
 import hashlib
 import mimetypes
 from email.utils import formatdate
+from collections.abc import Callable
 from pathlib import Path
 
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
+
+from ._request_log import note
 
 __all__ = ["StaticDir"]
 
@@ -59,12 +64,15 @@ class StaticDir:
             time (ETag → 304), which is right for pages that change while you edit them.
         no_cache: file names that always revalidate whatever `max_age` says (a lock file whose
             name never changes while its content does).
+        on_file: called with the request's scope and the file before each file is served.
     """
 
-    def __init__(self, root: Path, *, max_age: int = 0, no_cache: frozenset[str] = frozenset()) -> None:
+    def __init__(self, root: Path, *, max_age: int = 0, no_cache: frozenset[str] = frozenset(),
+                 on_file: Callable[[Scope, Path], None] | None = None) -> None:
         self.root = root.resolve()
         self.max_age = max_age
         self.no_cache = no_cache
+        self.on_file = on_file
         self._gz: dict[Path, tuple[tuple[int, int], bytes]] = {}
 
     def _resolve(self, rel: str) -> Path | None:
@@ -101,8 +109,11 @@ class StaticDir:
             return
         path = self._resolve(route_path)
         if path is None:
+            note(f"no such file in {self.root}")
             await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
             return
+        if self.on_file is not None:
+            self.on_file(scope, path)
         stat = path.stat()
         key = (stat.st_size, stat.st_mtime_ns)
         etag = '"' + hashlib.md5(f"{path}:{key}".encode()).hexdigest() + '"'

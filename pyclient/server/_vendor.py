@@ -34,13 +34,20 @@ from typing import Any
 
 from ._runtime import DISTRIBUTION, build
 
-__all__ = ["CONFIG_NAME", "RECORD_NAME", "VendorError", "VendorReport", "page_config", "vendor"]
+__all__ = ["CONFIG_NAME", "PURPOSES", "RECORD_NAME", "VendorError", "VendorReport", "page_config", "vendor"]
 
 CONFIG_NAME = "pyscript.json"
 RECORD_NAME = ".pyclient-vendor.json"
 FOLDERS = ("pyodide", "pyscript")
 # Source maps only serve devtools; they are a third of PyScript's dist.
 SKIPPED_SUFFIXES = (".map",)
+PURPOSES = {
+    "pyodide/": "Pyodide, the page's wheels (pyclient-agui's included) and pyodide-lock.json, which lists them",
+    "pyscript/": "PyScript, which starts Python in the page",
+    CONFIG_NAME: 'the pages\' PyScript config: the interpreter in pyodide/ and "packages": ["pyclient-agui"]',
+    RECORD_NAME: "vendor's record of what it wrote, so the next run replaces exactly that (no secret in it)",
+}
+"""What each entry `vendor` writes at the top of the folder is for (what `pyclient vendor` prints)."""
 
 
 class VendorError(Exception):
@@ -73,7 +80,7 @@ class VendorReport:
 
     Attributes:
         dest: the site folder.
-        written: each file written, relative to `dest`, with its size in bytes.
+        written: each file written, relative to `dest`, with its size in bytes (`RECORD_NAME` last).
         config: "written", "updated", "unchanged" or "kept" (the author's own `pyscript.json`).
     """
 
@@ -150,4 +157,5 @@ def vendor(dest: Path, *, force: bool = False, runtime: Path | None = None) -> V
         "folders": list(FOLDERS),
         "config_sha256": _sha256(text) if report.config != "kept" else record.get("config_sha256"),
     }, indent=1) + "\n")
+    report.written.append((RECORD_NAME, record_path.stat().st_size))
     return report

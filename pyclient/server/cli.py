@@ -12,8 +12,12 @@ in the way (status 2); it needs no runtime.
 Both build the runtime first (once; later runs reuse it from the cache, `PYCLIENT_RUNTIME_DIR`
 or `~/.cache/pyclient/`) and show each step with its time. Errors are one line, naming the fix:
 exit status 2 for what is wrong with the command line (a `--model` whose extra or key is
-missing included, checked before anything starts), 1 for a build that failed (npm or pip
-missing, a registry out of reach). `-v` adds the failing tool's output.
+missing included, and a port in use: all checked before anything starts), 1 for a build that
+failed (npm or pip missing, a registry out of reach). `-v` adds the failing tool's output.
+
+While it serves, `serve` logs to stderr, one line each, every agent run (status, duration, tool
+calls, outcome) and every request it could not serve, with the cause (`RequestLog`); `-v` adds
+each AG-UI event of each run. `vendor` lists each entry it wrote with what it is for.
 
 ```python
 from pyclient.server.cli import parser
@@ -27,8 +31,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import errno
 import logging
 import shlex
+import socket
 import sys
 import time
 from collections.abc import Sequence
@@ -38,7 +44,7 @@ from typing import NoReturn
 from ._models import model_problem
 from ._runtime import DISTRIBUTION, PYODIDE_VERSION, PYSCRIPT_VERSION, BuildError, build, package_version
 from ._starter import DESCRIPTIONS, TEST_FILE, StarterError, write_starter
-from ._vendor import CONFIG_NAME, VendorError, config_text, page_config, vendor
+from ._vendor import CONFIG_NAME, PURPOSES, VendorError, config_text, page_config, vendor
 
 __all__ = ["main", "parser"]
 
@@ -47,12 +53,14 @@ Serve DIR (default: the current folder) on http://HOST:PORT/ with the offline br
 at /pyodide/ and /pyscript/, /pyscript.json (DIR's own, else the config `pyclient vendor`
 writes) and an AG-UI agent at POST /agent: the embedded one (a deterministic demo model, or
 --model PROVIDER:NAME), or with --agent URL another AG-UI server, reached through a streaming
-proxy so pages keep posting to /agent."""
+proxy so pages keep posting to /agent. It logs each agent run and each request it could not
+serve, with the cause; -v adds each run's AG-UI events."""
 
 VENDOR_HELP = """\
 Write the runtime into the static site folder DIR: pyodide/ (Pyodide, the page's wheels, a
-lock file), pyscript/ (PyScript) and pyscript.json (a relative interpreter path and
-"packages": ["pyclient-agui"]). The folder then deploys to any static host, at its root or
+lock file), pyscript/ (PyScript), pyscript.json (a relative interpreter path and
+"packages": ["pyclient-agui"]) and .pyclient-vendor.json (what it wrote, so the next run
+replaces exactly that), and lists each with what it is for. The folder then deploys to any static host, at its root or
 under a sub-path, with no CDN. An existing pyscript.json that vendor did not write is kept
 unless --force."""
 
@@ -93,7 +101,8 @@ def parser() -> argparse.ArgumentParser:
                        help="agent requests larger than this get 413 (default 1000000)")
     serve.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS",
                        help="a request body still arriving after this gets 408 (default 30)")
-    serve.add_argument("-v", "--verbose", action="store_true", help="show the failing tool's output")
+    serve.add_argument("-v", "--verbose", action="store_true",
+                       help="log each AG-UI event of each run (type and excerpt); show the failing build tool's output")
 
     vend = commands.add_parser("vendor", help="write the runtime and pyscript.json into a static site folder",
                                description=VENDOR_HELP)
@@ -113,13 +122,43 @@ def _fail(command: str, message: str, status: int) -> NoReturn:
     raise SystemExit(status)
 
 
-def _show_progress() -> None:
+def _show_progress() -> logging.Handler:
     """Send the runtime build's steps (logger "pyclient") to stderr."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("  %(message)s"))
     log = logging.getLogger("pyclient")
     log.addHandler(handler)
     log.setLevel(logging.INFO)
+    return handler
+
+
+def _port_free_near(host: str, port: int) -> int | None:
+    for candidate in range(port + 1, min(port + 20, 65535)):
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            try:
+                probe.bind((host, candidate))
+            except OSError:
+                continue
+            return candidate
+    return None
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """Bind and listen on HOST:PORT now, before the build and the banner: a port in use is one line and
+    nothing else, and the socket is held until uvicorn serves on it (no other process can take it between)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: restart past TIME_WAIT
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            free = _port_free_near(host, port)
+            _fail("serve", f"port {port} is in use: pass --port" + (f", e.g. --port {free}" if free else "")
+                  + ".", 2)
+        _fail("serve", f"cannot listen on {host}:{port}: {exc.strerror or exc}: pass another --host or --port.", 2)
+    return sock
 
 
 def _build(command: str, verbose: bool) -> Path:
@@ -155,7 +194,8 @@ def _serve(args: argparse.Namespace) -> None:
         problem = model_problem(args.model)
         if problem:
             _fail("serve", problem, 2)
-    _show_progress()
+    sock = _listen(args.host, args.port)
+    log = _show_progress()
     runtime = _build("serve", args.verbose)
 
     from ._app import create_app
@@ -163,7 +203,8 @@ def _serve(args: argparse.Namespace) -> None:
     app = create_app(root, runtime, model=args.model, agent_url=args.agent, coi=args.coi,
                      allow_origins=args.allow_origin, max_body_bytes=args.max_body,
                      body_timeout=args.body_timeout)
-    url = f"http://{args.host}:{args.port}/"
+    port = sock.getsockname()[1]
+    url = f"http://{args.host}:{port}/"
     own_config = (root / CONFIG_NAME).is_file()
     agent = (f"forwarded to {args.agent}" if args.agent
              else f"the embedded agent on {args.model or 'the deterministic demo model'}")
@@ -182,11 +223,20 @@ def _serve(args: argparse.Namespace) -> None:
         print(f"  {where:<16}{what}")
     if args.coi:
         print("  COOP/COEP headers on (cross-origin isolated)")
+    print("Each agent run and each failed request is logged below" + ("; -v: with its events." if args.verbose
+          else " (-v adds the runs' events)."))
     print("Press Ctrl+C to stop.", flush=True)
+    log.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+    if args.verbose:
+        logging.getLogger("pyclient").setLevel(logging.DEBUG)
 
     import uvicorn
 
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=port, log_level="warning"))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises Ctrl+C once it has shut down
+        pass
 
 
 def _size(size: float) -> str:
@@ -219,10 +269,13 @@ def _vendor(args: argparse.Namespace) -> None:
         top = rel.split("/")[0] + ("/" if "/" in rel else "")
         groups.setdefault(top, []).append(size)
     print(f"pyclient vendor: wrote into {dest.resolve()} in {time.perf_counter() - started:.1f} s")
-    for top, sizes in groups.items():
-        count = f"{len(sizes)} files, " if len(sizes) > 1 else ""
-        print(f"  {top:<15} {count}{_size(sum(sizes))}")
-    print(f"  total           {_size(report.total_bytes)}")
+    width = max(len(top) for top in [*groups, "total"])
+    sizes_shown = {top: (f"{len(sizes)} files, " if len(sizes) > 1 else "") + _size(sum(sizes))
+                   for top, sizes in groups.items()}
+    size_width = max(len(shown) for shown in sizes_shown.values())
+    for top, shown in sizes_shown.items():
+        print(f"  {top:<{width}}  {shown:<{size_width}}  {PURPOSES.get(top, '')}".rstrip())
+    print(f"  {'total':<{width}}  {_size(report.total_bytes)}")
     if report.config == "kept":
         print(f"Kept your own {dest / CONFIG_NAME} (vendor did not write it; --force replaces it). For pages "
               f"at the folder's top it must say: {' '.join(config_text().split())}")

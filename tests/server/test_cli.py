@@ -10,58 +10,13 @@ import asyncio
 import json
 import os
 import re
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import httpx
 import pytest
 
 from devserver.background import free_port
 from pyclient import Agent, client_tool
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def env(runtime: Path | str, **extra: str) -> dict[str, str]:
-    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return {**base, "PYTHONPATH": str(ROOT), "PYCLIENT_RUNTIME_DIR": str(runtime), **extra}
-
-
-def pyclient(*args: str, environ: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pyclient", *args], env=environ, capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT)
-
-
-@contextmanager
-def serving(*args: str, environ: dict[str, str]) -> Iterator[str]:
-    """`pyclient serve ARGS` on a free port until the block ends; yields its base URL."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "pyclient", "serve", *args, "--port", str(port)], env=environ,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, f"pyclient serve exited {proc.returncode}: {proc.communicate()}"
-            try:
-                httpx.get(url + "/pyscript.json", timeout=2)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "pyclient serve did not start within 90 s"
-                time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        if proc.stdout:
-            proc.stdout.close()
-        if proc.stderr:
-            proc.stderr.close()
-
+from tests.server.cli_process import ROOT, env, pyclient, serving
 
 @client_tool
 def set_heading(text: str) -> str:
@@ -132,7 +87,8 @@ def test_serve_serves_a_folder_with_the_runtime_and_an_agent_that_answers(tmp_pa
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_text("<!doctype html><title>mine</title>")
-    with serving(str(site), environ=env(runtime)) as url:
+    with serving(str(site), environ=env(runtime)) as served:
+        url = served.url
         assert httpx.get(url + "/").text == "<!doctype html><title>mine</title>"
         config = httpx.get(url + "/pyscript.json").json()  # no pyscript.json in the folder: the default
         assert config == {"interpreter": "./pyodide/pyodide.mjs", "packages": ["pyclient-agui"],
@@ -150,8 +106,9 @@ def test_serve_forwards_the_agent_and_allows_the_origins_it_is_told(tmp_path, ru
     site.mkdir()
     (site / "pyscript.json").write_text('{"packages": ["mine"]}')  # the folder's own config wins
     with serving(str(site), environ=env(runtime)) as agent_server, \
-            serving(str(site), "--agent", agent_server + "/agent", "--allow-origin", "http://127.0.0.1:1",
-                    environ=env(runtime)) as url:
+            serving(str(site), "--agent", agent_server.url + "/agent", "--allow-origin", "http://127.0.0.1:1",
+                    environ=env(runtime)) as served:
+        url = served.url
         assert httpx.get(url + "/pyscript.json").json() == {"packages": ["mine"]}
         assert round_trip(url + "/agent") == "set_heading returned: \"the heading is now 'Hello world'\""
         preflight = httpx.options(url + "/agent", headers={
@@ -162,9 +119,12 @@ def test_serve_forwards_the_agent_and_allows_the_origins_it_is_told(tmp_path, ru
         other = httpx.options(url + "/agent", headers={
             "origin": "http://127.0.0.1:2", "access-control-request-method": "POST"})
         assert "access-control-allow-origin" not in other.headers
-    with serving(str(site), "--agent", f"http://127.0.0.1:{free_port()}/agent", environ=env(runtime)) as url:
-        down = httpx.post(url + "/agent", json={})
+    with serving(str(site), "--agent", f"http://127.0.0.1:{free_port()}/agent", environ=env(runtime)) as served:
+        down = httpx.post(served.url + "/agent", json={})
         assert down.status_code == 502 and "cannot be reached" in down.json()["detail"]
+        logged = served.wait_for("POST /agent 502")
+    assert re.search(r"POST /agent 502 in \d+\.\d\d s: the agent at http://127\.0\.0\.1:\d+/agent \(--agent\) cannot "
+                     r"be reached: ConnectError: .*\(POST http://127\.0\.0\.1:\d+/agent\)$", logged), logged
 
 
 def test_vendor_writes_a_static_site_and_keeps_the_authors_config(tmp_path, runtime):
@@ -191,6 +151,23 @@ def test_vendor_writes_a_static_site_and_keeps_the_authors_config(tmp_path, runt
     refused = pyclient("vendor", str(foreign), environ=env(runtime))
     assert refused.returncode == 1 and refused.stderr.count("\n") == 1
     assert "pyclient vendor did not write it" in refused.stderr and "--force" in refused.stderr
+
+
+def test_vendor_lists_every_file_and_folder_it_wrote_with_what_it_is_for(tmp_path, runtime):
+    site = tmp_path / "site"
+    proc = pyclient("vendor", str(site), environ=env(runtime))
+    assert proc.returncode == 0, proc.stderr
+    listed = {line.split()[0]: line for line in proc.stdout.splitlines()[1:] if line.startswith("  ")}
+    written = {path.name + ("/" if path.is_dir() else "") for path in site.iterdir()}
+    assert written == {"pyodide/", "pyscript/", "pyscript.json", ".pyclient-vendor.json"}
+    assert set(listed) == written | {"total"}, proc.stdout
+    assert re.fullmatch(r"  pyodide/ +\d+ files, [\d.]+ MB +Pyodide, the page's wheels \(pyclient-agui's included\) "
+                        r"and pyodide-lock.json, which lists them", listed["pyodide/"])
+    assert listed["pyscript/"].endswith("PyScript, which starts Python in the page")
+    assert listed["pyscript.json"].endswith("""the pages' PyScript config: the interpreter in pyodide/ and """
+                                            """"packages": ["pyclient-agui"]""")
+    assert re.fullmatch(r"  \.pyclient-vendor\.json +\d+ B +vendor's record of what it wrote, so the next run "
+                        r"replaces exactly that \(no secret in it\)", listed[".pyclient-vendor.json"])
 
 
 def test_a_build_without_npm_or_without_a_registry_is_one_line_naming_the_fix(tmp_path):
