@@ -47,14 +47,14 @@ CLOSED_HINT = "the thread is closed; create a new one with `agent.thread()`."
 """How every "the thread is closed" error ends: what to do instead."""
 
 
-def clause(text: str) -> str:
+def clause(text: object) -> str:
     """`text` without the full stop it may end with, to go inside a sentence of ours.
 
     What others wrote (a server's error, a provider's message, a response body) may end with a
     period or not; every sentence pyclient builds around it adds its own, once
     ("Connection error." + "." would read "Connection error..").
     """
-    return text.rstrip().rstrip(".").rstrip()
+    return str(text).rstrip().rstrip(".").rstrip()
 
 
 class PyClientError(Exception):

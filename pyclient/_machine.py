@@ -402,7 +402,9 @@ class Conversation:
             raise LocalProtocolError(f"Cannot end a stream in run state {self.run_state}: no request is in flight.")
         run = self.run
         if run.error is not None:
-            self.fail(RunError(_field(run.error, "message") or "(no message)", _field(run.error, "code")))
+            # An UnknownEvent's raw JSON may carry anything: the error's words are text.
+            message, code = _field(run.error, "message"), _field(run.error, "code")
+            self.fail(RunError(str(message) if message not in (None, "") else "(no message)", code))
             return
         if run.finished is None:
             self.fail(RemoteProtocolError(

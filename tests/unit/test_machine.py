@@ -372,3 +372,16 @@ def test_a_new_run_clears_how_the_last_one_ended():
     conversation.add_user_message("again")
     conversation.start_run([])
     assert conversation.run_end is None
+
+
+def test_a_run_error_whose_message_is_not_text_still_fails_the_run_in_words():
+    # Found by the stream property: an UnknownEvent's raw RUN_ERROR may carry any JSON.
+    from pyclient._events import UnknownEvent
+
+    conversation = Conversation("t1")
+    conversation.add_user_message("hi")
+    conversation.start_run([])
+    conversation.receive(UnknownEvent(type="RUN_ERROR", raw={"type": "RUN_ERROR", "message": True, "code": 7}))
+    conversation.end_stream()
+    assert conversation.run_status == "error" and isinstance(conversation.error, RunError)
+    assert conversation.error.message == "True" and "The agent reported an error: True (code 7)." in str(conversation.error)
