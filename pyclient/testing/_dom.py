@@ -105,7 +105,7 @@ class FakeElement:
             element.parent.children.remove(element)
         element.parent = self
         self.children.append(element)
-        self.dom._mutated()
+        self.dom.mutated()
 
     def remove(self) -> None:
         """Detach the element from its parent (it keeps its own subtree); nothing if detached."""
@@ -115,7 +115,7 @@ class FakeElement:
             return
         self.parent.children.remove(self)
         self.parent = None
-        self.dom._mutated()
+        self.dom.mutated()
 
     def contains(self, other: FakeElement) -> bool:
         """True if `other` is this element or inside it."""
@@ -190,7 +190,8 @@ class FakeDom:
                 return element
         return None
 
-    def _mutated(self) -> None:
+    def mutated(self) -> None:
+        """The tree changed: watches hear of it at the next `flush()` or `check()`."""
         self.pending = True
 
     def _report(self) -> None:

@@ -89,7 +89,7 @@ class Turn:
         self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
         self._follow_up: FollowUp | None = None
         self._follow_up_chunks = 1
-        self._next: Turn | None = None     # then(): the follow-up is a turn of its own
+        self.next_turn: Turn | None = None     # then(): the follow-up is a turn of its own
         self._finish: dict[str, Any] = {}
         self._hold = self._hold_follow_up = False
         self._error: tuple[str, str | None] | None = None
@@ -186,8 +186,8 @@ class Turn:
         """Answer the follow-up (the tool results) with a turn of its own, and return that turn:
         a model that calls tools again once it has the results,
         `on("plan").call("search", q="x").then().call("book", id=1).then_say("Booked")`."""
-        self._next = Turn(None)
-        return self._next
+        self.next_turn = Turn(None)
+        return self.next_turn
 
     def hold(self) -> Turn:
         """Keep the run open after the turn's events, without `RUN_FINISHED`, until the page
@@ -416,9 +416,9 @@ class ScriptedAgent:
             # The follow-up goes to the turn that answered its user message, or to the turn
             # that turn's `then()` made, which answers the next follow-up in its turn.
             turn = (self._answered.get(said.id) if said is not None else None) or self._turn_for(said)
-            if turn._next is None:
+            if turn.next_turn is None:
                 return turn.follow_up(run)
-            turn = turn._next
+            turn = turn.next_turn
             turn.matched += 1
             if said is not None:
                 self._answered[said.id] = turn
