@@ -23,6 +23,7 @@ from ._context import ToolContext
 from ._errors import (
     ConfigurationError,
     FollowUpLimitError,
+    InterruptError,
     LocalProtocolError,
     ProtocolError,
     PyClientError,
@@ -34,10 +35,11 @@ from ._errors import (
 )
 from ._environment import use_client_tool
 from ._events import UnknownEvent
+from ._interrupt import Interrupt
 from ._parts import ToolPart, ToolPartState
 from ._platform import Platform
 from ._scopes import Registration
-from ._lifecycle import CallStatusName, RunStatus
+from ._lifecycle import CallStatusName, InterruptStatusName, RunStatus
 from ._store import FileStore, MemoryStore, Store
 from ._listeners import ThreadEvent
 from ._thread import Thread
@@ -58,6 +60,9 @@ __all__ = [
     "FileStore",
     "FollowUpLimitError",
     "HttpxTransport",
+    "Interrupt",
+    "InterruptError",
+    "InterruptStatusName",
     "LocalProtocolError",
     "MemoryStore",
     "MockTransport",

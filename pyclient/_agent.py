@@ -34,6 +34,7 @@ from typing import Any, cast
 
 from ._environment import current_platform
 from ._errors import ConfigurationError
+from ._interrupt import Interrupt
 from ._machine import DEFAULT_MAX_FOLLOW_UPS
 from ._parts import ToolPart
 from ._platform import Platform
@@ -119,6 +120,7 @@ class Agent:
         self.scope = AgentScope(name, tools, self.platform.refresh)
         self.name = name
         self._renderers: dict[str, Callable[[ToolPart], Any]] = {}
+        self._interrupt_renderers: dict[str, Callable[[Interrupt], Any]] = {}
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {self.url}>"
@@ -292,25 +294,46 @@ class Agent:
             ConfigurationError: `name` is not a string, the renderer is not callable, or a
                 renderer for `name` exists and `replace` is False.
         """
-        if not isinstance(name, str) or not name:
-            raise ConfigurationError(
-                f"tool_renderer() needs the tool's name, got {name!r}. Use @agent.tool_renderer('create_task')."
-            )
+        return _renderer_table(self._renderers, "tool_renderer", name, "create_task", "a ToolPart", self.name, replace)
 
-        def register(render: Callable[[ToolPart], Any]) -> Callable[[ToolPart], Any]:
-            if not callable(render):
-                raise ConfigurationError(
-                    f"The renderer of {name!r} must be a function taking a ToolPart, got {type(render).__name__}."
-                )
-            if name in self._renderers and not replace:
-                raise ConfigurationError(
-                    f"Agent {self.name!r} already has a renderer for {name!r}. Pass "
-                    f"tool_renderer({name!r}, replace=True) to take over from it."
-                )
-            self._renderers[name] = render
-            return render
+    def interrupt_renderer(
+        self, reason: str, *, replace: bool = False
+    ) -> Callable[[Callable[[Interrupt], Any]], Callable[[Interrupt], Any]]:
+        """Decorator: render the AG-UI interrupts with this `reason` in the chat, in place of its form.
 
-        return register
+        The renderer gets the `Interrupt` each time it changes and returns an element, a
+        string or None (the chat's own: an approval card for a tool call's approval, else the
+        message and a form made from its `response_schema`); it answers with
+        `interrupt.resolve(payload)` or `interrupt.cancel()`. `"*"` renders every interrupt
+        no other renderer takes. A renderer that raises shows a fallback with the error.
+
+        ```python
+        from pyclient import Agent
+
+        agent = Agent("main", url="/agent")
+
+        @agent.interrupt_renderer("input_required")
+        def ask(interrupt):
+            return interrupt.message or "The agent needs an answer"
+
+        print(agent.renderer_for_interrupt("input_required") is ask)   # True
+        ```
+
+        Args:
+            reason: the interrupt's `reason` (`"tool_call"`, `"input_required"`,
+                `"langgraph:interrupt"`, ...), or `"*"`.
+            replace: take over from a renderer already set for `reason` instead of raising.
+
+        Raises:
+            ConfigurationError: `reason` is not a string, the renderer is not callable, or a
+                renderer for `reason` exists and `replace` is False.
+        """
+        return _renderer_table(self._interrupt_renderers, "interrupt_renderer", reason, "input_required",
+                               "an Interrupt", self.name, replace)
+
+    def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None:
+        """The renderer set with `interrupt_renderer` for `reason` (or `"*"`), or None."""
+        return self._interrupt_renderers.get(reason) or self._interrupt_renderers.get("*")
 
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None:
         """The renderer set with `tool_renderer` for `tool_name` (or `"*"`), or None."""
@@ -326,3 +349,27 @@ class Agent:
 
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.aclose()
+
+
+def _renderer_table(table: dict[str, Any], decorator: str, name: str, example: str, takes: str, agent: str,
+                    replace: bool) -> Callable[[Any], Any]:
+    """The decorator that puts a renderer in `table` under `name` (`tool_renderer`, `interrupt_renderer`)."""
+    if not isinstance(name, str) or not name:
+        raise ConfigurationError(
+            f"{decorator}() needs a name, got {name!r}. Use @agent.{decorator}({example!r})."
+        )
+
+    def register(render: Any) -> Any:
+        if not callable(render):
+            raise ConfigurationError(
+                f"The renderer of {name!r} must be a function taking {takes}, got {type(render).__name__}."
+            )
+        if name in table and not replace:
+            raise ConfigurationError(
+                f"Agent {agent!r} already has a renderer for {name!r}. Pass "
+                f"{decorator}({name!r}, replace=True) to take over from it."
+            )
+        table[name] = render
+        return render
+
+    return register

@@ -1,11 +1,13 @@
-"""Answering a thread's tool calls: the one way in, behind every `Action`'s methods.
+"""Answering a thread's tool calls and interrupts: the one way in, behind every `Action`'s and `Interrupt`'s methods.
 
 `ThreadAnswers` turns what the page or the user says about a call (approve, with edited
 arguments or not; reject; submit an output; fail; cancel; retry) into the machine's inputs
 (`pyclient._calls.Calls`), aborts the call's running handler with the reason, and tells the
 driver something changed (it publishes and wakes the loop that waits for answers). It also
 hands out the `Action` of each call: one per call, a fresh one when a later run uses an id
-again. A handler's own result comes in here too (`handler_returned`).
+again. A handler's own result comes in here too (`handler_returned`). An interrupt's answer
+(`resolve`, `cancel_interrupt`) goes to the machine's interrupts with the time now (the
+machine reads no clock), and hands out one `Interrupt` per interrupt.
 
 ```python
 import asyncio
@@ -33,15 +35,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from ._abort import AbortSignal
 from ._actions import Action
 from ._errors import LocalProtocolError, ToolError
 from ._executions import Executions
+from ._interrupt import Interrupt
 from ._json import JSONLimitError, loads
 from ._machine import Conversation
-from ._records import Call
+from ._records import Call, InterruptRecord
 from ._results import ToolResult
 
 __all__ = ["ThreadAnswers"]
@@ -72,6 +76,7 @@ class ThreadAnswers:
         self._changed = changed
         self._serve = serve
         self._actions: dict[str, tuple[Call, Action]] = {}  # by id; a later run may use an id again
+        self._interrupts: dict[str, tuple[InterruptRecord, Interrupt]] = {}
 
     # -- the actions -----------------------------------------------------------------------
 
@@ -102,6 +107,15 @@ class ThreadAnswers:
                 f"{pending}). Use an id from `thread.pending_actions`."
             )
         return self.action_for(call)
+
+    def interrupt_for(self, record: InterruptRecord) -> Interrupt:
+        """The `Interrupt` of `record` (the same object while the record lives)."""
+        known = self._interrupts.get(record.id)
+        if known is not None and known[0] is record:
+            return known[1]
+        interrupt = Interrupt(record, self)
+        self._interrupts[record.id] = (record, interrupt)
+        return interrupt
 
     def signal(self, call_id: str) -> AbortSignal:
         """The signal of the call's current execution."""
@@ -172,6 +186,20 @@ class ThreadAnswers:
         """See `Action.cancel`."""
         if self._machine.calls.cancel(call_id, reason) is not None:
             self._executions.abort(call_id, "cancelled")
+            self._changed()
+
+    # -- interrupts (`pyclient._interrupt.InterruptAnswers`) -------------------------------------
+
+    def resolve(self, interrupt_id: str, payload: Any) -> None:
+        """See `Interrupt.resolve`."""
+        try:
+            self._machine.interrupts.resolve(interrupt_id, self._convert(payload), now=datetime.now(timezone.utc))
+        finally:
+            self._changed()  # an expired one changed too
+
+    def cancel_interrupt(self, interrupt_id: str, reason: str | None = None) -> None:
+        """See `Interrupt.cancel`."""
+        if self._machine.interrupts.cancel(interrupt_id, reason) is not None:
             self._changed()
 
     def handler_returned(self, call_id: str, execution: int, result: ToolResult) -> None:

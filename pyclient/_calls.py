@@ -158,9 +158,10 @@ class Calls(Mapping[str, Call]):
         call.result = result
         call.registration = None
         # The call's one tool message, unless the history has it already (a server-side result,
-        # or a MESSAGES_SNAPSHOT that answered the call while it was streaming). Repaired: a
+        # or a MESSAGES_SNAPSHOT that answered the call while it was streaming) or no message
+        # declares the call any more (a snapshot dropped it: an orphan a provider refuses). Repaired: a
         # lone surrogate in a result would make every later request unwritable.
-        if message and not self._history.is_answered(call.id):
+        if message and not self._history.is_answered(call.id) and self._history.is_declared(call.id):
             content = result.content
             if call.edited is not None:  # the model must know its arguments were not the ones used
                 content = f"The user edited the arguments before approving; the tool ran with {call.edited}.\n{content}"
@@ -179,14 +180,18 @@ class Calls(Mapping[str, Call]):
             self.settle(call, CallEvent.CANCEL, ToolResult.failure(message))
         return cancelled
 
-    def pending_of(self, run: RunRecord, outcome: Any) -> list[Call]:
+    def pending_of(self, run: RunRecord, outcome: Any, *, held: set[str] | frozenset[str] = frozenset(),
+                   by_name: bool = False) -> list[Call]:
         """The calls of the finished `run` that the client must answer; the others are moved
         to `COMPLETED` as the server's (it handled them, or left them to another client).
 
         `RUN_FINISHED.outcome.pendingToolCallIds` names them when the server does (pydantic-ai
-        for 1.0 clients); absent or empty means "every unanswered call of the run". A
-        malformed outcome (an `UnknownEvent`'s raw JSON: not a list, ids that are not strings)
-        names nothing; each id counts once however often it is repeated.
+        for 1.0 clients); absent or empty means "every unanswered call of the run", or, with
+        `by_name` (the run ended on interrupts), every unanswered call of a tool this run
+        offered. Never pending: a call in `held` (an interrupt names it: the server runs it
+        once resumed), one the server answered, one no message declares (a snapshot dropped
+        it). A malformed outcome (an `UnknownEvent`'s raw JSON: not a list, ids that are not
+        strings) names nothing; each id counts once however often it is repeated.
         """
         ids = outcome.get("pendingToolCallIds") if isinstance(outcome, dict) \
             else getattr(outcome, "pending_tool_call_ids", None)
@@ -197,9 +202,11 @@ class Calls(Mapping[str, Call]):
             if ids:
                 logger.warning("pyclient: RUN_FINISHED.outcome.pendingToolCallIds is not a list of ids "
                                "(%.100r); taking every unanswered call of the run as pending", ids)
-            wanted = run.calls
+            wanted = [call for call in run.calls if run.tool(call.name) is not None] if by_name else run.calls
+        history = self._history
         pending = [call for call in wanted
-                   if call.status is CallStatus.STREAMING and not self._history.is_answered(call.id)]
+                   if call.status is CallStatus.STREAMING and call.id not in held
+                   and not history.is_answered(call.id) and history.is_declared(call.id)]
         for call in run.calls:
             if call.status is CallStatus.STREAMING and call not in pending:
                 self.move(call, CallEvent.SERVER_SIDE)
@@ -209,7 +216,6 @@ class Calls(Mapping[str, Call]):
         """The finished run's client calls: each waits for a tool (`PENDING`), or is refused
         (`REFUSE`, with a message naming what the run offered) when no tool of the run has its name."""
         for call in pending:
-            self._history.attach(call.id)
             tool = run.tool(call.name)
             if tool is None:
                 names = ", ".join(run.tool_names()) or "none"

@@ -31,6 +31,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import aclosing
+from datetime import datetime, timezone
 from typing import Any, Protocol
 
 from ._abort import AbortController
@@ -64,13 +65,15 @@ class Endpoint(Protocol):
 
 
 class _Turn:
-    """One `send()`/`run()`: aborted by `stop()`; woken when a call changes while it waits."""
+    """One `send()`/`run()`: aborted by `stop()`; woken when a call or an interrupt changes while
+    it waits; `finished` once it returns."""
 
-    __slots__ = ("controller", "wake")
+    __slots__ = ("controller", "finished", "wake")
 
     def __init__(self, controller: AbortController) -> None:
         self.controller = controller
         self.wake = asyncio.Event()
+        self.finished = asyncio.Event()
         controller.signal.on_abort(lambda reason: self.wake.set())
 
     @property
@@ -207,8 +210,33 @@ class Driver:
                 self._publisher.publish()
             raise
         finally:
+            turn.finished.set()
             if self._turn is turn:
                 self._turn = None
+
+    async def turn_finished(self) -> None:
+        """Wait until the turn in flight returns; with none (and the machine busy), drive it here."""
+        turn = self._turn
+        if turn is not None:
+            await turn.finished.wait()
+        elif self._machine.busy:
+            await self.run_turn(self._machine.next_step())
+
+    async def _wait(self, turn: _Turn) -> None:
+        """Wait for an answer; an open interrupt's expiry wakes the wait too (and expires it)."""
+        machine = self._machine
+        expires = machine.interrupts.next_expiry()
+        if expires is None:
+            await turn.wake.wait()
+        else:
+            seconds = (expires - datetime.now(timezone.utc)).total_seconds()
+            try:
+                await asyncio.wait_for(turn.wake.wait(), timeout=max(seconds, 0.0))
+            except asyncio.TimeoutError:
+                pass
+            if machine.expire_due(datetime.now(timezone.utc)):
+                self._publisher.publish()
+        turn.wake.clear()
 
     async def _drive(self, turn: _Turn, step: Step) -> None:
         machine = self._machine
@@ -224,8 +252,7 @@ class Driver:
                     action = self._answers.action_for(call)  # a fresh Action (and signal) for an id used again
                     self._executions.start(call, call.edited if call.edited is not None else action.arguments)
             elif isinstance(step, WaitForActions):
-                await turn.wake.wait()
-                turn.wake.clear()
+                await self._wait(turn)
             else:  # Idle, Failed: the machine has set the status and told the listeners
                 if machine.error is not None and machine.run_status == "error":
                     logger.warning("pyclient: run of thread %s failed: %s", machine.thread_id, machine.error)

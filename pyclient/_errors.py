@@ -31,6 +31,7 @@ __all__ = [
     "CLOSED_HINT",
     "ConfigurationError",
     "FollowUpLimitError",
+    "InterruptError",
     "LocalProtocolError",
     "ProtocolError",
     "PyClientError",
@@ -138,3 +139,16 @@ class FollowUpLimitError(RunError):
 
 class ToolError(PyClientError):
     """A tool call ended in error; the message is what the model receives."""
+
+
+class InterruptError(PyClientError, ValueError):
+    """An interrupt's answer was refused before anything was sent: it does not fit the
+    interrupt's `response_schema`, or the interrupt expired.
+
+    Attributes:
+        errors: one line per field that is wrong ("approved: must be a boolean, got a string").
+    """
+
+    def __init__(self, message: str, errors: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.errors = list(errors or [])

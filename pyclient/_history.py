@@ -103,6 +103,12 @@ class History:
         """True once a tool message for `tool_call_id` is in the history."""
         return tool_call_id in self._answered
 
+    def is_declared(self, tool_call_id: str) -> bool:
+        """True while an assistant message of the history declares this call (a snapshot may
+        have dropped it): only then may a tool message answer it."""
+        call = self._calls.get(tool_call_id)
+        return call is not None and self._by_id.get(call.owner.id) is call.owner
+
     def tool_call(self, tool_call_id: str) -> ToolCall | None:
         """The tool call with this id, arguments as assembled so far, or None."""
         call = self._calls.get(tool_call_id)
@@ -126,25 +132,6 @@ class History:
         self._chunk_message_id = self._chunk_call_id = None
         self._run += 1
 
-    def attach(self, tool_call_id: str) -> ToolCall | None:
-        """The call with this id, given back an assistant message if a snapshot dropped it.
-
-        A `MESSAGES_SNAPSHOT` may replace the history without a call that is still waiting
-        for its result; the tool message that answers it must follow a call the server can see.
-
-        Returns:
-            The call as assembled so far, or None for an id no event started.
-        """
-        call = self._calls.get(tool_call_id)
-        if call is None:
-            return None
-        if self._by_id.get(call.owner.id) is not call.owner:
-            entry = MessageEntry(new_id(), "assistant")
-            call.owner = entry
-            entry.calls.append(call)
-            self._add_entry(entry)
-        return call.model()
-
     # -- writing -------------------------------------------------------------------------
 
     def append(self, message: Message, *, streamed: dict[str, CallEntry] | None = None) -> None:
@@ -160,6 +147,12 @@ class History:
         from ag_ui.core import AssistantMessage, ToolMessage
 
         role = message.role
+        if isinstance(message, ToolMessage) and not self.is_declared(message.tool_call_id):
+            # No assistant message before it declares the call: providers refuse such a
+            # history (OpenAI answers 400), so it is never kept, nor sent.
+            logger.warning("pyclient: dropped tool message %s: no earlier assistant message declares call %s",
+                           message.id, message.tool_call_id)
+            return
         entry = MessageEntry(message.id, role, base=message)
         if isinstance(message, AssistantMessage):
             for tool_call in message.tool_calls or ():
@@ -246,7 +239,7 @@ class History:
         return b"".join((before, b"[", wire, b"]", after))
 
     def request_body(self, *, thread_id: str, run_id: str, tools: Sequence[Tool], context: Sequence[Context],
-                     forwarded_props: Any) -> bytes:
+                     forwarded_props: Any, resume: list[dict[str, Any]] | None = None) -> bytes:
         """The JSON body of the `RunAgentInput` for the next run, without serializing the history again.
 
         Byte for byte `RunAgentInput(...).model_dump_json(by_alias=True)`: the fields before
@@ -267,7 +260,8 @@ class History:
             head = RunAgentInput(thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION,
                                  state=state, messages=[]).model_dump_json(by_alias=True).encode()
             tail = RunAgentInput(thread_id="", run_id="", messages=[], tools=list(tools), context=list(context),
-                                 forwarded_props=forwarded_props).model_dump_json(by_alias=True).encode()
+                                 forwarded_props=forwarded_props,
+                                 resume=resume).model_dump_json(by_alias=True).encode()  # type: ignore[arg-type]
             assert head.endswith(_EMPTY_MESSAGES_END) and tail.startswith(_EMPTY_INPUT_START)
             return self.dump_json(head[:-len(_EMPTY_MESSAGES_END)], tail[len(_EMPTY_INPUT_START):])
         except PydanticSerializationError as exc:
@@ -283,6 +277,7 @@ class History:
         run_input = RunAgentInput(
             thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION, messages=self.messages(),
             tools=list(tools), state=state, context=list(context), forwarded_props=forwarded_props,
+            resume=resume,  # type: ignore[arg-type]
         )
         # model_dump's Python mode encodes nothing, so it cannot fail on them.
         repaired = RunAgentInput.model_validate(repair_all(run_input.model_dump(by_alias=True)))
@@ -437,6 +432,11 @@ class History:
             # message id replaces the first in place instead).
             logger.debug("pyclient: dropped a second result for tool call %s", event.tool_call_id)
             return set()
+        if not self.is_declared(event.tool_call_id):
+            # A result for a call no message declares: listeners get the event; the history
+            # keeps no tool message that a provider would refuse.
+            logger.debug("pyclient: TOOL_CALL_RESULT for unknown call %s kept as an event only", event.tool_call_id)
+            return set()
         from ag_ui.core import ToolMessage
 
         self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content))
@@ -462,9 +462,8 @@ class History:
 
     def _on_messages_snapshot(self, event: Any) -> set[str]:
         # The server's view of the conversation replaces ours. Calls it leaves unanswered stay
-        # indexed, so arguments still streaming and pending calls are not lost (`attach` gives
-        # them a message back when they are answered); that includes a call an earlier
-        # snapshot answered whose answer this one dropped.
+        # indexed, so arguments still streaming are not lost (a later event may bring their
+        # message back); a call it dropped is not declared any more, so it is never answered.
         previous = self._calls
         open_calls = {call_id: call for call_id, call in previous.items() if call_id not in self._answered}
         for entry in self._entries[:len(self._wire_ends)]:

@@ -49,12 +49,17 @@ __all__ = [
     "CallEvent",
     "CallStatus",
     "CallStatusName",
+    "INTERRUPT_TRANSITIONS",
+    "InterruptEvent",
+    "InterruptStatus",
+    "InterruptStatusName",
     "RunEvent",
     "RunState",
     "RunStatus",
     "SaveEvent",
     "SaveState",
     "next_call_status",
+    "next_interrupt_status",
     "next_run_state",
     "next_save_state",
 ]
@@ -68,6 +73,9 @@ CallStatusName = Literal[
 ]
 """`action.status`: a `CallStatus` value."""
 
+InterruptStatusName = Literal["open", "resolved", "cancelled", "expired"]
+"""`interrupt.status`: an `InterruptStatus` value."""
+
 
 class RunState(enum.Enum):
     """Where a conversation is between its runs."""
@@ -75,7 +83,7 @@ class RunState(enum.Enum):
     IDLE = "IDLE"                      # no request in flight, nothing pending
     STREAMING = "STREAMING"            # a request is in flight, events are arriving
     ENDED = "ENDED"                    # RUN_FINISHED or RUN_ERROR arrived; the stream is being closed
-    AWAITING_TOOLS = "AWAITING_TOOLS"  # the run finished; its client tool calls are being answered
+    AWAITING_TOOLS = "AWAITING_TOOLS"  # the run finished; its client tool calls (or interrupts) are being answered
     ERROR = "ERROR"                    # the last run failed; `thread.error` says why
     CLOSED = "CLOSED"                  # `thread.close()`: nothing runs again
 
@@ -89,7 +97,7 @@ class RunEvent(enum.Enum):
     START = "START"                    # a request (first run or follow-up) is sent
     END = "END"                        # the stream sent RUN_FINISHED or RUN_ERROR: read no more
     FINISH_PENDING = "FINISH_PENDING"  # the run finished; its client calls wait for answers
-    FINISH_IDLE = "FINISH_IDLE"        # the run finished; nothing to answer
+    FINISH_IDLE = "FINISH_IDLE"        # the run finished (or its interrupts expired); nothing to answer
     FAIL = "FAIL"                      # HTTP error, dropped stream, RUN_ERROR, follow-up cap, a crash
     STOP = "STOP"                      # `thread.stop()`
     CLOSE = "CLOSE"                    # `thread.close()`
@@ -150,6 +158,7 @@ RUN_TRANSITIONS: dict[RunState, dict[RunEvent, RunState]] = {
                      RunEvent.FAIL: RunState.ERROR, RunEvent.STOP: RunState.IDLE,
                      RunEvent.CLOSE: RunState.CLOSED},
     RunState.AWAITING_TOOLS: {RunEvent.START: RunState.STREAMING, RunEvent.FAIL: RunState.ERROR,
+                              RunEvent.FINISH_IDLE: RunState.IDLE,
                               RunEvent.STOP: RunState.IDLE, RunEvent.CLOSE: RunState.CLOSED},
     RunState.CLOSED: {RunEvent.STOP: RunState.CLOSED, RunEvent.CLOSE: RunState.CLOSED},
 }
@@ -181,6 +190,40 @@ ASKING_USER = frozenset({CallStatus.AWAITING_APPROVAL, CallStatus.AWAITING_INPUT
 WAITING_FOR_USER = ASKING_USER | {CallStatus.INTERRUPTED, CallStatus.UNAVAILABLE}
 """The statuses in which nothing happens until the person at the page acts (answers, retries,
 mounts the tool): a renderer's `ToolPart` carries the call's `Action` then."""
+
+class InterruptStatus(str, enum.Enum):
+    """The life of one AG-UI interrupt (a run paused for the person); the value is `interrupt.status`."""
+
+    OPEN = "open"              # the run ended waiting for an answer; nobody has given it yet
+    RESOLVED = "resolved"      # answered (`interrupt.resolve(payload)`): a resume entry "resolved"
+    CANCELLED = "cancelled"    # abandoned (`interrupt.cancel()`, a new user message, stop): "cancelled"
+    EXPIRED = "expired"        # its `expiresAt` passed while open: never resumed
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class InterruptEvent(enum.Enum):
+    """What moves an interrupt between statuses."""
+
+    RESOLVE = "RESOLVE"        # the page answered it (its payload validated)
+    CANCEL = "CANCEL"          # the page, a new user message or `thread.stop()` abandoned it
+    EXPIRE = "EXPIRE"          # its expiry passed before an answer
+
+    def __str__(self) -> str:
+        return self.value
+
+
+INTERRUPT_TRANSITIONS: dict[InterruptStatus, dict[InterruptEvent, InterruptStatus]] = {
+    InterruptStatus.OPEN: {InterruptEvent.RESOLVE: InterruptStatus.RESOLVED,
+                           InterruptEvent.CANCEL: InterruptStatus.CANCELLED,
+                           InterruptEvent.EXPIRE: InterruptStatus.EXPIRED},
+    InterruptStatus.RESOLVED: {},
+    InterruptStatus.CANCELLED: {},
+    InterruptStatus.EXPIRED: {},
+}
+"""An interrupt is answered once: every status but `OPEN` is terminal. Whether its answer went
+out (in the resume request) is `sent`, as for calls; a restore keeps every status as saved."""
 
 RESTORE_RUN: dict[RunState, RunEvent | None] = {
     RunState.IDLE: None,
@@ -255,6 +298,21 @@ def next_call_status(status: CallStatus, event: CallEvent, *, call: str = "") ->
             allowed = ", ".join(str(e) for e in CALL_TRANSITIONS[status])
             hint = f"only {allowed} can happen in that status."
         raise LocalProtocolError(f"Cannot handle {event} for {what}in status {status.value!r}: {hint}") from None
+
+
+def next_interrupt_status(status: InterruptStatus, event: InterruptEvent, *, interrupt: str = "") -> InterruptStatus:
+    """The interrupt status `event` leads to from `status`.
+
+    Raises:
+        LocalProtocolError: the table has no such transition (the interrupt has its answer).
+    """
+    try:
+        return INTERRUPT_TRANSITIONS[status][event]
+    except KeyError:
+        raise LocalProtocolError(
+            f"Cannot {str(event).lower()} interrupt {interrupt or '(unnamed)'}: it is {status.value!r}, "
+            "and an interrupt is answered once. Read `thread.interrupts` for the open ones."
+        ) from None
 
 
 # -- saving a thread kept in a store (`pyclient._persistence`) ------------------------------

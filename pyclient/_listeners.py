@@ -13,6 +13,7 @@ changes are told once: a long answer's thousands of text deltas in one chunk are
 | `"state"` | the new shared state | `STATE_SNAPSHOT` / `STATE_DELTA` applied, or `thread.state` set |
 | `"status"` | `"idle"`, `"running"`, `"error"` or `"closed"` | `run_status` changed |
 | `"action"` | the `Action` | a call of a finished run appeared, changed status or was answered |
+| `"interrupt"` | the `Interrupt` | a run ended waiting for the person (AG-UI interrupt), or one was resolved, cancelled or expired |
 | `"tools"` | None | the available tools may have changed (a registration was added, mounted, unmounted or disposed) |
 | `"error"` | the exception | `thread.error` was set |
 | `"mounted"` | True or False | in the page: the thread's element was connected or disconnected |
@@ -43,7 +44,8 @@ __all__ = ["ChangeKind", "Listener", "Listeners", "ThreadEvent"]
 
 logger = logging.getLogger("pyclient")
 
-ChangeKind = Literal["event", "messages", "state", "status", "action", "tools", "error", "mounted", "closed"]
+ChangeKind = Literal["event", "messages", "state", "status", "action", "interrupt", "tools", "error", "mounted",
+                     "closed"]
 """What changed: the one vocabulary of the machine's changes and of `ThreadEvent.kind` (the table above)."""
 
 
@@ -54,7 +56,7 @@ class ThreadEvent:
     Attributes:
         kind: which change.
         payload: depends on `kind`: an AG-UI event (`AGUIEvent`), the state (JSON), a
-            `RunStatus`, an `Action`, an exception, a bool or None; narrow it with
+            `RunStatus`, an `Action`, an `Interrupt`, an exception, a bool or None; narrow it with
             `isinstance` or by `kind`.
     """
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from ._calls import Calls
@@ -40,9 +41,10 @@ from ._entries import as_contexts, as_message, new_id
 from ._errors import CLOSED_HINT, FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
 from ._events import AGUIEvent, UnknownEvent, event_type, text_content_class
 from ._history import History
+from ._interrupts import LEGACY_EVENT, Interrupts
 from ._json import repair
 from ._lifecycle import (
-    RESTORE_RUN, RUN_STATUS, CallEvent, CallStatus, RunEvent, RunState, RunStatus, next_run_state,
+    ASKING_USER, RESTORE_RUN, RUN_STATUS, CallEvent, CallStatus, RunEvent, RunState, RunStatus, next_run_state,
 )
 from ._listeners import ChangeKind
 from ._records import (
@@ -93,6 +95,8 @@ class Conversation:
         thread_id, context, forwarded_props, max_follow_ups: as given; the next request uses
             their current values.
         calls: every tool call by id (`pyclient._calls.Calls`), and the inputs that answer them.
+        interrupts: every AG-UI interrupt by id (`pyclient._interrupts.Interrupts`), and the
+            inputs that answer them; the run waits while one is open.
         run: the request in flight, or the last one (`pyclient._records.RunRecord`).
         run_state: the `RunState`.
         error: the error of the last run, or None.
@@ -126,7 +130,8 @@ class Conversation:
         self._changes: list[Change] = []
         self._follow_ups = 0
         self._history = History([as_message(m) for m in messages], state, on_call_started=self._call_started)
-        self.calls = Calls(thread_id, self._history, self._call_changed)
+        self.calls = Calls(thread_id, self._history, self._tracked_changed)
+        self.interrupts = Interrupts(thread_id, self._tracked_changed)
 
     def __repr__(self) -> str:
         return f"<Conversation {self.thread_id!r} {self.run_state}>"
@@ -148,6 +153,17 @@ class Conversation:
         """True once the request in flight sent RUN_FINISHED or RUN_ERROR (state `ENDED`): the
         driver reads no more (a server may hold the connection open) and calls `end_stream()`."""
         return self.run_state is RunState.ENDED
+
+    @property
+    def waiting_for_person(self) -> bool:
+        """True while the finished run waits for nothing but the person: open interrupts, or
+        calls awaiting approval, input, a retry or a tool to mount; no handler runs."""
+        if self.run_state is not RunState.AWAITING_TOOLS or self.calls.to_start:
+            return False
+        pending = self.pending()
+        if any(call.status is CallStatus.EXECUTING for call in pending):
+            return False
+        return bool(self.interrupts.open()) or any(call.status in ASKING_USER for call in pending)
 
     @property
     def busy(self) -> bool:
@@ -200,7 +216,8 @@ class Conversation:
         from ._snapshot import Snapshot
 
         return Snapshot.of(thread_id=self.thread_id, run_state=self.run_state, run_start=self.run.start,
-                           history=self._history, calls=self.calls.values(), interrupted=self.interrupted).dump()
+                           history=self._history, calls=self.calls.values(), interrupted=self.interrupted,
+                           interrupts=self.interrupts.values()).dump()
 
     @classmethod
     def from_snapshot(
@@ -247,7 +264,10 @@ class Conversation:
         history = snapshot.history(on_call_started=self._call_started)
         self.thread_id = snapshot.thread_id
         self._history = history
-        self.calls = Calls(self.thread_id, history, self._call_changed)
+        self.calls = Calls(self.thread_id, history, self._tracked_changed)
+        self.interrupts = Interrupts(self.thread_id, self._tracked_changed)
+        for record in snapshot.saved_interrupts():
+            self.interrupts.add_saved(record)
         # A closed thread was never saved; a new thread on the same id goes on.
         self.run_state = RunState.IDLE if snapshot.run_state is RunState.CLOSED else snapshot.run_state
         self.run = RunRecord(start=snapshot.run_start)
@@ -270,6 +290,8 @@ class Conversation:
         for call in self.calls.values():
             if call.status is not CallStatus.STREAMING:
                 self._changed("action", call.id)
+        for interrupt_id in self.interrupts:
+            self._changed("interrupt", interrupt_id)
         self._changed("messages")
         self._changed("state")
         self._changed("status")
@@ -278,12 +300,21 @@ class Conversation:
     # -- a turn ---------------------------------------------------------------------------
 
     def add_user_message(self, text: str) -> UserMessage:
-        """Append the user's message; allowed only between runs.
+        """Append the user's message: between runs, or while the run waits only for the person
+        (`waiting_for_person`): then every open interrupt and every call waiting for the
+        person is cancelled first ("the user sent a new message instead"), so the request that
+        carries the message tells the agent, and `next_step()` asks for it.
 
         Raises:
-            LocalProtocolError: a run is in flight, or the thread is closed.
+            LocalProtocolError: a run is in flight (a request, a handler), or the thread is closed.
         """
-        self.check_can_start("send a message")
+        if self.waiting_for_person:
+            reason = "the user sent a new message instead"
+            self.interrupts.cancel_open(reason)
+            for call in self.calls.pending():
+                self.calls.cancel(call.id, reason)
+        else:
+            self.check_can_start("send a message")
         from ag_ui.core import UserMessage
 
         message = UserMessage(id=new_id(), content=repair(text))  # a lone surrogate could never be sent
@@ -319,15 +350,25 @@ class Conversation:
             follow_ups = self._follow_ups + 1
         else:
             follow_ups = 0
+        if self.interrupts.unsent():
+            follow_ups = 0  # a resume carries the person's answers: not a follow-up the model ran away with
         next_run_state(self.run_state, RunEvent.START)  # a run in flight or a closed thread raises here
         run_id = new_id()
+        forwarded_props = self.forwarded_props
+        legacy, resume_value = self.interrupts.legacy_resume()
+        if legacy:  # LangGraph's channel before AG-UI 1.0, for this request only
+            base = forwarded_props if isinstance(forwarded_props, dict) else {}
+            forwarded_props = {**base, "command": {**(base.get("command") or {}), "resume": resume_value}}
         body = self._history.request_body(  # before the transition: a bad state raises cleanly
             thread_id=self.thread_id, run_id=run_id, tools=[tool.to_agui_tool() for tool in tools],
-            context=self.context, forwarded_props=self.forwarded_props,
+            context=self.context, forwarded_props=forwarded_props,
+            resume=None if legacy else self.interrupts.resume_entries(),
         )
         self._follow_ups = follow_ups
         self._transition(RunEvent.START)
         self.calls.mark_sent()
+        self.interrupts.mark_sent()
+        self.interrupts.begin_run()
         advertised = {tool.name: tool for tool in tools}
         self.run = RunRecord(run_id, len(self._history), advertised,
                              {tool.name: tool for tool in declared if tool.name not in advertised},
@@ -369,6 +410,9 @@ class Conversation:
             run.finished, ended = event, True
         elif kind == "RUN_ERROR":
             run.error, ended = event, True
+        elif kind == "CUSTOM" and _field(event, "name") == LEGACY_EVENT:
+            self.interrupts.legacy_event(_field(event, "value"), _field(event, "raw_event") or _field(event, "rawEvent"),
+                                         run.run_id)
         elif kind == "TOOL_CALL_RESULT" and not isinstance(event, UnknownEvent):
             call = self.calls.get(_field(event, "tool_call_id"))
             if call is not None and not call.done:  # a server-side tool's result
@@ -413,11 +457,20 @@ class Conversation:
                 "`await thread.run()` retries."
             ))
             return
-        pending = self.calls.pending_of(run, _field(run.finished, "outcome"))
-        if not pending:
+        outcome = _field(run.finished, "outcome")
+        raised = self.interrupts.finish_run(run.run_id, outcome)
+        held = {record.tool_call_id for record in raised if record.tool_call_id}
+        pending = self.calls.pending_of(run, outcome, held=held, by_name=bool(raised))
+        kind = outcome.get("type") if isinstance(outcome, dict) else getattr(outcome, "type", None)
+        if kind == "cancelled":  # nothing is waited for: the calls it left are not run
+            for call in pending:
+                self.calls.settle(call, CallEvent.CANCEL, ToolResult.failure("Not run: the agent cancelled the run."))
+            self._transition(RunEvent.FINISH_IDLE, RunEnd("cancelled", "Cancelled by the agent", run.run_id))
+            return
+        if not pending and not raised:
             self._transition(RunEvent.FINISH_IDLE, RunEnd("finished", None, run.run_id))
             return
-        if self._follow_ups >= self.max_follow_ups:
+        if pending and self._follow_ups >= self.max_follow_ups:
             self.fail(FollowUpLimitError(self._follow_ups, sorted({call.name for call in pending})))
             return
         self.calls.dispatch(pending, run)
@@ -442,9 +495,19 @@ class Conversation:
             return Idle()
         if self.calls.to_start:
             return RunHandlers(self.calls.take_to_start())
-        if self.pending():
+        if self.pending() or self.interrupts.open():
             return WaitForActions()
+        if not self.interrupts.unsent() and not any(call.done for call in self.calls.live()):
+            # Nothing to send: every interrupt expired (or the page dropped what it waited for).
+            self._transition(RunEvent.FINISH_IDLE, RunEnd("finished", "the interrupt expired before an answer",
+                                                          self.run.run_id))
+            return Idle()
         return SendRequest()
+
+    def expire_due(self, now: datetime) -> list[str]:
+        """Expire the open interrupts whose `expiresAt` has passed (the driver's clock): they are
+        never resumed. Returns their ids."""
+        return [record.id for record in self.interrupts.expire_due(now)]
 
     # -- failing, stopping, closing -------------------------------------------------------
 
@@ -460,6 +523,7 @@ class Conversation:
         if not self.busy:
             raise LocalProtocolError(f"Cannot fail a run in run state {self.run_state}: no run is in flight.")
         cancelled = self.calls.cancel_open(f"Not run: {error}")
+        self.interrupts.cancel_open(f"the run failed: {error}")
         self.error = error
         self._transition(RunEvent.FAIL, RunEnd("failed", str(error), self.run.run_id))
         self._changed("error", error)
@@ -473,12 +537,14 @@ class Conversation:
         """
         busy = self.busy
         cancelled = self.calls.cancel_open(f"Tool call cancelled: {reason}")
+        self.interrupts.cancel_open(reason)  # the agent is told "cancelled" with the next request
         self._transition(RunEvent.STOP, RunEnd("stopped", reason, self.run.run_id) if busy else None)
         return cancelled
 
     def close(self, reason: str = "closed") -> list[Call]:
         """Stop for good: later `start_run`/`add_user_message` raise `LocalProtocolError`."""
         cancelled = self.calls.cancel_open(f"Tool call cancelled: {reason}")
+        self.interrupts.cancel_open(reason)
         if self.run_state is not RunState.CLOSED:
             self._transition(RunEvent.CLOSE, RunEnd("closed", reason, self.run.run_id))
             self._changed("closed")
@@ -508,10 +574,9 @@ class Conversation:
         if self.run_status != before:
             self._changed("status")
 
-    def _call_changed(self, change: Change) -> None:
-        self._changes.append(change)
-        if change.kind == "action":
-            self.checkpoint += 1
+    def _tracked_changed(self, change: Change) -> None:
+        self._changes.append(change)  # a call's or an interrupt's: each a transition that matters
+        self.checkpoint += 1
 
     def _changed(self, kind: ChangeKind, payload: Any = None) -> None:
         self._changes.append(Change(kind, payload))

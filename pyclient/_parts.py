@@ -39,6 +39,7 @@ from ._lifecycle import CallStatusName, RunStatus
 
 if TYPE_CHECKING:
     from ._actions import Action
+    from ._interrupt import Interrupt
     from ._tools import ClientTool
 
 __all__ = ["ToolPart", "ToolPartState", "parse_partial"]
@@ -68,6 +69,10 @@ class ToolPart:
             for a call the machine does not track (one a snapshot brought).
         tool: the client tool that serves the call, or None (a backend tool).
         edited: the user edited the arguments when approving (`arguments` holds the edit).
+        interrupt: the AG-UI `Interrupt` that names this call (a server tool's approval:
+            `interrupt.resolve({"approved": True})`), or None. While it is open the part's
+            `status` is `"awaiting_approval"`; once answered, `"executing"` until the server's
+            result comes; `"cancelled"` when it was cancelled or expired.
     """
 
     tool_call_id: str
@@ -82,6 +87,7 @@ class ToolPart:
     status: CallStatusName | None
     tool: ClientTool | None
     edited: bool = field(default=False)
+    interrupt: Interrupt | None = field(default=None)
 
     @cached_property
     def input(self) -> dict[str, Any]:
@@ -107,7 +113,7 @@ class ToolPart:
         """
         return (self.state, self.status, len(self.arguments), self.error_text, self.cancelled,
                 self.output if isinstance(self.output, str) else json.dumps(self.output, sort_keys=True, default=str),
-                self.action is not None)
+                self.action is not None, self.interrupt.status if self.interrupt is not None else None)
 
 
 def parse_partial(arguments: str) -> dict[str, Any]:

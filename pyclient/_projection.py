@@ -30,19 +30,27 @@ from ._errors import LocalProtocolError
 from ._lifecycle import WAITING_FOR_USER, CallStatusName
 from ._machine import Conversation
 from ._parts import ToolPart, decode_output, part_state
-from ._records import Call
+from ._interrupt import Interrupt
+from ._records import Call, InterruptRecord
 from ._results import ToolResult
 
 __all__ = ["tool_part", "tool_parts"]
 
 
-def tool_part(machine: Conversation, tool_call_id: str, *, action_for: Callable[[Call], Action | None]) -> ToolPart:
+# A server tool's call that an interrupt names: the status its part shows, by the interrupt's.
+_HELD_STATUS: dict[str, CallStatusName] = {"open": "awaiting_approval", "resolved": "executing",
+                                           "cancelled": "cancelled", "expired": "cancelled"}
+
+
+def tool_part(machine: Conversation, tool_call_id: str, *, action_for: Callable[[Call], Action | None],
+              interrupt_for: Callable[[InterruptRecord], Interrupt | None] = lambda record: None) -> ToolPart:
     """The `ToolPart` of a call of the history now.
 
     Args:
         machine: the thread's conversation machine.
         tool_call_id: the call.
         action_for: the call's `Action` (what the part carries while the call waits for the user).
+        interrupt_for: the `Interrupt` of an interrupt that names the call.
 
     Raises:
         LocalProtocolError: no tool call of the history has this id.
@@ -68,6 +76,9 @@ def tool_part(machine: Conversation, tool_call_id: str, *, action_for: Callable[
         name = tool_call.function.name
     status: CallStatusName | None = call.status.value if call is not None else None
     waiting = call is not None and call.tool is not None and call.status in WAITING_FOR_USER
+    record = machine.interrupts.for_call(tool_call_id)
+    if record is not None and result is None:
+        status = _HELD_STATUS[record.status.value]
     return ToolPart(
         tool_call_id=tool_call_id,
         tool_name=name,
@@ -81,10 +92,13 @@ def tool_part(machine: Conversation, tool_call_id: str, *, action_for: Callable[
         status=status,
         tool=call.tool if call is not None else None,
         edited=call is not None and call.edited is not None,
+        interrupt=interrupt_for(record) if record is not None else None,
     )
 
 
-def tool_parts(machine: Conversation, *, action_for: Callable[[Call], Action | None]) -> list[ToolPart]:
+def tool_parts(machine: Conversation, *, action_for: Callable[[Call], Action | None],
+               interrupt_for: Callable[[InterruptRecord], Interrupt | None] = lambda record: None) -> list[ToolPart]:
     """Every tool call of the history as a `ToolPart`, in the order the model made them."""
-    return [tool_part(machine, tool_call.id, action_for=action_for) for message in machine.messages()
+    return [tool_part(machine, tool_call.id, action_for=action_for, interrupt_for=interrupt_for)
+            for message in machine.messages()
             for tool_call in getattr(message, "tool_calls", None) or ()]

@@ -3,7 +3,7 @@
 The conversation machine queues a `Change` for everything it changes; `Publisher.publish()`
 drains the queue after an input is fully applied and tells the thread's listeners
 (`pyclient._listeners`), in one vocabulary (`ChangeKind`). A call's change is told with its
-`Action` (client tool calls only). Watchers (the thread's persistence) are told after each
+`Action` (client tool calls only), an interrupt's with its `Interrupt`. Watchers (the thread's persistence) are told after each
 round of changes, and whenever the machine's checkpoint moved, so a store saves after every
 transition that matters without riding the listeners' channel. A listener's own input (an
 answer from inside a callback) is published by the round in progress, never re-entrantly.
@@ -29,7 +29,7 @@ from typing import Any
 
 from ._listeners import ChangeKind, Listeners
 from ._machine import Conversation
-from ._records import Call, Change
+from ._records import Call, Change, InterruptRecord
 
 __all__ = ["Publisher"]
 
@@ -41,12 +41,15 @@ class Publisher:
         machine: the thread's conversation machine.
         listeners: the thread's listeners.
         action_for: the `Action` of a client tool call (what an `"action"` change carries).
+        interrupt_for: the `Interrupt` of an interrupt (what an `"interrupt"` change carries).
     """
 
-    def __init__(self, machine: Conversation, listeners: Listeners, action_for: Callable[[Call], Any]) -> None:
+    def __init__(self, machine: Conversation, listeners: Listeners, action_for: Callable[[Call], Any],
+                 interrupt_for: Callable[[InterruptRecord], Any] = lambda record: record) -> None:
         self._machine = machine
         self._listeners = listeners
         self._action_for = action_for
+        self._interrupt_for = interrupt_for
         self._watchers: tuple[Callable[[list[Change]], None], ...] = ()
         self._checkpoint = machine.checkpoint
         self._publishing = False
@@ -78,6 +81,10 @@ class Publisher:
                         if call.tool is None:
                             continue  # not a client tool call (a server-side one)
                         self._listeners.send("action", self._action_for(call))
+                    elif change.kind == "interrupt":
+                        record = machine.interrupts.get(change.payload)
+                        if record is not None:
+                            self._listeners.send("interrupt", self._interrupt_for(record))
                     else:
                         self._listeners.send(change.kind, change.payload)
         finally:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from ._lifecycle import TERMINAL, CallStatus
+from ._lifecycle import TERMINAL, CallStatus, InterruptStatus
 from ._listeners import ChangeKind
 from ._results import ToolResult
 from ._tools import ClientTool
@@ -37,6 +37,7 @@ __all__ = [
     "Change",
     "Failed",
     "Idle",
+    "InterruptRecord",
     "RunEnd",
     "RunEndHow",
     "RunHandlers",
@@ -91,9 +92,57 @@ class Call:
         return f"<Call {self.id!r} {self.name} {self.status.value}>"
 
 
-RunEndHow = Literal["finished", "stopped", "failed", "closed"]
+class InterruptRecord:
+    """One AG-UI interrupt as the machine tracks it. Read its attributes; only the machine writes them.
+
+    Attributes:
+        id, reason, message, tool_call_id, response_schema, expires_at, metadata,
+            subagent_run_id: as the server sent them (`ag_ui.core.Interrupt`).
+        status: its `InterruptStatus`.
+        run_id: the run that ended with it.
+        legacy: it came as LangGraph's `CUSTOM` `on_interrupt` event.
+        outcome: it came in `RUN_FINISHED.outcome` (AG-UI 1.0): answered in `resume[]`; a
+            legacy-only one is answered in `forwardedProps.command.resume`.
+        payload: the answer, once resolved.
+        note: why it was cancelled or expired, for the person ("" otherwise).
+        sent: its answer went out (in the resume request, or the next request): never again.
+    """
+
+    __slots__ = ("expires_at", "id", "legacy", "message", "metadata", "note", "outcome", "payload", "reason",
+                 "response_schema", "run_id", "sent", "status", "subagent_run_id", "tool_call_id")
+
+    def __init__(self, interrupt_id: str, reason: str, *, message: str | None = None, tool_call_id: str | None = None,
+                 response_schema: dict[str, Any] | None = None, expires_at: str | None = None,
+                 metadata: dict[str, Any] | None = None, subagent_run_id: str | None = None, run_id: str = "") -> None:
+        self.id = interrupt_id
+        self.reason = reason
+        self.message = message
+        self.tool_call_id = tool_call_id
+        self.response_schema = response_schema
+        self.expires_at = expires_at
+        self.metadata = metadata
+        self.subagent_run_id = subagent_run_id
+        self.run_id = run_id
+        self.status = InterruptStatus.OPEN
+        self.legacy = False
+        self.outcome = False
+        self.payload: Any = None
+        self.note = ""
+        self.sent = False
+
+    @property
+    def done(self) -> bool:
+        """True once it has its answer (or expired)."""
+        return self.status is not InterruptStatus.OPEN
+
+    def __repr__(self) -> str:
+        return f"<Interrupt {self.id!r} {self.reason} {self.status.value}>"
+
+
+RunEndHow = Literal["finished", "stopped", "failed", "closed", "cancelled"]
 """How a turn ended: the server finished it (nothing left to answer), `thread.stop()`, an
-error (`thread.error`), or `thread.close()`."""
+error (`thread.error`), `thread.close()`, or the agent cancelled it (`RUN_FINISHED.outcome`
+of type `"cancelled"`)."""
 
 
 @dataclass(frozen=True)
@@ -101,8 +150,9 @@ class RunEnd:
     """How the last turn (a `send()`/`run()` and its follow-ups) ended; `thread.run_end`.
 
     Attributes:
-        how: `"finished"`, `"stopped"`, `"failed"` or `"closed"`.
-        reason: the stop or close reason, or the error's text; None when finished.
+        how: `"finished"`, `"stopped"`, `"failed"`, `"closed"` or `"cancelled"` (by the agent).
+        reason: the stop or close reason, the error's text, or why the agent's run ended as it
+            did ("Cancelled by the agent", an interrupt that expired); None when finished.
         run_id: the AG-UI `runId` of the turn's last run ("" when none was sent).
     """
 
@@ -143,7 +193,8 @@ class RunHandlers:
 
 @dataclass(frozen=True)
 class WaitForActions:
-    """Nothing to do until a pending call is answered, served, approved or cancelled (`machine.pending()`)."""
+    """Nothing to do until a pending call is answered, served, approved or cancelled (`machine.pending()`),
+    or an open interrupt is resolved, cancelled or expires (`machine.interrupts.open()`)."""
 
 
 @dataclass(frozen=True)
@@ -164,7 +215,8 @@ Step = Union[SendRequest, RunHandlers, WaitForActions, Idle, Failed]
 class Change:
     """One thing the machine changed, for the driver to publish: `kind` (the listeners'
     vocabulary, `pyclient._listeners.ChangeKind`) and what it concerns (a call's id for
-    `"action"`; the driver hands listeners the call's `Action`)."""
+    `"action"`, an interrupt's for `"interrupt"`; the driver hands listeners the call's `Action`
+    or the `Interrupt`)."""
 
     kind: ChangeKind
     payload: Any = None
@@ -210,7 +262,7 @@ class RunRecord:
 
 
 def merge_changes(changes: list[Change], status: Any, state: Any) -> list[Change]:
-    """`changes` with each kind (each call, for `"action"`) once, oldest first; every `"error"`
+    """`changes` with each kind (each call or interrupt, for `"action"`/`"interrupt"`) once, oldest first; every `"error"`
     kept; a `"status"` or `"state"` change carrying `status` / `state` (the latest values)."""
     if not changes:
         return []  # nothing: the common second call of a publish
@@ -219,7 +271,7 @@ def merge_changes(changes: list[Change], status: Any, state: Any) -> list[Change
     seen: set[tuple[str, Any]] = set()
     unique = []
     for change in changes:
-        key = (change.kind, change.payload if change.kind == "action" else None)
+        key = (change.kind, change.payload if change.kind in ("action", "interrupt") else None)
         if key not in seen or change.kind == "error":
             seen.add(key)
             unique.append(change)

@@ -35,12 +35,12 @@ from pydantic_core import PydanticSerializationError
 from ._entries import as_message
 from ._errors import LocalProtocolError
 from ._history import History
-from ._lifecycle import CallStatus, RunState
-from ._records import Call
+from ._lifecycle import CallStatus, InterruptStatus, RunState
+from ._records import Call, InterruptRecord
 from ._results import ToolResult
 from ._tools import ClientTool
 
-__all__ = ["SNAPSHOT_VERSION", "SavedCall", "SavedResult", "Snapshot"]
+__all__ = ["SNAPSHOT_VERSION", "SavedCall", "SavedInterrupt", "SavedResult", "Snapshot"]
 
 SNAPSHOT_VERSION: Literal[1] = 1
 """The `version` this pyclient writes and reads."""
@@ -111,6 +111,51 @@ class SavedCall(_Saved):
         return tool.idempotent if tool is not None else self.idempotent
 
 
+class SavedInterrupt(_Saved):
+    """One AG-UI interrupt as saved: what the server sent, its status, and its answer.
+
+    Attributes:
+        id, reason, message, tool_call_id, response_schema, expires_at, metadata,
+            subagent_run_id: as the server sent them.
+        status: its `InterruptStatus` when it was saved.
+        run_id: the run that raised it.
+        legacy, outcome: which channel brought it (`pyclient._records.InterruptRecord`).
+        payload: its answer, once resolved.
+        note: why it was cancelled or expired.
+        sent: its answer went out: a reload never resumes it again.
+    """
+
+    id: str
+    reason: str
+    message: str | None = None
+    tool_call_id: str | None = None
+    response_schema: dict[str, Any] | None = None
+    expires_at: str | None = None
+    metadata: dict[str, Any] | None = None
+    subagent_run_id: str | None = None
+    status: InterruptStatus = InterruptStatus.OPEN
+    run_id: str = ""
+    legacy: bool = False
+    outcome: bool = False
+    payload: Any = None
+    note: str = ""
+    sent: bool = False
+
+    @classmethod
+    def of(cls, record: InterruptRecord) -> SavedInterrupt:
+        """The saved form of a machine's interrupt."""
+        return cls.model_construct(**{name: getattr(record, name) for name in cls.model_fields})
+
+    def record(self) -> InterruptRecord:
+        """The interrupt in its saved status."""
+        record = InterruptRecord(self.id, self.reason, message=self.message, tool_call_id=self.tool_call_id,
+                                 response_schema=self.response_schema, expires_at=self.expires_at,
+                                 metadata=self.metadata, subagent_run_id=self.subagent_run_id, run_id=self.run_id)
+        record.status, record.legacy, record.outcome = self.status, self.legacy, self.outcome
+        record.payload, record.note, record.sent = self.payload, self.note, self.sent
+        return record
+
+
 class Snapshot(_Saved):
     """A thread as a store keeps it; `Conversation.snapshot()` makes one, `restore()` reads one.
 
@@ -123,6 +168,8 @@ class Snapshot(_Saved):
         state: the shared state.
         calls: every call the thread tracks.
         interrupted: the ids of messages whose text a reload cut.
+        interrupts: every AG-UI interrupt the thread tracks (added in place: a save without
+            them has none).
     """
 
     version: Literal[1] = SNAPSHOT_VERSION
@@ -133,10 +180,11 @@ class Snapshot(_Saved):
     state: Any = None
     calls: list[SavedCall] = []
     interrupted: list[str] = []
+    interrupts: list[SavedInterrupt] = []
 
     @classmethod
     def of(cls, *, thread_id: str, run_state: RunState, run_start: int, history: History, calls: Iterable[Call],
-           interrupted: Iterable[str]) -> Snapshot:
+           interrupted: Iterable[str], interrupts: Iterable[InterruptRecord] = ()) -> Snapshot:
         """The snapshot of a machine's parts, built without validating them (they are its own)."""
         try:
             # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
@@ -147,6 +195,7 @@ class Snapshot(_Saved):
         return cls.model_construct(
             thread_id=thread_id, run_state=run_state, run_start=run_start, messages=messages, state=history.state,
             calls=[SavedCall.of(call) for call in calls], interrupted=list(interrupted),
+            interrupts=[SavedInterrupt.of(record) for record in interrupts],
         )
 
     @classmethod
@@ -198,6 +247,10 @@ class Snapshot(_Saved):
             if saved.is_idempotent(call.tool):
                 idempotent.add(call.id)
         return calls, idempotent
+
+    def saved_interrupts(self) -> list[InterruptRecord]:
+        """The saved interrupts in their saved statuses (an open one waits for its answer again)."""
+        return [saved.record() for saved in self.interrupts]
 
     def dump(self) -> dict[str, Any]:
         """The snapshot as JSON data for a store (`Snapshot.load` reads it back)."""

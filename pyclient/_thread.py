@@ -53,6 +53,7 @@ from ._answering import ThreadAnswers
 from ._driver import Driver, Endpoint
 from ._errors import ConfigurationError, LocalProtocolError
 from ._executions import Executions
+from ._interrupt import Interrupt
 from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
 from ._parts import ToolPart
@@ -88,6 +89,7 @@ class Host(Endpoint, Protocol):
     @property
     def scope(self) -> AgentScope: ...
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None: ...
+    def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None: ...
 
 
 class Thread:
@@ -147,7 +149,7 @@ class Thread:
         answers = self._answers = ThreadAnswers(machine, executions, platform.to_python,
                                                 changed=lambda: driver.changed(),
                                                 serve=lambda: driver.serve_unavailable())
-        self._publisher = Publisher(machine, self._listeners, answers.action_for)
+        self._publisher = Publisher(machine, self._listeners, answers.action_for, answers.interrupt_for)
         self.scope = ThreadScope(agent.scope, machine.thread_id, self,
                                  lambda registration, lost: driver.registration_changed(registration, lost),
                                  lambda connected: self._publisher.notify("mounted", connected))
@@ -323,17 +325,48 @@ class Thread:
         """
         return self._answers.action(tool_call_id)
 
+    @property
+    def waiting_for_person(self) -> bool:
+        """True while the run waits for nothing but the person at the page: open interrupts, or
+        calls awaiting approval or input, no handler running. `send()` is allowed then: what is
+        open is cancelled and the agent is told with the new message."""
+        return self._machine.waiting_for_person
+
+    @property
+    def interrupts(self) -> list[Interrupt]:
+        """The open AG-UI interrupts of the thread: the run is paused until each is answered
+        (`interrupt.resolve(payload)` or `interrupt.cancel()`); then the thread resumes it by
+        itself. Oldest first; empty when nothing waits."""
+        return [self._answers.interrupt_for(record) for record in self._machine.interrupts.open()]
+
+    def interrupt(self, interrupt_id: str) -> Interrupt:
+        """The `Interrupt` with this id, open or answered.
+
+        Raises:
+            LocalProtocolError: no interrupt of this thread has this id.
+        """
+        return self._answers.interrupt_for(self._machine.interrupts.get_interrupt(interrupt_id))
+
+    def all_interrupts(self) -> list[Interrupt]:
+        """Every interrupt of the thread, open or answered, oldest first."""
+        return [self._answers.interrupt_for(record) for record in self._machine.interrupts.values()]
+
+    def interrupt_renderer(self, reason: str) -> Callable[[Interrupt], Any] | None:
+        """The renderer of interrupts with this reason in this thread (`agent.interrupt_renderer`), or None."""
+        return self.agent.renderer_for_interrupt(reason)
+
     def tool_part(self, tool_call_id: str) -> ToolPart:
         """What a renderer sees of a tool call now (`pyclient.ToolPart`); any call of the history.
 
         Raises:
             LocalProtocolError: no tool call of this thread has this id.
         """
-        return tool_part(self._machine, tool_call_id, action_for=self._answers.action_for)
+        return tool_part(self._machine, tool_call_id, action_for=self._answers.action_for,
+                         interrupt_for=self._answers.interrupt_for)
 
     def tool_parts(self) -> list[ToolPart]:
         """Every tool call of the history as a `ToolPart`, in the order the model made them."""
-        return tool_parts(self._machine, action_for=self._answers.action_for)
+        return tool_parts(self._machine, action_for=self._answers.action_for, interrupt_for=self._answers.interrupt_for)
 
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None:
         """The renderer of a tool's calls in this thread, or None (the UI's default card).
@@ -424,12 +457,17 @@ class Thread:
         `run_status == "error"` and the cause in `thread.error`. After `stop()` it returns
         with `run_status == "idle"`.
 
+        While the run waits only for the person (open interrupts, calls awaiting approval or
+        input), a new message is not refused: what is open is cancelled, the agent is told in
+        the same request as the message, and this returns when that turn is idle (after a
+        LangGraph interrupt, the cancellation is sent first and the message right after it).
+
         Args:
             text: the user's message.
 
         Raises:
-            LocalProtocolError: a run is already in flight in this thread, the thread is
-                closed, or `text` is not a str.
+            LocalProtocolError: a run is already in flight in this thread (a request or a
+                handler), the thread is closed, or `text` is not a str.
             ConfigurationError: a tool this thread serves has a type hint with no JSON Schema
                 (its schema is built on first need; nothing is sent and no message is added).
         """
@@ -441,7 +479,22 @@ class Thread:
         await self.restore()
         self._check_writable("send a message")
         self._build_schemas()
-        self._machine.add_user_message(text)
+        machine = self._machine
+        # The run waits only for the person, who wrote instead: what is open is cancelled and
+        # the request that carries the message tells the agent (the turn in flight sends it).
+        if machine.waiting_for_person and any(record.legacy for record in machine.interrupts.open()):
+            # ag-ui-langgraph drops the new messages of a request that resumes: after its
+            # interrupts the cancellation goes first, alone, and the message after it.
+            machine.interrupts.cancel_open("the user sent a new message instead")
+            self._driver.changed()
+            await self._driver.turn_finished()
+        if machine.waiting_for_person:
+            machine.add_user_message(text)
+            self._driver.changed()
+            await self._driver.turn_finished()
+            await self.saved()
+            return
+        machine.add_user_message(text)
         self._publisher.publish()
         await self.run()
 

@@ -308,22 +308,44 @@ def slow_log() -> SlowLog:
 
 
 @pytest.fixture(scope="session")
-def live_server(runtime, agent_log, slow_log) -> Iterator[str]:
+def approval_log():
+    """What `POST /agent/approval` (a pydantic-ai agent whose backend tool needs approval) saw."""
+    from tests.servers.approval_agent import ApprovalLog
+
+    return ApprovalLog()
+
+
+@pytest.fixture(scope="session")
+def langgraph_interrupts():
+    """The LangGraph interrupt app mounted at `/lg` (`/lg/agent`: legacy channel,
+    `/lg/agent-outcome`: 1.0 outcome); its `state.log` records what it saw."""
+    from tests.servers.langgraph_interrupt_app import create_app
+
+    return create_app()
+
+
+@pytest.fixture(scope="session")
+def live_server(runtime, agent_log, slow_log, approval_log, langgraph_interrupts) -> Iterator[str]:
     """The dev server (pages, runtime, embedded agent) on a free port; yields its base URL.
 
     It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, and `POST /test/bad-agent`
-    (see `_bad_agent_route`) for tests of hostile agent streams, and `POST /agent/declared`, a
-    pydantic-ai agent that declares its client tools itself (`tests.servers.declared_agent`).
+    (see `_bad_agent_route`) for tests of hostile agent streams, `POST /agent/declared`, a
+    pydantic-ai agent that declares its client tools itself (`tests.servers.declared_agent`),
+    `POST /agent/approval`, one whose backend tool needs approval (`tests.servers.approval_agent`),
+    and the LangGraph interrupt app under `/lg` (`tests.servers.langgraph_interrupt_app`).
     """
     from devserver.app import create_app
 
-    from starlette.routing import Route
+    from starlette.routing import Mount, Route
 
+    from tests.servers.approval_agent import approval_endpoint
     from tests.servers.declared_agent import declared_endpoint
 
     app = create_app(runtime=runtime, extra_routes=[
         _slow_route(slow_log), _bad_agent_route(),
         Route("/agent/declared", declared_endpoint(), methods=["POST"]),
+        Route("/agent/approval", approval_endpoint(approval_log), methods=["POST"]),
+        Mount("/lg", app=langgraph_interrupts),
     ])
     with ServerThread(_RecordAgentBodies(app, agent_log)) as server:
         yield server.url

@@ -172,7 +172,14 @@ async def scenario(plans: list[list[str]], ops: list[tuple[int, tuple[Any, ...]]
         kind = op[0]
         pending = thread.pending_actions
         if kind == "send":
-            if thread.run_status == "running":
+            asking = [a for a in pending if a.status in ("awaiting_approval", "awaiting_input")]
+            if thread.run_status == "running" and asking and not any(a.status == "executing" for a in pending):
+                # Documented: while the run waits only for the person, a new message cancels
+                # what waits and goes in the same request.
+                await send("instead")
+                if any(not a.done for a in asking):
+                    world.violations.append("send() while waiting for the person left an action open")
+            elif thread.run_status == "running":
                 try:
                     await thread.send("again")
                 except LocalProtocolError:

@@ -22,6 +22,7 @@ from ag_ui.core import (
     ToolCallEndEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
+    ToolMessage,
     UserMessage,
 )
 
@@ -182,7 +183,9 @@ def test_state_delta_that_does_not_apply_is_a_remote_protocol_error():
     assert history.state == {"a": 1}
 
 
-def test_messages_snapshot_replaces_history_and_keeps_streaming_calls():
+def test_a_call_the_messages_snapshot_dropped_is_never_answered():
+    # The server's view replaces ours: a call it dropped is not declared by any message any
+    # more, so an answer to it would be an orphan tool message (OpenAI-style providers answer 400).
     conversation = converse([
         ToolCallStartEvent(tool_call_id="c", tool_call_name="t", parent_message_id="m"),
         ToolCallArgsEvent(tool_call_id="c", delta='{"a":'),
@@ -192,9 +195,19 @@ def test_messages_snapshot_replaces_history_and_keeps_streaming_calls():
     assert [m.id for m in conversation.messages()] == ["u2"]
     conversation.receive(decode_event(json.dumps({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r"})))
     conversation.end_stream()
-    [call] = pending(conversation)  # the call is given a message back
-    assert call.function.arguments == '{"a": 1}'
-    assert conversation.messages()[-1].tool_calls[0].id == "c"
+    assert pending(conversation) == [] and conversation.run_status == "idle"
+    assert conversation.calls["c"].status.value == "completed"  # the server's, not the page's
+    assert [m.id for m in conversation.messages()] == ["u2"]
+
+
+def test_a_result_for_a_call_no_message_declares_is_not_kept():
+    history = History()
+    history.append(UserMessage(id="u1", content="hi"))
+    changed = history.apply(decode_event(json.dumps({"type": "TOOL_CALL_RESULT", "messageId": "t1",
+                                                     "toolCallId": "ghost", "content": "x"})))
+    assert changed == set() and [m.id for m in history.messages()] == ["u1"]
+    history.append(ToolMessage(id="t2", tool_call_id="ghost", content="y"))   # given, or in a snapshot
+    assert [m.id for m in history.messages()] == ["u1"]
 
 
 def test_snapshot_messages_keep_unknown_fields_and_accept_deltas():
