@@ -189,10 +189,18 @@ def _snapshot(draw: st.DrawFn, ids: _Ids, calls: list[str]) -> list[dict[str, An
 
 
 def _finish(draw: st.DrawFn, calls: list[str]) -> list[dict[str, Any]]:
-    kind = draw(st.sampled_from(["plain", "plain", "pending", "pending_empty", "pending_bad", "error", "none"]))
+    kind = draw(st.sampled_from(["plain", "plain", "pending", "pending_empty", "pending_bad", "error", "none",
+                                 "interrupt", "cancelled"]))
     base = {"type": "RUN_FINISHED", "threadId": "THREAD", "runId": "RUN"}
     if kind == "plain":
         return [base]
+    if kind == "interrupt":  # some naming a call of the run (a server tool's approval), some not
+        interrupts = [{"id": f"int-{i}", "reason": draw(st.sampled_from(["tool_call", "input_required"])),
+                       **({"toolCallId": draw(st.sampled_from([*calls, "ghost"]))} if draw(st.booleans()) else {})}
+                      for i in range(draw(st.integers(1, 3)))]
+        return [{**base, "outcome": {"type": "interrupt", "interrupts": interrupts}}]
+    if kind == "cancelled":
+        return [{**base, "outcome": {"type": "cancelled"}}]
     if kind == "pending":
         ids = draw(st.lists(st.sampled_from([*calls, "ghost"]), max_size=4))
         return [{**base, "outcome": {"type": "success", "pendingToolCallIds": ids}}]

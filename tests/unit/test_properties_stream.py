@@ -66,6 +66,18 @@ def tool_message_counts(messages: list[dict[str, Any]]) -> Counter[str]:
     return Counter(m["toolCallId"] for m in messages if m.get("role") == "tool")
 
 
+def orphans(messages: list[dict[str, Any]]) -> list[str]:
+    """The tool messages whose call no earlier assistant message declares (providers refuse them)."""
+    declared: set[str] = set()
+    found = []
+    for message in messages:
+        if message.get("role") == "assistant":
+            declared.update(call["id"] for call in message.get("toolCalls") or ())
+        elif message.get("role") == "tool" and message["toolCallId"] not in declared:
+            found.append(message["toolCallId"])
+    return found
+
+
 def finished_run(body: dict[str, Any]) -> bytes:
     events = [{"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]},
               {"type": "RUN_FINISHED", "threadId": body["threadId"], "runId": body["runId"]}]
@@ -97,6 +109,8 @@ def run_thread(stream: Stream) -> None:
     delivered: list[bool] = []
     thread.subscribe(lambda e: e.kind == "event" and str(e.payload.type) in ("RUN_FINISHED", "RUN_ERROR")
                      and terminal.append(str(e.payload.type)))
+    # The person answers every interrupt at once (cancelled), so the resume goes out.
+    thread.subscribe(lambda e: e.kind == "interrupt" and e.payload.status == "open" and e.payload.cancel())
 
     async def main() -> None:
         task = asyncio.ensure_future(thread.send("go"))
@@ -127,9 +141,19 @@ def run_thread(stream: Stream) -> None:
         assert sorted(t["name"] for t in body["tools"]) == sorted(ADVERTISED)
         counts = tool_message_counts(body["messages"])
         assert all(n == 1 for n in counts.values()), counts
+        assert orphans(body["messages"]) == [], body["messages"]
     history = [m.model_dump(by_alias=True) for m in thread.messages]
     counts = tool_message_counts(history)
     assert all(n == 1 for n in counts.values()), counts
+    assert orphans(history) == [], history
+    # A call an interrupt names is the server's: never answered by the page.
+    held = {i.tool_call_id for i in thread.all_interrupts() if i.tool_call_id}
+    assert not held & {call_id for _, call_id in RAN}, (held, RAN)
+    client_words = ("Tool call cancelled", "Not run", "is not available in this thread")
+    for body in bodies:
+        answered = [m for m in body["messages"] if m.get("role") == "tool" and m["toolCallId"] in held
+                    and any(words in str(m["content"]) for words in client_words)]
+        assert answered == [], answered
     names = Counter(name for name, _ in RAN)
     assert set(names) <= set(ADVERTISED), RAN
     ran_ids = Counter(call_id for _, call_id in RAN)
@@ -203,11 +227,13 @@ def test_machine_folds_any_event_sequence(event_list: list[Any], data: st.DataOb
                 else:
                     machine.calls.handler_returned(call.id, call.execution, ToolResult.success("ok"))
         elif isinstance(step, WaitForActions):
-            for call in step.calls:
+            for call in machine.pending():
                 if call.status.value == "awaiting_approval":
                     machine.calls.approve(call.id)
                 else:
                     machine.calls.cancel(call.id, "test")
+            for record in machine.interrupts.open():
+                machine.interrupts.cancel(record.id)
         elif isinstance(step, SendRequest):
             request = machine.start_run(tools)
             json.loads(request.body)
@@ -220,5 +246,7 @@ def test_machine_folds_any_event_sequence(event_list: list[Any], data: st.DataOb
     assert machine.run_status in ("idle", "error")
     if machine.run_status == "error":
         assert machine.error is not None and str(machine.error)
-    counts = tool_message_counts([m.model_dump(by_alias=True) for m in machine.messages()])
+    history = [m.model_dump(by_alias=True) for m in machine.messages()]
+    counts = tool_message_counts(history)
     assert all(n == 1 for n in counts.values()), counts
+    assert orphans(history) == [], history
