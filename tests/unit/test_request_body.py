@@ -12,6 +12,7 @@ carried them, and (a property) for several generated runs in a row in one conver
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
@@ -48,13 +49,14 @@ def add(a: int, b: int) -> int:
 TOOLS = [echo, add]
 
 
-def model_body(machine: Conversation, request: RunRequest, tools: list[ClientTool]) -> bytes:
+def model_body(machine: Conversation, request: RunRequest, tools: list[ClientTool],
+               resume: Any = None, forwarded_props: Any = None) -> bytes:
     """What the body was before: the whole input through ag-ui's model (lone surrogates replaced)."""
     run_input = RunAgentInput(
         thread_id=machine.thread_id, run_id=request.run_id, protocol_version=PROTOCOL_VERSION,
         messages=machine.messages(), tools=[tool.to_agui_tool() for tool in tools],
         state=machine.state if machine.state is not None else {}, context=machine.context,
-        forwarded_props=machine.forwarded_props if machine.forwarded_props is not None else {},
+        forwarded_props=forwarded_props if forwarded_props is not None else {}, resume=resume,
     )
     try:
         return run_input.model_dump_json(by_alias=True).encode()
@@ -64,11 +66,21 @@ def model_body(machine: Conversation, request: RunRequest, tools: list[ClientToo
 
 
 def start(machine: Conversation, tools: list[ClientTool] = TOOLS) -> RunRequest:
+    # What the request must carry for the interrupts: resume[], or LangGraph's command.
+    legacy, value = machine.interrupts.legacy_resume()
+    resume = None if legacy else machine.interrupts.resume_entries()
+    forwarded = machine.forwarded_props
+    if legacy:
+        base = forwarded if isinstance(forwarded, dict) else {}
+        forwarded = {**base, "command": {**(base.get("command") or {}), "resume": value}}
     request = machine.start_run(tools)
-    assert request.body == model_body(machine, request, tools)
+    assert request.body == model_body(machine, request, tools, resume, forwarded)
     # A store's snapshot takes the messages from the same JSON: what ag-ui's model_dump gives.
     assert machine.snapshot()["messages"] == [m.model_dump(mode="json", by_alias=True) for m in machine.messages()]
     return request
+
+
+NOW = datetime.now(timezone.utc)
 
 
 class _Registration:
@@ -269,6 +281,11 @@ def test_the_body_is_the_models_dump_across_runs(runs: list[list[Any]], data: st
                 for call in machine.pending():
                     edited = data.draw(st.sampled_from([None, '{"text":"edited"}']))
                     machine.calls.approve(call.id, edited)
+                for record in machine.interrupts.open():
+                    if data.draw(st.booleans()):
+                        machine.interrupts.resolve(record.id, data.draw(JSON_VALUES), now=NOW)
+                    else:
+                        machine.interrupts.cancel(record.id)
             elif isinstance(step, SendRequest):
                 request = start(machine)
                 requests += 1
