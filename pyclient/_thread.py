@@ -13,7 +13,9 @@ idle: every client tool call is answered and followed up automatically. HTTP err
 dropped connections and `RUN_ERROR` do not raise: `send()` returns with
 `run_status == "error"` and `thread.error` set, the history keeps everything received, and
 `await thread.run()` retries. `thread.stop()` aborts the request and the running handlers;
-`thread.close()` stops for good and releases the thread's registrations and element.
+`thread.close()` stops for good and releases the thread's registrations and element. A run
+that ends on AG-UI interrupts (`thread.interrupts`, `pyclient._interrupt`) waits, like a call
+awaiting approval, until each is answered; then the thread resumes it by itself.
 
 Listeners (`thread.subscribe(callback)`) receive a `ThreadEvent(kind, payload)` for every
 event and change; the kinds are in `pyclient._listeners`.
