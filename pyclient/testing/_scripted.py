@@ -202,7 +202,13 @@ class ScriptedAgent:
             self.resumes.clear()
 
     def respond(self, body: Mapping[str, Any] | RunAgentInput) -> Response:
-        """The response to one request body (recorded in `requests`)."""
+        """The response to one request body (recorded in `requests`, its interrupt answers in `resumes`).
+
+        A new user message gets the first response of the first turn that matches it; a request
+        that carries tool results, or resumes interrupts, gets the follow-up of the turn that
+        made the calls or raised the interrupts (a new user message that cancels open
+        interrupts is a new user message).
+        """
         run = body if isinstance(body, RunAgentInput) else RunAgentInput.model_validate(body)
         with self._lock:
             self.requests.append(run)
