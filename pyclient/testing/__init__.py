@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from ._dom import FakeDom, FakeElement
     from ._page import PyclientPage
     from ._response import Response
-    from ._script import ScriptedAgent, Turn
+    from ._script import Turn
+    from ._scripted import ScriptedAgent
     from ._server import ServerThread, agent_app, read_body
     from ._site import Site
 
@@ -59,7 +60,7 @@ __all__ = [
 _HOMES = {
     "FakeDom": "._dom", "FakeElement": "._dom",
     "CHROMIUM_ARGS": "._chromium", "chromium_launch_args": "._chromium", "chromium_path": "._chromium",
-    "PyclientPage": "._page", "Response": "._response", "ScriptedAgent": "._script", "Turn": "._script",
+    "PyclientPage": "._page", "Response": "._response", "ScriptedAgent": "._scripted", "Turn": "._script",
     "ServerThread": "._server", "agent_app": "._server", "read_body": "._server", "Site": "._site",
 }
 

@@ -2,8 +2,10 @@
 
 A script is a list of turns. `ScriptedAgent.on(match)` starts one: the user message that
 matches (a substring, case-insensitive, or a compiled regex) gets the turn's first response
-(its text, its tool calls, or a failure); once the page sends the tool results back, the
-follow-up gets `then_say(...)`. Each method returns the turn, so a turn reads as one line.
+(its text, its tool calls, its interrupts, or a failure); once the page sends the tool
+results back, or resumes the interrupts, the follow-up gets `then_say(...)`. Each method
+returns the turn, so a turn reads as one line. The agent records every request
+(`requests`) and every interrupt's answer (`resumes`, `wait_for_resume()`).
 
 ```python
 from pyclient.testing import ScriptedAgent
@@ -14,6 +16,14 @@ request = {"threadId": "t", "runId": "r1", "messages": [{"id": "u1", "role": "us
            "tools": [], "context": [], "state": {}, "forwardedProps": {}}
 print([event.type.value for event in agent.respond(request).events])
 # ['RUN_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED']
+
+agent.on("pick a colour").interrupt("Which colour?", interrupt_id="i1").then_say(
+    lambda resumes: f"You chose {resumes[0].payload['colour']}")
+request["messages"][0]["content"] = "Pick a colour"
+print(agent.respond(request).events[-1]["outcome"]["interrupts"])
+# [{'id': 'i1', 'reason': 'input_required', 'message': 'Which colour?'}]
+resumed = {**request, "runId": "r2", "resume": [{"interruptId": "i1", "status": "resolved", "payload": {"colour": "blue"}}]}
+print(agent.respond(resumed).events[2].delta, agent.resumes[0].payload)   # You chose blue {'colour': 'blue'}
 ```
 """
 
@@ -21,16 +31,14 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Union
 
 from ag_ui.core import (
-    AssistantMessage,
+    ResumeEntry,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
@@ -46,14 +54,15 @@ from ag_ui.core import (
     ToolMessage,
 )
 
-from .. import Agent, ClientTool, MockTransport, Thread
-from ._response import Event, Response, in_process
-from ._server import ServerThread, agent_app
+from ._response import Event, Response
+from ._resumes import APPROVAL_SCHEMA, ScriptedInterrupt, approval_outcome, describe, resumes_of
 
-__all__ = ["ScriptedAgent", "Turn"]
+__all__ = ["FollowUp", "Match", "Turn"]
 
 Match = Union[str, "re.Pattern[str]"]
-FollowUp = Union[str, Callable[[list[ToolMessage]], str]]
+FollowUp = Union[str, Callable[[list[Any]], str]]
+"""A follow-up's text, or a function of what the page sent back: the tool messages (a list of
+`ToolMessage`), or, for a turn that interrupts, the resume entries (a list of `ResumeEntry`)."""
 
 
 @dataclass
@@ -63,6 +72,7 @@ class _Call:
     chunks: int
     call_id: str | None         # None: a fresh id each time the turn answers
     result: str | None = None   # set for a call the agent runs itself (server side)
+    approval: bool = False      # a server call that waits for the person's approval (an interrupt)
 
 
 @dataclass
@@ -87,6 +97,8 @@ class Turn:
         # events given as they are.
         self._steps: list[_Text | _Call | _Emitted] = []
         self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
+        self._interrupts: list[ScriptedInterrupt] = []
+        self._approvals: dict[str, tuple[str, str]] = {}  # interrupt id -> (call id, result), latest response
         self._follow_up: FollowUp | None = None
         self._follow_up_chunks = 1
         self.next_turn: Turn | None = None     # then(): the follow-up is a turn of its own
@@ -101,10 +113,15 @@ class Turn:
         """How many requests this turn has answered (first responses and follow-ups)."""
         self.matched = 0
         """How many user messages this turn has answered (its first responses)."""
+        self.interrupt_ids: list[str] = []
+        """The ids of the interrupts the turn's latest first response raised, in script order."""
+        self.legacy_ids: list[str] = []
+        """Those of `interrupt_ids` sent as LangGraph's legacy `on_interrupt` event."""
 
     def __repr__(self) -> str:
         calls = sum(isinstance(step, _Call) for step in self._steps)
-        return f"<Turn on {self.match!r}: {calls} calls>"
+        interrupts = f", {len(self._interrupts)} interrupts" if self._interrupts else ""
+        return f"<Turn on {self.match!r}: {calls} calls{interrupts}>"
 
     def exhausted(self) -> bool:
         """True once the turn has answered as many user messages as `on(..., times=)` allows."""
@@ -138,15 +155,69 @@ class Turn:
         return self
 
     def server_call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, result: str,
-                    chunks: int = 1, call_id: str | None = None, **kwargs: Any) -> Turn:
+                    chunks: int = 1, call_id: str | None = None, requires_approval: bool = False,
+                    **kwargs: Any) -> Turn:
         """A call the agent runs itself: the call streams, then its `TOOL_CALL_RESULT` with `result`.
 
         The page only shows it (no handler runs, nothing is sent back); the arguments are given
         as for `call()`.
+
+        With `requires_approval=True` the agent asks first, as pydantic-ai does for a tool
+        registered with `requires_approval=True`: the call streams without a result and the run
+        ends with an interrupt naming it (id `"int-<call id>"`, reason `"tool_call"`, message
+        `"Approve name({...})?"`, the approval schema: `approved`, `editedArgs`, `reason`). The
+        request that resumes it gets, before the follow-up, the call's `TOOL_CALL_RESULT`:
+        `result` when resolved with `{"approved": true}`; the reason (or "The tool call was
+        denied.") when not approved; "Cancelled by user." when cancelled.
         """
-        self._steps.append(_Call(name, _arguments(arguments, kwargs), max(1, chunks),
-                                 call_id, result))
+        text = _arguments(arguments, kwargs)
+        self._steps.append(_Call(name, text, max(1, chunks), call_id, result, approval=requires_approval))
+        if requires_approval:
+            self._add_interrupt(ScriptedInterrupt(
+                reason="tool_call", message=f"Approve {name}({_compact(text)})?",
+                response_schema=APPROVAL_SCHEMA, call=len(self._steps) - 1))
         return self
+
+    def interrupt(self, message: str | None = None, *, reason: str = "input_required",
+                  response_schema: Mapping[str, Any] | None = None, tool_call_id: str | None = None,
+                  interrupt_id: str | None = None, expires_at: str | datetime | None = None,
+                  metadata: Mapping[str, Any] | None = None, legacy: bool = False) -> Turn:
+        """End the run paused on an AG-UI interrupt: something only the person can answer.
+
+        The turn's `RUN_FINISHED` carries `outcome={"type": "interrupt", "interrupts": [...]}`,
+        one entry per `interrupt()` of the turn (after its texts and calls). The page answers
+        with `interrupt.resolve(payload)` or `cancel()`; the request that resumes (its `resume`
+        entries name the interrupt) gets the follow-up, `then_say(...)`, whose function
+        receives the resume entries; the agent records them in `resumes`
+        (`wait_for_resume()` waits for one).
+
+        Args:
+            message: the prompt for the person.
+            reason: why the run stopped (`"input_required"`, `"confirmation"`, `"tool_call"`...).
+            response_schema: the JSON Schema of the answer (the page checks it before sending).
+            tool_call_id: the call the interrupt concerns (for a server tool's approval,
+                `server_call(..., requires_approval=True)` writes the call and its interrupt).
+            interrupt_id: the interrupt's id (by default a fresh one each time the turn answers).
+            expires_at: when it can no longer be answered (ISO 8601 text or a `datetime`).
+            metadata: anything else the interrupt carries.
+            legacy: speak LangGraph's dialect before AG-UI 1.0 instead: a `CUSTOM`
+                `on_interrupt` event (its `value` the JSON of these fields, `rawEvent.id` the
+                id) and a bare `RUN_FINISHED`; the page resumes through
+                `forwardedProps.command.resume`, recorded in `resumes` as the same entries.
+
+        Raises:
+            ValueError: the turn's `finish(outcome=...)` already says how the run ends.
+        """
+        when = expires_at.isoformat() if isinstance(expires_at, datetime) else expires_at
+        self._add_interrupt(ScriptedInterrupt(reason, message, response_schema, tool_call_id, interrupt_id,
+                                              when, metadata, legacy))
+        return self
+
+    def _add_interrupt(self, interrupt: ScriptedInterrupt) -> None:
+        if not interrupt.legacy and "outcome" in self._finish:
+            raise ValueError("This turn's `finish(outcome=...)` already says how its run ends: a turn's "
+                             "interrupts are its outcome. Script one or the other.")
+        self._interrupts.append(interrupt)
 
     def emit(self, *events: Event) -> Turn:
         """Stream these events as they are, in script order with the turn's texts and calls.
@@ -166,13 +237,22 @@ class Turn:
 
     def finish(self, **fields: Any) -> Turn:
         """Add `fields` to the turn's `RUN_FINISHED`, under their wire names (AG-UI 1.0's
-        `outcome={"type": "interrupt", "pendingToolCallIds": [...]}`, say), sent as given."""
+        `outcome={"type": "success", "pendingToolCallIds": [...]}`, say), sent as given.
+
+        Raises:
+            ValueError: `outcome` for a turn that scripts interrupts (`interrupt()` writes its outcome).
+        """
+        if "outcome" in fields and any(not interrupt.legacy for interrupt in self._interrupts):
+            raise ValueError("This turn's interrupts are its `RUN_FINISHED.outcome`: leave `outcome` out of "
+                             "`finish()`, or script the outcome yourself without `interrupt()`.")
         self._finish = fields
         return self
 
     def then_say(self, text: FollowUp, *, chunks: int = 1, hold: bool = False) -> Turn:
         """Answer the follow-up (the tool results) with `text`, or `text(tool_messages)`, cut
-        into `chunks` deltas.
+        into `chunks` deltas. For a turn that interrupts, the follow-up answers the request
+        that resumes it, and a function gets `text(resume_entries)` (`ag_ui.core.ResumeEntry`:
+        `interrupt_id`, `status`, `payload`; its tool messages are in `agent.tool_messages`).
 
         With `hold=True` the text streams but the run never finishes: the response stays open
         until the page goes away or stops it (see `hold()`).
@@ -183,8 +263,8 @@ class Turn:
         return self
 
     def then(self) -> Turn:
-        """Answer the follow-up (the tool results) with a turn of its own, and return that turn:
-        a model that calls tools again once it has the results,
+        """Answer the follow-up (the tool results, or the resume) with a turn of its own, and
+        return that turn: a model that calls tools again once it has the results,
         `on("plan").call("search", q="x").then().call("book", id=1).then_say("Booked")`."""
         self.next_turn = Turn(None)
         return self.next_turn
@@ -223,15 +303,16 @@ class Turn:
 
     # -- responses --------------------------------------------------------------------------
 
-    def first(self, run: RunAgentInput) -> Response:
+    def first(self, run: RunAgentInput, *, before: Iterable[Event] = ()) -> Response:
         """The response to the user message this turn matched (or to the follow-up, for a turn
-        made by `then()`)."""
-        events: list[Event] = []
+        made by `then()`), with the events `before` after `RUN_STARTED`."""
+        events: list[Event] = list(before)
         if self._state is not None:
             events.append(StateSnapshotEvent(snapshot=self._state))
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
         self._sent_ids = set()
-        for step in self._steps:
+        call_ids: dict[int, str] = {}
+        for index, step in enumerate(self._steps):
             if isinstance(step, _Text):
                 message_id = step.message_id or f"msg_{uuid.uuid4().hex[:12]}"
                 events += _text_events(message_id, step.text, step.chunks)
@@ -241,7 +322,7 @@ class Turn:
                 continue
             # A call belongs to the text before it: a model's answer with text and tool calls
             # is one assistant message.
-            call_id = step.call_id or f"call_{uuid.uuid4().hex[:12]}"
+            call_id = call_ids[index] = step.call_id or f"call_{uuid.uuid4().hex[:12]}"
             if step.result is None:
                 self._sent_ids.add(call_id)
             events.append(ToolCallStartEvent(tool_call_id=call_id, tool_call_name=step.name,
@@ -249,27 +330,70 @@ class Turn:
             events += [ToolCallArgsEvent(tool_call_id=call_id, delta=piece)
                        for piece in _cut(step.arguments, step.chunks)]
             events.append(ToolCallEndEvent(tool_call_id=call_id))
-            if step.result is not None:
-                events.append(ToolCallResultEvent(message_id=f"msg_{uuid.uuid4().hex[:12]}",
-                                                  tool_call_id=call_id, content=step.result, role="tool"))
-        return self._wrap(run, events, hold=self._hold, finish=self._finish)
+            if step.result is not None and not step.approval:
+                events.append(_result_event(call_id, step.result))
+        finish = self._finish
+        raised = self._raise(call_ids, events)
+        if raised:
+            finish = {**finish, "outcome": {"type": "interrupt", "interrupts": raised}}
+        return self._wrap(run, events, hold=self._hold, finish=finish)
+
+    def _raise(self, call_ids: Mapping[int, str], events: list[Event]) -> list[dict[str, Any]]:
+        """The turn's interrupts, with this response's ids: the legacy ones appended to `events`,
+        the others returned for the outcome."""
+        self.interrupt_ids, self.legacy_ids, self._approvals = [], [], {}
+        raised = []
+        for interrupt in self._interrupts:
+            call_id = result = None
+            if interrupt.call is not None:  # a server call's approval: "int-<call id>", as pydantic-ai names it
+                step = self._steps[interrupt.call]
+                call_id, result = call_ids[interrupt.call], getattr(step, "result", None)
+            interrupt_id = interrupt.interrupt_id or (f"int-{call_id}" if call_id else f"int_{uuid.uuid4().hex[:12]}")
+            self.interrupt_ids.append(interrupt_id)
+            if call_id is not None and result is not None:
+                self._approvals[interrupt_id] = (call_id, result)
+            if interrupt.legacy:
+                self.legacy_ids.append(interrupt_id)
+                events.append(interrupt.legacy_event(interrupt_id, call_id))
+            else:
+                raised.append(interrupt.wire(interrupt_id, call_id))
+        return raised
+
+    def resumed(self, run: RunAgentInput) -> list[ResumeEntry]:
+        """The resume entries of `run` that answer this turn's latest interrupts, in request order."""
+        mine = set(self.interrupt_ids)
+        return [entry for entry in resumes_of(run, self.legacy_ids) if entry.interrupt_id in mine]
+
+    def resume_results(self, run: RunAgentInput) -> list[Event]:
+        """The `TOOL_CALL_RESULT`s of the server calls whose approval `run` answered (see
+        `server_call(..., requires_approval=True)`), in script order."""
+        entries = {entry.interrupt_id: entry for entry in self.resumed(run)}
+        return [_result_event(call_id, approval_outcome(entries[interrupt_id], result))
+                for interrupt_id, (call_id, result) in self._approvals.items() if interrupt_id in entries]
 
     def follow_up(self, run: RunAgentInput) -> Response:
-        """The response to the request that carries this turn's tool results."""
-        results = [m for m in run.messages if isinstance(m, ToolMessage)]
-        mine = [m for m in results if m.tool_call_id in self._sent_ids] or results
+        """The response to the request that carries this turn's tool results, or resumes its
+        interrupts (the results of the server calls it approved first)."""
         follow_up = self._follow_up
+        if self.interrupt_ids:
+            entries = self.resumed(run) or resumes_of(run, self.legacy_ids)
+            given: list[Any] = entries
+            default = describe(entries)
+        else:
+            results = [m for m in run.messages if isinstance(m, ToolMessage)]
+            given = [m for m in results if m.tool_call_id in self._sent_ids] or results
+            default = " | ".join(m.content if isinstance(m.content, str) else str(m.content) for m in given)
         if follow_up is None:
-            text = " | ".join(m.content if isinstance(m.content, str) else str(m.content) for m in mine)
+            text = default
         elif callable(follow_up):
-            text = follow_up(mine)
+            text = follow_up(given)
         else:
             text = follow_up
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
         events = _text_events(message_id, text, self._follow_up_chunks) if text else []
         if self._hold_follow_up:  # a reply still being written: no TEXT_MESSAGE_END yet
             events = events[:-1]
-        return self._wrap(run, events, hold=self._hold_follow_up)
+        return self._wrap(run, [*self.resume_results(run), *events], hold=self._hold_follow_up)
 
     def _wrap(self, run: RunAgentInput, events: list[Event], *, hold: bool = False,
               finish: Mapping[str, Any] | None = None) -> Response:
@@ -289,164 +413,23 @@ class Turn:
         return RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id)
 
 
-class ScriptedAgent:
-    """A deterministic AG-UI agent driven by a script; `pyclient.testing` serves it over HTTP.
-
-    Attributes:
-        requests: every `RunAgentInput` received, in order (tools advertised, messages sent
-            back: `requests[-1].tools`, the tool messages of `requests[-1].messages`).
-    """
-
-    def __init__(self) -> None:
-        self._turns: list[Turn] = []
-        self._default = Turn(None).say("(no scripted answer)")
-        self._lock = threading.Lock()
-        self._answered: dict[str, Turn] = {}   # user message id -> the turn that answered it
-        self.requests: list[RunAgentInput] = []
-        self.url: str | None = None
-        """The endpoint's URL while it is served (`ScriptedAgent.serve()`), else None."""
-        self._transport: MockTransport | None = None
-
-    def on(self, match: Match, *, times: int | None = None) -> Turn:
-        """A turn for the user messages that contain `match` (case-insensitive) or match a regex.
-
-        Turns are tried in the order they were scripted. With `times=n` the turn answers the
-        first n matching messages; later ones go to the next turn that matches (a failure
-        once, then an answer: `on("x", times=1).http_error(503)`, then `on("x").say("ok")`).
-        """
-        turn = Turn(match, times)
-        self._turns.append(turn)
-        return turn
-
-    def otherwise(self) -> Turn:
-        """The turn for a user message no `on()` matches (by default it says "(no scripted answer)")."""
-        self._default = Turn(None)
-        return self._default
-
-    @property
-    def tool_messages(self) -> list[ToolMessage]:
-        """The tool messages of the last request (what the page sent back)."""
-        if not self.requests:
-            return []
-        return [m for m in self.requests[-1].messages if isinstance(m, ToolMessage)]
-
-    @contextmanager
-    def serve(self, path: str = "/agent") -> Iterator[str]:
-        """Serve the agent over HTTP on a free 127.0.0.1 port while the block runs; yields its URL."""
-        with ServerThread(agent_app(self, path), log_level="critical") as server:
-            self.url = server.url + path
-            try:
-                yield self.url
-            finally:
-                self.url = None
-
-    def transport(self) -> MockTransport:
-        """A `pyclient.MockTransport` this agent answers in this process, with no server and no port.
-
-        For CPython tests of a thread's logic, faster than HTTP and with nothing in between:
-        `Agent("main", "http://agent.test/agent", transport=agent.transport())`. It is the same
-        transport each time: its `requests` are every request the agent answered in this process,
-        each with its JSON `body` as the client wrote it (`requests` here has them as
-        `RunAgentInput`s). Events stream one a chunk; `slowly()`, `drop()` (a
-        `pyclient.TransportError`), `hold()` and `http_error()` behave as over HTTP.
-        """
-        if self._transport is None:
-            self._transport = in_process(self)
-        return self._transport
-
-    def thread(self, *, client_tools: Iterable[ClientTool] = (), **options: Any) -> Thread:
-        """A CPython `pyclient.Thread` talking to this agent over HTTP (httpx); it must be served.
-
-        Args:
-            client_tools: the binding tools of the `pyclient.Agent` made for it.
-            **options: passed to `agent.thread()` (`thread_id`, `store`, ...).
-        """
-        if self.url is None:
-            raise RuntimeError("The scripted agent is not served: use `with agent.serve():` or the "
-                               "`scripted_agent` fixture, which serves it.")
-        return Agent("scripted", self.url, client_tools=client_tools).thread(**options)
-
-    def result_of(self, tool_name: str) -> ToolMessage | None:
-        """The last tool message sent back for a call of `tool_name`, in any request so far, or None."""
-        with self._lock:
-            requests = list(self.requests)
-        for run in reversed(requests):
-            names = {call.id: call.function.name for m in run.messages if isinstance(m, AssistantMessage)
-                     for call in m.tool_calls or ()}
-            for message in reversed(run.messages):
-                if isinstance(message, ToolMessage) and names.get(message.tool_call_id) == tool_name:
-                    return message
-        return None
-
-    def wait_for_result(self, tool_name: str, timeout_s: float = 30.0) -> ToolMessage:
-        """Wait until the page has sent back the result of a call of `tool_name`; return that tool message.
-
-        Polls `requests` (the result reaches the agent in the follow-up request).
-
-        Raises:
-            TimeoutError: no result for `tool_name` arrived within `timeout_s`; the message
-                names the tools whose results did arrive.
-        """
-        deadline = time.monotonic() + timeout_s
-        while (message := self.result_of(tool_name)) is None:
-            if time.monotonic() > deadline:
-                seen = sorted({call.function.name for run in list(self.requests) for m in run.messages
-                               if isinstance(m, AssistantMessage) for call in m.tool_calls or ()})
-                raise TimeoutError(
-                    f"No result of a {tool_name!r} call reached the scripted agent within {timeout_s:g} s "
-                    f"({len(self.requests)} requests; calls seen: {seen}). Check that the script calls "
-                    "it and that the page registers a tool of that name."
-                )
-            time.sleep(0.05)
-        return message
-
-    def clear(self) -> None:
-        """Forget the recorded requests (the script stays)."""
-        with self._lock:
-            self.requests.clear()
-
-    def respond(self, body: Mapping[str, Any] | RunAgentInput) -> Response:
-        """The response to one request body (recorded in `requests`)."""
-        run = body if isinstance(body, RunAgentInput) else RunAgentInput.model_validate(body)
-        with self._lock:
-            self.requests.append(run)
-        users = [m for m in run.messages if m.role == "user"]
-        said = users[-1] if users else None
-        if run.messages and run.messages[-1].role == "tool":
-            # The follow-up goes to the turn that answered its user message, or to the turn
-            # that turn's `then()` made, which answers the next follow-up in its turn.
-            turn = (self._answered.get(said.id) if said is not None else None) or self._turn_for(said)
-            if turn.next_turn is None:
-                return turn.follow_up(run)
-            turn = turn.next_turn
-            turn.matched += 1
-            if said is not None:
-                self._answered[said.id] = turn
-            return turn.first(run)
-        turn = self._turn_for(said)
-        turn.matched += 1
-        if said is not None:
-            self._answered[said.id] = turn
-        return turn.first(run)
-
-    def _turn_for(self, user: Any) -> Turn:
-        said = user.content if user is not None and isinstance(user.content, str) else ""
-        for turn in self._turns:
-            if turn.exhausted():
-                continue
-            match = turn.match
-            if isinstance(match, re.Pattern):
-                if match.search(said):
-                    return turn
-            elif match is not None and match.lower() in said.lower():
-                return turn
-        return self._default
-
-
 def _arguments(arguments: Mapping[str, Any] | str | None, kwargs: Mapping[str, Any]) -> str:
     if isinstance(arguments, str):
         return arguments
     return json.dumps({**(arguments or {}), **kwargs}, ensure_ascii=False)
+
+
+def _compact(arguments: str) -> str:
+    """Arguments as pydantic-ai writes them in an approval's message: compact JSON."""
+    try:
+        return json.dumps(json.loads(arguments), separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return arguments
+
+
+def _result_event(call_id: str, content: str) -> ToolCallResultEvent:
+    return ToolCallResultEvent(message_id=f"msg_{uuid.uuid4().hex[:12]}", tool_call_id=call_id,
+                               content=content, role="tool")
 
 
 def _cut(text: str, pieces: int) -> list[str]:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from ._server import ASGIApp, Receive, Scope, Send, agent_app
 
 if TYPE_CHECKING:
-    from ._script import ScriptedAgent
+    from ._scripted import ScriptedAgent
 
 __all__ = ["Site"]
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext
 
     from ._page import PyclientPage
-    from ._script import ScriptedAgent
+    from ._scripted import ScriptedAgent
     from ._site import Site
 
 __all__ = [
@@ -78,7 +78,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def scripted_agent() -> Iterator[ScriptedAgent]:
     """A fresh `ScriptedAgent`, served on a free 127.0.0.1 port while the test runs."""
-    from ._script import ScriptedAgent
+    from ._scripted import ScriptedAgent
 
     agent = ScriptedAgent()
     with agent.serve():
