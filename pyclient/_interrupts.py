@@ -297,26 +297,30 @@ class Interrupts(Mapping[str, InterruptRecord]):
     # -- the resume request ------------------------------------------------------------------
 
     def resume_entries(self) -> list[dict[str, Any]] | None:
-        """The `resume` entries of the next request: one per answered 1.0 interrupt not sent yet."""
+        """The `resume` entries of the next request: one per answered interrupt not sent yet,
+        when any of them came in a 1.0 outcome (then all go here: never both channels at once)."""
+        unsent = self.unsent()
+        if not any(record.outcome for record in unsent):
+            return None
         entries = []
-        for record in self.unsent():
-            if not record.outcome:
-                continue
+        for record in unsent:
             entry: dict[str, Any] = {"interruptId": record.id, "status": record.status.value}
             if record.status is InterruptStatus.RESOLVED and record.payload is not None:
                 entry["payload"] = record.payload
             entries.append(entry)
-        return entries or None
+        return entries
 
     def legacy_resume(self) -> tuple[bool, Any]:
-        """`(True, value)` when the next request resumes legacy interrupts through
-        `forwardedProps.command.resume`: one interrupt's payload (or the cancelled sentinel), or,
-        for several, a map of interrupt id to each one's (LangGraph's `Command(resume={id: ...})`)."""
+        """`(True, value)` when the next request resumes through LangGraph's legacy
+        `forwardedProps.command.resume`: every answered interrupt came only as `on_interrupt`
+        events. The value is one interrupt's payload (or the cancelled sentinel), or, for several,
+        a map of interrupt id to each one's (LangGraph's `Command(resume={id: ...})`)."""
+        unsent = self.unsent()
+        if not unsent or any(record.outcome for record in unsent):
+            return False, None
         values = {record.id: record.payload if record.status is InterruptStatus.RESOLVED
                   else {CANCELLED_SENTINEL: True, "interrupt_id": record.id}
-                  for record in self.unsent() if not record.outcome}
-        if not values:
-            return False, None
+                  for record in unsent}
         if len(values) == 1:
             return True, next(iter(values.values()))
         return True, values

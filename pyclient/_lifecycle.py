@@ -37,6 +37,7 @@ from ._errors import CLOSED_HINT, LocalProtocolError
 __all__ = [
     "ASKING_USER",
     "CALL_TRANSITIONS",
+    "INTERRUPT_TRANSITIONS",
     "RESTORE_CALL",
     "RESTORE_IDEMPOTENT",
     "RESTORE_RUN",
@@ -49,7 +50,6 @@ __all__ = [
     "CallEvent",
     "CallStatus",
     "CallStatusName",
-    "INTERRUPT_TRANSITIONS",
     "InterruptEvent",
     "InterruptStatus",
     "InterruptStatusName",

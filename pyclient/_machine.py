@@ -362,9 +362,8 @@ class Conversation:
         body = self._history.request_body(  # before the transition: a bad state raises cleanly
             thread_id=self.thread_id, run_id=run_id, tools=[tool.to_agui_tool() for tool in tools],
             context=self.context, forwarded_props=forwarded_props,
-            # Both channels when a run raised both kinds: each interrupt is in one of them only
-            # (`resume_entries` has the 1.0 ones, `legacy_resume` the legacy-only ones), and
-            # `mark_sent` below marks every answer sent.
+            # One channel: `resume[]` as soon as one answer came in a 1.0 outcome (ag-ui-langgraph
+            # reads a legacy interrupt's answer there too, by its id), else the legacy command.
             resume=self.interrupts.resume_entries(),
         )
         self._follow_ups = follow_ups

@@ -452,7 +452,8 @@ def test_one_expired_one_answered_resumes_only_the_answered_one():
 
 def test_a_legacy_and_a_1_0_interrupt_of_one_run_are_each_sent_once():
     # Found writing these tests: the 1.0 answer was marked sent but left out of the request
-    # whenever a legacy-only interrupt was answered with it.
+    # whenever a legacy-only interrupt was answered with it. Never both channels in one
+    # request: all answers go in resume[] (ag-ui-langgraph reads a legacy one there by its id).
     from ag_ui.core import CustomEvent
 
     conversation = Conversation("t1")
@@ -462,6 +463,7 @@ def test_a_legacy_and_a_1_0_interrupt_of_one_run_are_each_sent_once():
     conversation.interrupts.resolve("lg", "a", now=NOW)
     conversation.interrupts.resolve("new", "b", now=NOW)
     body = json.loads(run(conversation).body)
-    assert body["forwardedProps"] == {"command": {"resume": "a"}}
-    assert body["resume"] == [{"interruptId": "new", "status": "resolved", "payload": "b"}]
+    assert body["forwardedProps"] == {}
+    assert body["resume"] == [{"interruptId": "lg", "status": "resolved", "payload": "a"},
+                              {"interruptId": "new", "status": "resolved", "payload": "b"}]
     assert all(record.sent for record in conversation.interrupts.values())
