@@ -252,11 +252,13 @@ _JSON_TYPES: tuple[tuple[type, str], ...] = ((bool, "boolean"), (int, "integer")
 
 def values_schema(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """An object schema typing each argument by its JSON value (`{}`, a JSON field, for objects,
-    arrays and null): the edit form of a call that has no schema of its own (a server tool's)."""
+    arrays and null): the edit form of a call that has no schema of its own (a server tool's).
+    The arguments the model gave a value are required: an edit changes them, it does not drop them."""
     properties: dict[str, Any] = {}
     for name, value in arguments.items():
         properties[str(name)] = next(({"type": kind} for python, kind in _JSON_TYPES if isinstance(value, python)), {})
-    return {"type": "object", "properties": properties}
+    return {"type": "object", "properties": properties,
+            "required": [str(name) for name, value in arguments.items() if value is not None]}
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,11 @@ textarea when there is none), and Send and Cancel buttons (`data-command` "resol
 open). An answer that does not read or fit the schema shows its message in the card
 (`show_error`) and the form keeps what was typed.
 
-Once the interrupt has its answer the buttons go and the card says so in words
-(`OUTCOME_WORDS`: "answered", "cancelled", "expired: this question can no longer be
-answered"), with `data-status` the interrupt's status; an answered card keeps its form,
-read-only, as the record of the answer. A page's `agent.interrupt_renderer(reason)` (`"*"`
+Once the interrupt has its answer the buttons go and the card says so in words, with
+`data-status` the interrupt's status: its badge (`BADGE_WORDS`: "answered", "cancelled",
+"expired"), and for one that was not answered a sentence (`OUTCOME_WORDS`: "cancelled: the
+user sent a new message instead", "expired: this question can no longer be answered"). An
+answered card keeps its form, read-only, as the record of the answer. A page's `agent.interrupt_renderer(reason)` (`"*"`
 for any) replaces the message and the form with its own view (an element, a `pyscript.web`
 element or a str; None keeps the default), called again only when the interrupt's status
 changes; Cancel stays. A renderer that raises gets a contained fallback above the default
@@ -59,7 +60,8 @@ BADGE_WORDS = {"open": "waiting for your answer", "resolved": "answered", "cance
 
 OUTCOME_WORDS = {"resolved": "answered", "cancelled": "cancelled",
                  "expired": "expired: this question can no longer be answered"}
-"""What the card says once the interrupt has its answer (a cancellation adds why)."""
+"""The sentence of a card whose interrupt was not answered (a cancellation adds why); an
+answered one's says "answered" too, but only its badge shows."""
 
 InterruptRenderer = Callable[["Interrupt"], Any]
 
@@ -125,14 +127,16 @@ class InterruptCard:
         if is_open:
             return
         self.show_error(None)
-        # An answered card keeps its form, read-only, as the record; an abandoned one's is empty.
-        self._form.hidden = status != "resolved"
+        # An answered card keeps its form, read-only, as the record of the answer, and its badge
+        # says "answered"; an abandoned one's form is empty, and a sentence says why.
+        answered = status == "resolved"
+        self._form.hidden = not answered
         words = OUTCOME_WORDS.get(status, status)
         if status == "cancelled" and interrupt.note:
             words += f": {interrupt.note}"
         set_visible(self._outcome, words)
         self._outcome.dataset.status = status
-        self._outcome.hidden = False
+        self._outcome.hidden = answered
 
     def _render(self, renderer: InterruptRenderer, interrupt: Interrupt) -> None:
         try:

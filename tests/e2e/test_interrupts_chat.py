@@ -93,6 +93,7 @@ def test_approve_with_edited_arguments(open_page, approval_log):
     # The server's tool has no client schema: the field is typed by the argument's value.
     field = card.locator(".pyclient-edit input[name='user']")
     expect(field).to_have_value("bob")
+    expect(card.locator(".pyclient-edit .pyclient-field-label")).to_have_text("user")  # not "(optional)"
     assert field.get_attribute("type") == "text"
     field.fill("carol")
     card.locator(".pyclient-approve").click()
@@ -196,7 +197,8 @@ def test_langgraph_question_answered_from_its_form(open_page, graph_log, path):
     assert graph_log.answers == [{"colour": "blue"}]
     expect(page.locator(".pyclient-assistant").last).to_have_text('You chose {"colour": "blue"}')
     expect(card).to_have_attribute("data-status", "resolved")
-    expect(card.locator(".pyclient-interrupt-outcome")).to_have_text("answered")
+    expect(card.locator(".pyclient-badge")).to_have_text("answered")
+    expect(card.locator(".pyclient-interrupt-outcome")).to_be_hidden()  # the badge says it
     expect(card.locator(".pyclient-approval-error")).to_be_hidden()
     expect(card.locator(".pyclient-buttons")).to_be_hidden()
     expect(field).to_be_disabled()
@@ -221,9 +223,38 @@ def test_langgraph_question_cancelled(open_page, graph_log, path):
     [asked] = interrupts(page)
     assert asked["status"] == "cancelled"
     expect(card).to_have_attribute("data-status", "cancelled")
+    expect(card.locator(".pyclient-badge")).to_have_text("cancelled")
     expect(card.locator(".pyclient-interrupt-outcome")).to_have_text("cancelled: the user clicked Cancel")
     expect(card.locator(".pyclient-buttons")).to_be_hidden()
     assert graph_log.answers == [{"__agui_cancelled__": True, "interrupt_id": asked["id"]}]
+
+
+@pytest.mark.parametrize("path", ["/agent", "/agent-outcome"])
+def test_a_new_message_cancels_the_open_question(open_page, graph_log, path):
+    page, first = ask_colour(open_page, path)
+    expect(page.locator(".pyclient-send")).to_be_enabled()
+    send(page, "never mind")
+    # The question is cancelled (the graph is told), the message goes, and the graph asks again.
+    expect(first).to_have_attribute("data-status", "cancelled", timeout=TIMEOUT)
+    expect(first.locator(".pyclient-interrupt-outcome")).to_have_text(
+        "cancelled: the user sent a new message instead")
+    cards = page.locator(".pyclient-interrupt")
+    expect(cards).to_have_count(2, timeout=TIMEOUT)
+    second = cards.nth(1)
+    expect(second).to_have_attribute("data-status", "open", timeout=TIMEOUT)
+    asked = interrupts(page)
+    assert graph_log.answers[0] == {"__agui_cancelled__": True, "interrupt_id": asked[0]["id"]}
+    assert [m["content"] for m in graph_log.bodies[-1]["messages"] if m["role"] == "user"][-1] == "never mind"
+    # Each card after the run that asked it: the first before what the graph made of the
+    # cancellation (ag-ui-langgraph sends it alone, first) and the new message, the second after.
+    items = page.locator(".pyclient-messages > li")
+    texts = [(items.nth(i).get_attribute("data-interrupt-id") or items.nth(i).text_content()).strip()
+             for i in range(items.count())]
+    assert texts[:2] == ["pick a colour", asked[0]["id"]] and texts[2].startswith("You chose"), texts
+    assert texts[3:] == ["never mind", asked[1]["id"]], texts
+    page.locator(".pyclient-stop").click()
+    wait_idle(page)
+    expect(second).to_have_attribute("data-status", "cancelled")
 
 
 # -- scripted: what the real servers here do not send --------------------------------------------
@@ -269,7 +300,7 @@ def test_an_interrupt_without_a_schema_takes_text_or_json(pyclient_page, scripte
     resume = scripted_agent.requests[-1].resume
     assert [(entry.interrupt_id, entry.status, entry.payload) for entry in resume] == [
         ("i-free", "resolved", "just text")]
-    expect(card.locator(".pyclient-interrupt-outcome")).to_have_text("answered")
+    expect(card.locator(".pyclient-badge")).to_have_text("answered")
 
 
 def test_an_expired_interrupt_says_so(pyclient_page, scripted_agent):
@@ -283,6 +314,7 @@ def test_an_expired_interrupt_says_so(pyclient_page, scripted_agent):
     card = page.locator(".pyclient-interrupt")
     expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
     expect(card).to_have_attribute("data-status", "expired", timeout=TIMEOUT)
+    expect(card.locator(".pyclient-badge")).to_have_text("expired")
     expect(card.locator(".pyclient-interrupt-outcome")).to_have_text(
         "expired: this question can no longer be answered")
     expect(card.locator(".pyclient-buttons")).to_be_hidden()

@@ -188,12 +188,14 @@ def test_a_call_without_a_schema_is_typed_by_its_values():
     schema = values_schema(arguments)
     assert schema == {"type": "object", "properties": {
         "user": {"type": "string"}, "n": {"type": "integer"}, "ratio": {"type": "number"},
-        "hard": {"type": "boolean"}, "tags": {}, "none": {}}}
+        "hard": {"type": "boolean"}, "tags": {}, "none": {}}, "required": ["user", "n", "ratio", "hard", "tags"]}
     fields = form_fields(schema, arguments)
     assert [(f.name, f.kind) for f in fields] == [("user", "text"), ("n", "integer"), ("ratio", "number"),
                                                    ("hard", "checkbox"), ("tags", "json"), ("none", "json")]
     values = {"user": "carol", "n": "3", "ratio": "1.5", "hard": False, "tags": '["b"]', "none": ""}
     assert read_form(fields, values) == {"user": "carol", "n": 3, "ratio": 1.5, "hard": False, "tags": ["b"]}
+    with pytest.raises(FormError, match="tags: enter a value"):
+        read_form(fields, {**values, "tags": ""})
 
 
 COLOUR = {"type": "object", "properties": {"colour": {"type": "string"}, "shade": {"type": "integer"}},
