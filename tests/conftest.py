@@ -48,6 +48,8 @@ CALLBACK_ERRORS = (
     "pyclient: a thread listener raised on event",
     # pyclient/browser/_cards.py, ToolCard._render: a tool renderer raised (the card shows a fallback)
     "pyclient: the renderer of tool %r raised on call %s",
+    # pyclient/browser/_interrupt_cards.py, InterruptCard._render: an interrupt renderer raised (a fallback)
+    "pyclient: the interrupt renderer of %r raised on interrupt %s",
     # pyclient/_thread.py, Thread._save_loop: the store's save() raised (a warning)
     "pyclient: saving thread %s failed: %s",
 )

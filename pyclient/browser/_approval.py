@@ -2,16 +2,24 @@
 
 A call awaiting approval gets a bar that says what will happen (the tool's description; its
 arguments are in the card above it, open), with Approve, Reject and Edit. Edit reveals a small
-form made from the tool's JSON Schema (`pyclient.browser._forms`): a text input or textarea per
-string, a number input per number, a checkbox per boolean, a select per enum, a JSON
-textarea for anything else. An interrupted call (the page was reloaded while it ran) gets
-Retry and Cancel.
+form made from the tool's JSON Schema (`pyclient.browser._forms`, drawn by
+`pyclient.browser._inputs`): a text input or textarea per string, a number input per number, a
+checkbox per boolean, a select per enum, a JSON textarea for anything else. An interrupted
+call (the page was reloaded while it ran) gets Retry and Cancel.
+
+A server tool's call that waits for approval (an AG-UI interrupt naming the call, whose
+schema asks for `approved`: `interrupt_approval_bar`) gets the same bar. The tool is the
+server's, so the bar says what the interrupt's message says (untrusted text, invisible
+characters marked), and the edit form comes from the schema of `editedArgs` when it names
+properties, else from the arguments' own JSON types (`values_schema`); Edit is left out when
+the schema does not name `editedArgs`. Its buttons answer the interrupt, and the bar
+carries `data-interrupt-id`.
 
 The buttons carry `data-command` ("approve", "reject", "edit", "retry", "cancel") and
-`data-for` (the status they answer); the chat listens once, on its root, and acts only on a
-trusted click in that status (`event.isTrusted`: a script's synthetic click is not the
-user's consent). An edit that does not read or validate shows its message in the bar
-(`show_error`) and the call keeps waiting.
+`data-for` (the status they answer: the action's, or `"open"` for an interrupt's); the chat
+listens once, on its root, and acts only on a trusted click in that status
+(`event.isTrusted`: a script's synthetic click is not the user's consent). An edit that does
+not read or validate shows its message in the bar (`show_error`) and the call keeps waiting.
 See https://developer.mozilla.org/en-US/docs/Web/API/Event/isTrusted
 
 ```python
@@ -27,15 +35,26 @@ print(bar.read())                                                      # {'to': 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import js
 from pyodide.ffi import to_js
 
-from ._forms import FormField, form_fields, initial_text, read_form
+from ._forms import FormField, form_fields, read_form, values_schema
+from ._inputs import Inputs
 from ._nodes import append_visible, el, set_visible
 
-__all__ = ["ApprovalBar", "approval_bar", "interrupted_bar"]
+if TYPE_CHECKING:
+    from .._interrupt import Interrupt
+
+__all__ = ["ApprovalBar", "approval_bar", "interrupt_approval_bar", "interrupted_bar"]
+
+APPROVAL = "awaiting_approval"
+"""The action status a client tool's approval bar answers."""
+
+OPEN = "open"
+"""The interrupt status a server tool's approval bar answers."""
 
 
 def _button(cls: str, label: str, command: str, status: str, **attributes: str) -> Any:
@@ -45,11 +64,21 @@ def _button(cls: str, label: str, command: str, status: str, **attributes: str) 
 class ApprovalBar:
     """The bar of a call awaiting approval: buttons, the (hidden) edit form and its error line.
 
+    Args:
+        name: the tool's name.
+        description: what the call will do (the tool's description, an interrupt's message).
+        fields: the edit form's fields.
+        has_arguments: the call has arguments to show ("with the arguments above").
+        answers: the status the buttons answer (`data-for`).
+        editable: show Edit (and its form).
+
     Attributes:
         node: the bar's element.
+        fields: the edit form's fields.
     """
 
-    def __init__(self, name: str, description: str, fields: list[FormField], *, has_arguments: bool = True) -> None:
+    def __init__(self, name: str, description: str, fields: list[FormField], *, has_arguments: bool = True,
+                 answers: str = APPROVAL, editable: bool = True) -> None:
         self.fields = fields
         node = self.node = el("div", "pyclient-approval", role="group")
         node.setAttribute("aria-label", f"Approve the call of {name}?")
@@ -61,53 +90,18 @@ class ApprovalBar:
         node.append(el("p", "pyclient-approval-question", question))
         self._form = el("form", "pyclient-edit")
         self._form.hidden = True
-        self._inputs: list[Any] = []
-        for index, field in enumerate(fields):
-            self._form.append(self._field(index, field))
+        self._inputs = Inputs(fields)
+        for field_node in self._inputs.nodes:
+            self._form.append(field_node)
         self._error = el("p", "pyclient-approval-error", role="alert")
         self._error.hidden = True
         buttons = el("div", "pyclient-buttons")
-        self._edit = _button("pyclient-edit-toggle", "Edit", "edit", "awaiting_approval", aria_expanded="false")
-        buttons.append(
-            _button("pyclient-approve", "Approve", "approve", "awaiting_approval"),
-            _button("pyclient-reject", "Reject", "reject", "awaiting_approval"),
-            self._edit,
-        )
+        self._edit = _button("pyclient-edit-toggle", "Edit", "edit", answers, aria_expanded="false")
+        buttons.append(_button("pyclient-approve", "Approve", "approve", answers),
+                       _button("pyclient-reject", "Reject", "reject", answers))
+        if editable:
+            buttons.append(self._edit)
         node.append(self._form, self._error, buttons)
-
-    def _field(self, index: int, field: FormField) -> Any:
-        label = el("label", f"pyclient-field pyclient-field-{field.kind}")
-        caption = el("span", "pyclient-field-label", field.label + ("" if field.required else " (optional)"))
-        text = initial_text(field)
-        if field.kind == "checkbox":
-            control = el("input", type="checkbox")
-            control.checked = bool(field.value)
-            label.append(control, caption)
-        else:
-            if field.kind == "select":
-                control = el("select")
-                if field.value is None or text == "":
-                    control.append(el("option", "", "—", value=""))
-                for position, option in enumerate(field.options):
-                    control.append(el("option", "", json.dumps(option, ensure_ascii=False) if not isinstance(option, str)
-                                      else option, value=str(position)))
-            elif field.kind in ("textarea", "json"):
-                control = el("textarea", rows="4" if field.kind == "json" else "3")
-                control.spellcheck = field.kind != "json"
-            else:
-                control = el("input", type="number" if field.kind in ("number", "integer") else "text")
-                if field.kind == "integer":
-                    control.step = "1"
-                elif field.kind == "number":
-                    control.step = "any"
-            control.value = text
-            label.append(caption, control)
-        control.name = field.name or "arguments"
-        control.dataset.field = str(index)
-        if field.description:
-            label.append(el("small", "pyclient-field-hint", field.description))
-        self._inputs.append(control)
-        return label
 
     @property
     def editing(self) -> bool:
@@ -122,8 +116,7 @@ class ApprovalBar:
         self._edit.setAttribute("aria-expanded", "true" if show else "false")
         if show:
             self.node.scrollIntoView(to_js({"block": "nearest"}, dict_converter=js.Object.fromEntries))
-            if self._inputs:
-                self._inputs[0].focus(to_js({"preventScroll": True}, dict_converter=js.Object.fromEntries))
+            self._inputs.focus_first()
 
     def read(self) -> dict[str, Any]:
         """The arguments the form holds.
@@ -131,10 +124,7 @@ class ApprovalBar:
         Raises:
             pyclient.browser._forms.FormError: a field does not read as its type.
         """
-        values: dict[str, Any] = {}
-        for field, control in zip(self.fields, self._inputs):
-            values[field.name] = bool(control.checked) if field.kind == "checkbox" else str(control.value)
-        return read_form(self.fields, values)
+        return read_form(self.fields, self._inputs.values())
 
     def show_error(self, message: str | None) -> None:
         """Show why the edit was refused (None hides it)."""
@@ -143,15 +133,38 @@ class ApprovalBar:
         self._error.hidden = not message
 
 
-def approval_bar(name: str, description: str, schema: Any, arguments: str) -> ApprovalBar:
-    """The approval bar of a call of `name` (the tool's `description`, its parameters' `schema`)
-    with `arguments` (JSON text)."""
+def _arguments_object(arguments: str) -> dict[str, Any]:
     try:
         parsed = json.loads(arguments) if arguments.strip() else {}
     except ValueError:
         parsed = {}
-    arguments_object = parsed if isinstance(parsed, dict) else {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def approval_bar(name: str, description: str, schema: Any, arguments: str) -> ApprovalBar:
+    """The approval bar of a call of `name` (the tool's `description`, its parameters' `schema`)
+    with `arguments` (JSON text)."""
+    arguments_object = _arguments_object(arguments)
     return ApprovalBar(name, description, form_fields(schema, arguments_object), has_arguments=bool(arguments_object))
+
+
+def interrupt_approval_bar(name: str, interrupt: Interrupt, arguments: str) -> ApprovalBar:
+    """The approval bar of a server tool's call of `name` with `arguments` (JSON text), answering `interrupt`."""
+    arguments_object = _arguments_object(arguments)
+    schema = interrupt.response_schema
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    edited = properties.get("editedArgs") if isinstance(properties, Mapping) else None
+    # Edit only where the agent reads edited arguments: a schema that names `editedArgs`, or
+    # none at all (any payload); elsewhere an edit would be dropped without a word.
+    editable = schema is None or edited is not None
+    if isinstance(edited, Mapping) and isinstance(edited.get("properties"), Mapping) and edited["properties"]:
+        fields = form_fields(edited, arguments_object)
+    else:
+        fields = form_fields(values_schema(arguments_object), arguments_object)
+    bar = ApprovalBar(name, interrupt.message or "", fields, has_arguments=bool(arguments_object), answers=OPEN,
+                      editable=editable)
+    bar.node.dataset.interruptId = interrupt.id
+    return bar
 
 
 def interrupted_bar() -> Any:

@@ -42,7 +42,7 @@ from ._nodes import append_visible, el, set_visible
 if TYPE_CHECKING:
     from .._parts import ToolPart
 
-__all__ = ["FORMAT_MAX", "STATUS_WORDS", "Card", "status_name"]
+__all__ = ["FORMAT_MAX", "STATUS_WORDS", "Card", "put_view", "render_error", "status_name"]
 
 logger = logging.getLogger("pyclient")
 
@@ -91,7 +91,16 @@ def _template() -> Any:
 
 def status_name(part: ToolPart) -> str:
     """The call's machine status name; for a call the machine does not track (a backend
-    tool's), the one its state implies."""
+    tool's), the one its state implies. A server tool's call whose approval was cancelled,
+    expired or rejected reads so (`"cancelled"`, `"failed"`, as a client tool's would), whatever
+    result the server sent for it afterwards."""
+    interrupt = part.interrupt
+    if interrupt is not None and interrupt.is_approval and part.action is None:
+        if interrupt.status in ("cancelled", "expired"):
+            return "cancelled"
+        payload = interrupt.payload
+        if interrupt.status == "resolved" and isinstance(payload, dict) and payload.get("approved") is False:
+            return "failed"
     if part.status is not None:
         return part.status
     if part.state == "input-streaming":
@@ -255,28 +264,41 @@ class Card:
             self._put(renderer(part))
         except Exception as exc:
             logger.exception("pyclient: the renderer of tool %r raised on call %s", part.tool_name, part.tool_call_id)
-            fallback = el("div", "pyclient-render-error", role="alert")
-            fallback.append(el("strong", "", "This tool's view could not be shown. "))
-            append_visible(fallback, f"{type(exc).__name__}: {exc}")
-            self._put(fallback)
+            self._put(render_error("This tool's view could not be shown. ", exc))
 
     def _put(self, shown: Any) -> None:
-        body = self._body
-        body.replaceChildren()
-        if shown is None:
-            body.hidden = True
-            self._rendered = False
-        else:
-            if isinstance(shown, str):
-                append_visible(body, shown)
-            elif isinstance(shown, JsProxy):  # a DOM node made with js.document
-                body.append(shown)
-            else:
-                _append_pyscript(body, shown)
-            body.hidden = False
-            self._rendered = True
+        self._rendered = put_view(self._body, shown)
         # A renderer's view replaces the default arguments and result.
         self.node.classList.toggle("pyclient-rendered", self._rendered)
+
+
+def render_error(words: str, exc: BaseException) -> Any:
+    """The contained fallback of a renderer that raised: `words`, then the exception as text."""
+    fallback = el("div", "pyclient-render-error", role="alert")
+    fallback.append(el("strong", "", words))
+    append_visible(fallback, f"{type(exc).__name__}: {exc}")
+    return fallback
+
+
+def put_view(body: Any, shown: Any) -> bool:
+    """Put a renderer's output in `body` (emptied first): a str as text, a DOM node, a
+    `pyscript.web` element; None hides `body`. Returns whether it shows anything.
+
+    Raises:
+        TypeError: `shown` is none of those (the body is left empty and hidden).
+    """
+    body.replaceChildren()
+    body.hidden = True
+    if shown is None:
+        return False
+    if isinstance(shown, str):
+        append_visible(body, shown)
+    elif isinstance(shown, JsProxy):  # a DOM node made with js.document
+        body.append(shown)
+    else:
+        _append_pyscript(body, shown)
+    body.hidden = False
+    return True
 
 
 def _append_pyscript(body: Any, shown: Any) -> None:

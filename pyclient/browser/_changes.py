@@ -7,11 +7,16 @@ the marks once per animation frame (`pyclient.browser._reconcile`). The marks:
 - a message id, for a text delta (`TEXT_MESSAGE_*` events): that bubble is updated;
 - a tool call id, for a `TOOL_CALL_*` event or a call's `"action"` change: that card is updated
   (the names of new calls are kept from `TOOL_CALL_START`, so their cards are made in order);
+- an interrupt id, for an `"interrupt"` change (one appeared, was answered, cancelled or
+  expired): its card is made or updated, and the card of the tool call it names (a server
+  tool's approval);
 - `full`, for anything else that changes the history (a snapshot, a user message, a tool
   result, a restore) or the run status: everything is reconciled, cheaply, in history order;
 - `stop_marks`, for a run the chat saw running that ended stopped: the thread says how its
   last turn ended (`thread.run_end`, read on the `"status"` change), and a `"stopped"` one
-  gets a "Stopped" marker (a Stop click, Escape, `thread.stop()` from code alike).
+  gets a "Stopped" marker (a Stop click, Escape, `thread.stop()` from code alike);
+- `cancel_marks`, for a run the agent cancelled (`thread.run_end.how == "cancelled"`): a
+  "Cancelled by the agent" marker.
 
 A `"messages"` change right after a delta that was marked by id is that delta, so it marks
 nothing more: a long answer costs one bubble update per frame, not a reconcile per delta.
@@ -83,6 +88,8 @@ class Changes:
         full: reconcile everything.
         streaming: ids of messages whose text is still streaming (Markdown renders them lazily).
         stop_marks: stopped runs whose "Stopped" marker is not in the list yet.
+        interrupts: ids of interrupts whose card may have changed (a dict used as an ordered set).
+        cancel_marks: the reasons of the runs the agent cancelled whose marker is not in the list yet.
     """
 
     def __init__(self, run_status: str, *, run_end: Callable[[], RunEnd | None]) -> None:
@@ -92,6 +99,8 @@ class Changes:
         self.full = True
         self.streaming: set[str] = set()
         self.stop_marks = 0
+        self.interrupts: dict[str, None] = {}
+        self.cancel_marks: list[str | None] = []
         self._status = run_status
         self._run_end = run_end
         self._by_id = False          # the last event was a delta marked by id
@@ -127,6 +136,13 @@ class Changes:
             call_id = getattr(event.payload, "id", None)
             if isinstance(call_id, str):
                 self.calls[call_id] = None
+        elif kind == "interrupt":
+            interrupt_id = getattr(event.payload, "id", None)
+            if isinstance(interrupt_id, str):
+                self.interrupts[interrupt_id] = None
+            call_id = getattr(event.payload, "tool_call_id", None)
+            if isinstance(call_id, str):
+                self.calls[call_id] = None  # a server tool's call shows its approval's status
         elif kind == "status":
             return self._run_status(str(event.payload))
         elif kind == "closed":
@@ -172,5 +188,7 @@ class Changes:
             end = self._run_end()
             if end is not None and end.how == "stopped":
                 self.stop_marks += 1
+            elif end is not None and end.how == "cancelled":
+                self.cancel_marks.append(end.reason)
         self.streaming.clear()
         return "now"

@@ -7,29 +7,39 @@ builds on the thread's listener API only (`thread.subscribe`, `thread.subscribe_
 What it shows: user messages as text, assistant messages as Markdown (raw HTML off, links
 limited to http(s) and mailto, no images: `pyclient.browser._markdown`), one card per tool
 call with its status in words and its arguments and result (`pyclient.browser._cards`),
-approval bars with an edit form (`pyclient.browser._approval`), an error bubble with a Retry
-button, a "Stopped" marker after a stop, the run status in words ("Ready", "Thinking…",
-"Working…", "Waiting for you", "Stopped", "Something went wrong") in a polite live region,
-an empty state with suggestions, and an event log panel (`pyclient.browser._eventlog`). It
+approval bars with an edit form (`pyclient.browser._approval`; a server tool's approval, an
+AG-UI interrupt naming the call, gets the same bar), a card per other interrupt with a form
+made from its response schema (`pyclient.browser._interrupt_cards`; a page's
+`agent.interrupt_renderer(reason)` draws its own), an error bubble with a Retry button, a
+"Stopped" marker after a stop and a "Cancelled by the agent" one after a run the agent
+cancelled, the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
+"Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
+empty state with suggestions, and an event log panel (`pyclient.browser._eventlog`). It
 follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
-in the input stops a run.
+in the input stops a run. While the run waits for nothing but the person (open interrupts
+or approvals: `thread.waiting_for_person`) the input and Send stay enabled: a new message
+cancels what is open and tells the agent in the same request, and the cards say
+"cancelled".
 
 The chat is the view: it builds its nodes once (header, message list, event log, form) and
 listens on its root. Three modules do the rest. Rendering is batched: thread events only
 mark what changed (`pyclient.browser._changes`: a message id for a text delta, a tool call
-id for a `TOOL_CALL_*` event or a call's status, "everything" for anything else), and one
+id for a `TOOL_CALL_*` event or a call's status, an interrupt id for an `"interrupt"`
+change, "everything" for anything else), and one
 animation frame applies it (`pyclient.browser._reconcile`), updating nodes in place in
 history order; card updates take at most `FRAME_BUDGET` seconds a frame, the rest waits for
 the next. A timer stands in for the frame in a hidden tab, and the chat applies everything
 at once when the run stops, so the final state is always shown. Clicks and keys become
-commands on the thread (`pyclient.browser._commands`: send, rerun, stop, answer a call), and
+commands on the thread (`pyclient.browser._commands`: send, rerun, stop, answer a call or
+an interrupt), and
 the status line and the form's buttons follow the thread (`pyclient.browser._status`; the
 "Stopped" word and marker follow `thread.run_end`).
 
 Model output, tool arguments and results are never HTML: text nodes, with bidi controls and
 zero-width characters made visible, except the assistant's Markdown, which markdown-it
-writes with raw HTML off. Buttons that answer a call (Approve, Reject, Retry, Cancel) and
-the suggestion and Retry buttons act only on trusted user events (`event.isTrusted`), never
+writes with raw HTML off. Buttons that answer a call or an interrupt (Approve, Reject,
+Retry, Send, Cancel) and the suggestion and Retry buttons act only on trusted user events
+(`event.isTrusted`), never
 on synthetic clicks. A thread kept in a store (`store=`) is restored at once
 (`thread.restore()`): its history, its cards, the partial text of a run the reload cut
 (marked `data-interrupted`); a thread another tab holds is shown read-only.
@@ -215,7 +225,7 @@ class Chat:
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
         self._messages = MessageList(thread, self._list, self._changes)
         self._commands = Commands(thread, suggestions=self.suggestions, bar=self._messages.bar,
-                                  changed=self._redraw, sending_text=self._sending_text)
+                                  form=self._messages.form, changed=self._redraw, sending_text=self._sending_text)
         self._follow = True
         self._disposed = False
         self._frames = FrameScheduler(self, "_flush")
@@ -326,8 +336,10 @@ class Chat:
             self._log.download()
         else:  # what acts on the thread: the commands (trusted clicks only, but Stop)
             card = target.closest(".pyclient-tool")
+            asked = target.closest("[data-interrupt-id]")  # a server tool's approval bar, an interrupt card
             self._commands.click(command, trusted=bool(event.isTrusted),
                                  call_id=_attribute(card, "data-tool-call-id") if card else None,
+                                 interrupt_id=_attribute(asked, "data-interrupt-id") if asked else None,
                                  status=_attribute(target, "data-for"), index=_attribute(target, "data-index"))
 
     # -- what changed --------------------------------------------------------------------
@@ -378,7 +390,8 @@ class Chat:
         thread = self.thread
         messages = self._messages
         view = run_view(thread.run_status, sending=self._commands.sending, read_only=thread.read_only,
-                        waiting=messages.waiting, working=messages.working, run_end=thread.run_end)
+                        waiting=messages.waiting, working=messages.working, run_end=thread.run_end,
+                        asking=messages.asking, waiting_for_person=thread.waiting_for_person)
         if thread.read_only:
             self._root.dataset.readOnly = "true"
         if self._status.textContent != view.words:

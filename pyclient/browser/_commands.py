@@ -1,4 +1,4 @@
-"""What the person's commands in the chat do to its thread: send, rerun, stop, answer a tool call.
+"""What the person's commands in the chat do to its thread: send, rerun, stop, answer a tool call or an interrupt.
 
 The chat's buttons carry `data-command`; the chat handles the ones that only change its own
 view (jump to the latest, open the event log, download it) and hands every other click to
@@ -7,16 +7,26 @@ or answers, so it acts only on a trusted user event (`event.isTrusted`): a scrip
 synthetic click is not the person's consent, and is logged and ignored.
 
 - `"suggest"` sends a suggestion, `"retry-run"` runs the thread again after an error; both
-  only when the chat may send (`pyclient.browser._status.can_send`).
+  only when the chat may send (`pyclient.browser._status.can_send`). A typed message also
+  goes while the run waits for nothing but the person (`thread.waiting_for_person`): the
+  thread cancels what is open and tells the agent in the same request.
 - A card's buttons (`"approve"`, `"reject"`, `"retry"`, `"cancel"`) carry `data-for`, the
   call status they answer; a click answers only while the call is still in that status, so
   a button that outlived its moment (the call was answered elsewhere, its tool unmounted)
   does nothing. `"edit"` shows or hides the approval's edit form; Approve with the form
   open sends the edited arguments, and one that does not read or validate shows its
   message in the bar while the call keeps waiting.
+- A button inside an element with `data-interrupt-id` answers that AG-UI interrupt, while
+  it is still in the status of the button's `data-for` (`"open"`): on a server tool's card,
+  Approve resolves it `{"approved": true}` (with `"editedArgs"` when the edit form is
+  open) and Reject `{"approved": false, "reason": REJECT_REASON}`; on an interrupt card,
+  `"resolve"` (Send) resolves it with what its form holds and `"cancel"` cancels it. An
+  answer that does not read (`FormError`) or fit the interrupt's schema (`InterruptError`)
+  is shown in the bar or the card, and nothing is sent.
 
-Every answer goes through `answer()`, the one place the chat answers a call. This module
-imports no `js`, `pyodide` or `pyscript`: it is tested on CPython with a stand-in thread.
+Every answer goes through `answer()`, the one place the chat answers a call, or its twin
+`answer_interrupt()` for an interrupt. This module imports no `js`, `pyodide` or
+`pyscript`: it is tested on CPython with a stand-in thread.
 See https://developer.mozilla.org/en-US/docs/Web/API/Event/isTrusted
 
 ```python
@@ -38,15 +48,17 @@ import logging
 from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, get_args
 
-from .._errors import LocalProtocolError, ToolError
+from .._errors import InterruptError, LocalProtocolError, ToolError
 from ._forms import FormError
 from ._status import can_send
 
 if TYPE_CHECKING:
     from .._actions import Action
+    from .._interrupt import Interrupt
     from .._thread import Thread
 
-__all__ = ["CANCEL_REASON", "REJECT_REASON", "Answer", "Commands", "EditBar", "answer"]
+__all__ = ["CANCEL_REASON", "REJECT_REASON", "Answer", "AnswerBox", "Commands", "EditBar", "InterruptAnswer",
+           "answer", "answer_interrupt"]
 
 logger = logging.getLogger("pyclient")
 
@@ -54,6 +66,11 @@ Answer = Literal["approve", "reject", "retry", "cancel"]
 """The answers a card's buttons give a call."""
 
 _ANSWERS: frozenset[str] = frozenset(get_args(Answer))
+
+InterruptAnswer = Literal["approve", "reject", "resolve", "cancel"]
+"""The answers the buttons of a server tool's approval bar and of an interrupt card give an interrupt."""
+
+_INTERRUPT_ANSWERS: frozenset[str] = frozenset(get_args(InterruptAnswer))
 
 REJECT_REASON = "the user clicked Reject"
 """What the model is told when the person rejects a call."""
@@ -71,6 +88,14 @@ class EditBar(Protocol):
     def toggle_edit(self) -> None: ...
 
     def read(self) -> dict[str, Any]: ...
+
+    def show_error(self, message: str | None) -> None: ...
+
+
+class AnswerBox(Protocol):
+    """What the commands need of an interrupt card (`pyclient.browser._interrupt_cards.InterruptCard`)."""
+
+    def read(self) -> Any: ...
 
     def show_error(self, message: str | None) -> None: ...
 
@@ -97,6 +122,30 @@ def answer(action: Action, command: Answer, arguments: dict[str, Any] | None = N
         action.cancel(CANCEL_REASON)
 
 
+def answer_interrupt(interrupt: Interrupt, command: InterruptAnswer, payload: Any = None) -> None:
+    """Give `interrupt` the person's answer: `answer()`'s twin, the one place the chat answers an interrupt.
+
+    Args:
+        interrupt: the open `Interrupt`.
+        command: which answer: `"approve"` and `"reject"` a server tool's approval,
+            `"resolve"` a question, `"cancel"` either.
+        payload: for `"approve"`, the arguments the person edited (None: as the model made
+            them); for `"resolve"`, the answer.
+
+    Raises:
+        InterruptError: the answer does not fit the interrupt's schema, or it expired; nothing is sent.
+        LocalProtocolError: the interrupt already has its answer.
+    """
+    if command == "approve":
+        interrupt.resolve({"approved": True} if payload is None else {"approved": True, "editedArgs": payload})
+    elif command == "reject":
+        interrupt.resolve({"approved": False, "reason": REJECT_REASON})
+    elif command == "resolve":
+        interrupt.resolve(payload)
+    else:
+        interrupt.cancel(CANCEL_REASON)
+
+
 class Commands:
     """The chat's commands on `thread`; see the module docstring.
 
@@ -104,6 +153,7 @@ class Commands:
         thread: the chat's thread.
         suggestions: the texts the `"suggest"` buttons send, by `data-index`.
         bar: the approval bar of a call, by call id (None: it has none now).
+        form: the card of an interrupt, by interrupt id (None: it has none now).
         changed: called when the chat should draw everything at once (a send starts or ends).
         sending_text: called just before the person's message (typed or a suggestion) is sent.
     """
@@ -116,13 +166,18 @@ class Commands:
         bar: Callable[[str], EditBar | None],
         changed: Callable[[], None],
         sending_text: Callable[[], None],
+        form: Callable[[str], AnswerBox | None] = lambda interrupt_id: None,
     ) -> None:
         self.thread = thread
         self.suggestions = tuple(suggestions)
         self._bar = bar
+        self._form = form
         self._changed = changed
         self._sending_text = sending_text
         self._tasks: set[asyncio.Task[None]] = set()  # asyncio holds tasks weakly
+        # Sends not started yet: until a send's first step has run the thread still looks as
+        # if it waited for the person, and a second click must not send twice.
+        self._unstarted: set[asyncio.Task[None]] = set()
         self._disposed = False
 
     @property
@@ -131,7 +186,14 @@ class Commands:
         return bool(self._tasks)
 
     def can_send(self) -> bool:
-        """Whether a send would go now (nothing scheduled, no run in flight, the thread open and ours)."""
+        """Whether a message would go now: nothing scheduled and no run in flight, or a run that
+        waits for nothing but the person; the thread open and ours."""
+        thread = self.thread
+        return not self._unstarted and can_send(thread.run_status, sending=self.sending, read_only=thread.read_only,
+                                                waiting_for_person=thread.waiting_for_person)
+
+    def _can_run(self) -> bool:
+        """Whether a rerun would go now (nothing scheduled, no run in flight at all)."""
         thread = self.thread
         return can_send(thread.run_status, sending=self.sending, read_only=thread.read_only)
 
@@ -140,7 +202,8 @@ class Commands:
         self._disposed = True
 
     def send(self, text: str) -> bool:
-        """Send `text` as the person's message, if it is not empty and the chat may send.
+        """Send `text` as the person's message, if it is not empty and the chat may send (while
+        the run waits for the person, the thread cancels what is open).
 
         Returns:
             True when it was sent.
@@ -155,28 +218,57 @@ class Commands:
         """Stop the run (Stop, Escape): the thread says so (`thread.run_end`), the chat marks it."""
         self.thread.stop()
 
-    def click(self, command: str, *, trusted: bool, call_id: str | None = None, status: str | None = None,
-              index: str | None = None) -> None:
+    def click(self, command: str, *, trusted: bool, call_id: str | None = None, interrupt_id: str | None = None,
+              status: str | None = None, index: str | None = None) -> None:
         """A click on a button with `data-command="<command>"`.
 
         Args:
             command: the button's `data-command`.
             trusted: `event.isTrusted`: the person clicked, not a script.
             call_id: the `toolCallId` of the card the button is in, if any.
-            status: the button's `data-for`: the call status it answers.
+            interrupt_id: the `data-interrupt-id` of the bar or card the button is in, if any.
+            status: the button's `data-for`: the call or interrupt status it answers.
             index: the button's `data-index` (a suggestion's position).
         """
         if command == "stop":
             self.stop()
         elif not trusted:  # a script's synthetic click is not the person's
-            logger.warning("pyclient: ignored an untrusted click for %s", call_id or command)
+            logger.warning("pyclient: ignored an untrusted click for %s", interrupt_id or call_id or command)
         elif command == "suggest" and index is not None:
             self.send(self.suggestions[int(index)])
         elif command == "retry-run":
-            if self.can_send():
+            if self._can_run():
                 self._run(self.thread.run())
+        elif interrupt_id is not None:
+            self._interrupt_command(interrupt_id, call_id, command, status)
         elif call_id is not None:
             self._call_command(call_id, command, status)
+
+    def _interrupt_command(self, interrupt_id: str, call_id: str | None, command: str, status: str | None) -> None:
+        """A trusted click on an interrupt's button: act if it is still in the status it answers."""
+        try:
+            interrupt = self.thread.interrupt(interrupt_id)
+        except LocalProtocolError:
+            return  # not an interrupt of this thread (any more)
+        bar = self._bar(call_id) if call_id is not None else None
+        if command == "edit":
+            if bar is not None:
+                bar.toggle_edit()
+            return
+        if command not in _INTERRUPT_ANSWERS or interrupt.status != status:
+            return
+        shown: EditBar | AnswerBox | None = bar if command in ("approve", "reject") else self._form(interrupt_id)
+        try:
+            if command == "resolve":
+                if shown is None:
+                    return  # no card to read the answer from
+                payload = shown.read()
+            else:
+                payload = bar.read() if command == "approve" and bar is not None and bar.editing else None
+            answer_interrupt(interrupt, cast(InterruptAnswer, command), payload)
+        except (FormError, InterruptError) as exc:
+            if shown is not None:
+                shown.show_error(str(exc))
 
     def _call_command(self, call_id: str, command: str, status: str | None) -> None:
         """A trusted click on a card's button: act if the call is still in the status it answers."""
@@ -199,13 +291,21 @@ class Commands:
                 bar.show_error(str(exc))
 
     def _run(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(coroutine)
+        task = asyncio.ensure_future(self._start(coroutine))
         self._tasks.add(task)
+        self._unstarted.add(task)
         task.add_done_callback(self._sent)
         self._changed()  # "running" from the click on: the send starts a moment later
 
+    async def _start(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        # The send's first step (the thread cancels what is open, adds the message) runs right
+        # after this line, before any other click can be handled.
+        self._unstarted.discard(cast("asyncio.Task[None]", asyncio.current_task()))
+        await coroutine
+
     def _sent(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
+        self._unstarted.discard(task)
         if not task.cancelled() and task.exception() is not None:
             # send() raises only for misuse or a bug; say so instead of "never retrieved".
             logger.error("pyclient: sending from the chat failed", exc_info=task.exception())

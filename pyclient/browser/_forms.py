@@ -1,4 +1,4 @@
-"""The edit form of an approval card, as data: a tool's JSON Schema mapped to simple fields.
+"""The forms of the chat, as data: a tool's JSON Schema, or an interrupt's, mapped to simple fields.
 
 `form_fields(schema, arguments)` maps each top-level parameter of a tool
 (`action.tool.parameters`) to one `FormField`: a string to a text input (a textarea when
@@ -11,11 +11,19 @@ enums) are followed.
 
 `read_form(fields, values)` turns what the user entered back into arguments, or raises
 `FormError` naming the field. The thread validates the result against the schema again
-(`action.approve(arguments=...)` raises `pyclient.ToolError`). Pure Python: the chat
-builds the DOM from these fields (`pyclient.browser._approval`).
+(`action.approve(arguments=...)` raises `pyclient.ToolError`).
+
+A server tool's call has no client schema: `values_schema(arguments)` types each argument
+by its JSON value, so its edit form still has a text input per string, a checkbox per
+boolean. An interrupt's answer is `answer_form(response_schema)`: the fields of an object
+schema, one field for the whole answer when the schema is not an object of named
+properties, and with no schema one "answer" textarea, read as JSON when it holds an object
+or an array and as text otherwise (`AnswerForm.read`; a required field left empty is
+refused there, before anything is sent). Pure Python: the chat builds the DOM from these
+fields (`pyclient.browser._inputs`).
 
 ```python
-from pyclient.browser._forms import form_fields, read_form
+from pyclient.browser._forms import answer_form, form_fields, read_form
 
 schema = {"type": "object", "properties": {"to": {"type": "string"}, "count": {"type": "integer"},
           "urgent": {"type": "boolean"}, "tone": {"enum": ["calm", "loud"]}}, "required": ["to"]}
@@ -24,6 +32,8 @@ print([(field.name, field.kind) for field in fields])
 # prints "[('to', 'text'), ('count', 'integer'), ('urgent', 'checkbox'), ('tone', 'select')]"
 print(read_form(fields, {"to": "bob", "count": "3", "urgent": True, "tone": "1"}))
 # prints "{'to': 'bob', 'count': 3, 'urgent': True, 'tone': 'loud'}"
+print(answer_form(None).read({"": "blue"}), answer_form(None).read({"": '{"colour": "blue"}'}))
+# prints "blue {'colour': 'blue'}"
 ```
 """
 
@@ -35,9 +45,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["FieldKind", "FormError", "FormField", "form_fields", "initial_text", "read_form"]
+__all__ = ["ALL_ARGUMENTS", "AnswerForm", "FieldKind", "FormError", "FormField", "answer_form", "form_fields",
+           "initial_text", "read_form", "values_schema"]
 
-FieldKind = Literal["text", "textarea", "number", "integer", "checkbox", "select", "json"]
+FieldKind = Literal["text", "textarea", "number", "integer", "checkbox", "select", "json", "answer"]
+"""The input of a field; `"answer"` is a textarea read as JSON when it holds an object or an
+array, else as text (an interrupt's answer with no schema)."""
 
 ALL_ARGUMENTS = ""
 """The name of the single JSON field that holds every argument (a schema without properties)."""
@@ -231,3 +244,76 @@ def read_form(fields: list[FormField], values: Mapping[str, Any]) -> dict[str, A
         if present:
             arguments[field.name] = value
     return arguments
+
+
+# Most specific first: a bool is an int in Python, an int is not a float.
+_JSON_TYPES: tuple[tuple[type, str], ...] = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"))
+
+
+def values_schema(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """An object schema typing each argument by its JSON value (`{}`, a JSON field, for objects,
+    arrays and null): the edit form of a call that has no schema of its own (a server tool's).
+    The arguments the model gave a value are required: an edit changes them, it does not drop them."""
+    properties: dict[str, Any] = {}
+    for name, value in arguments.items():
+        properties[str(name)] = next(({"type": kind} for python, kind in _JSON_TYPES if isinstance(value, python)), {})
+    return {"type": "object", "properties": properties,
+            "required": [str(name) for name, value in arguments.items() if value is not None]}
+
+
+@dataclass(frozen=True)
+class AnswerForm:
+    """The form of an interrupt's answer (`answer_form`).
+
+    Attributes:
+        fields: the inputs, in order.
+        whole: one field holds the whole answer (its value is the payload); else the payload
+            is the object of the fields' values.
+    """
+
+    fields: tuple[FormField, ...]
+    whole: bool
+
+    def read(self, values: Mapping[str, Any]) -> Any:
+        """The answer the person entered (`values` as for `read_form`).
+
+        Raises:
+            FormError: a field cannot be read as its type, or a required one is empty.
+        """
+        for field in self.fields:
+            raw = values.get(field.name)
+            if field.required and field.kind != "checkbox" and not field.nullable and not str(raw or "").strip():
+                raise FormError(f"{field.label}: enter a value.")
+        if not self.whole:
+            return read_form(list(self.fields), values)
+        field = self.fields[0]
+        if field.kind == "answer":
+            text = str(values.get(field.name) or "")
+            if text.lstrip().startswith(("{", "[")):
+                try:
+                    return json.loads(text)
+                except ValueError as exc:
+                    raise FormError(f"{field.label}: not valid JSON ({exc}). Write plain text, or fix the JSON.") from None
+            return text
+        return _read(field, values.get(field.name))[1]
+
+
+def answer_form(schema: Any) -> AnswerForm:
+    """The form for an interrupt's `response_schema` (None: any answer, as text or JSON).
+
+    Returns:
+        One field per property of an object schema (none filled in); otherwise one field for
+        the whole answer: the schema's own kind (a string, a number, an enum...), a JSON
+        textarea for an object without named properties, an `"answer"` textarea with no schema.
+    """
+    if not isinstance(schema, Mapping) or not schema:
+        return AnswerForm((FormField(ALL_ARGUMENTS, "Your answer", "answer", required=True),), whole=True)
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping) and properties:
+        return AnswerForm(tuple(form_fields(schema, {})), whole=False)
+    if schema.get("type") == "object":
+        return AnswerForm((FormField(ALL_ARGUMENTS, "Your answer (JSON)", "json", required=True),), whole=True)
+    field = _field(ALL_ARGUMENTS, schema, schema, None, True)
+    label = field.label if schema.get("title") else "Your answer"
+    return AnswerForm((FormField(field.name, label, field.kind, field.value, True, field.nullable, field.description,
+                                 field.options),), whole=True)

@@ -12,13 +12,20 @@ list, once per animation frame:
   they appear in call order);
 - then the queued cards, for up to `budget` seconds (`FRAME_BUDGET` a frame); the rest waits
   for the next frame (`pending`), so a thousand calls finishing at once never freeze the page;
-- then the notices: a "Stopped" marker after the last item for each stopped run, and the
-  error bubble of a failed run (the error itself goes to the console, in words for the
-  person in the bubble).
+- then the interrupt cards (`pyclient.browser._interrupt_cards`) of the AG-UI interrupts
+  marked (or all of them, in a full pass): made when an interrupt is first seen open (or
+  changes while the chat shows the thread), after the last item of the list then, which is
+  the end of the run that asked; updated in place as they are answered. A server tool's
+  approval whose call has a card gets no card of its own: the tool card shows it;
+- then the notices: a "Stopped" marker after the last item for each stopped run, a
+  "Cancelled by the agent" one for each run the agent cancelled, and the error bubble of a
+  failed run (the error itself goes to the console, in words for the person in the bubble).
 
 A card's button bar follows its call's action status: an approval bar
 (`pyclient.browser._approval`) while it awaits approval, Retry and Cancel while it is
-interrupted, none otherwise (buttons that answer one status would lie in another). Which
+interrupted, none otherwise (buttons that answer one status would lie in another). A server
+tool's call has no action; while the interrupt that names it is open and asks for approval
+(`part.interrupt.is_approval`) it gets the same approval bar, answering the interrupt. Which
 calls wait for the person or are running (`waiting`, `working`) is kept as the cards are
 updated, for the status line. Messages the reload cut are marked `data-interrupted`.
 
@@ -47,15 +54,17 @@ import js
 
 from .._errors import LocalProtocolError
 from .._lifecycle import ASKING_USER, TERMINAL, CallStatus
-from ._approval import ApprovalBar, approval_bar, interrupted_bar
+from ._approval import OPEN, ApprovalBar, approval_bar, interrupt_approval_bar, interrupted_bar
 from ._bubbles import Bubble
 from ._cards import Card
 from ._error_words import console_line
-from ._timeline import Timeline, error_notice, stopped_notice
+from ._interrupt_cards import InterruptCard
+from ._timeline import Timeline, cancelled_notice, error_notice, stopped_notice
 
 if TYPE_CHECKING:
     from ag_ui.core import Message
 
+    from .._interrupt import Interrupt
     from .._parts import ToolPart
     from .._thread import Thread
     from ._changes import Changes
@@ -96,10 +105,12 @@ class MessageList:
         self._bubbles: dict[str, Bubble] = {}      # message id -> its bubble
         self._cards: dict[str, Card] = {}          # tool call id -> its card
         self._bars: dict[str, ApprovalBar] = {}    # tool call id -> its approval bar
+        self._asks: dict[str, InterruptCard] = {}  # interrupt id -> its card
         self._renderers: dict[str, Any] = {}       # tool name -> its renderer, looked up once a draw
         self._waiting: set[str] = set()            # call ids waiting for the user
         self._working: set[str] = set()            # call ids whose handler runs
         self._stops = 0
+        self._cancels = 0
         self._error_shown: BaseException | None = None
 
     def __bool__(self) -> bool:
@@ -125,13 +136,18 @@ class MessageList:
         """The approval bar of a call, while it awaits approval."""
         return self._bars.get(call_id)
 
+    def form(self, interrupt_id: str) -> InterruptCard | None:
+        """The card of an interrupt, once it has one."""
+        return self._asks.get(interrupt_id)
+
     def draw(self, budget: float = FRAME_BUDGET) -> None:
         """Apply what changed: nodes first (in history order), then card updates for up to
         `budget` seconds (what is left waits: `pending`), then the notices."""
         started = time.perf_counter()
         self._renderers.clear()
         changes = self._changes
-        if changes.full:
+        full = changes.full
+        if full:
             changes.full = False
             self._reconcile()
         else:
@@ -142,6 +158,7 @@ class MessageList:
                     self._card(call_id, changes.names[call_id])
         changes.messages.clear()
         self._update_cards(started + budget)
+        self._update_interrupts(full)
         self._show_notices()
 
     def _reconcile(self) -> None:
@@ -183,6 +200,40 @@ class MessageList:
             self._bubbles.pop(key[2:], None)
             self._cards.pop(key[2:], None)
             self._bars.pop(key[2:], None)
+
+    def _update_interrupts(self, full: bool) -> None:
+        """The cards of the interrupts marked (every interrupt of the thread in a full pass)."""
+        marked = self._changes.interrupts
+        if not marked and not (full and (self._asks or self.thread.interrupts)):
+            return
+        thread = self.thread
+        if full:
+            interrupts = thread.all_interrupts()
+        else:
+            interrupts = []
+            for interrupt_id in marked:
+                try:
+                    interrupts.append(thread.interrupt(interrupt_id))
+                except LocalProtocolError:
+                    continue
+        for interrupt in interrupts:
+            card = self._asks.get(interrupt.id)
+            if card is None:
+                # Shown from when it is open (or changes while the chat is there); one that a
+                # reload brought back already answered is in the history as what followed it.
+                if interrupt.status != "open" and interrupt.id not in marked:
+                    continue
+                if interrupt.is_approval and interrupt.tool_call_id in self._cards:
+                    continue  # the tool card's approval bar shows it
+                card = self._asks[interrupt.id] = InterruptCard(interrupt)
+                self._timeline.add_notice("i:" + interrupt.id, card.node, after=self._timeline.last_item)
+            card.update(interrupt, self.thread.interrupt_renderer(interrupt.reason))
+        marked.clear()
+
+    @property
+    def asking(self) -> bool:
+        """Some interrupt card waits for the person's answer."""
+        return any(card.status == "open" for card in self._asks.values())
 
     def _update_messages(self) -> None:
         """The bubbles of the messages whose text changed (text deltas)."""
@@ -232,15 +283,20 @@ class MessageList:
         status = card.status
         (self._waiting.add if status in ASKING_USER else self._waiting.discard)(call_id)
         (self._working.add if status == CallStatus.EXECUTING else self._working.discard)(call_id)
-        self._update_bar(card, part.action.status if part.action is not None else None, part)
+        self._update_bar(card, _bar_status(part), part)
 
     def _update_bar(self, card: Card, status: str | None, part: ToolPart) -> None:
         if card.bar_status == status:
             return
         # The buttons answer one status; in any other they would lie (its registration left, say).
         self._bars.pop(card.call_id, None)
+        interrupt = part.interrupt
         if status == CallStatus.AWAITING_APPROVAL and part.tool is not None:
             bar = approval_bar(part.tool_name, part.tool.description, part.tool.parameters, part.arguments)
+            self._bars[card.call_id] = bar
+            card.set_bar(status, bar.node)
+        elif status == OPEN and interrupt is not None:
+            bar = interrupt_approval_bar(part.tool_name, interrupt, part.arguments)
             self._bars[card.call_id] = bar
             card.set_bar(status, bar.node)
         elif status == CallStatus.INTERRUPTED:
@@ -249,12 +305,17 @@ class MessageList:
             card.set_bar(None, None)
 
     def _show_notices(self) -> None:
-        """The "Stopped" markers (after the last item when the run stopped) and the error bubble."""
+        """The "Stopped" and "Cancelled by the agent" markers (after the last item when the run
+        ended so) and the error bubble."""
         changes = self._changes
         while changes.stop_marks:
             changes.stop_marks -= 1
             self._stops += 1
             self._timeline.add_notice(f"n:stopped-{self._stops}", stopped_notice(), after=self._timeline.last)
+        while changes.cancel_marks:
+            self._cancels += 1
+            self._timeline.add_notice(f"n:cancelled-{self._cancels}", cancelled_notice(changes.cancel_marks.pop(0)),
+                                      after=self._timeline.last)
         thread = self.thread
         error = thread.error if thread.run_status == "error" else None
         if error is self._error_shown:
@@ -265,3 +326,14 @@ class MessageList:
             # The developer's detail goes to the console; the bubble speaks to the user.
             js.console.error(console_line(thread.thread_id, error))
             self._timeline.add_notice("n:error", error_notice(error), after=None)
+
+
+def _bar_status(part: ToolPart) -> str | None:
+    """The status a call's button bar answers: its action's, or `"open"` while an approval
+    interrupt names this call of a server tool (None: no bar)."""
+    if part.action is not None:
+        return part.action.status
+    interrupt: Interrupt | None = part.interrupt
+    if interrupt is not None and interrupt.is_approval and interrupt.status == OPEN:
+        return OPEN
+    return None

@@ -1,13 +1,17 @@
 """The run status in words, and what the chat's form allows then: pure functions of the thread's state.
 
 The chat's header says where the run is in a polite live region ("Ready", "Thinking…",
-"Working…", "Waiting for you", "Stopped", "Something went wrong", "Closed", "Read-only:
-open in another tab"), and its form enables Send, Stop and the input to match. Both come
-from `run_view()`, which reads nothing but its arguments: the thread's `run_status`, whether
-it is read-only (another tab holds it), whether a send is scheduled but not started yet
-(it counts as running: no second send meanwhile), whether calls wait for the user or have
-handlers running, and how the last turn ended (`thread.run_end`: a `"stopped"` one reads
-"Stopped" until the next starts). No `js`, `pyodide` or `pyscript` here: it is tested on
+"Working…", "Waiting for you", "Waiting for your answer", "Stopped", "Cancelled by the
+agent", "Something went wrong", "Closed", "Read-only: open in another tab"), and its form
+enables Send, Stop and the input to match. Both come from `run_view()`, which reads nothing
+but its arguments: the thread's `run_status`, whether it is read-only (another tab holds it),
+whether a send is scheduled but not started yet (it counts as running: no second send
+meanwhile), whether calls wait for the user or have handlers running, whether the agent asked
+the person something (open interrupts: "Waiting for your answer"), whether the run waits for
+nothing but the person (`thread.waiting_for_person`: then Send stays enabled, and a new
+message cancels what is open, in the same request), and how the last turn ended
+(`thread.run_end`: a `"stopped"` one reads "Stopped" until the next starts, a `"cancelled"`
+one "Cancelled by the agent"). No `js`, `pyodide` or `pyscript` here: it is tested on
 CPython, every branch.
 
 ```python
@@ -19,6 +23,9 @@ print(view.words, view.can_stop)                                  # Waiting for 
 stopped = run_view("idle", sending=False, read_only=False, waiting=False, working=False,
                    run_end=RunEnd("stopped", "stopped by the user", "r1"))
 print(stopped.words, stopped.status, stopped.can_send)            # Stopped idle True
+asked = run_view("running", sending=True, read_only=False, waiting=False, working=False, run_end=None,
+                 asking=True, waiting_for_person=True)
+print(asked.words, asked.can_send)                                # Waiting for your answer True
 ```
 """
 
@@ -53,15 +60,20 @@ class RunView:
     can_type: bool
 
 
-def can_send(run_status: str, *, sending: bool, read_only: bool) -> bool:
-    """Whether the chat may send now: no send scheduled, no run in flight, the thread open and its own.
+def can_send(run_status: str, *, sending: bool, read_only: bool, waiting_for_person: bool = False) -> bool:
+    """Whether the chat may send a message now: no send scheduled, no run in flight (or one that
+    waits only for the person), the thread open and its own.
 
     Args:
         run_status: `thread.run_status`.
         sending: a send or rerun the chat scheduled has not finished.
         read_only: `thread.read_only` (another tab holds the thread).
+        waiting_for_person: `thread.waiting_for_person`: the run waits for nothing but the
+            person, whose new message cancels what is open (`thread.send`).
     """
-    return not (sending or read_only or run_status in ("running", "closed"))
+    if read_only or run_status == "closed":
+        return False
+    return waiting_for_person or not (sending or run_status == "running")
 
 
 def run_view(
@@ -72,6 +84,8 @@ def run_view(
     waiting: bool,
     working: bool,
     run_end: RunEnd | None,
+    asking: bool = False,
+    waiting_for_person: bool = False,
 ) -> RunView:
     """What the chat shows of a run in these circumstances; see the module docstring.
 
@@ -82,6 +96,8 @@ def run_view(
         waiting: some call of the run waits for the user (an approval, an input).
         working: some call of the run has its handler running.
         run_end: `thread.run_end`, how the last turn ended (None while one is in flight).
+        asking: the agent asked the person something (open interrupts: `thread.interrupts`).
+        waiting_for_person: `thread.waiting_for_person` (Send stays enabled).
 
     Returns:
         The status, its words and which controls are enabled.
@@ -94,15 +110,18 @@ def run_view(
     elif status == "error":
         words = "Something went wrong"
     elif status == "running":
-        words = "Waiting for you" if waiting else "Working…" if working else "Thinking…"
+        words = ("Waiting for your answer" if asking else "Waiting for you" if waiting or waiting_for_person
+                 else "Working…" if working else "Thinking…")
     elif run_end is not None and run_end.how == "stopped":
         words = "Stopped"
+    elif run_end is not None and run_end.how == "cancelled":
+        words = "Cancelled by the agent"
     else:
         words = "Ready"
     return RunView(
         status=status,
         words=words,
-        can_send=can_send(run_status, sending=sending, read_only=read_only),
+        can_send=can_send(run_status, sending=sending, read_only=read_only, waiting_for_person=waiting_for_person),
         can_stop=status == "running",
         can_type=not read_only and status != "closed",
     )

@@ -6,8 +6,9 @@ Python, so the chat can tell what to move without reading the DOM. New items go 
 (streaming adds them in history order); `place(keys)` puts the list in history order after
 anything that can reorder it (a `MESSAGES_SNAPSHOT`, a restore): in the common case it only
 appends, otherwise it moves the nodes that stay (never rebuilding them) and drops the rest.
-A notice sits after the item it was added after (a "Stopped" marker after the answer it
-cut), or at the end (the error bubble).
+A notice sits after the item it was added after (a "Stopped" or "Cancelled by the agent"
+marker after the answer it cut, an interrupt card after the run that asked it), or at the
+end (the error bubble).
 
 `error_notice(error)` is the error bubble: a sentence for the person at the page
 (`pyclient.browser._error_words`: a connection problem, an HTTP error or the agent's own
@@ -34,7 +35,7 @@ from typing import Any
 from ._error_words import error_text
 from ._nodes import append_visible, el
 
-__all__ = ["Timeline", "error_notice", "stopped_notice"]
+__all__ = ["Timeline", "cancelled_notice", "error_notice", "stopped_notice"]
 
 
 def error_notice(error: BaseException) -> Any:
@@ -55,6 +56,14 @@ def stopped_notice() -> Any:
     """The marker after a run the user stopped."""
     node = el("li", "pyclient-notice pyclient-stopped", "Stopped")
     node.dataset.kind = "stopped"
+    return node
+
+
+def cancelled_notice(reason: str | None = None) -> Any:
+    """The marker after a run the agent cancelled (`RUN_FINISHED.outcome.type == "cancelled"`)."""
+    node = el("li", "pyclient-notice pyclient-stopped pyclient-cancelled")
+    append_visible(node, reason or "Cancelled by the agent")  # the machine's words, or the agent's
+    node.dataset.kind = "cancelled"
     return node
 
 
@@ -81,6 +90,11 @@ class Timeline:
     def last(self) -> str | None:
         """The key of the last item, or None when the list is empty."""
         return self._order[-1] if self._order else None
+
+    @property
+    def last_item(self) -> str | None:
+        """The key of the last item that is not a notice, or None when there is none."""
+        return next((key for key in reversed(self._order) if key not in self._notices), None)
 
     def add(self, key: str, node: Any) -> None:
         """Append a new item (a later `place()` moves it if history says otherwise)."""

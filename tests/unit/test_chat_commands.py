@@ -1,5 +1,5 @@
 """The chat's commands on CPython (pyclient/browser/_commands.py): which click sends, stops or
-answers a call, and with what, over a stand-in thread that records what it was asked."""
+answers a call or an interrupt, and with what, over a stand-in thread that records what it was asked."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pyclient import LocalProtocolError, ToolError
-from pyclient.browser._commands import CANCEL_REASON, REJECT_REASON, Commands
+from pyclient import InterruptError, LocalProtocolError, ToolError
+from pyclient.browser._commands import CANCEL_REASON, REJECT_REASON, Commands, answer_interrupt
 from pyclient.browser._forms import FormError
 
 
@@ -42,13 +42,35 @@ class FakeAction:
         self._record("cancel", self.id, reason)
 
 
+class FakeInterrupt:
+    """What `Commands` uses of an `Interrupt`: its answers, recorded in its thread's `calls`."""
+
+    def __init__(self, interrupt_id: str, status: str = "open", error: Exception | None = None) -> None:
+        self.id = interrupt_id
+        self.status = status
+        self.error = error
+        self.thread: FakeThread | None = None
+
+    def resolve(self, payload: Any = None) -> None:
+        assert self.thread is not None
+        if self.error is not None:
+            raise self.error
+        self.thread.calls.append(("resolve", self.id, payload))
+
+    def cancel(self, reason: str | None = None) -> None:
+        assert self.thread is not None
+        self.thread.calls.append(("cancel-interrupt", self.id, reason))
+
+
 class FakeThread:
     """What `Commands` uses of a `Thread`; each call is recorded in `calls`."""
 
     def __init__(self) -> None:
         self.run_status = "idle"
         self.read_only = False
+        self.waiting_for_person = False
         self.actions: dict[str, FakeAction] = {}
+        self.interrupts: dict[str, FakeInterrupt] = {}
         self.calls: list[tuple[Any, ...]] = []
         self.approve_error: Exception | None = None
         self.send_error: Exception | None = None
@@ -69,6 +91,14 @@ class FakeThread:
             found = self.actions[call_id]
         except KeyError:
             raise LocalProtocolError(f"No tool call {call_id!r}") from None
+        found.thread = self
+        return found
+
+    def interrupt(self, interrupt_id: str) -> FakeInterrupt:
+        try:
+            found = self.interrupts[interrupt_id]
+        except KeyError:
+            raise LocalProtocolError(f"No interrupt {interrupt_id!r}") from None
         found.thread = self
         return found
 
@@ -97,11 +127,30 @@ def thread():
     return FakeThread()
 
 
-def make(thread: FakeThread, bars: dict[str, FakeBar] | None = None) -> tuple[Commands, list[str]]:
+class FakeForm:
+    """What `Commands` uses of an interrupt card: its answer, or the error reading it."""
+
+    def __init__(self, answer: Any = None, error: Exception | None = None) -> None:
+        self.answer = answer
+        self.error = error
+        self.shown: list[str | None] = []
+
+    def read(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.answer
+
+    def show_error(self, message: str | None) -> None:
+        self.shown.append(message)
+
+
+def make(thread: FakeThread, bars: dict[str, FakeBar] | None = None,
+         forms: dict[str, FakeForm] | None = None) -> tuple[Commands, list[str]]:
     """Commands over `thread`; the list records the chat's callbacks ("changed", "sending_text")."""
     told: list[str] = []
     bars = bars or {}
-    commands = Commands(thread, suggestions=("Make it blue", "Say hello"), bar=bars.get,
+    forms = forms or {}
+    commands = Commands(thread, suggestions=("Make it blue", "Say hello"), bar=bars.get, form=forms.get,
                         changed=lambda: told.append("changed"), sending_text=lambda: told.append("sending_text"))
     return commands, told
 
@@ -273,3 +322,114 @@ def test_edit_without_a_bar_and_approve_without_one(thread):
     commands.click("edit", trusted=True, call_id="c1", status="awaiting_approval")
     commands.click("approve", trusted=True, call_id="c1", status="awaiting_approval")
     assert thread.calls == [("approve", "c1", None)]
+
+
+# -- sending while the run waits for the person ----------------------------------------------------
+
+def test_a_message_goes_while_the_run_waits_only_for_the_person(thread):
+    async def main() -> None:
+        commands, told = make(thread)
+        assert commands.send("delete bob") is True
+        await asyncio.sleep(0)
+        # The first send has not returned: the run waits for an approval or an interrupt's answer.
+        thread.run_status, thread.waiting_for_person = "running", True
+        assert commands.sending and commands.can_send()
+        assert commands.send("never mind") is True
+        # Until that send has started, the thread still looks as if it waited: no second one.
+        assert not commands.can_send() and commands.send("twice") is False
+        await asyncio.sleep(0)
+        assert commands.can_send()  # the stand-in thread keeps waiting; a real one would not
+        # A rerun is never a way out of a wait.
+        commands.click("retry-run", trusted=True)
+        await settle()
+        assert thread.calls == [("send", "delete bob"), ("send", "never mind")]
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(("run_status", "read_only"), [("closed", False), ("running", True)])
+def test_waiting_for_the_person_does_not_open_a_closed_or_read_only_thread(thread, run_status, read_only):
+    thread.run_status, thread.read_only, thread.waiting_for_person = run_status, read_only, True
+    commands, told = make(thread)
+    assert commands.send("hello") is False and thread.calls == [] and told == []
+
+
+# -- answering interrupts -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("command", "payload", "answered"), [
+    ("approve", None, ("resolve", "i1", {"approved": True})),
+    ("approve", {"user": "carol"}, ("resolve", "i1", {"approved": True, "editedArgs": {"user": "carol"}})),
+    ("reject", None, ("resolve", "i1", {"approved": False, "reason": REJECT_REASON})),
+    ("resolve", {"colour": "blue"}, ("resolve", "i1", {"colour": "blue"})),
+    ("resolve", None, ("resolve", "i1", None)),
+    ("cancel", None, ("cancel-interrupt", "i1", CANCEL_REASON)),
+])
+def test_answer_interrupt_gives_each_answer(thread, command, payload, answered):
+    interrupt = thread.interrupts["i1"] = FakeInterrupt("i1")
+    interrupt.thread = thread
+    answer_interrupt(interrupt, command, payload)  # type: ignore[arg-type]
+    assert thread.calls == [answered]
+
+
+def test_a_server_tools_approval_bar_answers_its_interrupt(thread):
+    thread.interrupts["i1"] = FakeInterrupt("i1")
+    bar = FakeBar({"user": "carol"})
+    commands, told = make(thread, {"c1": bar})
+    commands.click("approve", trusted=True, call_id="c1", interrupt_id="i1", status="open")
+    commands.click("edit", trusted=True, call_id="c1", interrupt_id="i1", status="open")
+    assert bar.editing
+    commands.click("approve", trusted=True, call_id="c1", interrupt_id="i1", status="open")
+    commands.click("reject", trusted=True, call_id="c1", interrupt_id="i1", status="open")
+    assert thread.calls == [("resolve", "i1", {"approved": True}),
+                            ("resolve", "i1", {"approved": True, "editedArgs": {"user": "carol"}}),
+                            ("resolve", "i1", {"approved": False, "reason": REJECT_REASON})]
+    assert told == []
+
+
+def test_an_interrupt_card_sends_what_its_form_holds_or_cancels(thread):
+    thread.interrupts["i1"] = FakeInterrupt("i1")
+    form = FakeForm({"colour": "blue"})
+    commands, _ = make(thread, forms={"i1": form})
+    commands.click("resolve", trusted=True, interrupt_id="i1", status="open")
+    commands.click("cancel", trusted=True, interrupt_id="i1", status="open")
+    assert thread.calls == [("resolve", "i1", {"colour": "blue"}), ("cancel-interrupt", "i1", CANCEL_REASON)]
+    assert form.shown == []
+
+
+@pytest.mark.parametrize("where", ["form", "schema"])
+def test_an_answer_that_does_not_read_or_fit_is_shown_and_nothing_is_sent(thread, where):
+    error: Exception = FormError("colour: enter a value.") if where == "form" else InterruptError(
+        "The answer to interrupt 'i1' does not fit its response schema: colour: must be a string.", ["colour"])
+    thread.interrupts["i1"] = FakeInterrupt("i1", error=error if where == "schema" else None)
+    form = FakeForm({"colour": 7}, error=error if where == "form" else None)
+    commands, _ = make(thread, forms={"i1": form})
+    commands.click("resolve", trusted=True, interrupt_id="i1", status="open")
+    assert thread.calls == [] and form.shown == [str(error)]
+
+
+def test_an_approval_the_schema_refuses_is_shown_in_the_bar(thread):
+    thread.interrupts["i1"] = FakeInterrupt("i1", error=InterruptError("Interrupt 'i1' expired at 2020-01-01", []))
+    bar = FakeBar()
+    commands, _ = make(thread, {"c1": bar})
+    commands.click("approve", trusted=True, call_id="c1", interrupt_id="i1", status="open")
+    assert thread.calls == [] and bar.shown == ["Interrupt 'i1' expired at 2020-01-01"]
+
+
+def test_interrupt_buttons_act_only_on_trusted_clicks_while_open(thread, caplog):
+    thread.interrupts["i1"] = FakeInterrupt("i1")
+    thread.interrupts["i2"] = FakeInterrupt("i2", status="resolved")
+    thread.interrupts["i3"] = FakeInterrupt("i3")
+    bar = FakeBar()
+    commands, _ = make(thread, {"c1": bar}, {"i1": FakeForm("x"), "i2": FakeForm("x")})
+    with caplog.at_level(logging.WARNING, logger="pyclient"):
+        for command in ("approve", "reject", "edit", "resolve", "cancel"):
+            commands.click(command, trusted=False, call_id="c1", interrupt_id="i1", status="open")
+    assert thread.calls == [] and not bar.editing
+    assert [r.getMessage() for r in caplog.records] == ["pyclient: ignored an untrusted click for i1"] * 5
+    for command in ("approve", "reject", "resolve", "cancel"):
+        commands.click(command, trusted=True, interrupt_id="i2", status="open")     # answered already
+        commands.click(command, trusted=True, interrupt_id="i1", status="resolved")  # not what it answers
+        commands.click(command, trusted=True, interrupt_id="gone", status="open")
+    commands.click("launch", trusted=True, interrupt_id="i1", status="open")
+    commands.click("resolve", trusted=True, interrupt_id="i3", status="open")  # no card to read it from
+    assert thread.calls == []

@@ -1,6 +1,7 @@
 """The chat's pure helpers on CPython: invisible characters marked, Markdown with nothing
-active in it, and the approval form's schema-to-field mapping (pyclient/browser/_visible.py,
-_markdown.py, _forms.py: importable without a browser)."""
+active in it, the approval form's schema-to-field mapping and an interrupt's answer form, and
+what the chat marks dirty (pyclient/browser/_visible.py, _markdown.py, _forms.py, _changes.py:
+importable without a browser)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ import pytest
 from pydantic import Field
 
 from pyclient import client_tool
-from pyclient.browser._forms import ALL_ARGUMENTS, FormError, form_fields, initial_text, read_form
+from pyclient.browser._forms import (
+    ALL_ARGUMENTS,
+    FormError,
+    answer_form,
+    form_fields,
+    initial_text,
+    read_form,
+    values_schema,
+)
 from pyclient.browser._markdown import LINK_REL, is_safe_link, render
 from pyclient.browser._visible import INVISIBLE, split_invisible, visible
 
@@ -172,6 +181,71 @@ def test_a_schema_without_properties_is_one_json_field():
     assert [(f.name, f.kind) for f in fields] == [("a", "text"), ("extra", "json")]
 
 
+# -- a server tool's edit form and an interrupt's answer form -------------------------------------
+
+def test_a_call_without_a_schema_is_typed_by_its_values():
+    arguments = {"user": "bob", "n": 2, "ratio": 0.5, "hard": True, "tags": ["a"], "none": None}
+    schema = values_schema(arguments)
+    assert schema == {"type": "object", "properties": {
+        "user": {"type": "string"}, "n": {"type": "integer"}, "ratio": {"type": "number"},
+        "hard": {"type": "boolean"}, "tags": {}, "none": {}}, "required": ["user", "n", "ratio", "hard", "tags"]}
+    fields = form_fields(schema, arguments)
+    assert [(f.name, f.kind) for f in fields] == [("user", "text"), ("n", "integer"), ("ratio", "number"),
+                                                   ("hard", "checkbox"), ("tags", "json"), ("none", "json")]
+    values = {"user": "carol", "n": "3", "ratio": "1.5", "hard": False, "tags": '["b"]', "none": ""}
+    assert read_form(fields, values) == {"user": "carol", "n": 3, "ratio": 1.5, "hard": False, "tags": ["b"]}
+    with pytest.raises(FormError, match="tags: enter a value"):
+        read_form(fields, {**values, "tags": ""})
+
+
+COLOUR = {"type": "object", "properties": {"colour": {"type": "string"}, "shade": {"type": "integer"}},
+          "required": ["colour"]}
+
+
+def test_an_object_schema_answers_with_its_fields():
+    form = answer_form(COLOUR)
+    assert not form.whole and [(f.name, f.kind, f.required) for f in form.fields] == [
+        ("colour", "text", True), ("shade", "integer", False)]
+    assert form.read({"colour": "blue", "shade": ""}) == {"colour": "blue"}
+    assert form.read({"colour": "blue", "shade": "2"}) == {"colour": "blue", "shade": 2}
+    # A required field left empty is refused here, before the schema could take "" for a colour.
+    for empty in ("", "   ", None):
+        with pytest.raises(FormError, match="^colour: enter a value.$"):
+            form.read({"colour": empty, "shade": ""})
+    with pytest.raises(FormError, match="not a whole number"):
+        form.read({"colour": "blue", "shade": "x"})
+
+
+def test_no_schema_answers_with_text_or_json():
+    for schema in (None, {}):
+        form = answer_form(schema)
+        assert form.whole and [(f.name, f.label, f.kind) for f in form.fields] == [
+            (ALL_ARGUMENTS, "Your answer", "answer")]
+        assert form.read({ALL_ARGUMENTS: "blue"}) == "blue"
+        assert form.read({ALL_ARGUMENTS: "42"}) == "42"          # text unless it is an object or an array
+        assert form.read({ALL_ARGUMENTS: ' {"a": [1]}'}) == {"a": [1]}
+        assert form.read({ALL_ARGUMENTS: "[1, 2]"}) == [1, 2]
+        with pytest.raises(FormError, match="not valid JSON"):
+            form.read({ALL_ARGUMENTS: "{oops"})
+        with pytest.raises(FormError, match="enter a value"):
+            form.read({ALL_ARGUMENTS: ""})
+
+
+def test_a_schema_that_is_not_an_object_of_fields_answers_whole():
+    form = answer_form({"type": "integer", "description": "How many?"})
+    [field] = form.fields
+    assert form.whole and (field.kind, field.label, field.description) == ("integer", "Your answer", "How many?")
+    assert form.read({ALL_ARGUMENTS: "3"}) == 3
+    choice = answer_form({"enum": ["yes", "no"], "title": "Sure?"})
+    assert (choice.fields[0].kind, choice.fields[0].label) == ("select", "Sure?")
+    assert choice.read({ALL_ARGUMENTS: "1"}) == "no"
+    anything = answer_form({"type": "object"})
+    assert anything.fields[0].kind == "json" and anything.read({ALL_ARGUMENTS: '{"k": 1}'}) == {"k": 1}
+    approval = answer_form({"type": "object", "properties": {"approved": {"type": "boolean"},
+                                                            "reason": {"type": "string"}}, "required": ["approved"]})
+    assert approval.read({"approved": True, "reason": ""}) == {"approved": True, "reason": ""}
+
+
 # -- what the chat marks dirty ---------------------------------------------------------------------
 
 def test_deltas_mark_ids_and_the_rest_reconciles():
@@ -254,6 +328,40 @@ def test_a_run_the_thread_says_was_stopped_gets_one_marker():
     end("running")
     assert end("closed", "closed") == "now" and changes.stop_marks == 2
     assert changes.note(ThreadEvent("closed")) == "closed"
+
+
+def test_interrupts_mark_their_card_and_the_call_they_name():
+    from pyclient import ThreadEvent
+    from pyclient._records import RunEnd
+    from pyclient.browser._changes import Changes
+
+    class Asked:
+        def __init__(self, interrupt_id, tool_call_id=None):
+            self.id, self.tool_call_id = interrupt_id, tool_call_id
+
+    changes = Changes("running", run_end=lambda: RunEnd("finished", None, "r"))
+    changes.full = False
+    assert changes.note(ThreadEvent("interrupt", Asked("i1"))) == "frame"
+    assert changes.note(ThreadEvent("interrupt", Asked("i2", "call-1"))) == "frame"
+    changes.note(ThreadEvent("interrupt", Asked("i1")))
+    assert list(changes.interrupts) == ["i1", "i2"] and list(changes.calls) == ["call-1"]
+    assert not changes.full  # only what changed is drawn
+
+
+def test_a_run_the_agent_cancelled_gets_a_marker():
+    from pyclient import ThreadEvent
+    from pyclient._records import RunEnd
+    from pyclient.browser._changes import Changes
+
+    ends = [RunEnd("cancelled", "Cancelled by the agent", "r")]
+    changes = Changes("idle", run_end=lambda: ends[-1])
+    changes.note(ThreadEvent("status", "running"))
+    assert changes.note(ThreadEvent("status", "idle")) == "now"
+    assert changes.cancel_marks == ["Cancelled by the agent"] and changes.stop_marks == 0
+    ends.append(RunEnd("stopped", "stopped by the user", "r"))
+    changes.note(ThreadEvent("status", "running"))
+    changes.note(ThreadEvent("status", "idle"))
+    assert changes.cancel_marks == ["Cancelled by the agent"] and changes.stop_marks == 1
 
 
 # -- streaming Markdown: blocks rendered once ------------------------------------------------------

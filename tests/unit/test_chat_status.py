@@ -78,3 +78,39 @@ def test_read_only_is_said_first_and_allows_no_sending(run_status):
 def test_can_send(run_status, sending, read_only, allowed):
     assert can_send(run_status, sending=sending, read_only=read_only) is allowed
     assert view(run_status, sending=sending, read_only=read_only).can_send is allowed
+
+
+# -- AG-UI interrupts: the run waits for the person --------------------------------------------------
+
+@pytest.mark.parametrize(("run_status", "sending", "read_only", "allowed"), [
+    ("running", False, False, True),    # waiting for an approval or an answer: a message cancels it
+    ("running", True, False, True),     # the chat's own send has not returned: it waits too
+    ("idle", True, False, True),
+    ("running", False, True, False),    # another tab's thread stays read-only
+    ("closed", False, False, False),
+])
+def test_a_message_may_go_while_the_run_waits_only_for_the_person(run_status, sending, read_only, allowed):
+    assert can_send(run_status, sending=sending, read_only=read_only, waiting_for_person=True) is allowed
+    shown = run_view(run_status, sending=sending, read_only=read_only, waiting=False, working=False, run_end=None,
+                     waiting_for_person=True)
+    assert shown.can_send is allowed
+
+
+@pytest.mark.parametrize(("asking", "waiting", "waiting_for_person", "words"), [
+    (True, False, True, "Waiting for your answer"),     # an interrupt card is open
+    (True, True, True, "Waiting for your answer"),      # and an approval too: the question first
+    (False, True, True, "Waiting for you"),             # an approval (a client's or a server tool's)
+    (False, False, True, "Waiting for you"),            # open interrupts the chat shows on no card
+    (False, False, False, "Thinking…"),
+])
+def test_running_says_the_agent_waits_for_an_answer(asking, waiting, waiting_for_person, words):
+    shown = run_view("running", sending=False, read_only=False, waiting=waiting, working=False, run_end=None,
+                     asking=asking, waiting_for_person=waiting_for_person)
+    assert shown.words == words and shown.can_stop and shown.can_send is waiting_for_person
+
+
+def test_a_run_the_agent_cancelled_says_so_until_the_next():
+    cancelled = RunEnd("cancelled", "Cancelled by the agent", "r1")
+    assert view("idle", run_end=cancelled) == RunView("idle", "Cancelled by the agent", can_send=True,
+                                                      can_stop=False, can_type=True)
+    assert view("running", run_end=cancelled).words == "Thinking…"

@@ -1,0 +1,359 @@
+"""AG-UI interrupts in the chat, in Chromium: a server tool's approval on its tool card, LangGraph's
+questions as interrupt cards, a new message that cancels what is open, a run the agent cancelled.
+
+The page is web/tests/interrupts.html: a `Chat` on a thread of an Agent whose URL is the
+query's `agent`. The real servers are the dev server's (`live_server`): `/agent/approval`, a
+pydantic-ai agent whose backend tool `delete_account` needs approval (`approval_log`), and
+LangGraph's interrupt graph under `/lg` (`langgraph_interrupts`: `/lg/agent` speaks the legacy
+`on_interrupt` channel, `/lg/agent-outcome` the 1.0 outcome). What no real server here sends
+(a cancelled outcome, an interrupt that expires, reasons with a page renderer, an interrupt
+without a schema) comes from pyclient's own `scripted_agent`, on the plugin's `pyclient_page`.
+Every click that answers is Playwright's, a trusted one; the tests that click from page
+JavaScript (`element.click()`, untrusted) check that nothing is answered.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import READY
+
+TIMEOUT = 30_000
+SCHEMA = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
+DELETE_CARD = ".pyclient-tool[data-tool='delete_account']"
+
+
+def send(page, text: str) -> None:
+    page.locator(".pyclient-form input").fill(text)
+    page.locator(".pyclient-send").click()
+
+
+def wait_idle(page) -> None:
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
+
+
+def interrupts(page) -> list[dict]:
+    return json.loads(page.evaluate("window.t.interrupts()"))
+
+
+def open_chat(open_page, agent: str):
+    return open_page(f"/tests/interrupts.html?agent={agent}")
+
+
+def ask_to_delete(page):
+    """Send the message that makes the agent call `delete_account("bob")`; return the card once it waits."""
+    send(page, "delete bob's account")
+    card = page.locator(DELETE_CARD)
+    expect(card.locator(".pyclient-badge")).to_have_text("awaiting approval", timeout=TIMEOUT)
+    expect(card).to_have_attribute("data-status", "awaiting_approval")
+    return card
+
+
+# -- a server tool's approval (pydantic-ai) -------------------------------------------------------
+
+def test_approve_runs_the_server_tool_once(open_page, approval_log):
+    approval_log.clear()
+    page = open_chat(open_page, "/agent/approval")
+    card = ask_to_delete(page)
+    # The same bar as a client tool's approval: the question, the agent's words, three buttons.
+    bar = card.locator(".pyclient-approval")
+    expect(bar.locator(".pyclient-approval-question")).to_have_text(
+        "Allow delete_account to run with the arguments above?")
+    expect(bar.locator(".pyclient-tool-description")).to_have_text('Approve delete_account({"user":"bob"})?')
+    assert bar.locator("button").all_text_contents() == ["Approve", "Reject", "Edit"]
+    expect(bar.locator("button").first).to_have_attribute("data-for", "open")
+    [asked] = interrupts(page)
+    expect(bar).to_have_attribute("data-interrupt-id", asked["id"])
+    expect(card.locator(".pyclient-tool-args")).to_have_text('{"user": "bob"}')
+    expect(page.locator(".pyclient-run-status")).to_have_text("Waiting for you")
+    assert page.locator(".pyclient-interrupt").count() == 0  # the tool card shows it, no card of its own
+
+    bar.locator(".pyclient-approve").click()
+    wait_idle(page)
+    expect(card.locator(".pyclient-badge")).to_have_text("done")
+    expect(card.locator(".pyclient-tool-result")).to_have_text("deleted bob")
+    assert card.locator(".pyclient-approval").count() == 0  # the bar went with its moment
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Answer: deleted bob")
+    assert approval_log.executed == ["bob"]
+    assert approval_log.resumes == [[{"interruptId": asked["id"], "status": "resolved",
+                                      "payload": {"approved": True}}]]
+    assert interrupts(page)[0]["status"] == "resolved"
+
+
+def test_approve_with_edited_arguments(open_page, approval_log):
+    approval_log.clear()
+    page = open_chat(open_page, "/agent/approval")
+    card = ask_to_delete(page)
+    card.locator(".pyclient-edit-toggle").click()
+    # The server's tool has no client schema: the field is typed by the argument's value.
+    field = card.locator(".pyclient-edit input[name='user']")
+    expect(field).to_have_value("bob")
+    expect(card.locator(".pyclient-edit .pyclient-field-label")).to_have_text("user")  # not "(optional)"
+    assert field.get_attribute("type") == "text"
+    field.fill("carol")
+    card.locator(".pyclient-approve").click()
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Answer: deleted carol")
+    assert approval_log.executed == ["carol"]
+    assert approval_log.resumes[-1][0]["payload"] == {"approved": True, "editedArgs": {"user": "carol"}}
+
+
+def test_reject_tells_the_agent_why(open_page, approval_log):
+    approval_log.clear()
+    page = open_chat(open_page, "/agent/approval")
+    card = ask_to_delete(page)
+    card.locator(".pyclient-reject").click()
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Denied: the user clicked Reject")
+    assert approval_log.executed == []
+    assert approval_log.resumes[-1][0]["payload"] == {"approved": False, "reason": "the user clicked Reject"}
+    assert card.locator(".pyclient-approval").count() == 0
+    expect(card.locator(".pyclient-badge")).to_have_text("failed")  # as a client tool's rejected call
+
+
+def test_a_synthetic_click_approves_nothing(open_page, approval_log):
+    approval_log.clear()
+    page = open_chat(open_page, "/agent/approval")
+    card = ask_to_delete(page)
+    page.evaluate(f"document.querySelector(\"{DELETE_CARD} .pyclient-approve\").click()")
+    page.evaluate(f"document.querySelector(\"{DELETE_CARD} .pyclient-reject\").click()")
+    time.sleep(1.0)  # time enough for a resume request, had one gone
+    assert len(approval_log.bodies) == 1 and approval_log.resumes == [] and approval_log.executed == []
+    expect(card).to_have_attribute("data-status", "awaiting_approval")
+    assert interrupts(page)[0]["status"] == "open"
+    # The person's own click still works.
+    card.locator(".pyclient-approve").click()
+    wait_idle(page)
+    assert approval_log.executed == ["bob"]
+
+
+def test_a_new_message_cancels_the_open_approval(open_page, approval_log):
+    approval_log.clear()
+    page = open_chat(open_page, "/agent/approval")
+    card = ask_to_delete(page)
+    # The run waits only for the person: the input and Send stay enabled.
+    expect(page.locator(".pyclient-form input")).to_be_enabled()
+    expect(page.locator(".pyclient-send")).to_be_enabled()
+    send(page, "never mind, say hi")
+    wait_idle(page)
+    [asked] = interrupts(page)
+    assert asked["status"] == "cancelled" and asked["note"] == "the user sent a new message instead"
+    expect(card.locator(".pyclient-badge")).to_have_text("cancelled")
+    assert card.locator(".pyclient-approval").count() == 0
+    assert approval_log.executed == []
+    # One request after the first: it cancels the interrupt and carries the new message.
+    assert len(approval_log.bodies) == 2
+    last = approval_log.bodies[-1]
+    assert last["resume"] == [{"interruptId": asked["id"], "status": "cancelled"}]
+    assert last["messages"][-1]["role"] == "user" and last["messages"][-1]["content"] == "never mind, say hi"
+    expect(page.locator(".pyclient-user").last).to_have_text("never mind, say hi")
+
+
+# -- LangGraph's questions: interrupt cards ------------------------------------------------------
+
+@pytest.fixture
+def graph_log(langgraph_interrupts):
+    log = langgraph_interrupts.state.log
+    log.clear()
+    return log
+
+
+def ask_colour(open_page, path: str):
+    page = open_chat(open_page, "/lg" + path)
+    send(page, "pick a colour")
+    card = page.locator(".pyclient-interrupt")
+    expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
+    return page, card
+
+
+@pytest.mark.parametrize("path", ["/agent", "/agent-outcome"])
+def test_langgraph_question_answered_from_its_form(open_page, graph_log, path):
+    page, card = ask_colour(open_page, path)
+    expect(card.locator(".pyclient-interrupt-message")).to_have_text("Which colour?")
+    expect(card.locator(".pyclient-badge")).to_have_text("waiting for your answer")
+    expect(card).to_have_attribute("data-reason", "langgraph:interrupt")
+    expect(page.locator(".pyclient-run-status")).to_have_text("Waiting for your answer")
+    # The form is the response schema's: one required text field, "colour".
+    field = card.locator("input[name='colour']")
+    expect(field).to_have_attribute("type", "text")
+    expect(card.locator(".pyclient-field-label")).to_have_text("colour")
+    assert card.locator("button").all_text_contents() == ["Send", "Cancel"]
+
+    # Empty: refused in the card, nothing sent.
+    card.locator(".pyclient-answer-send").click()
+    expect(card.locator(".pyclient-approval-error")).to_have_text("colour: enter a value.")
+    time.sleep(0.5)
+    assert len(graph_log.bodies) == 1 and graph_log.answers == []
+    assert interrupts(page)[0]["status"] == "open"
+
+    field.fill("blue")
+    card.locator(".pyclient-answer-send").click()
+    wait_idle(page)
+    assert graph_log.answers == [{"colour": "blue"}]
+    expect(page.locator(".pyclient-assistant").last).to_have_text('You chose {"colour": "blue"}')
+    expect(card).to_have_attribute("data-status", "resolved")
+    expect(card.locator(".pyclient-badge")).to_have_text("answered")
+    expect(card.locator(".pyclient-interrupt-outcome")).to_be_hidden()  # the badge says it
+    expect(card.locator(".pyclient-approval-error")).to_be_hidden()
+    expect(card.locator(".pyclient-buttons")).to_be_hidden()
+    expect(field).to_be_disabled()
+    expect(field).to_have_value("blue")  # the record of the answer
+    # The card sits after the run that asked it, before the answer that followed.
+    items = page.locator(".pyclient-messages > li")
+    classes = [items.nth(i).get_attribute("class") for i in range(items.count())]
+    assert [c.split()[0] for c in classes] == ["pyclient-message", "pyclient-interrupt", "pyclient-message"], classes
+
+
+@pytest.mark.parametrize("path", ["/agent", "/agent-outcome"])
+def test_langgraph_question_cancelled(open_page, graph_log, path):
+    page, card = ask_colour(open_page, path)
+    # A script's click does nothing.
+    page.evaluate("document.querySelector('.pyclient-interrupt .pyclient-answer-cancel').click()")
+    page.evaluate("document.querySelector('.pyclient-interrupt .pyclient-answer-send').click()")
+    time.sleep(0.5)
+    assert len(graph_log.bodies) == 1 and interrupts(page)[0]["status"] == "open"
+
+    card.locator(".pyclient-answer-cancel").click()
+    wait_idle(page)
+    [asked] = interrupts(page)
+    assert asked["status"] == "cancelled"
+    expect(card).to_have_attribute("data-status", "cancelled")
+    expect(card.locator(".pyclient-badge")).to_have_text("cancelled")
+    expect(card.locator(".pyclient-interrupt-outcome")).to_have_text("cancelled: the user clicked Cancel")
+    expect(card.locator(".pyclient-buttons")).to_be_hidden()
+    assert graph_log.answers == [{"__agui_cancelled__": True, "interrupt_id": asked["id"]}]
+
+
+@pytest.mark.parametrize("path", ["/agent", "/agent-outcome"])
+def test_a_new_message_cancels_the_open_question(open_page, graph_log, path):
+    page, first = ask_colour(open_page, path)
+    expect(page.locator(".pyclient-send")).to_be_enabled()
+    send(page, "never mind")
+    # The question is cancelled (the graph is told), the message goes, and the graph asks again.
+    expect(first).to_have_attribute("data-status", "cancelled", timeout=TIMEOUT)
+    expect(first.locator(".pyclient-interrupt-outcome")).to_have_text(
+        "cancelled: the user sent a new message instead")
+    cards = page.locator(".pyclient-interrupt")
+    expect(cards).to_have_count(2, timeout=TIMEOUT)
+    second = cards.nth(1)
+    expect(second).to_have_attribute("data-status", "open", timeout=TIMEOUT)
+    asked = interrupts(page)
+    assert graph_log.answers[0] == {"__agui_cancelled__": True, "interrupt_id": asked[0]["id"]}
+    assert [m["content"] for m in graph_log.bodies[-1]["messages"] if m["role"] == "user"][-1] == "never mind"
+    # Each card after the run that asked it: the first before what the graph made of the
+    # cancellation (ag-ui-langgraph sends it alone, first) and the new message, the second after.
+    items = page.locator(".pyclient-messages > li")
+    texts = [(items.nth(i).get_attribute("data-interrupt-id") or items.nth(i).text_content()).strip()
+             for i in range(items.count())]
+    assert texts[:2] == ["pick a colour", asked[0]["id"]] and texts[2].startswith("You chose"), texts
+    assert texts[3:] == ["never mind", asked[1]["id"]], texts
+    page.locator(".pyclient-stop").click()
+    wait_idle(page)
+    expect(second).to_have_attribute("data-status", "cancelled")
+
+
+# -- scripted: what the real servers here do not send --------------------------------------------
+
+def open_scripted(pyclient_page):
+    pyclient_page.open("/tests/interrupts.html?agent=/agent", ready=READY)
+    return pyclient_page.page
+
+
+def outcome(*items: dict) -> dict:
+    return {"outcome": {"type": "interrupt", "interrupts": list(items)}}
+
+
+def test_a_run_the_agent_cancelled_is_marked(pyclient_page, scripted_agent):
+    scripted_agent.on("cancel me").say("Starting…").finish(outcome={"type": "cancelled"})
+    page = open_scripted(pyclient_page)
+    send(page, "cancel me")
+    wait_idle(page)
+    notice = page.locator(".pyclient-notice[data-kind='cancelled']")
+    expect(notice).to_have_text("Cancelled by the agent")
+    expect(page.locator(".pyclient-run-status")).to_have_text("Cancelled by the agent")
+    # After the answer it cut.
+    expect(page.locator(".pyclient-messages > li").last).to_have_attribute("data-kind", "cancelled")
+    assert page.locator(".pyclient-notice[data-kind='stopped']").count() == 0
+
+
+def test_an_interrupt_without_a_schema_takes_text_or_json(pyclient_page, scripted_agent):
+    scripted_agent.on("free", times=1).finish(**outcome({"id": "i-free", "reason": "input_required",
+                                                "message": "Say \u202eanything"}))
+    scripted_agent.otherwise().say("thanks")
+    page = open_scripted(pyclient_page)
+    send(page, "free")
+    card = page.locator(".pyclient-interrupt")
+    expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
+    # The agent's words are text, the bidi override made visible.
+    expect(card.locator(".pyclient-interrupt-message")).to_have_text("Say ⟨U+202E⟩anything")
+    expect(card.locator(".pyclient-interrupt-message .pyclient-invisible")).to_have_count(1)
+    box = card.locator("textarea")
+    expect(card.locator(".pyclient-field-label")).to_have_text("Your answer")
+    box.fill("just text")
+    card.locator(".pyclient-answer-send").click()
+    wait_idle(page)
+    resume = scripted_agent.requests[-1].resume
+    assert [(entry.interrupt_id, entry.status, entry.payload) for entry in resume] == [
+        ("i-free", "resolved", "just text")]
+    expect(card.locator(".pyclient-badge")).to_have_text("answered")
+
+
+def test_an_expired_interrupt_says_so(pyclient_page, scripted_agent):
+    page = open_scripted(pyclient_page)
+    soon = (datetime.now(timezone.utc) + timedelta(seconds=4)).isoformat()
+    scripted_agent.on("hurry", times=1).finish(**outcome({"id": "i-soon", "reason": "input_required",
+                                                          "message": "Quick!", "responseSchema": SCHEMA,
+                                                          "expiresAt": soon}))
+    scripted_agent.otherwise().say("too late")
+    send(page, "hurry")
+    card = page.locator(".pyclient-interrupt")
+    expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
+    expect(card).to_have_attribute("data-status", "expired", timeout=TIMEOUT)
+    expect(card.locator(".pyclient-badge")).to_have_text("expired")
+    expect(card.locator(".pyclient-interrupt-outcome")).to_have_text(
+        "expired: this question can no longer be answered")
+    expect(card.locator(".pyclient-buttons")).to_be_hidden()
+    assert interrupts(page)[0]["status"] == "expired"
+    wait_idle(page)
+    time.sleep(0.5)
+    assert len(scripted_agent.requests) == 1  # an expired interrupt is not resumed
+
+
+@pytest.mark.callback_errors_expected
+def test_interrupt_renderers_replace_the_form_and_a_broken_one_is_contained(pyclient_page, scripted_agent):
+    pyclient_page.allow_error("the interrupt renderer broke")
+    scripted_agent.on("pick", times=1).finish(**outcome(
+        {"id": "i-pick", "reason": "custom:pick", "message": "Pick", "responseSchema": SCHEMA},
+        {"id": "i-boom", "reason": "custom:boom", "message": "Colour for <b>boom</b>?", "responseSchema": SCHEMA}))
+    scripted_agent.otherwise().say("picked")
+    page = open_scripted(pyclient_page)
+    send(page, "pick")
+    picked = page.locator(".pyclient-interrupt[data-reason='custom:pick']")
+    broken = page.locator(".pyclient-interrupt[data-reason='custom:boom']")
+    expect(picked).to_have_attribute("data-status", "open", timeout=TIMEOUT)
+    # The page's view replaces the message and the form; Cancel stays.
+    expect(picked.locator(".picker")).to_contain_text("Pick one (open)")
+    expect(picked.locator(".pyclient-interrupt-default")).to_be_hidden()
+    expect(picked.locator(".pyclient-answer-send")).to_be_hidden()
+    expect(picked.locator(".pyclient-answer-cancel")).to_be_visible()
+    # The broken renderer: a contained fallback, and the default form to answer with.
+    expect(broken.locator(".pyclient-render-error")).to_contain_text("the interrupt renderer broke <b>")
+    expect(broken.locator(".pyclient-interrupt-message")).to_have_text("Colour for <b>boom</b>?")
+    assert broken.locator("b").count() == 0
+    # The view's own answers go through interrupt.resolve (its schema still checked).
+    picked.locator(".pick-bad").click()
+    expect(picked.locator(".pick-error")).to_contain_text("colour: must be a string")
+    picked.locator(".pick-red").click()
+    expect(picked).to_have_attribute("data-status", "resolved")
+    expect(picked.locator(".picker")).to_have_text("Pick one (resolved) ")
+    broken.locator("input[name='colour']").fill("green")
+    broken.locator(".pyclient-answer-send").click()
+    wait_idle(page)
+    resume = scripted_agent.requests[-1].resume
+    assert sorted((entry.interrupt_id, json.dumps(entry.payload)) for entry in resume) == [
+        ("i-boom", '{"colour": "green"}'), ("i-pick", '{"colour": "red"}')]

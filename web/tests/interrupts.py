@@ -1,0 +1,75 @@
+"""Test page for AG-UI interrupts in the chat: a `Chat` on a thread of an Agent whose URL is the
+query's `agent` (tests/e2e/test_interrupts_chat.py).
+
+Query: `agent=<path>` (required), `theme=light|dark`. Interrupt renderers: reason
+`"custom:pick"` draws two buttons that resolve it with `{"colour": "red"}` (`.pick-red`) or
+with something its schema refuses (`.pick-bad`, the error shown in `.pick-error`); reason
+`"custom:boom"` raises. `window.t.interrupts()` is the JSON of every interrupt of the thread
+(`id`, `reason`, `status`, `payload`, `note`); `window.t.state()` the run status.
+"""
+
+import json
+
+import js
+from pyodide.ffi import create_proxy, to_js
+from pyscript import document
+
+from pyclient import Agent, InterruptError
+from pyclient.browser import Chat, log_to_console
+
+log_to_console()
+params = js.URLSearchParams.new(js.location.search)
+agent = Agent("interrupts", url=params.get("agent"))
+
+
+@agent.interrupt_renderer("custom:pick")
+def pick(interrupt):
+    box = js.document.createElement("div")
+    box.className = "picker"
+    box.textContent = f"Pick one ({interrupt.status}) "
+    if interrupt.status != "open":
+        return box
+    error = js.document.createElement("p")
+    error.className = "pick-error"
+
+    def make(label, payload):
+        button = js.document.createElement("button")
+        button.textContent = label
+        button.className = "pick-" + label
+
+        def click(event):
+            try:
+                interrupt.resolve(payload)
+            except InterruptError as exc:
+                error.textContent = str(exc)
+
+        button.addEventListener("click", create_proxy(click))
+        box.append(button)
+
+    make("red", {"colour": "red"})
+    make("bad", {"colour": 7})
+    box.append(error)
+    return box
+
+
+@agent.interrupt_renderer("custom:boom")
+def boom(interrupt):
+    raise RuntimeError("the interrupt renderer broke <b>")
+
+
+thread = agent.thread("#chat")
+chat = Chat(thread, document.querySelector("#chat"), title="Interrupts", theme=params.get("theme") or None)
+
+
+def interrupts():
+    return json.dumps([{"id": i.id, "reason": i.reason, "status": i.status, "payload": i.payload, "note": i.note}
+                       for i in thread.all_interrupts()])
+
+
+def state():
+    return thread.run_status
+
+
+js.window.t = to_js({"interrupts": create_proxy(interrupts), "state": create_proxy(state)},
+                    dict_converter=js.Object.fromEntries)
+document.documentElement.dataset.pyclient = "ready"
