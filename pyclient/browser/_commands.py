@@ -266,7 +266,7 @@ class Commands:
             else:
                 payload = bar.read() if command == "approve" and bar is not None and bar.editing else None
             answer_interrupt(interrupt, cast(InterruptAnswer, command), payload)
-        except (FormError, InterruptError) as exc:
+        except (FormError, InterruptError, LocalProtocolError) as exc:  # LocalProtocolError: answered meanwhile
             if shown is not None:
                 shown.show_error(str(exc))
 

@@ -128,6 +128,11 @@ class MessageList:
         return bool(self._working)
 
     @property
+    def asking(self) -> bool:
+        """Some interrupt card waits for the person's answer."""
+        return any(card.status == "open" for card in self._asks.values())
+
+    @property
     def pending(self) -> bool:
         """Card updates are left for the next frame."""
         return bool(self._changes.calls)
@@ -229,11 +234,6 @@ class MessageList:
                 self._timeline.add_notice("i:" + interrupt.id, card.node, after=self._timeline.last_item)
             card.update(interrupt, self.thread.interrupt_renderer(interrupt.reason))
         marked.clear()
-
-    @property
-    def asking(self) -> bool:
-        """Some interrupt card waits for the person's answer."""
-        return any(card.status == "open" for card in self._asks.values())
 
     def _update_messages(self) -> None:
         """The bubbles of the messages whose text changed (text deltas)."""

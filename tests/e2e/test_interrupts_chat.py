@@ -357,3 +357,40 @@ def test_interrupt_renderers_replace_the_form_and_a_broken_one_is_contained(pycl
     resume = scripted_agent.requests[-1].resume
     assert sorted((entry.interrupt_id, json.dumps(entry.payload)) for entry in resume) == [
         ("i-boom", '{"colour": "green"}'), ("i-pick", '{"colour": "red"}')]
+
+
+def test_an_answer_the_schema_refuses_is_shown_and_an_approval_without_a_card_gets_one(
+        pyclient_page, scripted_agent):
+    count = {"type": "object", "properties": {"count": {"type": "integer", "minimum": 1}}, "required": ["count"]}
+    approval = {"type": "object", "properties": {"approved": {"type": "boolean"}}, "required": ["approved"]}
+    scripted_agent.on("ask twice", times=1).finish(**outcome(
+        {"id": "i-count", "reason": "input_required", "message": "How many?", "responseSchema": count},
+        {"id": "i-ghost", "reason": "tool_call", "toolCallId": "no-such-call", "message": "Run it?",
+         "responseSchema": approval}))
+    scripted_agent.otherwise().say("done")
+    page = open_scripted(pyclient_page)
+    send(page, "ask twice")
+    asked = page.locator(".pyclient-interrupt[data-interrupt-id='i-count']")
+    ghost = page.locator(".pyclient-interrupt[data-interrupt-id='i-ghost']")
+    expect(asked).to_have_attribute("data-status", "open", timeout=TIMEOUT)
+    # An approval whose call has no card is an interrupt card, its form the schema's.
+    expect(ghost.locator(".pyclient-interrupt-message")).to_have_text("Run it?")
+    expect(ghost.locator("input[type='checkbox'][name='approved']")).to_have_count(1)
+    asked.locator("input[name='count']").fill("0")
+    asked.locator(".pyclient-answer-send").click()
+    expect(asked.locator(".pyclient-approval-error")).to_contain_text("count: must be at least 1")
+    expect(asked.locator("input[name='count']")).to_have_value("0")  # the form keeps what was typed
+    assert interrupts(page)[0]["status"] == "open"
+    asked.locator("input[name='count']").fill("2")
+    asked.locator(".pyclient-answer-send").click()
+    expect(asked).to_have_attribute("data-status", "resolved")
+    expect(asked.locator(".pyclient-approval-error")).to_be_hidden()
+    time.sleep(0.5)
+    assert len(scripted_agent.requests) == 1  # one interrupt still open: no resume yet
+    ghost.locator("input[name='approved']").check()
+    ghost.locator(".pyclient-answer-send").click()
+    wait_idle(page)
+    assert len(scripted_agent.requests) == 2
+    resume = scripted_agent.requests[-1].resume
+    assert sorted((entry.interrupt_id, json.dumps(entry.payload)) for entry in resume) == [
+        ("i-count", '{"count": 2}'), ("i-ghost", '{"approved": true}')]
