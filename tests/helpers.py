@@ -273,3 +273,33 @@ def first_raw(first: Callable[[dict], Any], then: ScriptedAgent) -> MockTranspor
 
     transport = MockTransport(handle)
     return transport
+
+
+def answering(thread: Any, payload: Any = None, *, cancel: bool = False, seen: list[Any] | None = None) -> None:
+    """Answer every interrupt of `thread` as it opens: `resolve(payload)` (a callable gets the
+    interrupt and gives the payload), or `cancel()`; each one is appended to `seen`."""
+    def on_event(event: Any) -> None:
+        if event.kind == "interrupt" and event.payload.status == "open":
+            if seen is not None:
+                seen.append(event.payload)
+            if cancel:
+                event.payload.cancel()
+            else:
+                event.payload.resolve(payload(event.payload) if callable(payload) else payload)
+    thread.subscribe(on_event)
+
+
+def machine_registration(tool: Any) -> Any:
+    """A registration to serve a machine's calls with (the machine only keeps it to hand it back)."""
+    from pyclient._scopes import AgentScope, Registration
+
+    return Registration(tool, "agent", AgentScope(None, (), lambda: None))  # type: ignore[arg-type]
+
+
+def call_events(call_id: str, name: str, args: dict[str, Any]) -> list[Any]:
+    """A tool call as `ag_ui.core` event models (its arguments in one delta)."""
+    from ag_ui.core import ToolCallArgsEvent, ToolCallEndEvent, ToolCallStartEvent
+
+    return [ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name, parent_message_id="m"),
+            ToolCallArgsEvent(tool_call_id=call_id, delta=json.dumps(args)),
+            ToolCallEndEvent(tool_call_id=call_id)]

@@ -14,7 +14,7 @@ import pytest
 
 from devserver.background import ServerThread
 from pyclient import Agent, InterruptError
-from tests.helpers import arun, change_background, tool_messages
+from tests.helpers import answering, arun, change_background, tool_messages
 
 
 @pytest.fixture
@@ -26,17 +26,6 @@ def approval():
         yield server.url + "/agent", app.state.log
 
 
-def answering(thread, payload=None, *, cancel=False, seen=None):
-    """Answer each open interrupt as it is told (payload, or cancel)."""
-    def on_event(event):
-        if event.kind == "interrupt" and event.payload.status == "open":
-            if seen is not None:
-                seen.append(event.payload)
-            if cancel:
-                event.payload.cancel()
-            else:
-                event.payload.resolve(payload)
-    thread.subscribe(on_event)
 
 
 def test_approve_runs_the_server_tool_once(approval, transport):

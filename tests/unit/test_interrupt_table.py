@@ -32,6 +32,7 @@ from pyclient._machine import Conversation
 from pyclient._records import Idle, SendRequest, WaitForActions
 from pyclient._results import ToolResult
 from pyclient._scopes import AgentScope, Registration
+from tests.helpers import call_events, machine_registration
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=timezone.utc)
 COLOUR = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
@@ -355,14 +356,8 @@ def save_note(key: str) -> str:
     return key
 
 
-def registration(tool) -> Registration:
-    return Registration(tool, "agent", AgentScope(None, (), lambda: None))  # type: ignore[arg-type]
 
 
-def call_events(call_id: str, name: str, args: dict) -> list:
-    return [ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name, parent_message_id="m"),
-            ToolCallArgsEvent(tool_call_id=call_id, delta=json.dumps(args)),
-            ToolCallEndEvent(tool_call_id=call_id)]
 
 
 def run(conversation: Conversation, *events, outcome=None, tools=(save_note,)):
@@ -388,7 +383,7 @@ def test_a_client_call_and_an_interrupt_resume_together_in_one_request():
     # The client's call is the page's to answer; the call the interrupt names is the server's.
     assert [call.id for call in conversation.pending()] == ["c1"]
     assert conversation.calls["s1"].status.value == "completed" and conversation.tool_result("s1") is None
-    conversation.calls.serve("c1", save_note, registration(save_note))
+    conversation.calls.serve("c1", save_note, machine_registration(save_note))
     conversation.next_step()                                             # RunHandlers
     assert conversation.calls.handler_returned("c1", 1, ToolResult.success("saved milk"))
     assert conversation.next_step() == WaitForActions()                  # the interrupt is still open

@@ -33,6 +33,7 @@ from pyclient._lifecycle import (
     next_run_state,
 )
 from pyclient._results import ToolResult
+from tests.helpers import call_events, machine_registration
 
 
 @client_tool
@@ -47,15 +48,8 @@ def delete_all() -> str:
     return "deleted"
 
 
-def registration(tool) -> Registration:
-    """A registration to serve calls with (the machine only keeps it to hand it back)."""
-    return Registration(tool, "agent", AgentScope(None, (), lambda: None))  # type: ignore[arg-type]
 
 
-def call_events(call_id: str, name: str, args: dict) -> list:
-    return [ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name, parent_message_id="m"),
-            ToolCallArgsEvent(tool_call_id=call_id, delta=json.dumps(args)),
-            ToolCallEndEvent(tool_call_id=call_id)]
 
 
 def run(conversation: Conversation, *events, tools=(save_note, delete_all), finish: bool = True):
@@ -138,7 +132,7 @@ def test_a_tool_call_turn_step_by_step():
     assert conversation.run_state is RunState.AWAITING_TOOLS and conversation.run_status == "running"
     assert conversation.next_step() == WaitForActions() and conversation.pending() == [call]
 
-    reg = registration(save_note)
+    reg = machine_registration(save_note)
     conversation.calls.serve("c1", save_note, reg)
     assert call.status is CallStatus.EXECUTING and call.registration is reg and call.execution == 1
     assert conversation.next_step() == RunHandlers((call,))
@@ -161,7 +155,7 @@ def test_changes_are_drained_once_each_in_order():
     conversation.add_user_message("save milk")
     conversation.drain()
     run(conversation, *call_events("c1", "save_note", {"key": "milk"}))
-    conversation.calls.serve("c1", save_note, registration(save_note))
+    conversation.calls.serve("c1", save_note, machine_registration(save_note))
     kinds = [(c.kind, c.payload) for c in conversation.drain()]
     # One "action" for c1 (unavailable, then executing, published once: listeners read it live).
     assert kinds.count(("action", "c1")) == 1 and ("status", "running") in kinds
@@ -172,7 +166,7 @@ def test_changes_are_drained_once_each_in_order():
 def test_approval_then_lose_then_serve_again_does_not_ask_twice():
     conversation = Conversation("t1")
     run(conversation, *call_events("c1", "delete_all", {}))
-    reg = registration(delete_all)
+    reg = machine_registration(delete_all)
     conversation.calls.serve("c1", delete_all, reg)
     call = conversation.calls["c1"]
     assert call.status is CallStatus.AWAITING_APPROVAL and conversation.next_step() == WaitForActions() and conversation.pending() == [call]
@@ -191,7 +185,7 @@ def test_approval_then_lose_then_serve_again_does_not_ask_twice():
 def test_a_new_tool_for_the_name_asks_for_approval_again():
     conversation = Conversation("t1")
     run(conversation, *call_events("c1", "delete_all", {}))
-    conversation.calls.serve("c1", delete_all, registration(delete_all))
+    conversation.calls.serve("c1", delete_all, machine_registration(delete_all))
     conversation.calls.approve("c1")
     conversation.calls.release(conversation.calls["c1"].registration)
 
@@ -200,14 +194,14 @@ def test_a_new_tool_for_the_name_asks_for_approval_again():
         """Another implementation."""
         return "other"
 
-    conversation.calls.serve("c1", other_delete, registration(other_delete))
+    conversation.calls.serve("c1", other_delete, machine_registration(other_delete))
     assert conversation.calls["c1"].status is CallStatus.AWAITING_APPROVAL
 
 
 def test_awaiting_input_is_answered_by_the_page():
     conversation = Conversation("t1")
     run(conversation, *call_events("c1", "save_note", {"key": "x"}))
-    conversation.calls.serve("c1", save_note, registration(save_note), input=True)
+    conversation.calls.serve("c1", save_note, machine_registration(save_note), input=True)
     call = conversation.calls["c1"]
     assert call.status is CallStatus.AWAITING_INPUT and conversation.next_step() == WaitForActions() and conversation.pending() == [call]
     conversation.calls.answer("c1", ToolResult.success("typed by the user"))
@@ -269,7 +263,7 @@ def test_a_stream_without_run_finished_is_a_remote_protocol_error():
 def test_follow_up_limit():
     conversation = Conversation("t1", max_follow_ups=1)
     run(conversation, *call_events("c1", "save_note", {"key": "a"}))
-    conversation.calls.serve("c1", save_note, registration(save_note))
+    conversation.calls.serve("c1", save_note, machine_registration(save_note))
     conversation.calls.handler_returned("c1", 1, ToolResult.success("a"))
     run(conversation, *call_events("c2", "save_note", {"key": "b"}))   # the one follow-up allowed
     step = conversation.next_step()

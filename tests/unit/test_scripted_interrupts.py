@@ -19,7 +19,7 @@ from ag_ui.core import ResumeEntry
 from pyclient import Agent
 from pyclient.testing import ScriptedAgent
 from pyclient.testing._resumes import APPROVAL_SCHEMA
-from tests.helpers import arun, bodies, echo, texts, tool_messages
+from tests.helpers import answering, arun, bodies, echo, texts, tool_messages
 
 COLOUR = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
 
@@ -28,17 +28,6 @@ def thread_of(agent: ScriptedAgent, *tools, **options):
     return Agent("test", "http://agent.test/agent", client_tools=tools, transport=agent.transport()).thread(**options)
 
 
-def answering(thread, payload=None, *, cancel=False, seen=None):
-    """Answer every interrupt as it opens: `resolve(payload)`, or `cancel()`."""
-    def on_event(event):
-        if event.kind == "interrupt" and event.payload.status == "open":
-            if seen is not None:
-                seen.append(event.payload)
-            if cancel:
-                event.payload.cancel()
-            else:
-                event.payload.resolve(payload(event.payload) if callable(payload) else payload)
-    thread.subscribe(on_event)
 
 
 # -- Turn.interrupt() ----------------------------------------------------------------------------
