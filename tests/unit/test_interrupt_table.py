@@ -13,9 +13,6 @@ import pytest
 from ag_ui.core import (
     RunFinishedEvent,
     RunStartedEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
 )
 
 from pyclient import InterruptError, LocalProtocolError, client_tool
@@ -31,7 +28,6 @@ from pyclient._lifecycle import (
 from pyclient._machine import Conversation
 from pyclient._records import Idle, SendRequest, WaitForActions
 from pyclient._results import ToolResult
-from pyclient._scopes import AgentScope, Registration
 from tests.helpers import call_events, machine_registration
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=timezone.utc)

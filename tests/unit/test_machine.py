@@ -10,16 +10,12 @@ from ag_ui.core import (
     RunFinishedEvent,
     RunStartedEvent,
     TextMessageContentEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
     ToolCallResultEvent,
-    ToolCallStartEvent,
 )
 
 from pyclient import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError, client_tool
 from pyclient._machine import Conversation
 from pyclient._records import Failed, Idle, RunHandlers, SendRequest, WaitForActions
-from pyclient._scopes import AgentScope, Registration
 from pyclient._lifecycle import (
     CALL_TRANSITIONS,
     RUN_STATUS,
