@@ -19,7 +19,8 @@ from pyclient._lifecycle import (
     RunState,
 )
 from pyclient._results import ToolResult
-from tests.unit.test_machine import call_events, delete_all, registration, run, save_note, tool_messages
+from tests.helpers import call_events, machine_registration
+from tests.unit.test_machine import delete_all, run, save_note, tool_messages
 
 
 @client_tool(idempotent=True)
@@ -52,9 +53,9 @@ def with_call(status: CallStatus, tool=save_note) -> Conversation:
     if status is CallStatus.UNAVAILABLE:
         return conversation
     if status is CallStatus.AWAITING_INPUT:
-        conversation.calls.serve("c1", tool, registration(tool), input=True)
+        conversation.calls.serve("c1", tool, machine_registration(tool), input=True)
         return conversation
-    conversation.calls.serve("c1", tool, registration(tool))
+    conversation.calls.serve("c1", tool, machine_registration(tool))
     if status is CallStatus.AWAITING_APPROVAL:
         assert tool.requires_approval
         return conversation
@@ -155,7 +156,7 @@ def test_an_idempotent_call_executing_when_the_page_died_runs_again_without_aski
     restored = reload(conversation)
     call = restored.calls["c1"]
     assert call.status is CallStatus.UNAVAILABLE and call.execution == 1
-    restored.calls.serve("c1", read_page, registration(read_page))
+    restored.calls.serve("c1", read_page, machine_registration(read_page))
     assert call.status is CallStatus.EXECUTING and call.execution == 2
     assert isinstance(restored.next_step(), RunHandlers)
 
@@ -166,7 +167,7 @@ def test_an_interrupted_call_waits_then_retry_runs_it_without_asking_approval_ag
     assert restored.calls["c1"].status is CallStatus.INTERRUPTED
     assert isinstance(restored.next_step(), WaitForActions)   # the follow-up waits for the user
     restored.calls.retry("c1")
-    restored.calls.serve("c1", delete_all, registration(delete_all))
+    restored.calls.serve("c1", delete_all, machine_registration(delete_all))
     assert restored.calls["c1"].status is CallStatus.EXECUTING
     with pytest.raises(LocalProtocolError, match="RETRY"):
         restored.calls.retry("c1")
@@ -174,7 +175,7 @@ def test_an_interrupted_call_waits_then_retry_runs_it_without_asking_approval_ag
 
 def test_a_call_awaiting_approval_asks_again_when_served():
     restored = reload(with_call(CallStatus.AWAITING_APPROVAL, delete_all))
-    restored.calls.serve("c1", delete_all, registration(delete_all))
+    restored.calls.serve("c1", delete_all, machine_registration(delete_all))
     assert restored.calls["c1"].status is CallStatus.AWAITING_APPROVAL
 
 

@@ -119,7 +119,7 @@ def test_render_only_server_declared_waits_for_submit():
 def test_the_machine_routes_declared_names_to_pending():
     from ag_ui.core import RunFinishedEvent, RunStartedEvent
 
-    from tests.unit.test_machine import call_events
+    from tests.helpers import call_events
 
     conversation = Conversation("t1")
     conversation.add_user_message("go")
