@@ -103,10 +103,18 @@ def test_approve_with_edited_arguments(open_page, approval_log):
     assert approval_log.resumes[-1][0]["payload"] == {"approved": True, "editedArgs": {"user": "carol"}}
 
 
-def test_reject_tells_the_agent_why(open_page, approval_log):
+def test_reject_tells_the_agent_why_and_a_synthetic_click_answers_nothing(open_page, approval_log):
     approval_log.clear()
     page = open_chat(open_page, "/agent/approval")
     card = ask_to_delete(page)
+    # A page script's click is not the person's consent: nothing is answered, nothing is sent.
+    page.evaluate(f"document.querySelector(\"{DELETE_CARD} .pyclient-approve\").click()")
+    page.evaluate(f"document.querySelector(\"{DELETE_CARD} .pyclient-reject\").click()")
+    time.sleep(1.0)  # time enough for a resume request, had one gone
+    assert len(approval_log.bodies) == 1 and approval_log.resumes == [] and approval_log.executed == []
+    expect(card).to_have_attribute("data-status", "awaiting_approval")
+    assert interrupts(page)[0]["status"] == "open"
+    # The person's own click answers.
     card.locator(".pyclient-reject").click()
     wait_idle(page)
     expect(page.locator(".pyclient-assistant").last).to_have_text("Denied: the user clicked Reject")
@@ -114,22 +122,6 @@ def test_reject_tells_the_agent_why(open_page, approval_log):
     assert approval_log.resumes[-1][0]["payload"] == {"approved": False, "reason": "the user clicked Reject"}
     assert card.locator(".pyclient-approval").count() == 0
     expect(card.locator(".pyclient-badge")).to_have_text("failed")  # as a client tool's rejected call
-
-
-def test_a_synthetic_click_approves_nothing(open_page, approval_log):
-    approval_log.clear()
-    page = open_chat(open_page, "/agent/approval")
-    card = ask_to_delete(page)
-    page.evaluate(f"document.querySelector(\"{DELETE_CARD} .pyclient-approve\").click()")
-    page.evaluate(f"document.querySelector(\"{DELETE_CARD} .pyclient-reject\").click()")
-    time.sleep(1.0)  # time enough for a resume request, had one gone
-    assert len(approval_log.bodies) == 1 and approval_log.resumes == [] and approval_log.executed == []
-    expect(card).to_have_attribute("data-status", "awaiting_approval")
-    assert interrupts(page)[0]["status"] == "open"
-    # The person's own click still works.
-    card.locator(".pyclient-approve").click()
-    wait_idle(page)
-    assert approval_log.executed == ["bob"]
 
 
 def test_a_new_message_cancels_the_open_approval(open_page, approval_log):
@@ -209,7 +201,8 @@ def test_langgraph_question_answered_from_its_form(open_page, graph_log, path):
     assert [c.split()[0] for c in classes] == ["pyclient-message", "pyclient-interrupt", "pyclient-message"], classes
 
 
-@pytest.mark.parametrize("path", ["/agent", "/agent-outcome"])
+# The legacy endpoint only: the 1.0 one takes the same path (tests/integration/test_interrupts_langgraph.py).
+@pytest.mark.parametrize("path", ["/agent"])
 def test_langgraph_question_cancelled(open_page, graph_log, path):
     page, card = ask_colour(open_page, path)
     # A script's click does nothing.
@@ -229,7 +222,8 @@ def test_langgraph_question_cancelled(open_page, graph_log, path):
     assert graph_log.answers == [{"__agui_cancelled__": True, "interrupt_id": asked["id"]}]
 
 
-@pytest.mark.parametrize("path", ["/agent", "/agent-outcome"])
+# The legacy endpoint only: the 1.0 one takes the same path (tests/integration/test_interrupts_langgraph.py).
+@pytest.mark.parametrize("path", ["/agent"])
 def test_a_new_message_cancels_the_open_question(open_page, graph_log, path):
     page, first = ask_colour(open_page, path)
     expect(page.locator(".pyclient-send")).to_be_enabled()
