@@ -21,6 +21,7 @@ from ._actions import Action
 from ._agent import Agent
 from ._context import ToolContext
 from ._errors import (
+    AttachmentError,
     ConfigurationError,
     FollowUpLimitError,
     InterruptError,
@@ -36,6 +37,7 @@ from ._errors import (
 from ._environment import use_client_tool
 from ._events import UnknownEvent
 from ._interrupt import Interrupt
+from ._media import Attachment, Audio, Document, Image, Video
 from ._parts import ToolPart, ToolPartState
 from ._platform import Platform
 from ._scopes import Registration
@@ -54,12 +56,17 @@ __all__ = [
     "AbortSignal",
     "Action",
     "Agent",
+    "Attachment",
+    "AttachmentError",
+    "Audio",
     "CallStatusName",
     "ClientTool",
     "ConfigurationError",
+    "Document",
     "FileStore",
     "FollowUpLimitError",
     "HttpxTransport",
+    "Image",
     "Interrupt",
     "InterruptError",
     "InterruptStatusName",
@@ -86,6 +93,7 @@ __all__ = [
     "Transport",
     "TransportError",
     "UnknownEvent",
+    "Video",
     "client_tool",
     "use_client_tool",
 ]

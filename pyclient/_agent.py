@@ -35,6 +35,7 @@ from typing import Any, cast
 from ._environment import current_platform
 from ._errors import ConfigurationError
 from ._interrupt import Interrupt
+from ._limits import Limits
 from ._machine import DEFAULT_MAX_FOLLOW_UPS
 from ._parts import ToolPart
 from ._platform import Platform
@@ -59,13 +60,20 @@ class Agent:
         max_follow_ups: default for `thread.max_follow_ups`.
         platform: the environment (`pyclient._platform.Platform`); by default the one picked
             for this process. Tests pass a fake one (an in-memory DOM).
+        max_attachment_bytes: the largest file a user may attach (10 MB); larger ones are
+            refused before anything is sent, with an `AttachmentError` naming the file.
+        max_message_bytes: the most all the files of one message may come to (20 MB).
+        max_stored_file_bytes: the largest file a saved thread (`store=`) keeps with its bytes
+            (10 MB); a larger one is kept as a text part that names it.
 
     Raises:
         ConfigurationError: an empty name or URL, a tool that is not a `ClientTool`, two
-            tools with the same name, or a transport / platform of the wrong type.
+            tools with the same name, a transport / platform of the wrong type, or a limit
+            that is not an int >= 0.
 
     Attributes:
         name, url, headers, client_tools, max_follow_ups: as given.
+        limits: the three size limits (`pyclient._limits.Limits`).
         platform: the environment.
         scope: the agent's registrations (`pyclient._scopes.AgentScope`).
     """
@@ -80,6 +88,9 @@ class Agent:
         transport: Transport | None = None,
         max_follow_ups: int = DEFAULT_MAX_FOLLOW_UPS,
         platform: Platform | None = None,
+        max_attachment_bytes: int = Limits.max_attachment_bytes,
+        max_message_bytes: int = Limits.max_message_bytes,
+        max_stored_file_bytes: int = Limits.max_stored_file_bytes,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"Agent name must be a non-empty string, got {name!r}. Pass e.g. Agent('main', url).")
@@ -115,6 +126,7 @@ class Agent:
         self.client_tools = tools
         self.headers: dict[str, str] = dict(headers or {})
         self.max_follow_ups = max_follow_ups
+        self.limits = Limits(max_attachment_bytes, max_message_bytes, max_stored_file_bytes)
         self.platform = platform if platform is not None else current_platform()
         self._transport = transport
         self.scope = AgentScope(name, tools, self.platform.refresh)

@@ -43,6 +43,7 @@ from ._errors import LocalProtocolError
 from ._entries import new_id
 from ._history import History
 from ._json import repair
+from ._content import content_of
 from ._lifecycle import RESTORE_CALL, RESTORE_IDEMPOTENT, CallEvent, CallStatus, next_call_status
 from ._records import Call, Change, RunRecord
 from ._results import ToolResult
@@ -167,10 +168,11 @@ class Calls(Mapping[str, Call]):
                 content = f"The user edited the arguments before approving; the tool ran with {call.edited}.\n{content}"
             from ag_ui.core import ToolMessage
 
-            self._history.append(ToolMessage(
-                id=new_id(), tool_call_id=call.id, content=repair(content),
-                error=repair(result.error) if result.error is not None else None,
-            ))
+            self._history.append(ToolMessage.model_validate({
+                "id": new_id(), "role": "tool", "toolCallId": call.id,
+                "content": content_of(repair(content), result.media),  # files as parts after the text
+                "error": repair(result.error) if result.error is not None else None,
+            }))
             self._changed(Change("messages"))
 
     def cancel_open(self, message: str) -> list[Call]:

@@ -28,6 +28,7 @@ except ConfigurationError as exc:
 from __future__ import annotations
 
 __all__ = [
+    "AttachmentError",
     "CLOSED_HINT",
     "ConfigurationError",
     "FollowUpLimitError",
@@ -152,3 +153,18 @@ class InterruptError(PyClientError, ValueError):
     def __init__(self, message: str, errors: list[str] | None = None) -> None:
         super().__init__(message)
         self.errors = list(errors or [])
+
+
+class AttachmentError(PyClientError, ValueError):
+    """A file cannot be attached or returned: it is over a size limit, not a file pyclient can
+    read, or its type cannot be told. Raised before anything is sent or added.
+
+    Attributes:
+        filename: the file's name, when it has one.
+        limit: the limit in bytes it went over, for a size error.
+    """
+
+    def __init__(self, message: str, *, filename: str | None = None, limit: int | None = None) -> None:
+        super().__init__(message)
+        self.filename = filename
+        self.limit = limit

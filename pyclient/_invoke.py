@@ -114,7 +114,7 @@ async def run_handler(
     kwargs: Mapping[str, Any],
     *,
     tool_name: str,
-    encode: Callable[[Any], ToolResult],
+    encode: Callable[[Any], ToolResult | Awaitable[ToolResult]],
     context_parameter: str | None = None,
     timeout_s: float | None = None,
     tool_call_id: str = "",
@@ -131,7 +131,8 @@ async def run_handler(
         args: the validated positional-only arguments.
         kwargs: the validated keyword arguments.
         tool_name: the tool's name, for the failure messages and the log.
-        encode: makes the handler's value the result (output schema, JSON); called once,
+        encode: makes the handler's value the result (output schema, JSON; awaited when it
+            returns an awaitable, as reading a page's `Blob` does); called once,
             only when the handler returned.
         context_parameter: the handler's `ToolContext` parameter, given the call's context.
         timeout_s: seconds the handler may run; None for no limit.
@@ -177,7 +178,7 @@ async def run_handler(
             controller.abort(signal.reason)
             raise RunAborted(signal.reason)
         if not inspect.isawaitable(value):
-            return encode(value)
+            return await _encoded(encode(value))
         task = loop.create_task(_awaited(tool_name, value))
     else:
         task = loop.create_task(_started(tool_name, call))
@@ -212,7 +213,7 @@ async def run_handler(
         raise RunAborted(reason)
     external.cancel()
     if task.done():
-        return _outcome(tool_name, task, encode)
+        return await _encoded(_outcome(tool_name, task, encode))
     controller.abort("timeout")
     await _cancel_and_wait(task)
     return ToolResult.failure(f"Tool {tool_name!r} timed out after {timeout_s:g} s")
@@ -234,7 +235,12 @@ async def _awaited(tool_name: str, value: Awaitable[Any]) -> Any:
         raise _stopping(tool_name, exc) from exc
 
 
-def _outcome(tool_name: str, task: asyncio.Task[Any], encode: Callable[[Any], ToolResult]) -> ToolResult:
+async def _encoded(result: ToolResult | Awaitable[ToolResult]) -> ToolResult:
+    return await result if inspect.isawaitable(result) else result
+
+
+def _outcome(tool_name: str, task: asyncio.Task[Any],
+             encode: Callable[[Any], ToolResult | Awaitable[ToolResult]]) -> ToolResult | Awaitable[ToolResult]:
     if task.cancelled():
         return ToolResult.failure(f"Tool {tool_name!r} was cancelled before it finished")
     error = task.exception()

@@ -43,6 +43,8 @@ from ._events import AGUIEvent, UnknownEvent, event_type, text_content_class
 from ._history import History
 from ._interrupts import LEGACY_EVENT, Interrupts
 from ._json import repair
+from ._content import content_of, split_parts
+from ._media import Media
 from ._lifecycle import (
     ASKING_USER, RESTORE_RUN, RUN_STATUS, CallEvent, CallStatus, RunEvent, RunState, RunStatus, next_run_state,
 )
@@ -299,7 +301,7 @@ class Conversation:
 
     # -- a turn ---------------------------------------------------------------------------
 
-    def add_user_message(self, text: str) -> UserMessage:
+    def add_user_message(self, text: str, files: Sequence[Media] = ()) -> UserMessage:
         """Append the user's message: between runs, or while the run waits only for the person
         (`waiting_for_person`): then every open interrupt and every call waiting for the
         person is cancelled first ("the user sent a new message instead"), so the request that
@@ -317,7 +319,8 @@ class Conversation:
             self.check_can_start("send a message")
         from ag_ui.core import UserMessage
 
-        message = UserMessage(id=new_id(), content=repair(text))  # a lone surrogate could never be sent
+        # A lone surrogate could never be sent; with files the content is a list of parts.
+        message = UserMessage.model_validate({"id": new_id(), "role": "user", "content": content_of(repair(text), files)})
         self._history.append(message)
         self._changed("messages")
         self.checkpoint += 1
@@ -418,7 +421,7 @@ class Conversation:
         elif kind == "TOOL_CALL_RESULT" and not isinstance(event, UnknownEvent):
             call = self.calls.get(_field(event, "tool_call_id"))
             if call is not None and not call.done:  # a server-side tool's result
-                self.calls.settle(call, CallEvent.SUCCEED, ToolResult.success(str(_field(event, "content"))),
+                self.calls.settle(call, CallEvent.SUCCEED, ToolResult.success(*split_parts(_field(event, "content"))),
                                   message=False)
         if "messages" in changed:
             self._changed("messages")

@@ -40,6 +40,7 @@ from ._lifecycle import CallStatusName, RunStatus
 if TYPE_CHECKING:
     from ._actions import Action
     from ._interrupt import Interrupt
+    from ._media import Media
     from ._tools import ClientTool
 
 __all__ = ["ToolPart", "ToolPartState", "parse_partial"]
@@ -73,6 +74,7 @@ class ToolPart:
             `interrupt.resolve({"approved": True})`), or None. While it is open the part's
             `status` is `"awaiting_approval"`; once answered, `"executing"` until the server's
             result comes; `"cancelled"` when it was cancelled or expired.
+        media: the files in the result (`Image`, `Document`, …), beside the text in `output`.
     """
 
     tool_call_id: str
@@ -88,6 +90,7 @@ class ToolPart:
     tool: ClientTool | None
     edited: bool = field(default=False)
     interrupt: Interrupt | None = field(default=None)
+    media: tuple[Media, ...] = field(default=())
 
     @cached_property
     def input(self) -> dict[str, Any]:
@@ -113,7 +116,8 @@ class ToolPart:
         """
         return (self.state, self.status, len(self.arguments), self.error_text, self.cancelled,
                 self.output if isinstance(self.output, str) else json.dumps(self.output, sort_keys=True, default=str),
-                self.action is not None, self.interrupt.status if self.interrupt is not None else None)
+                self.action is not None, self.interrupt.status if self.interrupt is not None else None,
+                len(self.media))
 
 
 def parse_partial(arguments: str) -> dict[str, Any]:

@@ -76,6 +76,13 @@ class Platform:
         """
         return value
 
+    async def read_media(self, value: Any) -> Any:
+        """`value` with the environment's own files read as `pyclient.Attachment`s: in the page a
+        JS `File` or `Blob`, or a `<canvas>` (a PNG), alone or as the items of a list; an
+        attachment in `thread.send()`, or what a handler returned. CPython has none: `value` as it is.
+        """
+        return value
+
     def refresh(self) -> None:
         """Report element connection changes now, before tools are resolved (nothing to do here)."""
 

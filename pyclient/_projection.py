@@ -29,6 +29,7 @@ from ._actions import Action
 from ._errors import LocalProtocolError
 from ._lifecycle import WAITING_FOR_USER, CallStatusName
 from ._machine import Conversation
+from ._content import split_parts
 from ._parts import ToolPart, decode_output, part_state
 from ._interrupt import Interrupt
 from ._records import Call, InterruptRecord
@@ -66,8 +67,8 @@ def tool_part(machine: Conversation, tool_call_id: str, *, action_for: Callable[
     if result is None:
         message = machine.tool_result(tool_call_id)
         if message is not None:
-            content = message.content if isinstance(message.content, str) else str(message.content)
-            result = ToolResult(content=content, error=getattr(message, "error", None))
+            content, media = split_parts(message.content)
+            result = ToolResult(content=content, error=getattr(message, "error", None), media=media)
     if call is not None:
         name: str = call.name
     else:
@@ -93,6 +94,7 @@ def tool_part(machine: Conversation, tool_call_id: str, *, action_for: Callable[
         tool=call.tool if call is not None else None,
         edited=call is not None and call.edited is not None,
         interrupt=interrupt_for(record) if record is not None else None,
+        media=result.media if result is not None else (),
     )
 
 

@@ -1,8 +1,10 @@
 """A tool call's outcome (`ToolResult`) and how a handler's value becomes the tool message's text.
 
 A `str` is sent as is, None as "", anything else as compact JSON through pydantic (models,
-dataclasses, datetimes, enums, sets, ...). With an output schema (the handler's return hint)
-the value is validated, and normalized, by it first. A value that fails the schema or cannot
+dataclasses, datetimes, enums, sets, ...). Files (`Image`, `Document`, … or a list mixing text
+and files, `pyclient._media.split_content`) become parts of their own after that text. With an
+output schema (the handler's return hint) the text/JSON value is validated, and normalized, by
+it first. A value that fails the schema or cannot
 be written as JSON is a failure whose message says which field and what to return instead.
 Nothing here knows tools: it is handed the tool's name and its output adapter.
 
@@ -25,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import ValidationError, to_json
 
 from ._errors import ToolError
+from ._content import content_of, split_content
+from ._media import Media
 from ._validation_errors import describe_validation_error
 
 if TYPE_CHECKING:
@@ -41,20 +45,27 @@ class ToolResult:
         content: the tool message's `content`.
         error: the failure message, or None on success. On failure `content` holds the same
             text, because servers drop the `error` field and the model must still see why.
+        media: the files the tool returned (`Image`, `Document`, …), sent as content parts
+            after the text.
     """
 
     content: str
     error: str | None = None
+    media: tuple[Media, ...] = ()
 
     @property
     def ok(self) -> bool:
         """True when the call succeeded."""
         return self.error is None
 
+    def message_content(self) -> str | list[dict[str, Any]]:
+        """The tool message's `content`: the text, or with files a list of parts (text first)."""
+        return content_of(self.content, self.media)
+
     @classmethod
-    def success(cls, content: str) -> ToolResult:
-        """A successful result with `content`."""
-        return cls(content=content)
+    def success(cls, content: str, media: tuple[Media, ...] = ()) -> ToolResult:
+        """A successful result with `content` (and files)."""
+        return cls(content=content, media=media)
 
     @classmethod
     def failure(cls, message: str) -> ToolResult:
@@ -74,13 +85,14 @@ def encode_returned(tool_name: str, value: Any, output_adapter: TypeAdapter[Any]
         A successful `ToolResult`, or a failed one saying why the value does not match the
         output schema or cannot be written as JSON.
     """
+    value, media = split_content(value)
     try:
         return ToolResult.success(_encode(
             tool_name, value, output_adapter,
             heading=f"Tool {tool_name!r} returned a result that does not match its output schema:",
             footer="The tool's handler returned the wrong shape; repeating the same call will not help.",
             unwritable="The tool failed; its handler should return JSON-compatible data.",
-        ))
+        ), media)
     except ToolError as exc:
         return ToolResult.failure(str(exc))
 
@@ -92,13 +104,14 @@ def encode_submitted(tool_name: str, value: Any, output_adapter: TypeAdapter[Any
         ToolError: the output does not match the output schema or is not JSON-compatible; the
             message says which field and what to submit instead.
     """
+    value, media = split_content(value)
     return ToolResult.success(_encode(
         tool_name, value, output_adapter,
         heading=f"The output submitted for tool {tool_name!r} does not match its output schema:",
         footer=f"Submit an output that matches the return type of {tool_name!r}; the call keeps waiting.",
         unwritable="Submit JSON-compatible data (dicts, lists, str, numbers, pydantic models).",
         verb="was given",
-    ))
+    ), media)
 
 
 def _encode(tool_name: str, value: Any, adapter: TypeAdapter[Any] | None, *, heading: str, footer: str,

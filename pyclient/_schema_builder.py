@@ -29,18 +29,21 @@ print(build_output(str, tool_name="add"))                          # (None, None
 from __future__ import annotations
 
 import inspect
+import types
+import typing
 from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
 
 from ._errors import ConfigurationError
+from ._media import Media
 from ._signature import Parameter, hint_name
 
 if TYPE_CHECKING:  # imported on first need: see the module docstring
     from pydantic import BaseModel, TypeAdapter
     from pydantic.json_schema import GenerateJsonSchema
 
-__all__ = ["build_arguments", "build_output"]
+__all__ = ["build_arguments", "build_output", "without_media"]
 
 # Return hints that mean "no output schema": the result is free text or anything at all.
 _NO_OUTPUT_SCHEMA = (str, None, type(None), Any, inspect.Signature.empty)
@@ -122,6 +125,7 @@ def build_output(hint: Any, *, tool_name: str) -> tuple[TypeAdapter[Any] | None,
     Raises:
         ConfigurationError: the hint has no JSON Schema.
     """
+    hint = without_media(hint)
     if any(hint is plain for plain in _NO_OUTPUT_SCHEMA):
         return None, None
     from pydantic import TypeAdapter
@@ -136,6 +140,42 @@ def build_output(hint: Any, *, tool_name: str) -> tuple[TypeAdapter[Any] | None,
             "`-> Any` for a result without an output schema."
         ) from exc
     return adapter, schema
+
+
+def without_media(hint: Any) -> Any:
+    """The return hint with its files taken out, as the output schema sees it: files travel as
+    parts of their own, and the schema validates only the text/JSON value beside them.
+
+    `-> Image` and `-> list[str | Image]` have no output schema; `-> tuple[Chart, Image]` and
+    `-> Chart | Image` validate a `Chart`.
+    """
+    if _is_media(hint):
+        return None
+    args = [arg for arg in typing.get_args(hint) if arg is not Ellipsis]
+    if not args or not any(_is_media(arg) or _holds_media(arg) for arg in args):
+        return hint
+    rest: list[Any] = []
+    for arg in args:
+        for member in (typing.get_args(arg) if _is_union(arg) else (arg,)):
+            if not _is_media(member) and member not in rest:
+                rest.append(member)
+    if not rest or rest == [str]:
+        return None
+    if len(rest) == 1:
+        return rest[0]
+    return typing.Union[tuple(rest)]
+
+
+def _is_media(hint: Any) -> bool:
+    return isinstance(hint, type) and issubclass(hint, Media)
+
+
+def _is_union(hint: Any) -> bool:
+    return typing.get_origin(hint) in (typing.Union, types.UnionType)
+
+
+def _holds_media(hint: Any) -> bool:
+    return _is_union(hint) and any(_is_media(member) for member in typing.get_args(hint))
 
 
 def _check_hint(param_name: str, hint: Any, tool_name: str) -> None:

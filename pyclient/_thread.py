@@ -53,11 +53,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ._actions import Action
 from ._answering import ThreadAnswers
 from ._driver import Driver, Endpoint
-from ._errors import ConfigurationError, LocalProtocolError
+from ._errors import AttachmentError, ConfigurationError, LocalProtocolError
 from ._executions import Executions
 from ._interrupt import Interrupt
+from ._limits import Limits
 from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
+from ._content import as_attachment, check_limits
+from ._media import Media
 from ._parts import ToolPart
 from ._persistence import Persistence, resolve_store
 from ._platform import Platform
@@ -92,6 +95,8 @@ class Host(Endpoint, Protocol):
     def scope(self) -> AgentScope: ...
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None: ...
     def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None: ...
+    @property
+    def limits(self) -> Limits: ...
 
 
 class Thread:
@@ -451,9 +456,12 @@ class Thread:
 
     # -- running -------------------------------------------------------------------------
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: str, attachments: Iterable[Any] = ()) -> None:
         """Append a user message and run until idle (all tool calls answered and followed up,
         and with a store, the last state saved).
+
+        With `attachments` the message's content is a list of AG-UI parts: the text first,
+        then one part per file (an image, audio, video or document part, by MIME type).
 
         Does not raise for HTTP errors, dropped connections or `RUN_ERROR`: it returns with
         `run_status == "error"` and the cause in `thread.error`. After `stop()` it returns
@@ -466,10 +474,16 @@ class Thread:
 
         Args:
             text: the user's message.
+            attachments: files sent with it: `pyclient.Attachment`s (or `Image`, `Document`,
+                …), `pathlib.Path`s, bytes (their type read from them); in the page also JS
+                `File`s and `Blob`s.
 
         Raises:
             LocalProtocolError: a run is already in flight in this thread (a request or a
                 handler), the thread is closed, or `text` is not a str.
+            AttachmentError: a file is not one pyclient can read, or is over the agent's
+                limits (`Agent(max_attachment_bytes=..., max_message_bytes=...)`); the message
+                names it. Nothing is added or sent.
             ConfigurationError: a tool this thread serves has a type hint with no JSON Schema
                 (its schema is built on first need; nothing is sent and no message is added).
         """
@@ -478,6 +492,7 @@ class Thread:
                 f"thread.send() takes the user's message as a str, got {type(text).__name__}. "
                 "Pass the text, e.g. `await thread.send('make it blue')`."
             )
+        files = await self._read_attachments(attachments)
         await self.restore()
         self._check_writable("send a message")
         self._build_schemas()
@@ -491,14 +506,26 @@ class Thread:
             self._driver.changed()
             await self._driver.turn_finished()
         if machine.waiting_for_person:
-            machine.add_user_message(text)
+            machine.add_user_message(text, files)
             self._driver.changed()
             await self._driver.turn_finished()
             await self.saved()
             return
-        machine.add_user_message(text)
+        machine.add_user_message(text, files)
         self._publisher.publish()
         await self.run()
+
+    async def _read_attachments(self, attachments: Iterable[Any]) -> list[Media]:
+        if isinstance(attachments, (str, bytes)) or not isinstance(attachments, Iterable):
+            raise AttachmentError(
+                f"attachments= takes a list of files, got {type(attachments).__name__}. "
+                "Pass e.g. attachments=[pyclient.Attachment(data, 'image/png', 'chart.png')]."
+            )
+        platform = self.agent.platform
+        files = [as_attachment(await platform.read_media(item)) for item in attachments]
+        limits = self.agent.limits
+        check_limits(files, per_file=limits.max_attachment_bytes, per_message=limits.max_message_bytes)
+        return files
 
     async def run(self) -> None:
         """Run the agent on the current history until idle; retries after an error.

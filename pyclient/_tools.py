@@ -37,7 +37,7 @@ import math
 import re
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
@@ -262,6 +262,7 @@ class ClientTool:
         thread_id: str = "",
         signal: AbortSignal | None = None,
         convert: Callable[[Any], Any] | None = None,
+        read: Callable[[Any], Awaitable[Any]] | None = None,
     ) -> ToolResult:
         """Validate the arguments, run the handler and encode its result.
 
@@ -279,6 +280,8 @@ class ClientTool:
             convert: turns what the handler returned into Python data before it is encoded
                 (the page's platform converts JS values: `null` to None, arrays, objects); a
                 `ToolError` it raises fails the call with its message.
+            read: reads the environment's own files in the value (a page's `Blob` or canvas)
+                as `Media`, before it is converted (`Platform.read_media`).
 
         Returns:
             A `ToolResult`. Invalid arguments, a handler exception, a timeout and a result that
@@ -298,18 +301,31 @@ class ClientTool:
         schema = self.schema
         args = [kwargs.pop(name) for name, _ in schema.fields if name in schema.positional_only]
         return await run_handler(
-            self.handler, args, kwargs, tool_name=self.name, encode=partial(self._converted, convert=convert),
+            self.handler, args, kwargs, tool_name=self.name, encode=partial(self._converted, convert=convert, read=read),
             context_parameter=schema.context_parameter, timeout_s=self.timeout_s, tool_call_id=tool_call_id,
             thread_id=thread_id, signal=signal,
         )
 
-    def _converted(self, value: Any, convert: Callable[[Any], Any] | None) -> ToolResult:
+    def _converted(self, value: Any, convert: Callable[[Any], Any] | None,
+                   read: Callable[[Any], Awaitable[Any]] | None) -> ToolResult | Awaitable[ToolResult]:
+        if read is not None and value is not None and not isinstance(value, (str, int, float, dict)):
+            return self._read_then_converted(value, convert, read)  # a Blob's bytes come asynchronously
         if convert is not None:
             try:
                 value = convert(value)
             except ToolError as exc:
                 return ToolResult.failure(f"Tool {self.name!r} returned {exc}")
         return self.encode_result(value)
+
+    async def _read_then_converted(self, value: Any, convert: Callable[[Any], Any] | None,
+                                   read: Callable[[Any], Awaitable[Any]]) -> ToolResult:
+        try:
+            value = await read(value)
+        except ToolError as exc:
+            return ToolResult.failure(f"Tool {self.name!r} returned {exc}")
+        result = self._converted(value, convert, None)
+        assert isinstance(result, ToolResult)  # read=None: encoded at once
+        return result
 
     def encode_result(self, value: Any) -> ToolResult:
         """Encode a handler's return value as tool message content.
