@@ -30,6 +30,7 @@ from ._abort import js_controller
 from ._convert import to_python
 from ._dom import BrowserDom
 from ._fetch import FetchTransport
+from ._files import read_media
 from ._storage import IndexedDbStore, hold_thread
 
 __all__ = ["BrowserPlatform"]
@@ -44,6 +45,7 @@ class BrowserPlatform(DomPlatform):
     name = "browser"
     js_abort = staticmethod(js_controller)
     to_python = staticmethod(to_python)  # JS null, arrays and objects from handlers
+    read_media = staticmethod(read_media)  # JS Files, Blobs and canvases as Attachments
 
     def __init__(self) -> None:
         super().__init__(BrowserDom())
