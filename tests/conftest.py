@@ -318,6 +318,14 @@ def approval_log():
 
 
 @pytest.fixture(scope="session")
+def media_log():
+    """What `POST /agent/media` (a pydantic-ai agent whose model records the files it gets) saw."""
+    from tests.servers.media_agent import MediaLog
+
+    return MediaLog()
+
+
+@pytest.fixture(scope="session")
 def langgraph_interrupts():
     """The LangGraph interrupt app mounted at `/lg` (`/lg/agent`: legacy channel,
     `/lg/agent-outcome`: 1.0 outcome); its `state.log` records what it saw."""
@@ -327,13 +335,14 @@ def langgraph_interrupts():
 
 
 @pytest.fixture(scope="session")
-def live_server(runtime, agent_log, slow_log, approval_log, langgraph_interrupts) -> Iterator[str]:
+def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph_interrupts) -> Iterator[str]:
     """The dev server (pages, runtime, embedded agent) on a free port; yields its base URL.
 
     It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, and `POST /test/bad-agent`
     (see `_bad_agent_route`) for tests of hostile agent streams, `POST /agent/declared`, a
     pydantic-ai agent that declares its client tools itself (`tests.servers.declared_agent`),
     `POST /agent/approval`, one whose backend tool needs approval (`tests.servers.approval_agent`),
+    `POST /agent/media`, one whose model records the files it receives (`tests.servers.media_agent`),
     and the LangGraph interrupt app under `/lg` (`tests.servers.langgraph_interrupt_app`).
     """
     from devserver.app import create_app
@@ -342,11 +351,13 @@ def live_server(runtime, agent_log, slow_log, approval_log, langgraph_interrupts
 
     from tests.servers.approval_agent import approval_endpoint
     from tests.servers.declared_agent import declared_endpoint
+    from tests.servers.media_agent import media_endpoint
 
     app = create_app(runtime=runtime, extra_routes=[
         _slow_route(slow_log), _bad_agent_route(),
         Route("/agent/declared", declared_endpoint(), methods=["POST"]),
         Route("/agent/approval", approval_endpoint(approval_log), methods=["POST"]),
+        Route("/agent/media", media_endpoint(media_log), methods=["POST"]),
         Mount("/lg", app=langgraph_interrupts),
     ])
     with ServerThread(_RecordAgentBodies(app, agent_log)) as server:

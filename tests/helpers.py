@@ -303,3 +303,21 @@ def call_events(call_id: str, name: str, args: dict[str, Any]) -> list[Any]:
     return [ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name, parent_message_id="m"),
             ToolCallArgsEvent(tool_call_id=call_id, delta=json.dumps(args)),
             ToolCallEndEvent(tool_call_id=call_id)]
+
+
+def png_bytes(width: int = 4, height: int = 4, rgb: tuple[int, int, int] = (220, 40, 40)) -> bytes:
+    """A real PNG of one colour (a browser decodes it; pydantic-ai's model gets its bytes)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+PDF_BYTES = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+             b"trailer<</Root 1 0 R>>\n%%EOF\n")
+"""A minimal PDF document (its bytes are what the tests compare)."""
