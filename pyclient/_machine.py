@@ -213,13 +213,14 @@ class Conversation:
 
     # -- saving and restoring -----------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
-        """The conversation as JSON data for a store (`pyclient._snapshot.Snapshot`); `restore()` reads it."""
+    def snapshot(self, file_limit: int | None = None) -> dict[str, Any]:
+        """The conversation as JSON data for a store (`pyclient._snapshot.Snapshot`); `restore()`
+        reads it. A file over `file_limit` bytes is kept as a text part that names it."""
         from ._snapshot import Snapshot
 
         return Snapshot.of(thread_id=self.thread_id, run_state=self.run_state, run_start=self.run.start,
                            history=self._history, calls=self.calls.values(), interrupted=self.interrupted,
-                           interrupts=self.interrupts.values()).dump()
+                           interrupts=self.interrupts.values(), file_limit=file_limit).dump()
 
     @classmethod
     def from_snapshot(

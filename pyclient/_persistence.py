@@ -104,6 +104,7 @@ class Persistence:
         publisher: Publisher,
         tools: Callable[[], Iterable[ClientTool]],
         loaded: Callable[[bool], None],
+        file_limit: int | None = None,
     ) -> None:
         self.store = store
         self.key = key
@@ -113,6 +114,7 @@ class Persistence:
         self._platform = platform
         self._tools = tools
         self._loaded = loaded
+        self._file_limit = file_limit  # a larger file is saved as a text part that names it
         self._loading: asyncio.Future[bool] | None = None
         self._saving: asyncio.Future[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -201,7 +203,7 @@ class Persistence:
             while self.state in WRITING:
                 self._move(SaveEvent.WRITE)
                 try:
-                    await self.store.save(self.key, self._machine.snapshot())
+                    await self.store.save(self.key, self._machine.snapshot(self._file_limit))
                 except Exception as exc:
                     logger.warning("pyclient: saving thread %s failed: %s", self._machine.thread_id, exc)
                 self._move(SaveEvent.SAVED)  # DIRTY: one more pass; SAVING: all saved

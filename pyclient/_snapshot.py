@@ -32,6 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticSerializationError
 
+from ._content import from_part, keep_within
 from ._entries import as_message
 from ._errors import LocalProtocolError
 from ._history import History
@@ -52,10 +53,24 @@ class _Saved(BaseModel):
 
 
 class SavedResult(_Saved):
-    """A call's answer: the tool message's text, and the error when it failed."""
+    """A call's answer: the tool message's text, the error when it failed, and its files as
+    content parts (added in place: a save without them has none)."""
 
     content: str = ""
     error: str | None = None
+    media: list[dict[str, Any]] = []
+
+    @classmethod
+    def of(cls, result: ToolResult, file_limit: int | None) -> SavedResult:
+        """The saved form of a call's answer, each file over `file_limit` bytes kept as a name."""
+        media = [media.part() for media in result.media]
+        return cls.model_construct(content=result.content, error=result.error,
+                                   media=keep_within(media, file_limit) if file_limit is not None else media)
+
+    def result(self) -> ToolResult:
+        """The answer as the machine keeps it."""
+        files = tuple(media for media in map(from_part, self.media) if media is not None)
+        return ToolResult(content=self.content, error=self.error, media=files)
 
 
 class SavedCall(_Saved):
@@ -83,7 +98,7 @@ class SavedCall(_Saved):
     result: SavedResult | None = None
 
     @classmethod
-    def of(cls, call: Call) -> SavedCall:
+    def of(cls, call: Call, file_limit: int | None = None) -> SavedCall:
         """The saved form of a machine's call."""
         result = call.result
         return cls.model_construct(
@@ -91,7 +106,7 @@ class SavedCall(_Saved):
             tool=call.tool.name if call.tool is not None else None,
             idempotent=call.tool.idempotent if call.tool is not None else False,
             execution=call.execution, sent=call.sent, edited=call.edited,
-            result=None if result is None else SavedResult.model_construct(content=result.content, error=result.error),
+            result=None if result is None else SavedResult.of(result, file_limit),
         )
 
     def call(self, tools: Mapping[str, ClientTool]) -> Call:
@@ -103,7 +118,7 @@ class SavedCall(_Saved):
         call.sent = self.sent
         call.edited = self.edited
         if self.result is not None:
-            call.result = ToolResult(content=self.result.content, error=self.result.error)
+            call.result = self.result.result()
         return call
 
     def is_idempotent(self, tool: ClientTool | None) -> bool:
@@ -184,17 +199,26 @@ class Snapshot(_Saved):
 
     @classmethod
     def of(cls, *, thread_id: str, run_state: RunState, run_start: int, history: History, calls: Iterable[Call],
-           interrupted: Iterable[str], interrupts: Iterable[InterruptRecord] = ()) -> Snapshot:
-        """The snapshot of a machine's parts, built without validating them (they are its own)."""
+           interrupted: Iterable[str], interrupts: Iterable[InterruptRecord] = (),
+           file_limit: int | None = None) -> Snapshot:
+        """The snapshot of a machine's parts, built without validating them (they are its own).
+
+        A file over `file_limit` bytes, in a message or a call's answer, is kept as a text part
+        that names it (`pyclient._content.keep_within`); None keeps every file.
+        """
         try:
             # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
             # runs Python code per model: a save costs little more than the store's own write.
             messages = json.loads(history.dump_json())
         except PydanticSerializationError:  # a lone surrogate: Python mode writes it as it is
             messages = [m.model_dump(mode="json", by_alias=True) for m in history.messages()]
+        if file_limit is not None:
+            for message in messages:
+                if isinstance(message.get("content"), list):
+                    message["content"] = keep_within(message["content"], file_limit)
         return cls.model_construct(
             thread_id=thread_id, run_state=run_state, run_start=run_start, messages=messages, state=history.state,
-            calls=[SavedCall.of(call) for call in calls], interrupted=list(interrupted),
+            calls=[SavedCall.of(call, file_limit) for call in calls], interrupted=list(interrupted),
             interrupts=[SavedInterrupt.of(record) for record in interrupts],
         )
 

@@ -116,7 +116,11 @@ EVERY_KIND: list[dict[str, Any]] = [
           "encryptedValue": "ce"},
          {"id": "c2", "type": "function", "function": {"name": "add", "arguments": ""}},
      ]},
-    {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "x"},
+    {"id": "t1", "role": "tool", "toolCallId": "c1", "content": [
+        {"type": "text", "text": "a chart"},
+        {"type": "image", "source": {"type": "url", "value": "https://example.com/c.png"}, "metadata": {"k": 1}},
+        {"type": "document", "source": {"type": "file", "value": "file-abc", "provider": "openai"}},
+    ]},
     {"id": "t2", "role": "tool", "toolCallId": "c2", "content": "bad", "error": "bad"},
     {"id": "act", "role": "activity", "activityType": "plan", "content": {"steps": [1, None, "two"]}},
     {"id": "a2", "role": "assistant", "content": "done"},
@@ -137,6 +141,31 @@ def test_every_message_kind_and_every_field(state: Any, forwarded: Any) -> None:
     finish(machine, request)
     machine.add_user_message("again")
     start(machine, [])  # no tools: the tools key is [] as before
+
+
+def test_files_of_every_kind_the_client_adds_in_user_and_tool_messages() -> None:
+    from pyclient import Attachment, Audio, Document, Image, Video
+
+    files = [Image(b"\x89PNG\r\n\x1a\n.", filename="a.png"), Audio(b"ID3...", filename="b.mp3"),
+             Video(url="https://example.com/v.mp4"), Document(b"%PDF-1.7", filename="c.pdf"),
+             Attachment(b"col\n1\n", "text/csv", "d.csv")]
+    machine = Conversation("t1")
+    machine.add_user_message("look é😀", files)
+    machine.add_user_message("", files[:1])  # files only: no empty text part
+    request = start(machine)
+    sent = json.loads(request.body)["messages"]
+    assert [part["type"] for part in sent[0]["content"]] == ["text", "image", "audio", "video", "document", "document"]
+    assert [part["type"] for part in sent[1]["content"]] == ["image"]
+    finish(machine, request, {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo"},
+           {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": '{"text": "x"}'})
+    [call] = machine.calls.values()
+    from pyclient._lifecycle import CallEvent
+
+    machine.calls.settle(call, CallEvent.SUCCEED, ToolResult.success("a caption", tuple(files[:2])))
+    follow_up = start(machine)
+    tool = json.loads(follow_up.body)["messages"][-1]
+    assert [part["type"] for part in tool["content"]] == ["text", "image", "audio"]
+    assert tool["content"][1]["source"]["value"] == files[0].base64
 
 
 def test_messages_changed_after_a_request_are_serialised_again() -> None:
