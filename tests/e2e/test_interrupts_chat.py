@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import json
 import time
-from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from playwright.sync_api import expect
 
-from pyclient.testing import PyclientPage
-from tests.e2e.conftest import READY
+from tests.e2e.conftest import boot_once, checked
 
 TIMEOUT = 30_000
 SCHEMA = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
@@ -43,35 +41,16 @@ def interrupts(page) -> list[dict]:
     return json.loads(page.evaluate("window.t.interrupts()"))
 
 
-def _shared(context, watch_callback_errors):
-    watch_callback_errors(context)
-    guard = PyclientPage(context.new_page())
-    guard.open("/tests/interrupts.html", ready=READY)
-    return guard
-
-
-@contextmanager
-def _checked(guard: PyclientPage):
-    try:
-        yield guard
-        guard.check()
-    finally:
-        guard.outside.clear()
-        guard.errors.clear()
-
-
 @pytest.fixture(scope="module")
-def live_guard(browser, browser_context_args, watch_callback_errors):
+def live_guard(shared_context, watch_callback_errors):
     """The page on the dev server (its real agents), booted once for the module."""
-    context = browser.new_context(**browser_context_args)
-    yield _shared(context, watch_callback_errors)
-    context.close()
+    return boot_once(shared_context, watch_callback_errors, "/tests/interrupts.html")
 
 
 @pytest.fixture
 def chat_on(live_guard):
     """`chat_on(path)`: a new chat on the agent at `path` of the dev server; the page it is on."""
-    with _checked(live_guard) as guard:
+    with checked(live_guard) as guard:
         def open_(agent: str):
             guard.page.evaluate("url => window.t.open(url)", agent)
             return guard.page
@@ -290,7 +269,7 @@ def test_a_new_message_cancels_the_open_question(chat_on, graph_log, path):
 def scripted_guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors):
     """The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
     context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
-    yield _shared(context, watch_callback_errors)
+    yield boot_once(context, watch_callback_errors, "/tests/interrupts.html")
     context.close()
 
 
@@ -299,7 +278,7 @@ def scripted(scripted_guard, pyclient_site, scripted_agent):
     """A new chat on this test's `scripted_agent`; the page it is on."""
     pyclient_site.agent = scripted_agent
     try:
-        with _checked(scripted_guard) as guard:
+        with checked(scripted_guard) as guard:
             guard.page.evaluate("url => window.t.open(url)", "/agent")
             yield guard.page
     finally:
