@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticSerializationError
 
+from ._content import split_parts
 from ._entries import as_message
 from ._errors import LocalProtocolError
 from ._history import History
@@ -238,11 +240,18 @@ class Snapshot(_Saved):
 
     def saved_calls(self, tools: Mapping[str, ClientTool]) -> tuple[list[Call], set[str]]:
         """The saved calls in their saved statuses, and the ids of those that may run again by
-        themselves (an idempotent tool's)."""
+        themselves (an idempotent tool's).
+
+        A result's files are saved once, as the parts of the history's tool message: a
+        restored call's result takes them from there."""
         calls: list[Call] = []
         idempotent: set[str] = set()
+        parts = {m.get("toolCallId"): m["content"] for m in self.messages
+                 if m.get("role") == "tool" and isinstance(m.get("content"), list)}
         for saved in self.calls:
             call = saved.call(tools)
+            if call.result is not None and call.result.ok and call.id in parts:
+                call.result = replace(call.result, media=split_parts(parts[call.id])[1])
             calls.append(call)
             if saved.is_idempotent(call.tool):
                 idempotent.add(call.id)

@@ -137,6 +137,33 @@ def test_backend_tool_calls_have_parts_with_their_result():
         thread.tool_part("no-such")
 
 
+def test_a_results_files_are_restored_with_a_saved_thread():
+    png = png_bytes(3, 3)
+
+    @client_tool
+    def snapshot() -> list[str | Image]:
+        """Take a picture."""
+        return ["the picture", Image(png, filename="shot.png")]
+
+    store = MemoryStore()
+    server = calls_then_text([("c1", "snapshot", {})])
+    agent = agent_for(server, [snapshot])
+
+    async def main():
+        thread = agent.thread(thread_id="t1", store=store)
+        await thread.send("snap")
+        await thread.saved()
+        before = thread.tool_part("c1")
+        thread.close()
+        again = agent.thread(thread_id="t1", store=store)
+        await again.restore()
+        return before, again.tool_part("c1")
+
+    before, after = arun(main())
+    assert before.media == (Image(png, filename="shot.png"),)
+    assert (after.state, after.output, after.media) == ("output-available", "the picture", before.media)
+
+
 def test_a_scripted_server_result_with_files_is_sent_as_parts_and_read_back():
     png = png_bytes(2, 2)
     server = ScriptedAgent()

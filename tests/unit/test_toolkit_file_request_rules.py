@@ -11,6 +11,7 @@ import pytest
 from pyclient import ConfigurationError
 from pyclient.browser.toolkit._file_request_rules import (
     DECLINED,
+    accept_in_words,
     accepts,
     describe_accept,
     parse_accept,
@@ -86,3 +87,15 @@ def test_what_the_model_reads():
     assert sent_text("cat.png", "image/png", 2_300) == "The user chose the file cat.png (image/png, 2.3 kB)."
     assert sent_text(None, "application/pdf", 812) == "The user chose a file (application/pdf, 812 B)."
     assert DECLINED.startswith("The user declined to share a file.")
+
+
+@pytest.mark.parametrize("accept, words", [
+    ((), "Any file"),
+    (("image/*",), "Images"),
+    (("image/*", ".pdf"), "Images or .pdf files"),
+    ((".pdf", ".docx"), ".pdf, .docx files"),
+    (("audio/*", "video/*", "application/json"), "Audio files, videos or application/json files"),
+    (("font/*",), "Font files"),
+])
+def test_what_the_person_reads_under_the_prompt(accept, words):
+    assert accept_in_words(accept) == words

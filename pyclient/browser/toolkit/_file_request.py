@@ -34,7 +34,7 @@ from ..._media import Attachment, format_size
 from ..._tools import ClientTool, client_tool
 from .._files import read_media
 from .._nodes import append_visible, el, later
-from ._file_request_rules import DECLINED, describe_accept, parse_accept, refusal, sent_text
+from ._file_request_rules import DECLINED, accept_in_words, describe_accept, parse_accept, refusal, sent_text
 from ._rules import check_limit
 
 if TYPE_CHECKING:
@@ -110,8 +110,7 @@ class _Request:
         self.node = node = el("div", "pyclient-file-request")
         question = el("p", "pyclient-file-request-prompt")
         append_visible(question, prompt)  # the model's words: text, invisible characters shown
-        hint = el("p", "pyclient-file-request-hint",
-                  f"{describe_accept(accept).capitalize()}, up to {format_size(max_bytes)}.")
+        hint = el("p", "pyclient-file-request-hint", f"{accept_in_words(accept)}, up to {format_size(max_bytes)}.")
         self._input = el("input", "pyclient-file-request-input", type="file", tabindex="-1")
         self._input.hidden = True
         if accept:
@@ -163,7 +162,10 @@ class _Request:
         event.stopPropagation()
         files = self._input.files
         file = files.item(0) if files is not None and files.length else None
-        if not event.isTrusted or not file:
+        if not file:
+            return
+        if not event.isTrusted:  # a script's file is not the user's choice
+            logger.info("pyclient: ignored a synthetic file pick on %s's file request", self.action.name)
             return
         self._input.value = ""  # the same file can be picked again after a refusal
         filename, mime, size = str(file.name or "") or None, str(file.type or ""), int(file.size)

@@ -9,17 +9,20 @@ the browser (the user may switch it to "All files"), so the card checks the file
   file extension (".pdf"), a MIME type ("application/pdf") or a major type ("image/*"),
   lower-cased; a bad item is the page author's mistake: a `ConfigurationError`.
 - `accepts` matches a file's name and type against them, as browsers match `accept`.
+- `describe_accept` writes them for the model ("image/*, .pdf"), `accept_in_words` for the
+  person ("Images or .pdf files").
 - `refusal` says why a picked file cannot be sent (its type, its size), or None.
 - `sent_text` is the line the model gets before the file; `DECLINED` what it gets when the
   user declines.
 
 ```python
-from pyclient.browser.toolkit._file_request_rules import accepts, parse_accept, refusal, sent_text
+from pyclient.browser.toolkit._file_request_rules import accept_in_words, accepts, parse_accept, refusal, sent_text
 
 accept = parse_accept("image/*, .PDF")
 print(accept, accepts(accept, "cv.pdf", ""), accepts(accept, "notes.txt", "text/plain"))  # ('image/*', '.pdf') True False
 print(refusal("big.png", "image/png", 12_000_000, accept=accept, max_bytes=10_000_000))  # big.png is 12 MB, over the 10 MB ...
 print(sent_text("cat.png", "image/png", 2_300))   # The user chose the file cat.png (image/png, 2.3 kB).
+print(accept_in_words(accept))                     # Images or .pdf files
 ```
 """
 
@@ -31,7 +34,7 @@ from collections.abc import Sequence
 from ..._errors import ConfigurationError
 from ..._media import format_size
 
-__all__ = ["DECLINED", "accepts", "describe_accept", "parse_accept", "refusal", "sent_text"]
+__all__ = ["DECLINED", "accept_in_words", "accepts", "describe_accept", "parse_accept", "refusal", "sent_text"]
 
 DECLINED = "The user declined to share a file. Do not ask for it again unless the user offers one."
 """What the model receives when the user presses Decline (the call's error)."""
@@ -98,6 +101,25 @@ def accepts(accept: tuple[str, ...], filename: str | None, mime_type: str | None
 def describe_accept(accept: tuple[str, ...]) -> str:
     """`accept` as the card and the model read it: "image/*, .pdf", or "any file"."""
     return ", ".join(accept) if accept else "any file"
+
+
+_MAJOR_WORDS = {"image": "images", "audio": "audio files", "video": "videos", "text": "text files"}
+
+
+def accept_in_words(accept: tuple[str, ...]) -> str:
+    """`accept` as the person reads it under the prompt: "Images or .pdf files", "Any file"."""
+    if not accept:
+        return "Any file"
+    words: list[str] = []
+    for token in accept:
+        if token.endswith("/*"):
+            words.append(_MAJOR_WORDS.get(token[:-2], f"{token[:-2]} files"))
+    extensions = [token for token in accept if token.startswith(".")]
+    if extensions:
+        words.append(f"{', '.join(extensions)} files")
+    words.extend(f"{token} files" for token in accept if "/" in token and not token.endswith("/*"))
+    text = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+    return text[0].upper() + text[1:]
 
 
 def refusal(filename: str | None, mime_type: str | None, size: int, *, accept: tuple[str, ...],
