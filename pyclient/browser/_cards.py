@@ -13,8 +13,9 @@ text: written as text nodes with bidi controls and zero-width characters made vi
 The files of a result (`part.media`: what a client tool returned, or a server's result with
 content parts) are shown below the text, always visible: an image with bytes as a thumbnail
 from a `blob:` URL pyclient makes, anything else (a remote-URL image included: never loaded)
-as a chip with its name and size (`pyclient.browser._media_nodes`). A result that is only
-files (`-> Image`) shows no empty text box.
+as a chip with its name and size (`pyclient.browser._media_nodes`). A thumbnail gets its box
+before it loads (`THUMBNAIL`, `pyclient.browser._image_size`), so the chat does not grow under
+the reader. A result that is only files (`-> Image`) shows no empty text box.
 
 A tool with a renderer (`thread.renderer(name)`) gets the renderer's output in the card's
 body, called again only when the call's part changed (`part.key`): a JS element or a
@@ -50,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyodide.ffi import JsProxy
 
+from ._image_size import fit, image_size
 from ._media_nodes import media_list
 from ._nodes import append_visible, el, set_visible
 
@@ -57,7 +59,7 @@ if TYPE_CHECKING:
     from .._media import Media
     from .._parts import ToolPart
 
-__all__ = ["FORMAT_MAX", "STATUS_WORDS", "Card", "files_key", "put_view", "render_error", "status_name"]
+__all__ = ["FORMAT_MAX", "STATUS_WORDS", "THUMBNAIL", "Card", "files_key", "put_view", "render_error", "status_name"]
 
 logger = logging.getLogger("pyclient")
 
@@ -79,6 +81,10 @@ _ONE_LINE = 72
 
 FORMAT_MAX = 100_000
 """Complete arguments longer than this (characters) stay as they streamed, not reformatted."""
+
+THUMBNAIL = (352, 256, 48)
+"""The box of a result's image in CSS pixels: at most this wide and high, and at least this
+wide (chat.css says the same in rem: 22rem, 16rem, 3rem)."""
 
 Renderer = Callable[["ToolPart"], Any]
 
@@ -139,6 +145,18 @@ def files_key(media: tuple[Media, ...]) -> tuple[Any, ...]:
     """What the card shows of a result's files: it redraws them only when this changes (a
     reload that restores a file's bytes changes `kept`; the bytes are not compared)."""
     return tuple((m.kind, m.mime_type, m.filename, m.url, m.size, m.kept) for m in media)
+
+
+def _result_files(media: tuple[Media, ...]) -> Any:
+    """The result's files, each image with its box set from its header (when it can be read)."""
+    box = media_list(media, "pyclient-tool-media")
+    width, height, least = THUMBNAIL
+    for node, file in zip(box.children, media):
+        size = image_size(file.data) if file.kind == "image" else None
+        image = node.querySelector("img") if size is not None else None
+        if size is not None and image:
+            image.width, image.height = fit(size, width=width, height=height, least=least)
+    return box
 
 
 def _formatted_arguments(arguments: str) -> str:
@@ -273,7 +291,7 @@ class Card:
             self._files = None
         if media:
             # Beside the result's text, not inside its <details>: an image is there to be seen.
-            self._files = media_list(media, "pyclient-tool-media")
+            self._files = _result_files(media)
             self._result_box.after(self._files)
 
     # -- the button bar (approvals, interrupted calls) ------------------------------------------

@@ -96,7 +96,11 @@ def test_a_png_a_handler_returns_reaches_the_model_and_shows_in_its_card(media, 
     image = decoded(shown.locator(".pyclient-tool-media img"))
     assert image["src"].startswith("blob:") and (image["width"], image["height"]) == (12, 8)
     assert image["alive"] is False  # revoked once loaded: nothing leaks
-    assert shown.locator(".pyclient-tool-media img").get_attribute("alt") == "chart.png"
+    thumbnail = shown.locator(".pyclient-tool-media img")
+    assert thumbnail.get_attribute("alt") == "chart.png"
+    # Its box was set from the PNG's header before it loaded (a tiny image scaled up to be seen).
+    assert (thumbnail.get_attribute("width"), thumbnail.get_attribute("height")) == ("48", "32")
+    assert thumbnail.evaluate("img => [img.offsetWidth, img.offsetHeight]") == [48, 32]
     expect(shown.locator(".pyclient-tool-result-box")).to_be_hidden()  # only an image: no empty text box
 
 
