@@ -141,6 +141,10 @@ def test_canvas_tool_shows_the_model_the_canvas_as_drawn(media, media_log):
     assert tainted["error"].startswith("The browser does not let the page read the canvas '#tainted': it shows an "
                                        "image from another site, which taints it (SecurityError: ")
     assert tainted["media"] == []
+    # The same canvas returned by a handler: pyclient reads it, and fails the call saying why.
+    returned = run(media, "tainted_canvas")
+    assert returned["error"].startswith("Tool 'tainted_canvas' returned a canvas the browser does not let the page "
+                                        "read (SecurityError: ")
     assert [(mime, name) for mime, _, name in run(media, "capture_gone")["media"]] == [("image/png", "gone.png")]
     media.evaluate("window.t.remove_gone()")
     assert run(media, "capture_gone")["error"].startswith("The canvas <canvas#gone> is not on the page right now.")

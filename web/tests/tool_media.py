@@ -4,7 +4,7 @@ agent whose model records the files it receives), driven by tests/e2e/test_tool_
 Query: `agent=<path>` (another endpoint: `/agent` on the plugin's site is the test's
 `scripted_agent`), `thread=<id>` with `store=1` (the thread kept in IndexedDB). Tools:
 `snapshot_chart()` returns a PNG made in Python (its base64 in `window.lastPng`),
-`export_csv()` a JS `Blob`, `capture_canvas` is `canvas_tool("#sketch")` (drawn below),
+`export_csv()` a JS `Blob`, `tainted_canvas()` the `#tainted` canvas element, `capture_canvas` is `canvas_tool("#sketch")` (drawn below),
 `capture_tainted` and `capture_gone` are `canvas_tool`s on the other two canvases, and
 `request_file` is `file_request_tool(accept="image/*,.pdf", max_bytes=200_000)`.
 `window.t.run(name)` runs a tool's handler directly and returns JSON (`content`, `error`,
@@ -54,6 +54,12 @@ def export_csv() -> Attachment:
     return js.Blob.new(to_js(["a,b\n1,2\n"]), to_js({"type": "text/csv"}, dict_converter=js.Object.fromEntries))
 
 
+@client_tool
+def tainted_canvas() -> Image:
+    """Return the #tainted canvas itself (read by pyclient, not by canvas_tool)."""
+    return document.querySelector("#tainted")
+
+
 # The drawing the model is shown: a red left half, a blue right half, a white dot in the middle.
 sketch = document.querySelector("#sketch")
 pen = sketch.getContext("2d")
@@ -70,7 +76,7 @@ capture_canvas = canvas_tool("#sketch", description="See the sketch on the page.
 capture_tainted = canvas_tool("#tainted", name="capture_tainted")
 capture_gone = canvas_tool(document.querySelector("#gone"), name="capture_gone")
 request_file = file_request_tool(accept="image/*,.pdf", max_bytes=200_000)
-TOOLS = [snapshot_chart, export_csv, capture_canvas, capture_tainted, capture_gone, request_file]
+TOOLS = [snapshot_chart, export_csv, tainted_canvas, capture_canvas, capture_tainted, capture_gone, request_file]
 
 agent = Agent("media", url=params.get("agent") or "/agent/media", client_tools=TOOLS)
 thread = agent.thread("#chat", thread_id=params.get("thread") or None, store=True if params.get("store") else None)
