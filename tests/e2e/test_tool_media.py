@@ -59,9 +59,14 @@ def send(page, text: str) -> None:
     box.press("Enter")
 
 
-def replied(page, count: int) -> None:
-    """Wait until the model has answered `count` tool results in all, and the run is over."""
-    expect(page.locator(".pyclient-assistant", has_text="Tool returned")).to_have_count(count, timeout=TIMEOUT)
+def answers(page) -> int:
+    """How many tool results the model has answered in the chat so far."""
+    return page.locator(".pyclient-assistant", has_text="Tool returned").count()
+
+
+def replied(page, before: int) -> None:
+    """Wait until the model has answered one more tool result than `before`, and the run is over."""
+    expect(page.locator(".pyclient-assistant", has_text="Tool returned")).to_have_count(before + 1, timeout=TIMEOUT)
     expect(page.locator(".pyclient-chat")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
 
 
@@ -86,8 +91,9 @@ def run(page, name: str) -> dict:
 
 
 def test_a_png_a_handler_returns_reaches_the_model_and_shows_in_its_card(media, media_log):
+    before = answers(media)
     send(media, "call snapshot_chart")
-    replied(media, 1)
+    replied(media, before)
     png = base64.b64decode(media.evaluate("window.lastPng"))
     assert media_log.received[-1].tool_returns == {"snapshot_chart": [("image/png", png)]}
     expect(media.locator(".pyclient-assistant").last).to_have_text(f"Tool returned: image/png {len(png)} bytes")
@@ -105,8 +111,9 @@ def test_a_png_a_handler_returns_reaches_the_model_and_shows_in_its_card(media, 
 
 
 def test_a_js_blob_a_handler_returns_reaches_the_model_as_a_file_shown_as_a_chip(media, media_log):
+    before = answers(media)
     send(media, "call export_csv")
-    replied(media, 2)
+    replied(media, before)
     assert media_log.received[-1].tool_returns == {"export_csv": [("text/csv", b"a,b\n1,2\n")]}
     chip = card(media, "export_csv").locator(".pyclient-tool-media .pyclient-media-file")
     expect(chip).to_have_attribute("data-kind", "document")
@@ -114,8 +121,9 @@ def test_a_js_blob_a_handler_returns_reaches_the_model_as_a_file_shown_as_a_chip
 
 
 def test_canvas_tool_shows_the_model_the_canvas_as_drawn(media, media_log):
+    before = answers(media)
     send(media, "call capture_canvas")
-    replied(media, 3)
+    replied(media, before)
     [text, (mime, data)] = media_log.received[-1].tool_returns["capture_canvas"]
     assert text == "The canvas '#sketch' as drawn now: 160×100 pixels." and mime == "image/png"
     # The very bytes the canvas encodes now, and what they show: red left, blue right, a white dot.
@@ -151,6 +159,7 @@ def test_canvas_tool_shows_the_model_the_canvas_as_drawn(media, media_log):
 
 
 def test_file_request_tool_sends_the_users_file_only_on_their_own_pick(media, media_log, tmp_path):
+    before = answers(media)
     send(media, 'call request_file {"prompt": "Send me your logo"}')
     asking = card(media, "request_file")
     expect(asking).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
@@ -183,7 +192,7 @@ def test_file_request_tool_sends_the_users_file_only_on_their_own_pick(media, me
     with media.expect_file_chooser() as chooser:
         asking.get_by_role("button", name="Choose a file…").click()
     chooser.value.set_files(logo)
-    replied(media, 4)
+    replied(media, before)
     assert media_log.received[-1].tool_returns == {"request_file": [
         f"The user chose the file logo.png (image/png, {len(logo.read_bytes())} B).", ("image/png", logo.read_bytes())]}
     expect(asking).to_have_attribute("data-status", "completed")
@@ -192,23 +201,30 @@ def test_file_request_tool_sends_the_users_file_only_on_their_own_pick(media, me
 
     # Decline: the model reads why.
     send(media, 'call request_file {"prompt": "And your CV?"}')
-    expect(card(media, "request_file", 1)).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
-    card(media, "request_file", 1).get_by_role("button", name="Decline").click()
-    replied(media, 5)
+    declining = card(media, "request_file")
+    expect(declining).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
+    declining.get_by_role("button", name="Decline").click()
+    replied(media, before + 1)
     assert media_log.received[-1].tool_returns == {"request_file": [DECLINED]}
-    expect(card(media, "request_file", 1)).to_have_attribute("data-status", "failed")
-    expect(card(media, "request_file", 1).locator(".pyclient-tool-result")).to_have_text(DECLINED)
+    expect(declining).to_have_attribute("data-status", "failed")
+    expect(declining.locator(".pyclient-tool-result")).to_have_text(DECLINED)
 
 
-def test_the_cards_images_are_kept_across_a_reload(media_page, media_log):
+def test_the_cards_images_are_kept_across_a_reload(media_page):
     page, guard = media_page
+    before = answers(page)
+    send(page, "call snapshot_chart")  # at least one image, whichever tests ran before
+    replied(page, before)
+    shown = [(card.get_attribute("data-tool-call-id"), decoded(card.locator(".pyclient-tool-media img")))
+             for card in page.locator(".pyclient-tool:has(.pyclient-tool-media img)").all()]
+    chips = page.locator(".pyclient-tool-media .pyclient-media-file").all_text_contents()
     page.evaluate("window.t.saved()")
     guard.reload(ready=READY)
-    expect(page.locator(".pyclient-tool")).to_have_count(5, timeout=TIMEOUT)
-    for tool, size in (("snapshot_chart", (12, 8)), ("capture_canvas", (160, 100)), ("request_file", (6, 5))):
-        image = decoded(card(page, tool, 0).locator(".pyclient-tool-media img"))
-        assert image["src"].startswith("blob:") and (image["width"], image["height"]) == size, tool
-    expect(card(page, "export_csv").locator(".pyclient-media-file")).to_have_text("📄document (text/csv)8 B")
+    for call_id, image in shown:
+        again = decoded(page.locator(f".pyclient-tool[data-tool-call-id='{call_id}'] .pyclient-tool-media img"))
+        assert again["src"].startswith("blob:") and again["src"] != image["src"], call_id  # made afresh
+        assert (again["width"], again["height"]) == (image["width"], image["height"]), call_id
+    assert page.locator(".pyclient-tool-media .pyclient-media-file").all_text_contents() == chips
     guard.check()
 
 

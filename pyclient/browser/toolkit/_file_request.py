@@ -71,19 +71,20 @@ def file_request_tool(*, name: str = "request_file", accept: str | Sequence[str]
     """
     tokens = parse_accept(accept)
     check_limit(max_bytes, "max_bytes")
-    views: dict[str, _Request] = {}
+    # One view per waiting call, by call id and action: two threads' calls may share an id.
+    views: dict[tuple[str, int], _Request] = {}
 
     def render(part: ToolPart) -> Any:
         action = part.action
-        view = views.get(part.tool_call_id)
         if action is None or action.status != "awaiting_input":
-            if view is not None:
-                views.pop(part.tool_call_id).dispose()
+            for key in [key for key, view in views.items() if key[0] == part.tool_call_id and view.action.done]:
+                views.pop(key).dispose()
             return None  # streaming or answered: the chat's default card (its result shows the file)
+        key = (part.tool_call_id, id(action))  # the view holds the action: its id stays its own
+        view = views.get(key)
         if view is None:
             prompt = part.input.get("prompt")
-            view = views[part.tool_call_id] = _Request(action, str(prompt or "Choose a file to share."),
-                                                       tokens, max_bytes)
+            view = views[key] = _Request(action, str(prompt or "Choose a file to share."), tokens, max_bytes)
         return view.node  # built once: a re-render keeps what the user is doing
 
     def request_file(prompt: Annotated[str, MinLen(1), MaxLen(MAX_PROMPT_CHARS)]) -> list[str | Attachment]:
