@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from ._content import from_part, keep_within
+from ._content import keep_within, split_parts
 from ._entries import as_message
 from ._errors import LocalProtocolError
 from ._history import History
@@ -53,24 +54,11 @@ class _Saved(BaseModel):
 
 
 class SavedResult(_Saved):
-    """A call's answer: the tool message's text, the error when it failed, and its files as
-    content parts (added in place: a save without them has none)."""
+    """A call's answer: the tool message's text, and the error when it failed. Its files are
+    saved once, as the parts of the history's tool message (`Snapshot.saved_calls`)."""
 
     content: str = ""
     error: str | None = None
-    media: list[dict[str, Any]] = []
-
-    @classmethod
-    def of(cls, result: ToolResult, file_limit: int | None) -> SavedResult:
-        """The saved form of a call's answer, each file over `file_limit` bytes kept as a name."""
-        media = [media.part() for media in result.media]
-        return cls.model_construct(content=result.content, error=result.error,
-                                   media=keep_within(media, file_limit) if file_limit is not None else media)
-
-    def result(self) -> ToolResult:
-        """The answer as the machine keeps it."""
-        files = tuple(media for media in map(from_part, self.media) if media is not None)
-        return ToolResult(content=self.content, error=self.error, media=files)
 
 
 class SavedCall(_Saved):
@@ -98,7 +86,7 @@ class SavedCall(_Saved):
     result: SavedResult | None = None
 
     @classmethod
-    def of(cls, call: Call, file_limit: int | None = None) -> SavedCall:
+    def of(cls, call: Call) -> SavedCall:
         """The saved form of a machine's call."""
         result = call.result
         return cls.model_construct(
@@ -106,7 +94,7 @@ class SavedCall(_Saved):
             tool=call.tool.name if call.tool is not None else None,
             idempotent=call.tool.idempotent if call.tool is not None else False,
             execution=call.execution, sent=call.sent, edited=call.edited,
-            result=None if result is None else SavedResult.of(result, file_limit),
+            result=None if result is None else SavedResult.model_construct(content=result.content, error=result.error),
         )
 
     def call(self, tools: Mapping[str, ClientTool]) -> Call:
@@ -118,7 +106,7 @@ class SavedCall(_Saved):
         call.sent = self.sent
         call.edited = self.edited
         if self.result is not None:
-            call.result = self.result.result()
+            call.result = ToolResult(content=self.result.content, error=self.result.error)
         return call
 
     def is_idempotent(self, tool: ClientTool | None) -> bool:
@@ -203,8 +191,8 @@ class Snapshot(_Saved):
            file_limit: int | None = None) -> Snapshot:
         """The snapshot of a machine's parts, built without validating them (they are its own).
 
-        A file over `file_limit` bytes, in a message or a call's answer, is kept as a text part
-        that names it (`pyclient._content.keep_within`); None keeps every file.
+        A file over `file_limit` bytes, in a message (a call's answer included), is kept as a
+        text part that names it (`pyclient._content.keep_within`); None keeps every file.
         """
         try:
             # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
@@ -218,7 +206,7 @@ class Snapshot(_Saved):
                     message["content"] = keep_within(message["content"], file_limit)
         return cls.model_construct(
             thread_id=thread_id, run_state=run_state, run_start=run_start, messages=messages, state=history.state,
-            calls=[SavedCall.of(call, file_limit) for call in calls], interrupted=list(interrupted),
+            calls=[SavedCall.of(call) for call in calls], interrupted=list(interrupted),
             interrupts=[SavedInterrupt.of(record) for record in interrupts],
         )
 
@@ -262,11 +250,18 @@ class Snapshot(_Saved):
 
     def saved_calls(self, tools: Mapping[str, ClientTool]) -> tuple[list[Call], set[str]]:
         """The saved calls in their saved statuses, and the ids of those that may run again by
-        themselves (an idempotent tool's)."""
+        themselves (an idempotent tool's).
+
+        A result's files are saved once, as the parts of the history's tool message: a
+        restored call's result takes them from there."""
         calls: list[Call] = []
         idempotent: set[str] = set()
+        parts = {m.get("toolCallId"): m["content"] for m in self.messages
+                 if m.get("role") == "tool" and isinstance(m.get("content"), list)}
         for saved in self.calls:
             call = saved.call(tools)
+            if call.result is not None and call.result.ok and call.id in parts:
+                call.result = replace(call.result, media=split_parts(parts[call.id])[1])
             calls.append(call)
             if saved.is_idempotent(call.tool):
                 idempotent.add(call.id)

@@ -1,4 +1,4 @@
-"""The demo page: five client tools, two renderers, an agent on the dev server's `/agent`, and a chat.
+"""The demo page: five client tools, two renderers, ready-made tools, an agent on the dev server's `/agent`, and a chat.
 
 Each suggestion in the chat shows one feature:
 - "Make the background #1e3a8a": a plain client tool (`change_background`);
@@ -6,7 +6,8 @@ Each suggestion in the chat shows one feature:
 - "Create a task to water the plants": a renderer that shows the arguments as they stream;
 - "Let me pick a colour": a render-only tool the user answers in its card;
 - "Clear the notes": a tool that asks for approval first;
-- 'Show a toast saying "Saved!"': a ready-made tool from `pyclient.browser.toolkit`.
+- 'Show a toast saying "Saved!"': a ready-made tool from `pyclient.browser.toolkit`;
+- "What is on the canvas?": the toolkit's `canvas_tool`, whose result is a PNG of the sketch.
 """
 
 import sys
@@ -19,7 +20,7 @@ from pyscript import document, web, window
 import pyclient
 from pyclient import Agent, ToolPart, client_tool
 from pyclient.browser import Chat, log_to_console
-from pyclient.browser.toolkit import notify_tool, page_text_tool, selection_tool
+from pyclient.browser.toolkit import canvas_tool, notify_tool, page_text_tool, selection_tool
 
 log_to_console()  # pyclient's warnings (a failing tool, a dropped stream) in devtools
 
@@ -134,12 +135,38 @@ def pick_colour(prompt: str) -> PickedColour:
     raise NotImplementedError  # render-only: the user answers in the card
 
 
+def draw_sketch():
+    """A small drawing on the page's canvas: a sun over two hills, for `capture_canvas` to see."""
+    canvas = document.getElementById("sketch")
+    pen = canvas.getContext("2d")
+    width, height = canvas.width, canvas.height
+    sky = pen.createLinearGradient(0, 0, 0, height)
+    sky.addColorStop(0, "#bfdbfe")
+    sky.addColorStop(1, "#eff6ff")
+    pen.fillStyle = sky
+    pen.fillRect(0, 0, width, height)
+    pen.fillStyle = "#f59e0b"
+    pen.beginPath()
+    pen.arc(width * 0.72, height * 0.34, 18, 0, 6.2832)
+    pen.fill()
+    # Two hills: the upper halves of ellipses centred on the bottom edge (x, rx, ry as fractions).
+    for colour, x, rx, ry in (("#86efac", 0.25, 0.45, 0.42), ("#22c55e", 0.8, 0.4, 0.32)):
+        pen.fillStyle = colour
+        pen.beginPath()
+        pen.ellipse(width * x, height, width * rx, height * ry, 0, 3.1416, 6.2832)
+        pen.fill()
+
+
+draw_sketch()
+
 # Ready-made tools (pyclient.browser.toolkit), each bounded to what it is given: the article's
-# text (read only), the user's selection, and text-only toasts in a container of their own.
+# text (read only), the user's selection, text-only toasts in a container of their own, and
+# the sketch's canvas (read as a PNG).
 toasts = document.createElement("div")
 toasts.className = "toasts"
 document.body.append(toasts)
-TOOLKIT = [page_text_tool("article.page"), selection_tool(), notify_tool(toasts)]
+TOOLKIT = [page_text_tool("article.page"), selection_tool(), notify_tool(toasts),
+           canvas_tool("#sketch", description="See the sketch on the page (a canvas) as a PNG image.")]
 
 TOOLS = [change_background, set_heading, create_task, pick_colour, clear_notes, *TOOLKIT]
 agent = Agent("demo", url="/agent", client_tools=TOOLS)
@@ -155,6 +182,7 @@ chat = Chat(
         "Let me pick a colour",
         "Clear the notes",
         'Show a toast saying "Saved!"',
+        "What is on the canvas?",
     ],
 )
 

@@ -10,6 +10,13 @@ costs linear time; once complete they are shown once more, formatted (up to `FOR
 characters: longer ones stay as they streamed). Arguments, results and errors are untrusted
 text: written as text nodes with bidi controls and zero-width characters made visible (`pyclient.browser._visible`).
 
+The files of a result (`part.media`: what a client tool returned, or a server's result with
+content parts) are shown below the text, always visible: an image with bytes as a thumbnail
+from a `blob:` URL pyclient makes, anything else (a remote-URL image included: never loaded)
+as a chip with its name and size (`pyclient.browser._media_nodes`). A thumbnail gets its box
+before it loads (`THUMBNAIL`, `pyclient.browser._image_size`), so the chat does not grow under
+the reader. A result that is only files (`-> Image`) shows no empty text box.
+
 A tool with a renderer (`thread.renderer(name)`) gets the renderer's output in the card's
 body, called again only when the call's part changed (`part.key`): a JS element or a
 `pyscript.web` element is appended, a str becomes text, None keeps the default card. A
@@ -25,6 +32,13 @@ card.update(ToolPart(tool_call_id="c1", tool_name="change_background", state="ou
                      arguments='{"background": "blue"}', output="background is now blue", error_text=None,
                      cancelled=False, run_status="idle", action=None, status="completed", tool=None))
 print(card.node.dataset.status, card.node.querySelector(".pyclient-badge").textContent)  # completed done
+
+from pyclient import Image
+shot = Card("c2", "snapshot")
+shot.update(ToolPart(tool_call_id="c2", tool_name="snapshot", state="output-available", arguments="{}",
+                     output="", error_text=None, cancelled=False, run_status="idle", action=None,
+                     status="completed", tool=None, media=(Image(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8), filename="s.png"),)))
+print(shot.node.querySelector(".pyclient-tool-media img").src[:5], shot.node.querySelector(".pyclient-tool-result-box").hidden)  # blob: True
 ```
 """
 
@@ -37,12 +51,15 @@ from typing import TYPE_CHECKING, Any
 
 from pyodide.ffi import JsProxy
 
+from ._image_size import fit, image_size
+from ._media_nodes import media_list
 from ._nodes import append_visible, el, set_visible
 
 if TYPE_CHECKING:
+    from .._media import Media
     from .._parts import ToolPart
 
-__all__ = ["FORMAT_MAX", "STATUS_WORDS", "Card", "put_view", "render_error", "status_name"]
+__all__ = ["FORMAT_MAX", "STATUS_WORDS", "THUMBNAIL", "Card", "files_key", "put_view", "render_error", "status_name"]
 
 logger = logging.getLogger("pyclient")
 
@@ -64,6 +81,10 @@ _ONE_LINE = 72
 
 FORMAT_MAX = 100_000
 """Complete arguments longer than this (characters) stay as they streamed, not reformatted."""
+
+THUMBNAIL = (352, 256, 48)
+"""The box of a result's image in CSS pixels: at most this wide and high, and at least this
+wide (chat.css says the same in rem: 22rem, 16rem, 3rem)."""
 
 Renderer = Callable[["ToolPart"], Any]
 
@@ -120,6 +141,24 @@ def formatted(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
+def files_key(media: tuple[Media, ...]) -> tuple[Any, ...]:
+    """What the card shows of a result's files: it redraws them only when this changes (a
+    reload that restores a file's bytes changes `kept`; the bytes are not compared)."""
+    return tuple((m.kind, m.mime_type, m.filename, m.url, m.size, m.kept) for m in media)
+
+
+def _result_files(media: tuple[Media, ...]) -> Any:
+    """The result's files, each image with its box set from its header (when it can be read)."""
+    box = media_list(media, "pyclient-tool-media")
+    width, height, least = THUMBNAIL
+    for node, file in zip(box.children, media):
+        size = image_size(file.data) if file.kind == "image" else None
+        image = node.querySelector("img") if size is not None else None
+        if size is not None and image:
+            image.width, image.height = fit(size, width=width, height=height, least=least)
+    return box
+
+
 def _formatted_arguments(arguments: str) -> str:
     try:
         return formatted(json.loads(arguments))
@@ -165,6 +204,7 @@ class Card:
         self._shown_args = ""
         self._args_final = False
         self._result_key: tuple[Any, ...] | None = None
+        self._files: Any = None  # the result's files (a `.pyclient-tool-media` list), once it has some
         self._render_key: tuple[Any, ...] | None = None
         self._rendered = False
 
@@ -221,14 +261,16 @@ class Card:
         self._args_final = True
 
     def _show_result(self, part: ToolPart) -> None:
-        # A call is answered once: its result never changes after that.
+        # A call is answered once: its result never changes after that (its files may, when a
+        # snapshot or a reload brings them again).
         if part.state in ("output-available", "output-error"):
-            key: tuple[Any, ...] = (part.state, part.cancelled)
+            key: tuple[Any, ...] = (part.state, part.cancelled, files_key(part.media))
         else:
             key = ("none",)
         if key == self._result_key:
             return
         self._result_key = key
+        self._show_files(part.media if key != ("none",) else ())
         if key == ("none",):
             self._result_box.hidden = True
             return
@@ -240,7 +282,17 @@ class Card:
             text = output if isinstance(output, str) else formatted(output)
             self._result_summary.textContent = "Result"
         set_visible(self._result, text)
-        self._result_box.hidden = False
+        # A result that is only files (`-> Image`) has no text to open.
+        self._result_box.hidden = not text and bool(part.media)
+
+    def _show_files(self, media: tuple[Media, ...]) -> None:
+        if self._files is not None:
+            self._files.remove()
+            self._files = None
+        if media:
+            # Beside the result's text, not inside its <details>: an image is there to be seen.
+            self._files = _result_files(media)
+            self._result_box.after(self._files)
 
     # -- the button bar (approvals, interrupted calls) ------------------------------------------
 

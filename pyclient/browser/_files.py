@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import js
-from pyodide.ffi import JsProxy
+from pyodide.ffi import JsException, JsProxy
 
 from .._errors import ToolError
 from .._media import Attachment, Image, Media
@@ -49,7 +49,8 @@ async def read_media(value: Any) -> Any:
     `Media`; anything else as it is.
 
     Raises:
-        ToolError: a file could not be read (the page revoked it, or it is gone).
+        ToolError: a file could not be read (the page revoked it, or it is gone), or a canvas
+            the browser does not let the page read (tainted by a cross-origin image).
     """
     if isinstance(value, (list, tuple)):
         return [await read_media(item) for item in value]
@@ -60,10 +61,18 @@ async def read_media(value: Any) -> Any:
 
 async def _read(value: Any) -> Media:
     tag = _tag(value)
-    if tag == "HTMLCanvasElement":
-        return Image.from_data_url(str(value.toDataURL("image/png")), _canvas_name(value))
-    if tag == "OffscreenCanvas":
-        value = await value.convertToBlob()
+    if tag in ("HTMLCanvasElement", "OffscreenCanvas") and not (value.width and value.height):
+        raise ToolError(f"an empty canvas ({value.width}×{value.height} pixels), which holds no image")
+    try:
+        if tag == "HTMLCanvasElement":
+            return Image.from_data_url(str(value.toDataURL("image/png")), _canvas_name(value))
+        if tag == "OffscreenCanvas":
+            value = await value.convertToBlob()
+    except JsException as exc:  # SecurityError: an image from another site was drawn on it
+        raise ToolError(
+            f"a canvas the browser does not let the page read ({getattr(exc, 'name', 'Error')}: "
+            f"{getattr(exc, 'message', exc)}): it shows an image from another site"
+        ) from None
     name = str(value.name) if tag == "File" and value.name else None
     try:
         buffer = await value.arrayBuffer()

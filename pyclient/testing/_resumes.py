@@ -26,12 +26,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 from ag_ui.core import ResumeEntry, RunAgentInput
 
-__all__ = ["APPROVAL_SCHEMA", "CANCELLED_SENTINEL", "LEGACY_EVENT", "ScriptedInterrupt", "approval_outcome",
-           "describe", "resumes_of"]
+__all__ = ["APPROVAL_SCHEMA", "CANCELLED_SENTINEL", "LEGACY_EVENT", "Content", "ScriptedInterrupt",
+           "approval_outcome", "describe", "resumes_of"]
+
+Content = Union[str, list[dict[str, Any]]]
+"""A tool message's content as the agent sends it: the text, or content parts (their JSON)."""
 
 APPROVAL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -111,7 +114,7 @@ def resumes_of(run: RunAgentInput, legacy_ids: Sequence[str] = ()) -> list[Resum
     return entries
 
 
-def approval_outcome(entry: ResumeEntry | None, result: str) -> str:
+def approval_outcome(entry: ResumeEntry | None, result: Content) -> Content:
     """The content of a server tool's `TOOL_CALL_RESULT` once its approval is answered, as
     pydantic-ai words it: `result` when approved; the reason, or "The tool call was denied.",
     when not; "Cancelled by user." when cancelled."""

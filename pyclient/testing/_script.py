@@ -54,8 +54,9 @@ from ag_ui.core import (
     ToolMessage,
 )
 
+from .._content import content_of, split_content
 from ._response import Event, Response
-from ._resumes import APPROVAL_SCHEMA, ScriptedInterrupt, approval_outcome, describe, resumes_of
+from ._resumes import APPROVAL_SCHEMA, Content, ScriptedInterrupt, approval_outcome, describe, resumes_of
 
 __all__ = ["FollowUp", "Match", "Turn"]
 
@@ -71,7 +72,7 @@ class _Call:
     arguments: str
     chunks: int
     call_id: str | None         # None: a fresh id each time the turn answers
-    result: str | None = None   # set for a call the agent runs itself (server side)
+    result: Content | None = None   # set for a call the agent runs itself (server side)
     approval: bool = False      # a server call that waits for the person's approval (an interrupt)
 
 
@@ -98,7 +99,7 @@ class Turn:
         self._steps: list[_Text | _Call | _Emitted] = []
         self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
         self._interrupts: list[ScriptedInterrupt] = []
-        self._approvals: dict[str, tuple[str, str]] = {}  # interrupt id -> (call id, result), latest response
+        self._approvals: dict[str, tuple[str, Content]] = {}  # interrupt id -> (call id, result), latest response
         self._follow_up: FollowUp | None = None
         self._follow_up_chunks = 1
         self.next_turn: Turn | None = None     # then(): the follow-up is a turn of its own
@@ -154,13 +155,15 @@ class Turn:
                                  call_id))
         return self
 
-    def server_call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, result: str,
+    def server_call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, result: Any,
                     chunks: int = 1, call_id: str | None = None, requires_approval: bool = False,
                     **kwargs: Any) -> Turn:
         """A call the agent runs itself: the call streams, then its `TOOL_CALL_RESULT` with `result`.
 
         The page only shows it (no handler runs, nothing is sent back); the arguments are given
-        as for `call()`.
+        as for `call()`. `result` is the text, or what a tool may return with files: a
+        `pyclient.Image` (any `Media`), or a list of texts and files (ag-ui part models and
+        their JSON too), sent as content parts: the text first, then one part per file.
 
         With `requires_approval=True` the agent asks first, as pydantic-ai does for a tool
         registered with `requires_approval=True`: the call streams without a result and the run
@@ -171,7 +174,7 @@ class Turn:
         denied.") when not approved; "Cancelled by user." when cancelled.
         """
         text = _arguments(arguments, kwargs)
-        self._steps.append(_Call(name, text, max(1, chunks), call_id, result, approval=requires_approval))
+        self._steps.append(_Call(name, text, max(1, chunks), call_id, _content(result), approval=requires_approval))
         if requires_approval:
             self._add_interrupt(ScriptedInterrupt(
                 reason="tool_call", message=f"Approve {name}({_compact(text)})?",
@@ -427,9 +430,19 @@ def _compact(arguments: str) -> str:
         return arguments
 
 
-def _result_event(call_id: str, content: str) -> ToolCallResultEvent:
-    return ToolCallResultEvent(message_id=f"msg_{uuid.uuid4().hex[:12]}", tool_call_id=call_id,
-                               content=content, role="tool")
+def _content(result: Any) -> Content:
+    """A server call's `result` as a tool message's content: a str as it is, files as parts."""
+    if isinstance(result, str):
+        return result
+    value, files = split_content(result)
+    text = value if isinstance(value, str) else "" if value is None else json.dumps(value)
+    return content_of(text, files)
+
+
+def _result_event(call_id: str, content: Content) -> ToolCallResultEvent:
+    # Validated from the wire form: content parts given as their JSON become ag-ui's part models.
+    return ToolCallResultEvent.model_validate({"messageId": f"msg_{uuid.uuid4().hex[:12]}", "toolCallId": call_id,
+                                               "content": content, "role": "tool"})
 
 
 def _cut(text: str, pieces: int) -> list[str]:

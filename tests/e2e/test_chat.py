@@ -28,8 +28,8 @@ def test_make_it_blue_round_trip(open_page, agent_log):
     # The first request advertised the demo's tools; the follow-up carried the tool result.
     first, follow_up = agent_log.bodies[-2], agent_log.bodies[-1]
     assert sorted(t["name"] for t in first["tools"]) == [
-        "change_background", "clear_notes", "create_task", "pick_colour", "read_page_text", "read_selection",
-        "set_heading", "show_toast"]
+        "capture_canvas", "change_background", "clear_notes", "create_task", "pick_colour", "read_page_text",
+        "read_selection", "set_heading", "show_toast"]
     tool_messages = [m for m in follow_up["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == ["background is now blue"]
     assert first["threadId"] == follow_up["threadId"] and first["runId"] != follow_up["runId"]

@@ -9,10 +9,10 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from pyclient import ConfigurationError, LocalProtocolError, MemoryStore, ToolError, ToolPart, client_tool
+from pyclient import ConfigurationError, Image, LocalProtocolError, MemoryStore, ToolError, ToolPart, client_tool
 from pyclient._parts import parse_partial
 from pyclient.testing import ScriptedAgent
-from tests.helpers import agent_for, arun, bodies, calls_then_text, tool_contents, until
+from tests.helpers import agent_for, arun, bodies, calls_then_text, png_bytes, tool_contents, until
 
 received: list[dict] = []
 
@@ -135,6 +135,52 @@ def test_backend_tool_calls_have_parts_with_their_result():
     assert part.input == {"q": "pyodide"}
     with pytest.raises(LocalProtocolError, match="no-such"):
         thread.tool_part("no-such")
+
+
+def test_a_results_files_are_restored_with_a_saved_thread():
+    png = png_bytes(3, 3)
+
+    @client_tool
+    def snapshot() -> list[str | Image]:
+        """Take a picture."""
+        return ["the picture", Image(png, filename="shot.png")]
+
+    store = MemoryStore()
+    server = calls_then_text([("c1", "snapshot", {})])
+    agent = agent_for(server, [snapshot])
+
+    async def main():
+        thread = agent.thread(thread_id="t1", store=store)
+        await thread.send("snap")
+        await thread.saved()
+        before = thread.tool_part("c1")
+        thread.close()
+        again = agent.thread(thread_id="t1", store=store)
+        await again.restore()
+        return before, again.tool_part("c1")
+
+    before, after = arun(main())
+    assert before.media == (Image(png, filename="shot.png"),)
+    assert (after.state, after.output, after.media) == ("output-available", "the picture", before.media)
+
+
+def test_a_scripted_server_result_with_files_is_sent_as_parts_and_read_back():
+    png = png_bytes(2, 2)
+    server = ScriptedAgent()
+    server.otherwise().server_call("plot", result=["the chart", Image(png, filename="chart.png"),
+                                                   Image(url="https://example.com/map.png")],
+                                   call_id="p1").say("plotted")
+    thread = agent_for(server).thread()
+    arun(thread.send("plot"))
+    part = thread.tool_part("p1")
+    assert part.state == "output-available" and part.output == "the chart"
+    assert part.media == (Image(png, filename="chart.png"), Image(url="https://example.com/map.png"))
+    tool_message = thread.messages[2]
+    assert [item.type for item in tool_message.content] == ["text", "image", "image"]
+    # A file alone: no text part.
+    server.on("only").server_call("snap", result=Image(png), call_id="p2")
+    arun(thread.send("only"))
+    assert thread.tool_part("p2").output == "" and thread.tool_part("p2").media == (Image(png),)
 
 
 # -- renderers -----------------------------------------------------------------------------
