@@ -55,11 +55,6 @@ __all__ = ["Attachments", "Held"]
 
 _keys = itertools.count(1)
 
-# A paperclip, drawn: the button's look must not depend on an emoji font.
-_CLIP = ("M16.5 6.5 8.6 14.4a2 2 0 0 0 2.8 2.8l7.9-7.9a4 4 0 0 0-5.6-5.6L5.6 11.8a6 6 0 0 0 8.5 8.5"
-         "l6.4-6.4")
-_SVG = "http://www.w3.org/2000/svg"
-
 
 @dataclass(frozen=True)
 class Held:
@@ -91,18 +86,6 @@ def _type_of(file: Any) -> str | None:
     """A file's type: the browser's, else the name's extension's (as the core guesses it)."""
     mime = str(file.type or "")
     return mime.lower() if mime else mimetypes.guess_type(str(file.name), strict=False)[0]
-
-
-def _icon() -> Any:
-    svg = js.document.createElementNS(_SVG, "svg")
-    for name, value in (("viewBox", "0 0 24 24"), ("width", "18"), ("height", "18"), ("fill", "none"),
-                        ("stroke", "currentColor"), ("stroke-width", "2"), ("stroke-linecap", "round"),
-                        ("stroke-linejoin", "round"), ("aria-hidden", "true"), ("focusable", "false")):
-        svg.setAttribute(name, value)
-    path = js.document.createElementNS(_SVG, "path")
-    path.setAttribute("d", _CLIP)
-    svg.append(path)
-    return svg
 
 
 class Attachments:
@@ -141,9 +124,9 @@ class Attachments:
         self.picker.hidden = True
         if self.patterns:
             self.picker.accept = ",".join(self.patterns)
-        self.button = el("button", "pyclient-attach", type="button", aria_label="Attach files")
+        # A "+", not a paperclip emoji: a font without emoji would show a box.
+        self.button = el("button", "pyclient-attach", "+", type="button", aria_label="Attach files")
         self.button.title = f"Attach files ({describe(self.patterns)}); you can also paste or drop them"
-        self.button.append(_icon())
         self.button.hidden = self.patterns == ()
         self.tray = el("div", "pyclient-attachments")
         self._previews = el("div", "pyclient-attachment-list", role="list", aria_label="Files to send")
