@@ -2,7 +2,7 @@
 
 Used by the composer (the files about to be sent), the user's bubble (the files it sent) and
 tool cards (the files a tool returned). An image with bytes is shown from a `blob:` URL that
-pyclient makes from them (revoked once the image has loaded, so nothing leaks); an image known
+pyclient makes from them (revoked once the image has loaded or failed, so nothing leaks); an image known
 only by a remote URL is never loaded: it is a chip naming the address, as is a file a saved
 thread did not keep. Names and addresses are text, never HTML. `file_node` shows a page's
 file not read yet (a JS `File` the person attached) the same way, its thumbnail from a `blob:`

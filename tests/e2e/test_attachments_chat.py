@@ -93,13 +93,19 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
     assert picker.evaluate("e => e.type === 'file' && e.multiple && !e.closest('form')")
     expect(notice).to_have_attribute("aria-live", "polite")
 
-    # The button's input: an image is previewed, a text file is refused in words.
-    pick(page, [("chart.png", "image/png", CHART), ("notes.txt", "text/plain", b"remember the milk")])
+    # The button's input: an image is previewed, a text file is refused in words, an image the
+    # browser cannot show becomes a chip.
+    pick(page, [("chart.png", "image/png", CHART), ("notes.txt", "text/plain", b"remember the milk"),
+                ("scan.heic", "image/heic", b"not an image the browser shows")])
     expect(notice).to_have_text("notes.txt was not attached: this chat takes images and PDF files.")
-    assert previews(page) == ["Remove chart.png"]
+    assert previews(page) == ["Remove chart.png", "Remove scan.heic"]
     tray = page.locator(".pyclient-attachment-list")
     expect(tray.locator("img")).to_have_attribute("alt", "chart.png")
     page.wait_for_function("document.querySelector('.pyclient-attachment img').naturalWidth === 8")
+    expect(tray.locator(".pyclient-media-file .pyclient-media-name")).to_have_text("scan.heic")
+    # A click on its Remove takes it away.
+    page.get_by_role("button", name="Remove scan.heic").click()
+    assert previews(page) == ["Remove chart.png"]
 
     # A paste into the input: its files are attached (a chip with name and size), and nothing
     # is typed into the input.
