@@ -83,7 +83,8 @@ def _carries_files(event: Any) -> bool:
 
 
 def _type_of(file: Any) -> str | None:
-    """A file's type: the browser's, else the name's extension's (as the core guesses it)."""
+    """A file's type: the browser's, else its name's extension's (the core, which reads the
+    bytes when the message is sent, may tell more)."""
     mime = str(file.type or "")
     return mime.lower() if mime else mimetypes.guess_type(str(file.name), strict=False)[0]
 
@@ -126,7 +127,8 @@ class Attachments:
             self.picker.accept = ",".join(self.patterns)
         # A "+", not a paperclip emoji: a font without emoji would show a box.
         self.button = el("button", "pyclient-attach", "+", type="button", aria_label="Attach files")
-        self.button.title = f"Attach files ({describe(self.patterns)}); you can also paste or drop them"
+        self.button.title = ("Attach files" if self.patterns is None else f"Attach {describe(self.patterns)}") \
+            + "; you can also paste or drop them"
         self.button.hidden = self.patterns == ()
         self.tray = el("div", "pyclient-attachments")
         self._previews = el("div", "pyclient-attachment-list", role="list", aria_label="Files to send")
