@@ -36,6 +36,7 @@ from typing import Any
 from ag_ui.core import AssistantMessage, ResumeEntry, RunAgentInput, ToolMessage
 
 from .. import Agent, ClientTool, MockTransport, Thread
+from .._content import split_parts
 from ._response import Event, Response, in_process
 from ._resumes import resumes_of
 from ._script import Match, Turn
@@ -251,7 +252,7 @@ class ScriptedAgent:
         return response
 
     def _turn_for(self, user: Any) -> Turn:
-        said = user.content if user is not None and isinstance(user.content, str) else ""
+        said = split_parts(user.content)[0] if user is not None else ""  # with files: its text parts
         for turn in self._turns:
             if turn.exhausted():
                 continue

@@ -12,6 +12,7 @@ embedded agent and test routes.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -63,3 +64,31 @@ def open_page(page):
         return page
 
     return open_
+
+
+def boot_once(context, watch_callback_errors, path: str) -> PyclientPage:
+    """A guarded page of `context` opened at `path` and ready: for a module of tests that share
+    one booted page (a boot costs seconds; each test then starts from the page's own reset)."""
+    watch_callback_errors(context)
+    guard = PyclientPage(context.new_page())
+    guard.open(path, ready=READY)
+    return guard
+
+
+@contextmanager
+def checked(guard: PyclientPage) -> Iterator[PyclientPage]:
+    """One test's turn on a shared page: the guard is checked at its end and emptied for the next."""
+    try:
+        yield guard
+        guard.check()
+    finally:
+        guard.outside.clear()
+        guard.errors.clear()
+
+
+@pytest.fixture(scope="module")
+def shared_context(browser, browser_context_args):
+    """A browser context on the dev server that lives for the module (pages booted once)."""
+    context = browser.new_context(**browser_context_args)
+    yield context
+    context.close()

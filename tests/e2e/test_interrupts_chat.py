@@ -1,13 +1,13 @@
 """AG-UI interrupts in the chat, in Chromium: a server tool's approval on its tool card, LangGraph's
 questions as interrupt cards, a new message that cancels what is open, a run the agent cancelled.
 
-The page is web/tests/interrupts.html: a `Chat` on a thread of an Agent whose URL is the
-query's `agent`. The real servers are the dev server's (`live_server`): `/agent/approval`, a
+The page is web/tests/interrupts.html, booted once per agent kind: each test opens a new `Chat`
+on a new thread of an Agent at the server it talks to (`window.t.open(url)`). The real servers are the dev server's (`live_server`): `/agent/approval`, a
 pydantic-ai agent whose backend tool `delete_account` needs approval (`approval_log`), and
 LangGraph's interrupt graph under `/lg` (`langgraph_interrupts`: `/lg/agent` speaks the legacy
 `on_interrupt` channel, `/lg/agent-outcome` the 1.0 outcome). What no real server here sends
 (a cancelled outcome, an interrupt that expires, reasons with a page renderer, an interrupt
-without a schema) comes from pyclient's own `scripted_agent`, on the plugin's `pyclient_page`.
+without a schema) comes from pyclient's own `scripted_agent`, on the plugin's site.
 Every click that answers is Playwright's, a trusted one; the tests that click from page
 JavaScript (`element.click()`, untrusted) check that nothing is answered.
 """
@@ -21,7 +21,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import READY
+from tests.e2e.conftest import boot_once, checked
 
 TIMEOUT = 30_000
 SCHEMA = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
@@ -41,8 +41,20 @@ def interrupts(page) -> list[dict]:
     return json.loads(page.evaluate("window.t.interrupts()"))
 
 
-def open_chat(open_page, agent: str):
-    return open_page(f"/tests/interrupts.html?agent={agent}")
+@pytest.fixture(scope="module")
+def live_guard(shared_context, watch_callback_errors):
+    """The page on the dev server (its real agents), booted once for the module."""
+    return boot_once(shared_context, watch_callback_errors, "/tests/interrupts.html")
+
+
+@pytest.fixture
+def chat_on(live_guard):
+    """`chat_on(path)`: a new chat on the agent at `path` of the dev server; the page it is on."""
+    with checked(live_guard) as guard:
+        def open_(agent: str):
+            guard.page.evaluate("url => window.t.open(url)", agent)
+            return guard.page
+        yield open_
 
 
 def ask_to_delete(page):
@@ -56,9 +68,9 @@ def ask_to_delete(page):
 
 # -- a server tool's approval (pydantic-ai) -------------------------------------------------------
 
-def test_approve_runs_the_server_tool_once(open_page, approval_log):
+def test_approve_runs_the_server_tool_once(chat_on, approval_log):
     approval_log.clear()
-    page = open_chat(open_page, "/agent/approval")
+    page = chat_on("/agent/approval")
     card = ask_to_delete(page)
     # The same bar as a client tool's approval: the question, the agent's words, three buttons.
     bar = card.locator(".pyclient-approval")
@@ -85,9 +97,9 @@ def test_approve_runs_the_server_tool_once(open_page, approval_log):
     assert interrupts(page)[0]["status"] == "resolved"
 
 
-def test_approve_with_edited_arguments(open_page, approval_log):
+def test_approve_with_edited_arguments(chat_on, approval_log):
     approval_log.clear()
-    page = open_chat(open_page, "/agent/approval")
+    page = chat_on("/agent/approval")
     card = ask_to_delete(page)
     card.locator(".pyclient-edit-toggle").click()
     # The server's tool has no client schema: the field is typed by the argument's value.
@@ -103,9 +115,9 @@ def test_approve_with_edited_arguments(open_page, approval_log):
     assert approval_log.resumes[-1][0]["payload"] == {"approved": True, "editedArgs": {"user": "carol"}}
 
 
-def test_reject_tells_the_agent_why_and_a_synthetic_click_answers_nothing(open_page, approval_log):
+def test_reject_tells_the_agent_why_and_a_synthetic_click_answers_nothing(chat_on, approval_log):
     approval_log.clear()
-    page = open_chat(open_page, "/agent/approval")
+    page = chat_on("/agent/approval")
     card = ask_to_delete(page)
     # A page script's click is not the person's consent: nothing is answered, nothing is sent.
     page.evaluate(f"document.querySelector(\"{DELETE_CARD} .pyclient-approve\").click()")
@@ -124,9 +136,9 @@ def test_reject_tells_the_agent_why_and_a_synthetic_click_answers_nothing(open_p
     expect(card.locator(".pyclient-badge")).to_have_text("failed")  # as a client tool's rejected call
 
 
-def test_a_new_message_cancels_the_open_approval(open_page, approval_log):
+def test_a_new_message_cancels_the_open_approval(chat_on, approval_log):
     approval_log.clear()
-    page = open_chat(open_page, "/agent/approval")
+    page = chat_on("/agent/approval")
     card = ask_to_delete(page)
     # The run waits only for the person: the input and Send stay enabled.
     expect(page.locator(".pyclient-form input")).to_be_enabled()
@@ -155,8 +167,8 @@ def graph_log(langgraph_interrupts):
     return log
 
 
-def ask_colour(open_page, path: str):
-    page = open_chat(open_page, "/lg" + path)
+def ask_colour(chat_on, path: str):
+    page = chat_on("/lg" + path)
     send(page, "pick a colour")
     card = page.locator(".pyclient-interrupt")
     expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
@@ -164,8 +176,8 @@ def ask_colour(open_page, path: str):
 
 
 @pytest.mark.parametrize("path", ["/agent", "/agent-outcome"])
-def test_langgraph_question_answered_from_its_form(open_page, graph_log, path):
-    page, card = ask_colour(open_page, path)
+def test_langgraph_question_answered_from_its_form(chat_on, graph_log, path):
+    page, card = ask_colour(chat_on, path)
     expect(card.locator(".pyclient-interrupt-message")).to_have_text("Which colour?")
     expect(card.locator(".pyclient-badge")).to_have_text("waiting for your answer")
     expect(card).to_have_attribute("data-reason", "langgraph:interrupt")
@@ -203,8 +215,8 @@ def test_langgraph_question_answered_from_its_form(open_page, graph_log, path):
 
 # The legacy endpoint only: the 1.0 one takes the same path (tests/integration/test_interrupts_langgraph.py).
 @pytest.mark.parametrize("path", ["/agent"])
-def test_langgraph_question_cancelled(open_page, graph_log, path):
-    page, card = ask_colour(open_page, path)
+def test_langgraph_question_cancelled(chat_on, graph_log, path):
+    page, card = ask_colour(chat_on, path)
     # A script's click does nothing.
     page.evaluate("document.querySelector('.pyclient-interrupt .pyclient-answer-cancel').click()")
     page.evaluate("document.querySelector('.pyclient-interrupt .pyclient-answer-send').click()")
@@ -224,8 +236,8 @@ def test_langgraph_question_cancelled(open_page, graph_log, path):
 
 # The legacy endpoint only: the 1.0 one takes the same path (tests/integration/test_interrupts_langgraph.py).
 @pytest.mark.parametrize("path", ["/agent"])
-def test_a_new_message_cancels_the_open_question(open_page, graph_log, path):
-    page, first = ask_colour(open_page, path)
+def test_a_new_message_cancels_the_open_question(chat_on, graph_log, path):
+    page, first = ask_colour(chat_on, path)
     expect(page.locator(".pyclient-send")).to_be_enabled()
     send(page, "never mind")
     # The question is cancelled (the graph is told), the message goes, and the graph asks again.
@@ -253,18 +265,33 @@ def test_a_new_message_cancels_the_open_question(open_page, graph_log, path):
 
 # -- scripted: what the real servers here do not send --------------------------------------------
 
-def open_scripted(pyclient_page):
-    pyclient_page.open("/tests/interrupts.html?agent=/agent", ready=READY)
-    return pyclient_page.page
+@pytest.fixture(scope="module")
+def scripted_guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors):
+    """The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
+    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
+    yield boot_once(context, watch_callback_errors, "/tests/interrupts.html")
+    context.close()
+
+
+@pytest.fixture
+def scripted(scripted_guard, pyclient_site, scripted_agent):
+    """A new chat on this test's `scripted_agent`; the page it is on."""
+    pyclient_site.agent = scripted_agent
+    try:
+        with checked(scripted_guard) as guard:
+            guard.page.evaluate("url => window.t.open(url)", "/agent")
+            yield guard.page
+    finally:
+        pyclient_site.agent = None
 
 
 def outcome(*items: dict) -> dict:
     return {"outcome": {"type": "interrupt", "interrupts": list(items)}}
 
 
-def test_a_run_the_agent_cancelled_is_marked(pyclient_page, scripted_agent):
+def test_a_run_the_agent_cancelled_is_marked(scripted, scripted_agent):
     scripted_agent.on("cancel me").say("Starting…").finish(outcome={"type": "cancelled"})
-    page = open_scripted(pyclient_page)
+    page = scripted
     send(page, "cancel me")
     wait_idle(page)
     notice = page.locator(".pyclient-notice[data-kind='cancelled']")
@@ -275,11 +302,11 @@ def test_a_run_the_agent_cancelled_is_marked(pyclient_page, scripted_agent):
     assert page.locator(".pyclient-notice[data-kind='stopped']").count() == 0
 
 
-def test_an_interrupt_without_a_schema_takes_text_or_json(pyclient_page, scripted_agent):
+def test_an_interrupt_without_a_schema_takes_text_or_json(scripted, scripted_agent):
     scripted_agent.on("free", times=1).finish(**outcome({"id": "i-free", "reason": "input_required",
                                                 "message": "Say \u202eanything"}))
     scripted_agent.otherwise().say("thanks")
-    page = open_scripted(pyclient_page)
+    page = scripted
     send(page, "free")
     card = page.locator(".pyclient-interrupt")
     expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
@@ -297,8 +324,8 @@ def test_an_interrupt_without_a_schema_takes_text_or_json(pyclient_page, scripte
     expect(card.locator(".pyclient-badge")).to_have_text("answered")
 
 
-def test_an_expired_interrupt_says_so(pyclient_page, scripted_agent):
-    page = open_scripted(pyclient_page)
+def test_an_expired_interrupt_says_so(scripted, scripted_agent):
+    page = scripted
     soon = (datetime.now(timezone.utc) + timedelta(seconds=4)).isoformat()
     scripted_agent.on("hurry", times=1).finish(**outcome({"id": "i-soon", "reason": "input_required",
                                                           "message": "Quick!", "responseSchema": SCHEMA,
@@ -319,13 +346,13 @@ def test_an_expired_interrupt_says_so(pyclient_page, scripted_agent):
 
 
 @pytest.mark.callback_errors_expected
-def test_interrupt_renderers_replace_the_form_and_a_broken_one_is_contained(pyclient_page, scripted_agent):
-    pyclient_page.allow_error("the interrupt renderer broke")
+def test_interrupt_renderers_replace_the_form_and_a_broken_one_is_contained(scripted, scripted_guard, scripted_agent):
+    scripted_guard.allow_error("the interrupt renderer broke")
     scripted_agent.on("pick", times=1).finish(**outcome(
         {"id": "i-pick", "reason": "custom:pick", "message": "Pick", "responseSchema": SCHEMA},
         {"id": "i-boom", "reason": "custom:boom", "message": "Colour for <b>boom</b>?", "responseSchema": SCHEMA}))
     scripted_agent.otherwise().say("picked")
-    page = open_scripted(pyclient_page)
+    page = scripted
     send(page, "pick")
     picked = page.locator(".pyclient-interrupt[data-reason='custom:pick']")
     broken = page.locator(".pyclient-interrupt[data-reason='custom:boom']")
@@ -354,7 +381,7 @@ def test_interrupt_renderers_replace_the_form_and_a_broken_one_is_contained(pycl
 
 
 def test_an_answer_the_schema_refuses_is_shown_and_an_approval_without_a_card_gets_one(
-        pyclient_page, scripted_agent):
+        scripted, scripted_agent):
     count = {"type": "object", "properties": {"count": {"type": "integer", "minimum": 1}}, "required": ["count"]}
     approval = {"type": "object", "properties": {"approved": {"type": "boolean"}}, "required": ["approved"]}
     scripted_agent.on("ask twice", times=1).finish(**outcome(
@@ -362,7 +389,7 @@ def test_an_answer_the_schema_refuses_is_shown_and_an_approval_without_a_card_ge
         {"id": "i-ghost", "reason": "tool_call", "toolCallId": "no-such-call", "message": "Run it?",
          "responseSchema": approval}))
     scripted_agent.otherwise().say("done")
-    page = open_scripted(pyclient_page)
+    page = scripted
     send(page, "ask twice")
     asked = page.locator(".pyclient-interrupt[data-interrupt-id='i-count']")
     ghost = page.locator(".pyclient-interrupt[data-interrupt-id='i-ghost']")

@@ -31,7 +31,6 @@ uvicorn.run(create_app(), host="127.0.0.1", port=8002)  # POST AG-UI runs to /ag
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,12 +45,11 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
-from pydantic_ai.ui.ag_ui import AGUIAdapter
+from pydantic_ai.models.function import AgentInfo
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
+
+from tests.servers.scripted_model import agui_endpoint, function_model
 
 __all__ = ["ApprovalLog", "approval_endpoint", "build_approval_agent", "create_app"]
 
@@ -105,27 +103,13 @@ def _respond(messages: list[ModelMessage]) -> ModelResponse:
 def build_approval_agent(log: ApprovalLog) -> Agent[None, str | DeferredToolRequests]:
     """The agent: a `FunctionModel`, the approval-gated `delete_account` tool recording into `log`."""
 
-    def observe(messages: list[ModelMessage]) -> ModelResponse:
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         last = messages[-1]
         if isinstance(last, ModelRequest):
             log.model_inputs.append([(p.part_kind, _content(p)) for p in last.parts])
         return _respond(messages)
 
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return observe(messages)
-
-    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
-        [part] = observe(messages).parts
-        if isinstance(part, TextPart):
-            yield part.content
-        else:
-            assert isinstance(part, ToolCallPart)
-            yield {0: DeltaToolCall(name=part.tool_name, json_args=json.dumps(part.args),
-                                    tool_call_id=part.tool_call_id)}
-
-    agent: Agent[None, str | DeferredToolRequests] = Agent(
-        FunctionModel(respond, stream_function=stream), output_type=[str, DeferredToolRequests]
-    )
+    agent: Agent[None, str | DeferredToolRequests] = Agent(function_model(reply), output_type=[str, DeferredToolRequests])
 
     @agent.tool_plain(requires_approval=True)
     def delete_account(user: str) -> str:
@@ -138,20 +122,13 @@ def build_approval_agent(log: ApprovalLog) -> Agent[None, str | DeferredToolRequ
 
 def approval_endpoint(log: ApprovalLog) -> Any:
     """A Starlette endpoint running the agent over AG-UI, recording every request into `log`."""
-    agent = build_approval_agent(log)
 
-    async def endpoint(request: Request) -> Response:
-        try:
-            body = await request.json()  # cached on the request: the adapter reads it again
-        except ValueError:
-            body = None
-        if isinstance(body, dict):
-            log.bodies.append(body)
-            if body.get("resume"):
-                log.resumes.append(body["resume"])
-        return await AGUIAdapter.dispatch_request(request, agent=agent)
+    def record(body: dict[str, Any]) -> None:
+        log.bodies.append(body)
+        if body.get("resume"):
+            log.resumes.append(body["resume"])
 
-    return endpoint
+    return agui_endpoint(build_approval_agent(log), record)
 
 
 def create_app() -> Starlette:

@@ -14,8 +14,6 @@ tool message carries the result. A deterministic `FunctionModel` decides:
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic_ai import Agent, DeferredToolRequests
@@ -28,14 +26,13 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+from pydantic_ai.models.function import AgentInfo
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets.external import ExternalToolset
-from pydantic_ai.ui.ag_ui import AGUIAdapter
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
+
+from tests.servers.scripted_model import agui_endpoint, function_model
 
 __all__ = ["DECLARED_TOOLS", "build_declared_agent", "create_app", "declared_endpoint"]
 
@@ -75,29 +72,15 @@ def _respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     return ModelResponse(parts=[call])
 
 
-async def _stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
-    [part] = _respond(messages, info).parts
-    if isinstance(part, TextPart):
-        yield part.content
-    else:
-        assert isinstance(part, ToolCallPart)
-        yield {0: DeltaToolCall(name=part.tool_name, json_args=json.dumps(part.args), tool_call_id=part.tool_call_id)}
-
-
 def build_declared_agent() -> Agent[None, str | DeferredToolRequests]:
     """The agent: a `FunctionModel`, the `ExternalToolset` of `DECLARED_TOOLS`, deferred output."""
-    return Agent(FunctionModel(_respond, stream_function=_stream), output_type=[str, DeferredToolRequests],
+    return Agent(function_model(_respond), output_type=[str, DeferredToolRequests],
                  toolsets=[ExternalToolset(DECLARED_TOOLS)])
 
 
 def declared_endpoint() -> Any:
     """A Starlette endpoint running the agent over AG-UI."""
-    agent = build_declared_agent()
-
-    async def endpoint(request: Request) -> Response:
-        return await AGUIAdapter.dispatch_request(request, agent=agent)
-
-    return endpoint
+    return agui_endpoint(build_declared_agent())
 
 
 def create_app() -> Starlette:

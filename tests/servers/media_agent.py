@@ -24,7 +24,6 @@ uvicorn.run(create_app(), host="127.0.0.1", port=8003)  # POST AG-UI runs to /ag
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,12 +39,11 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
-from pydantic_ai.ui.ag_ui import AGUIAdapter
+from pydantic_ai.models.function import AgentInfo
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
+
+from tests.servers.scripted_model import agui_endpoint, function_model
 
 __all__ = ["MediaLog", "Received", "build_media_agent", "create_app", "describe", "media_endpoint"]
 
@@ -128,41 +126,18 @@ def _respond(messages: list[ModelMessage], received: Received, offered: set[str]
 def build_media_agent(log: MediaLog) -> Agent[None, str]:
     """The agent: a `FunctionModel` that records into `log` what each call received."""
 
-    def observe(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         last = messages[-1]
         received = _read(last) if isinstance(last, ModelRequest) else Received()
         log.received.append(received)
         return _respond(messages, received, {tool.name for tool in info.function_tools})
 
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return observe(messages, info)
-
-    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
-        [part] = observe(messages, info).parts
-        if isinstance(part, TextPart):
-            yield part.content
-        else:
-            assert isinstance(part, ToolCallPart)
-            yield {0: DeltaToolCall(name=part.tool_name, json_args=json.dumps(part.args),
-                                    tool_call_id=part.tool_call_id)}
-
-    return Agent(FunctionModel(respond, stream_function=stream))
+    return Agent(function_model(reply))
 
 
 def media_endpoint(log: MediaLog) -> Any:
     """A Starlette endpoint running the agent over AG-UI, recording every request into `log`."""
-    agent = build_media_agent(log)
-
-    async def endpoint(request: Request) -> Response:
-        try:
-            body = await request.json()  # cached on the request: the adapter reads it again
-        except ValueError:
-            body = None
-        if isinstance(body, dict):
-            log.bodies.append(body)
-        return await AGUIAdapter.dispatch_request(request, agent=agent)
-
-    return endpoint
+    return agui_endpoint(build_media_agent(log), log.bodies.append)
 
 
 def create_app() -> Starlette:

@@ -172,3 +172,35 @@ def test_files_survive_a_reload_and_one_over_the_cap_is_kept_as_its_name():
     # Saved and restored, a not-kept file is still one (its name and size), not plain text.
     [kept_part] = keep_within([big.part()], 2_000)
     assert from_part(kept_part) == files[1]
+
+
+# -- a server's results with parts ---------------------------------------------------------------
+
+
+def test_a_servers_result_with_parts_gives_the_part_its_files():
+    from ag_ui.core import MessagesSnapshotEvent, ToolCallResultEvent
+
+    from pyclient._machine import Conversation
+    from pyclient._projection import tool_part
+    from tests.helpers import call_events
+    from tests.unit.test_machine import run
+
+    image = Image(PNG, filename="plot.png")
+    conversation = Conversation("t")
+    conversation.add_user_message("plot it")
+    # A server-side tool (not offered by the page) answered with a caption and an image.
+    run(conversation, *call_events("s1", "plot", {}),
+        ToolCallResultEvent(message_id="r1", tool_call_id="s1",
+                            content=[TextPart(text="the plot"), ImagePart.model_validate(image.part())]))
+    part = tool_part(conversation, "s1", action_for=lambda call: None)
+    assert (part.state, part.output, part.media) == ("output-available", "the plot", (image,))
+
+    # The same from a MESSAGES_SNAPSHOT's tool message, a remote image known by its URL.
+    messages = [m.model_dump(by_alias=True) for m in conversation.messages()]
+    messages[-1]["content"] = [{"type": "image", "source": {"type": "url", "value": "https://e.x/p.png"}}]
+    fresh = Conversation("t2")
+    fresh.add_user_message("plot it")
+    run(fresh, MessagesSnapshotEvent(messages=messages))
+    part = tool_part(fresh, "s1", action_for=lambda call: None)
+    [remote] = part.media
+    assert remote.url == "https://e.x/p.png" and remote.data is None and remote.mime_type == "image/png"

@@ -210,7 +210,7 @@ def test_the_snapshot_is_json_with_the_calls_and_the_messages_in_camel_case():
     (call,) = data["calls"]
     assert call == {"id": "c1", "name": "save_note", "status": "completed", "tool": "save_note",
                     "idempotent": False, "execution": 1, "sent": False, "edited": None,
-                    "result": {"content": "ok", "error": None}}
+                    "result": {"content": "ok", "error": None, "media": []}}
     assert data["messages"][-1]["toolCallId"] == "c1"
 
 

@@ -1,7 +1,8 @@
 """Test page for AG-UI interrupts in the chat: a `Chat` on a thread of an Agent whose URL is the
 query's `agent` (tests/e2e/test_interrupts_chat.py).
 
-Query: `agent=<path>` (required), `theme=light|dark`. Interrupt renderers: reason
+Query: `agent=<path>`, `theme=light|dark`. `window.t.open(path)` closes the chat and its thread
+and opens a new one on the agent at `path` (the tests share one booted page). Interrupt renderers: reason
 `"custom:pick"` draws two buttons that resolve it with `{"colour": "red"}` (`.pick-red`) or
 with something its schema refuses (`.pick-bad`, the error shown in `.pick-error`); reason
 `"custom:boom"` raises. `window.t.interrupts()` is the JSON of every interrupt of the thread
@@ -19,10 +20,8 @@ from pyclient.browser import Chat, log_to_console
 
 log_to_console()
 params = js.URLSearchParams.new(js.location.search)
-agent = Agent("interrupts", url=params.get("agent"))
 
 
-@agent.interrupt_renderer("custom:pick")
 def pick(interrupt):
     box = js.document.createElement("div")
     box.className = "picker"
@@ -52,13 +51,26 @@ def pick(interrupt):
     return box
 
 
-@agent.interrupt_renderer("custom:boom")
 def boom(interrupt):
     raise RuntimeError("the interrupt renderer broke <b>")
 
 
-thread = agent.thread("#chat")
-chat = Chat(thread, document.querySelector("#chat"), title="Interrupts", theme=params.get("theme") or None)
+thread = chat = None
+
+
+def open_chat(url):
+    """A new agent at `url`, a new thread and a chat on #chat, in place of the last ones."""
+    global thread, chat
+    if chat is not None:
+        chat.dispose()
+        thread.close()
+    element = document.querySelector("#chat")
+    element.replaceChildren()
+    agent = Agent("interrupts", url=url)
+    agent.interrupt_renderer("custom:pick")(pick)
+    agent.interrupt_renderer("custom:boom")(boom)
+    thread = agent.thread(element)
+    chat = Chat(thread, element, title="Interrupts", theme=params.get("theme") or None)
 
 
 def interrupts():
@@ -70,6 +82,8 @@ def state():
     return thread.run_status
 
 
-js.window.t = to_js({"interrupts": create_proxy(interrupts), "state": create_proxy(state)},
-                    dict_converter=js.Object.fromEntries)
+if params.get("agent"):
+    open_chat(params.get("agent"))
+js.window.t = to_js({"interrupts": create_proxy(interrupts), "state": create_proxy(state),
+                     "open": create_proxy(open_chat)}, dict_converter=js.Object.fromEntries)
 document.documentElement.dataset.pyclient = "ready"
