@@ -13,6 +13,7 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `tool-image.png` | a tool whose result is an image: the toolkit's `canvas_tool` showing the sketch |
 | `error.png` | a failed run, in words, with Retry |
 | `dark.png` | a conversation in dark mode |
+| `attachments.png`, `attachments-dark.png` | a message sent with files, and more files waiting in the composer (one refused) |
 
     ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
 
@@ -61,6 +62,63 @@ def wait_idle(page) -> None:
 
 def card(page, tool: str, attribute: str, value: str):
     return page.wait_for_selector(f".pyclient-tool[data-tool='{tool}'][{attribute}='{value}']", timeout=TIMEOUT_MS)
+
+
+# Drawn in the page: a bar chart and a photo-like gradient, as PNGs (base64).
+DRAW = """([kind, width, height]) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = width; canvas.height = height;
+    const g = canvas.getContext('2d');
+    if (kind === 'chart') {
+        g.fillStyle = '#ffffff'; g.fillRect(0, 0, width, height);
+        g.strokeStyle = '#d6d9de'; g.lineWidth = 2;
+        for (let y = 40; y < height; y += 50) { g.beginPath(); g.moveTo(30, y); g.lineTo(width - 20, y); g.stroke(); }
+        [0.45, 0.7, 0.55, 0.9, 0.8].forEach((v, i) => {
+            g.fillStyle = i === 3 ? '#2f5bea' : '#93a8f0';
+            g.fillRect(50 + i * 70, height - 20 - v * (height - 60), 44, v * (height - 60));
+        });
+    } else {
+        const sky = g.createLinearGradient(0, 0, 0, height);
+        sky.addColorStop(0, '#f6a25e'); sky.addColorStop(0.55, '#f7d08a'); sky.addColorStop(0.56, '#2c6e8f');
+        sky.addColorStop(1, '#123b52');
+        g.fillStyle = sky; g.fillRect(0, 0, width, height);
+        g.fillStyle = '#fff3c4'; g.beginPath(); g.arc(width * 0.62, height * 0.5, height * 0.12, 0, Math.PI * 2); g.fill();
+    }
+    return canvas.toDataURL('image/png').split(',')[1];
+}"""
+PDF = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+       b"trailer<</Root 1 0 R>>\n%%EOF\n") + b"%" * 48_000
+
+
+def attach(page, files) -> None:
+    page.locator(".pyclient-file-picker").set_input_files(
+        [{"name": name, "mimeType": mime, "buffer": data} for name, mime, data in files])
+
+
+def drawn(page, kind: str, width: int, height: int) -> bytes:
+    import base64
+
+    return base64.b64decode(page.evaluate(DRAW, [kind, width, height]))
+
+
+def capture_attachments(browser, url: str, out: Path, *, dark: bool) -> Path:
+    """A message sent with a chart and a PDF, answered; then a photo and notes waiting in the
+    composer, and a video the demo's chat does not take, refused in words."""
+    context, page = open_demo(browser, url, dark=dark)
+    attach(page, [("sales-q3.png", "image/png", drawn(page, "chart", 420, 260)),
+                  ("q3-report.pdf", "application/pdf", PDF)])
+    send(page, "What do these show?")
+    wait_idle(page)
+    attach(page, [("harbour.png", "image/png", drawn(page, "photo", 360, 240)),
+                  ("notes.txt", "text/plain", b"Ask about the October numbers.\n" * 20),
+                  ("clip.mp4", "video/mp4", bytes(2_000))])
+    page.get_by_role("textbox", name="Message").fill("And these?")
+    page.wait_for_function("[...document.querySelectorAll('.pyclient-chat img')].every(i => i.complete)")
+    page.wait_for_timeout(300)
+    path = out / ("attachments-dark.png" if dark else "attachments.png")
+    page.screenshot(path=str(path))
+    context.close()
+    return path
 
 
 def capture(browser, url: str, out: Path) -> list[Path]:
@@ -125,6 +183,9 @@ def capture(browser, url: str, out: Path) -> list[Path]:
     wait_idle(page)
     shot(page, "dark")
     context.close()
+
+    shots.append(capture_attachments(browser, url, out, dark=False))
+    shots.append(capture_attachments(browser, url, out, dark=True))
     return shots
 
 

@@ -8,6 +8,9 @@ Each suggestion in the chat shows one feature:
 - "Clear the notes": a tool that asks for approval first;
 - 'Show a toast saying "Saved!"': a ready-made tool from `pyclient.browser.toolkit`;
 - "What is on the canvas?": the toolkit's `canvas_tool`, whose result is a PNG of the sketch.
+
+The chat takes images, PDF and text files (the attach button, paste, drop); the demo model
+names what it got.
 """
 
 import sys
@@ -169,12 +172,15 @@ TOOLKIT = [page_text_tool("article.page"), selection_tool(), notify_tool(toasts)
            canvas_tool("#sketch", description="See the sketch on the page (a canvas) as a PNG image.")]
 
 TOOLS = [change_background, set_heading, create_task, pick_colour, clear_notes, *TOOLKIT]
-agent = Agent("demo", url="/agent", client_tools=TOOLS)
+# Files travel as base64 in every request of the thread, and the dev server's agent takes bodies
+# up to 1 MB (its --max-body): the files of one message stay well under it.
+agent = Agent("demo", url="/agent", client_tools=TOOLS, max_attachment_bytes=400_000, max_message_bytes=600_000)
 thread = agent.thread("#chat")
 chat = Chat(
     thread,
     document.getElementById("chat"),
-    placeholder='Try "make it blue"',
+    placeholder='Try "make it blue", or attach a file',
+    accept=["image/*", "application/pdf", "text/plain"],
     suggestions=[
         "Make the background #1e3a8a",
         "Make it teal and set the heading to Welcome",

@@ -1,7 +1,11 @@
 """Message bubbles: the user's text as text, the assistant's as Markdown, updated in place as it streams.
 
-A user message is one text node. An assistant message is Markdown rendered by
-`pyclient.browser._markdown` (html off, safe links, no images), written as the bubble's HTML.
+A user message is one text node, and the files it carries under it (`show_content`: the
+content's parts read back by `pyclient._content.split_parts`, shown by
+`pyclient.browser._media_nodes`: an image's thumbnail, any other file's chip, and "not kept
+after reload" for a file a saved thread did not keep). An assistant message is Markdown
+rendered by `pyclient.browser._markdown` (html off, safe links, no images), written as the
+bubble's HTML.
 
 Streaming stays linear. The text is cut into blocks that later text cannot change
 (`BlockSplitter`: a blank line outside code fences, before a line that starts a new block);
@@ -47,7 +51,9 @@ from typing import Any
 
 import js
 
+from .._content import split_parts
 from ._markdown import BlockSplitter, render
+from ._media_nodes import media_list
 from ._nodes import TEXT_NODE, el
 
 __all__ = ["LIVE_LIMIT", "RENDER_SPACING", "TAIL_CHUNK", "WIDE_LINE", "Bubble"]
@@ -105,6 +111,24 @@ class Bubble:
         self._live_html = ""    # the HTML the live block shows
         self._interrupted = False
         self._line = 0          # where the last line of `text` starts (until a wide one is seen)
+        self._content: Any = None   # the user message's content shown (see show_content)
+        self._files: Any = None     # the node of its files, if it has any
+
+    def show_content(self, content: Any) -> None:
+        """Show a user message's `content` (a str, or AG-UI parts): its text, and its files
+        under it. Read once per content (a message's own list): decoding its files costs their size."""
+        if content is self._content:
+            return
+        self._content = content
+        text, files = split_parts(content)
+        self._plain(text)
+        self.node.classList.toggle("pyclient-files-only", bool(files) and not text)
+        if self._files is not None:
+            self._files.remove()
+            self._files = None
+        if files:
+            self._files = media_list(files, "pyclient-message-files")
+            self.node.append(self._files)
 
     def update(self, text: str, *, streaming: bool) -> None:
         """Show `text`; `streaming` while more may come (see the module docstring)."""

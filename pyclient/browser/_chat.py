@@ -4,7 +4,8 @@
 builds on the thread's listener API only (`thread.subscribe`, `thread.subscribe_events`,
 `thread.tool_part`, `thread.renderer`), so it is also the reference for writing your own UI.
 
-What it shows: user messages as text, assistant messages as Markdown (raw HTML off, links
+What it shows: user messages as text with their files (thumbnails and chips), assistant
+messages as Markdown (raw HTML off, links
 limited to http(s) and mailto, no images: `pyclient.browser._markdown`), one card per tool
 call with its status in words and its arguments and result (`pyclient.browser._cards`),
 approval bars with an edit form (`pyclient.browser._approval`; a server tool's approval, an
@@ -20,6 +21,15 @@ in the input stops a run. While the run waits for nothing but the person (open i
 or approvals: `thread.waiting_for_person`) the input and Send stay enabled: a new message
 cancels what is open and tells the agent in the same request, and the cards say
 "cancelled".
+
+The person attaches files with the attach button, by pasting them into the input or by
+dropping them on the chat (`pyclient.browser._attachments`): each shows as a preview with a
+Remove button until the message is sent with them (`thread.send(text,
+attachments=files)`; files alone, without text, may be sent). `accept=` names the MIME
+types the chat takes (any by default); a file of another type, or over the agent's limits
+(`Agent(max_attachment_bytes=..., max_message_bytes=...)`), is not attached, and a polite
+live region says why. When `thread.send` refuses the files, it says why and the previews
+and the text come back.
 
 The chat is the view: it builds its nodes once (header, message list, event log, form) and
 listens on its root. Three modules do the rest. Rendering is batched: thread events only
@@ -79,8 +89,9 @@ from pyclient.browser import Chat
 
 agent = Agent("main", url="/agent")
 chat = Chat(agent.thread("#chat"), document.querySelector("#chat"),
-            suggestions=("Make it blue",), title="Assistant")
+            suggestions=("Make it blue",), title="Assistant", accept=["image/*", "application/pdf"])
 print(document.querySelector("#chat .pyclient-suggestion").textContent)   # Make it blue
+print(document.querySelector("#chat .pyclient-file-picker").accept)      # image/*,application/pdf
 chat.dispose()     # removes its nodes and listeners
 ```
 """
@@ -96,12 +107,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import js
-from pyodide.ffi import create_proxy
 
+from ._attachment_rules import send_refusal
+from ._attachments import Attachments, Held
 from ._changes import Changes
 from ._commands import Commands
 from ._eventlog import EventLog
-from ._nodes import FrameScheduler, el
+from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._status import run_view
 
@@ -158,9 +170,13 @@ class Chat:
         title: a heading shown in the chat's header (none by default).
         theme: "light" or "dark" forces that theme (`data-theme` on the root); None follows
             the system (`prefers-color-scheme`).
+        accept: MIME patterns of the files the person may attach, e.g. `["image/*",
+            "application/pdf"]` (also the file picker's `accept`); None takes any file, an
+            empty list none (no attach button).
 
     Raises:
-        ValueError: `theme` is not None, "light" or "dark".
+        ValueError: `theme` is not None, "light" or "dark"; a pattern of `accept` is not a
+            MIME type or a `type/*` family.
     """
 
     def __init__(
@@ -172,6 +188,7 @@ class Chat:
         suggestions: Iterable[str] = (),
         title: str | None = None,
         theme: Literal["light", "dark"] | None = None,
+        accept: Iterable[str] | None = None,
     ) -> None:
         if theme not in (None, "light", "dark"):
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
@@ -218,8 +235,12 @@ class Chat:
         self._send = el("button", "pyclient-send", "Send", type="submit")
         self._stop = el("button", "pyclient-stop", "Stop", type="button", data_command="stop")
         self._stop.title = "Stop the answer (Escape)"
-        self._form.append(label, self._input, self._send, self._stop)
-        root.append(header, self._log.node, body, self._form)
+        agent = thread.agent
+        files = self._attachments = Attachments(accept=accept, limits=lambda: agent.limits, drop_zone=root,
+                                                paste_target=self._input)
+        self._form.append(files.tray, files.button, label, self._input, self._send, self._stop)
+        # The picker is outside the form: the form's one input is the message.
+        root.append(header, self._log.node, body, self._form, files.picker)
         element.append(root)
 
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
@@ -233,18 +254,18 @@ class Chat:
         # anything else happened since.
         self._marked_type: type | None = None
         self._marked: str | None = None
-        # Kept so dispose() can remove the listeners and destroy the proxies. The proxies
-        # reach the chat through a weak reference: a JS listener must not keep it alive.
-        self._proxies: list[tuple[Any, str, Any]] = []
-        self._listen(root, "click", "_on_click")
-        self._listen(root, "submit", "_on_submit")
-        self._listen(self._input, "keydown", "_on_key")
-        self._listen(self._list, "scroll", "_on_scroll")
+        # Kept so dispose() can remove the listeners and destroy the proxies; they reach the
+        # chat through a weak reference (a JS listener must not keep it alive).
+        listeners = self._listeners = Listeners(self)
+        listeners.listen(root, "click", "_on_click")
+        listeners.listen(root, "submit", "_on_submit")
+        listeners.listen(self._input, "keydown", "_on_key")
+        listeners.listen(self._list, "scroll", "_on_scroll")
         # Events apart from changes: a long answer is tens of thousands of events, and this
         # way each costs one call, with no `ThreadEvent` built for it.
         self._unsubscribe = thread.subscribe(self._on_thread, events=False)
         self._unsubscribe_events = thread.subscribe_events(self._on_event)
-        self._finalizer = weakref.finalize(self, _release, self._proxies)
+        self._finalizer = weakref.finalize(self, listeners.release)
         self._frames.run_now()
         if thread.store is not None:
             restoring = asyncio.ensure_future(self._restore())
@@ -263,24 +284,13 @@ class Chat:
         if not self._disposed:
             self._redraw()
 
-    def _listen(self, target: Any, kind: str, method: str) -> None:
-        reference = weakref.ref(self)
-
-        def listener(event: Any) -> None:
-            chat = reference()
-            if chat is not None:
-                getattr(chat, method)(event)
-
-        proxy = create_proxy(listener)
-        target.addEventListener(kind, proxy)
-        self._proxies.append((target, kind, proxy))
-
     def dispose(self) -> None:
         """Remove the chat's nodes and listeners; the thread is left as it is."""
         if self._disposed:
             return
         self._disposed = True
         self._commands.dispose()
+        self._attachments.dispose()
         self._unsubscribe()
         self._unsubscribe_events()
         self._frames.cancel()
@@ -302,8 +312,22 @@ class Chat:
 
     def _on_submit(self, event: Any) -> None:
         event.preventDefault()  # the edit forms of approval cards submit nothing either
-        if event.target == self._form:
-            self._commands.send(str(self._input.value).strip())
+        if event.target != self._form:
+            return
+        text = str(self._input.value).strip()
+        held = self._attachments.held
+        if self._commands.send(text, [item.file for item in held],
+                               refused=lambda error: self._refused(text, held, error)):
+            self._attachments.take()
+
+    def _refused(self, text: str, held: tuple[Held, ...], error: Exception) -> None:
+        """`thread.send` refused the message's files (nothing was sent): they and the text come back."""
+        if self._disposed:
+            return
+        self._attachments.put_back(held)
+        self._attachments.say(send_refusal(error))
+        if not self._input.value:
+            self._input.value = text
 
     def _on_key(self, event: Any) -> None:
         if event.key == "Escape" and self.thread.run_status == "running":
@@ -401,11 +425,4 @@ class Chat:
         self._send.disabled = not view.can_send
         self._stop.disabled = not view.can_stop
         self._input.disabled = not view.can_type
-
-
-def _release(proxies: list[tuple[Any, str, Any]]) -> None:
-    """Remove the chat's JS listeners and destroy their proxies (on dispose, or when it is freed)."""
-    for target, kind, proxy in proxies:
-        target.removeEventListener(kind, proxy)
-        proxy.destroy()
-    proxies.clear()
+        self._attachments.enable(view.can_type)

@@ -9,7 +9,10 @@ synthetic click is not the person's consent, and is logged and ignored.
 - `"suggest"` sends a suggestion, `"retry-run"` runs the thread again after an error; both
   only when the chat may send (`pyclient.browser._status.can_send`). A typed message also
   goes while the run waits for nothing but the person (`thread.waiting_for_person`): the
-  thread cancels what is open and tells the agent in the same request.
+  thread cancels what is open and tells the agent in the same request. A message may carry
+  files (the composer's JS `File`s, or none and no text); when `thread.send` refuses them
+  (`AttachmentError`, or a file that can no longer be read) nothing was sent, and `refused`
+  is told so the composer shows them again.
 - A card's buttons (`"approve"`, `"reject"`, `"retry"`, `"cancel"`) carry `data-for`, the
   call status they answer; a click answers only while the call is still in that status, so
   a button that outlived its moment (the call was answered elsewhere, its tool unmounted)
@@ -45,10 +48,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, get_args
 
-from .._errors import InterruptError, LocalProtocolError, ToolError
+from .._errors import AttachmentError, InterruptError, LocalProtocolError, ToolError
 from ._forms import FormError
 from ._status import can_send
 
@@ -201,18 +204,34 @@ class Commands:
         """Stop telling the chat: it is gone (what is scheduled still runs)."""
         self._disposed = True
 
-    def send(self, text: str) -> bool:
-        """Send `text` as the person's message, if it is not empty and the chat may send (while
-        the run waits for the person, the thread cancels what is open).
+    def send(self, text: str, attachments: Sequence[Any] = (), *,
+             refused: Callable[[Exception], None] | None = None) -> bool:
+        """Send `text` and `attachments` as the person's message, if there is either and the
+        chat may send (while the run waits for the person, the thread cancels what is open).
+
+        Args:
+            text: the message's text.
+            attachments: its files (`thread.send`'s `attachments=`).
+            refused: called with the error when `thread.send` refused the files
+                (`AttachmentError`, or `ToolError` for a file it could not read): nothing
+                was sent. Without it the error is logged.
 
         Returns:
             True when it was sent.
         """
-        if not text or not self.can_send():
+        if not (text or attachments) or not self.can_send():
             return False
         self._sending_text()
-        self._run(self.thread.send(text))
+        self._run(self._send(text, list(attachments), refused) if attachments else self.thread.send(text))
         return True
+
+    async def _send(self, text: str, files: list[Any], refused: Callable[[Exception], None] | None) -> None:
+        try:
+            await self.thread.send(text, attachments=files)
+        except (AttachmentError, ToolError) as error:  # raised before anything was added or sent
+            if refused is None or self._disposed:
+                raise
+            refused(error)
 
     def stop(self) -> None:
         """Stop the run (Stop, Escape): the thread says so (`thread.run_end`), the chat marks it."""

@@ -2,9 +2,11 @@
 
 Used by the composer (the files about to be sent), the user's bubble (the files it sent) and
 tool cards (the files a tool returned). An image with bytes is shown from a `blob:` URL that
-pyclient makes from them (revoked once the image has loaded, so nothing leaks); an image known
+pyclient makes from them (revoked once the image has loaded or failed, so nothing leaks); an image known
 only by a remote URL is never loaded: it is a chip naming the address, as is a file a saved
-thread did not keep. Names and addresses are text, never HTML.
+thread did not keep. Names and addresses are text, never HTML. `file_node` shows a page's
+file not read yet (a JS `File` the person attached) the same way, its thumbnail from a `blob:`
+URL of the file itself.
 
 ```python
 from pyclient import Document, Image
@@ -18,15 +20,16 @@ print(media_node(Document(b"%PDF-1.7", filename="a.pdf")).textContent)  # 📄a.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import js
 from pyodide.ffi import create_once_callable, to_js
 
-from .._media import Media, format_size
+from .._media import Media, format_size, kind_of_mime
 from ._nodes import el
 
-__all__ = ["blob_url", "media_node", "media_list"]
+__all__ = ["blob_url", "file_node", "media_list", "media_node"]
 
 _ICONS = {"image": "🖼", "audio": "🎵", "video": "🎬", "document": "📄"}
 
@@ -42,30 +45,74 @@ def blob_url(media: Media) -> str | None:
     return str(js.URL.createObjectURL(blob))
 
 
+def _thumbnail(tag: str, url: str, name: str | None, *, lazy: bool = True,
+               failed: Callable[[], None] | None = None) -> Any:
+    """An image shown from `url` (a `blob:` URL, revoked once the image has loaded or failed;
+    `failed` is called if it failed)."""
+    node = el(tag, "pyclient-media pyclient-media-image")
+    image = el("img", "", alt=name or "image", src=url, decoding="async", loading="lazy" if lazy else "eager")
+
+    def settled(event: Any) -> None:
+        js.URL.revokeObjectURL(url)
+        if failed is not None and event.type == "error":
+            failed()
+
+    # One callable for both events: an image fires one of them, once (its source never changes).
+    settle = create_once_callable(settled)
+    once = to_js({"once": True}, dict_converter=js.Object.fromEntries)
+    image.addEventListener("load", settle, once)
+    image.addEventListener("error", settle, once)
+    node.append(image)
+    if name:
+        node.title = name
+    return node
+
+
+def _chip(tag: str, kind: str, name: str, detail: str, title: str) -> Any:
+    node = el(tag, "pyclient-media pyclient-media-file")
+    node.dataset.kind = kind
+    node.append(el("span", "pyclient-media-icon", _ICONS.get(kind, _ICONS["document"]), aria_hidden="true"))
+    node.append(el("span", "pyclient-media-name", name))
+    node.append(el("span", "pyclient-media-size", detail))
+    node.title = title
+    return node
+
+
 def media_node(media: Media, *, tag: str = "figure") -> Any:
     """The node of one file: a thumbnail for an image with bytes, a chip for anything else."""
     url = blob_url(media) if media.kind == "image" else None
     if url is not None:
-        node = el(tag, "pyclient-media pyclient-media-image")
-        image = el("img", "", alt=media.filename or "image", src=url, decoding="async", loading="lazy")
-        revoke = create_once_callable(lambda *_: js.URL.revokeObjectURL(url))
-        image.addEventListener("load", revoke, to_js({"once": True}, dict_converter=js.Object.fromEntries))
-        node.append(image)
-        if media.filename:
-            node.title = media.filename
-        return node
-    node = el(tag, "pyclient-media pyclient-media-file")
-    node.dataset.kind = media.kind
-    node.append(el("span", "pyclient-media-icon", _ICONS[media.kind], aria_hidden="true"))
-    node.append(el("span", "pyclient-media-name", media.filename or media.url or media.label()))
+        return _thumbnail(tag, url, media.filename)
+    if not media.kept:
+        detail = "not kept after reload"
+    elif media.size is not None:
+        detail = format_size(media.size)
+    else:
+        detail = "link, not loaded"
+    node = _chip(tag, media.kind, media.filename or media.url or media.label(), detail,
+                 f"{media.label()} ({media.mime_type})")
     if not media.kept:
         node.classList.add("pyclient-media-missing")
-        node.append(el("span", "pyclient-media-size", "not kept after reload"))
-    elif media.size is not None:
-        node.append(el("span", "pyclient-media-size", format_size(media.size)))
-    else:
-        node.append(el("span", "pyclient-media-size", "link, not loaded"))
-    node.title = f"{media.label()} ({media.mime_type})"
+    return node
+
+
+def file_node(file: Any, mime: str | None, *, tag: str = "div") -> Any:
+    """The node of a page's JS `File` (not read): a thumbnail of an image shown from the file
+    itself, else a chip with its name and size. An image the browser cannot show (a HEIC
+    photo, say) becomes a chip when it fails to load.
+
+    Args:
+        file: the JS `File`.
+        mime: its type, as the chat found it (None: not known).
+        tag: the node's tag.
+    """
+    name = str(file.name)
+    kind = kind_of_mime(mime) if mime else "document"
+    chip = _chip(tag, kind, name, format_size(int(file.size)), f"{name} ({mime or 'type not known'})")
+    if kind != "image":
+        return chip
+    node = _thumbnail(tag, str(js.URL.createObjectURL(file)), name, lazy=False,
+                      failed=lambda: node.replaceWith(chip))
     return node
 
 

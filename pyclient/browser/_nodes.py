@@ -1,11 +1,13 @@
-"""DOM helpers of the chat: elements with text (never HTML), invisible characters marked, frame scheduling.
+"""DOM helpers of the chat: elements with text (never HTML), invisible characters marked, frame scheduling, listeners.
 
 Every helper writes text nodes: `el(tag, cls, text)` sets `textContent`; `append_visible`
 appends untrusted text with each bidi control or zero-width character shown as a marker
 span (`pyclient.browser._visible`), and appends to the last text node when it can, so text
 that streams in piece by piece costs linear time. `FrameScheduler` runs a callback once per
 animation frame however often it is asked, with a timer as a fallback for hidden tabs, where
-browsers pause `requestAnimationFrame`.
+browsers pause `requestAnimationFrame`. `Listeners` adds the JS event listeners of a widget
+that call its methods through a weak reference (a listener must not keep it alive), and
+removes them and destroys their proxies in one go.
 See https://developer.mozilla.org/en-US/docs/Web/API/Window/requestAnimationFrame
 
 ```python
@@ -26,11 +28,11 @@ from collections.abc import Callable
 from typing import Any
 
 import js
-from pyodide.ffi import create_once_callable
+from pyodide.ffi import create_once_callable, create_proxy
 
 from ._visible import split_invisible
 
-__all__ = ["FrameScheduler", "append_visible", "el", "later", "set_visible"]
+__all__ = ["FrameScheduler", "Listeners", "append_visible", "el", "later", "set_visible"]
 
 TEXT_NODE = 3
 
@@ -128,3 +130,39 @@ class FrameScheduler:
 def later(callback: Callable[[], None], ms: int) -> None:
     """Run `callback` once after `ms` milliseconds (a `setTimeout` with a once-callable)."""
     js.setTimeout(create_once_callable(callback), ms)
+
+
+class Listeners:
+    """The JS event listeners of one widget (`owner`), each calling one of its methods.
+
+    The proxies reach the owner through a weak reference, so the page's listeners never keep
+    it alive; `release()` (on dispose, or from a `weakref.finalize` of the owner: it holds no
+    reference to it) removes them all and destroys their proxies.
+
+    Args:
+        owner: the widget whose methods the listeners call.
+    """
+
+    def __init__(self, owner: object) -> None:
+        self._owner = weakref.ref(owner)
+        self._proxies: list[tuple[Any, str, Any]] = []
+
+    def listen(self, target: Any, kind: str, method: str) -> None:
+        """Call `owner.<method>(event)` on each `kind` event of `target`."""
+        reference = self._owner
+
+        def listener(event: Any) -> None:
+            owner = reference()
+            if owner is not None:
+                getattr(owner, method)(event)
+
+        proxy = create_proxy(listener)
+        target.addEventListener(kind, proxy)
+        self._proxies.append((target, kind, proxy))
+
+    def release(self) -> None:
+        """Remove every listener and destroy its proxy (again: nothing to do)."""
+        for target, kind, proxy in self._proxies:
+            target.removeEventListener(kind, proxy)
+            proxy.destroy()
+        self._proxies.clear()

@@ -4,7 +4,8 @@
 list, once per animation frame:
 
 - `full`: every message and tool call of the history, in order (`_reconcile()`): a bubble per
-  user message and per assistant message with text (`pyclient.browser._bubbles`), a card per
+  user message (its text and files) and per assistant message with text
+  (`pyclient.browser._bubbles`), a card per
   tool call (`pyclient.browser._cards`), made when new, updated in place, moved only when
   the history was reordered (a snapshot, a restore: `pyclient.browser._timeline`), dropped
   when gone; each card not yet terminal is queued for an update;
@@ -76,7 +77,8 @@ FRAME_BUDGET = 0.03
 
 
 def text_of(message: Message) -> str:
-    """The text a bubble shows of `message`: its content, or the text parts of multimodal content."""
+    """The text an assistant's bubble shows of `message`: its content, or its text parts (a
+    user's bubble reads its text and files with `split_parts`: `Bubble.show_content`)."""
     content = getattr(message, "content", None)
     if isinstance(content, str):
         return content
@@ -179,13 +181,16 @@ class MessageList:
             role = message.role
             if role == "tool":
                 continue
-            text = text_of(message)
             key = "m:" + message.id
-            if role in ("user", "assistant") and (text or role == "user") and key not in seen:
+            text = text_of(message) if role == "assistant" else ""
+            if (role == "user" or role == "assistant" and text) and key not in seen:
                 seen.add(key)
                 keys.append(key)
                 bubble = self._bubble(message.id, role)
-                bubble.update(text, streaming=message.id in streaming)
+                if role == "user":
+                    bubble.show_content(message.content)
+                else:
+                    bubble.update(text, streaming=message.id in streaming)
                 if message.id in interrupted:
                     bubble.mark_interrupted()
             for call in getattr(message, "tool_calls", None) or ():
@@ -240,10 +245,14 @@ class MessageList:
         wanted = self._changes.messages
         streaming = self._changes.streaming
         for message in self.thread.messages:
-            if message.id in wanted and message.role in ("user", "assistant"):
+            if message.id not in wanted:
+                continue
+            if message.role == "user":
+                self._bubble(message.id, "user").show_content(message.content)
+            elif message.role == "assistant":
                 text = text_of(message)
                 if text or message.id in self._bubbles:
-                    self._bubble(message.id, message.role).update(text, streaming=message.id in streaming)
+                    self._bubble(message.id, "assistant").update(text, streaming=message.id in streaming)
 
     def _update_cards(self, deadline: float) -> None:
         """Update the queued cards, in order, until `deadline` (`time.perf_counter()`)."""

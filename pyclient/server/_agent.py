@@ -35,7 +35,7 @@ from pydantic_ai.ui.ag_ui import AGUIAdapter
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ._demo_model import RAW_TOOL_CONTENT, build_agent
+from ._demo_model import FILE_NAMES, RAW_TOOL_CONTENT, build_agent
 from ._request_log import describe_error, note
 
 __all__ = ["agent_endpoint"]
@@ -96,7 +96,10 @@ def agent_endpoint(
             return response
         issued: set[str] = set()
         raw_contents: dict[str, str] = {}
+        names: list[str | None] = []
         for message in run_input.messages:
+            if message.role == "user":
+                names = _file_names(message.content)
             if message.role == "assistant":
                 issued.update(tc.id for tc in (getattr(message, "tool_calls", None) or []))
             elif message.role == "tool":
@@ -123,9 +126,24 @@ def agent_endpoint(
             return await request.receive()
 
         RAW_TOOL_CONTENT.set(raw_contents)
+        FILE_NAMES.set(names)
         return await AGUIAdapter.dispatch_request(Request(request.scope, replay), agent=agent, capabilities=[noted])
 
     return endpoint
+
+
+def _file_names(content: Any) -> list[str | None]:
+    """The names a user message's file parts give in their `metadata` (pyclient's), in order."""
+    if isinstance(content, str):
+        return []
+    names: list[str | None] = []
+    for part in content:
+        if part.type == "text":
+            continue
+        ours = (getattr(part, "metadata", None) or {}).get("pyclient")
+        name = ours.get("filename") if isinstance(ours, dict) else None
+        names.append(name if isinstance(name, str) else None)
+    return names
 
 
 async def _note_run_error(ctx: RunContext[Any], *, error: BaseException) -> AgentRunResult[Any]:

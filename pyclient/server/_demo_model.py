@@ -24,6 +24,11 @@ model sees), and what they call (tested in `tests/server/test_demo_phrases.py`):
 | "Let me pick a colour" | the render-only `pick_colour`; the answer then quotes the picked colour |
 | "Create a task to water the plants" (+ "slowly") | `create_task` with a title, notes of a few sentences (many chunks) and priority "normal" |
 
+A message with files that calls no tool is answered by naming them ("I got 1 image
+(chart.png, 2 kB)."; `describe_files`), their names from the request's parts (`FILE_NAMES`:
+pydantic-ai's own parts carry none). A tool result with files is quoted with its text and its
+files described ("1 image (image/png, 2.1 kB)").
+
 `build_agent(model)` takes a pydantic-ai model string ("openai:gpt-4o") instead, for users with
 a key. The texts, the trigger checks, `chunk_text` and the matcher names re-exported here
 (`plan_tool_calls`, `PlannedCall`, `ToolSpec`) are what other demo models reuse
@@ -54,17 +59,19 @@ import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import BinaryContent, FileUrl, ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
 # PlannedCall and ToolSpec are not used here: they are exported with plan_tool_calls so that other
 # demo models built on this one (tests/servers/langgraph_app.py) find the whole matcher in one place.
+from .._media import format_size, kind_of_mime
 from ._matcher import PlannedCall, plan_tool_calls
 from ._toolspec import ToolSpec
 
 __all__ = [
     "ARGS_CHUNK_CHARS",
     "DEMO_MODEL_NAME",
+    "FILE_NAMES",
     "MAX_ARGS_CHUNKS",
     "RAW_TOOL_CONTENT",
     "SLOW_PAUSE_S",
@@ -74,6 +81,8 @@ __all__ = [
     "build_agent",
     "chunk_text",
     "demo_stream",
+    "describe_files",
+    "files_answer",
     "describe_tool_results",
     "no_tool_answer",
     "plan_tool_calls",
@@ -166,6 +175,44 @@ RAW_TOOL_CONTENT: contextvars.ContextVar[Mapping[str, str]] = contextvars.Contex
 (pydantic-ai parses JSON-looking tool content into objects)."""
 
 
+FILE_NAMES: contextvars.ContextVar[Sequence[str | None]] = contextvars.ContextVar("pyclient_file_names", default=())
+"""The names of the files of the request's last user message, in order (None: a file with no
+name), as its parts' `metadata` give them (pyclient's `{"pyclient": {"filename": ...}}`)."""
+
+_KINDS = {"image": ("image", "images"), "audio": ("audio file", "audio files"), "video": ("video", "videos"),
+          "document": ("document", "documents")}
+
+
+def describe_files(files: Sequence[tuple[str | None, str, int | None]]) -> str:
+    """`(name, media type, size)` files in words, by kind: "1 image (chart.png, 2 kB) and 2
+    documents (a.pdf, 120 B; image/png, link)"; a file with no name is named by its type, one
+    sent by URL (no size) is a "link"."""
+    groups: dict[str, list[str]] = {}
+    for name, media_type, size in files:
+        said = f"{name or media_type}, {format_size(size) if size is not None else 'link'}"
+        groups.setdefault(kind_of_mime(media_type), []).append(said)
+    phrases = [f"{len(items)} {_KINDS[kind][len(items) > 1]} ({'; '.join(items)})" for kind, items in groups.items()]
+    return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+def _files_of(items: Sequence[object], names: Sequence[str | None] = ()) -> list[tuple[str | None, str, int | None]]:
+    """The files among a part's items (pydantic-ai's `BinaryContent` and URLs), each with the
+    name `names` gives it at its position."""
+    files: list[tuple[str | None, str, int | None]] = []
+    for item in items:
+        if isinstance(item, (BinaryContent, FileUrl)):
+            name = names[len(files)] if len(files) < len(names) else None
+            size = len(item.data) if isinstance(item, BinaryContent) else None
+            files.append((name, item.media_type, size))
+    return files
+
+
+def files_answer(text: str, files: Sequence[tuple[str | None, str, int | None]]) -> str:
+    """The answer to a message with files that calls no tool: the files named, and the text quoted."""
+    said = f' with your message "{text}"' if text.strip() else ""
+    return f"I got {describe_files(files)}{said}. I am the demo model: I cannot look inside files."
+
+
 def _user_text(part: UserPromptPart) -> str:
     content = part.content
     if isinstance(content, str):
@@ -174,13 +221,13 @@ def _user_text(part: UserPromptPart) -> str:
                     if isinstance(c, str) or isinstance(getattr(c, "content", None), str))
 
 
-def _latest_user_text(messages: Sequence[ModelMessage]) -> str:
+def _latest_user_prompt(messages: Sequence[ModelMessage]) -> UserPromptPart | None:
     for message in reversed(messages):
         if isinstance(message, ModelRequest):
             for part in reversed(message.parts):
                 if isinstance(part, UserPromptPart):
-                    return _user_text(part)
-    return ""
+                    return part
+    return None
 
 
 def _result_content(part: ToolReturnPart) -> str:
@@ -189,6 +236,9 @@ def _result_content(part: ToolReturnPart) -> str:
         return raw
     if isinstance(part.content, str):
         return part.content
+    if isinstance(part.content, list) and (files := _files_of(part.content)):
+        texts = " ".join(item for item in part.content if isinstance(item, str))
+        return f"{texts} [{describe_files(files)}]" if texts else describe_files(files)
     try:
         return json.dumps(part.content, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -198,7 +248,8 @@ def _result_content(part: ToolReturnPart) -> str:
 async def demo_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
     """The demo model's `FunctionModel` stream function (see the module docstring for its behaviour)."""
     last = messages[-1] if messages else None
-    text = _latest_user_text(messages)
+    prompt = _latest_user_prompt(messages)
+    text = _user_text(prompt) if prompt is not None else ""
     slow = wants_slow(text)
     tools = [*info.function_tools]
 
@@ -218,8 +269,11 @@ async def demo_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIte
         return
 
     calls = plan_tool_calls(text, tools) if tools else []
+    files = _files_of(prompt.content, FILE_NAMES.get()) if prompt is not None and has_new_prompt \
+        and not isinstance(prompt.content, str) else []
     if not calls:
-        async for delta in _stream_text(no_tool_answer(text, [t.name for t in tools]), slow):
+        answer = files_answer(text, files) if files else no_tool_answer(text, [t.name for t in tools])
+        async for delta in _stream_text(answer, slow):
             yield delta
         return
 

@@ -7,6 +7,7 @@ is sent with all of them advertised at once, as on the page.
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any, Literal
 
@@ -15,7 +16,8 @@ from typing_extensions import TypedDict  # typing's TypedDict has no schema befo
 
 from devserver.matcher import plan_tool_calls
 from pyclient import ClientTool, client_tool
-from tests.helpers import change_background   # the demo's declaration (its handler never runs here)
+from pyclient.server._demo_model import describe_files
+from tests.helpers import PDF_BYTES, change_background, png_bytes  # change_background: the demo's declaration (its handler never runs here)
 
 
 class PickedColour(TypedDict):
@@ -233,3 +235,54 @@ def test_notes_alone_take_the_message_not_a_long_text():
                              [{"name": "set_description", "description": "Set the page description.",
                                "parameters": schema}])
     assert call.args == {"description": "Cats on mats"}
+
+
+# -- files ---------------------------------------------------------------------------------------
+
+def _part(kind: str, data: bytes, mime: str, name: str | None = None) -> dict[str, Any]:
+    part: dict[str, Any] = {"type": kind, "source": {"type": "data", "value": base64.b64encode(data).decode(),
+                                                     "mimeType": mime}}
+    if name is not None:
+        part["metadata"] = {"pyclient": {"filename": name}}
+    return part
+
+
+def _with_files(agui, content: list[dict[str, Any]]) -> dict[str, Any]:
+    body = agui.dump(agui.run_input([], _agui_tools(agui)))
+    body["messages"] = [{"id": "user-1", "role": "user", "content": content}]
+    return body
+
+
+def test_a_message_with_files_is_answered_by_naming_them(agent_url, agui):
+    content = [{"type": "text", "text": "What are these?"}, _part("image", png_bytes(), "image/png", "chart.png"),
+               _part("document", PDF_BYTES, "application/pdf", "report.pdf"),
+               _part("document", b"a,b\n1,2\n", "text/csv", "table.csv")]
+    answer = agui.run(agent_url, _with_files(agui, content)).text()
+    assert answer == (f"I got 1 image (chart.png, {len(png_bytes())} B) and 2 documents "
+                      f"(report.pdf, {len(PDF_BYTES)} B; table.csv, 8 B) with your message \"What are these?\". "
+                      "I am the demo model: I cannot look inside files.")
+    # Files alone, one with no name: named by its type; a larger one's size in kB.
+    alone = agui.run(agent_url, _with_files(agui, [_part("image", bytes(2_345), "image/webp")])).text()
+    assert alone == "I got 1 image (image/webp, 2.3 kB). I am the demo model: I cannot look inside files."
+
+
+def test_files_do_not_stop_a_message_from_calling_its_tool(agent_url, agui):
+    result = agui.run(agent_url, _with_files(agui, [{"type": "text", "text": "make it blue"},
+                                                   _part("image", png_bytes(), "image/png", "sky.png")]))
+    assert [(c["name"], json.loads(c["args"])) for c in result.tool_calls().values()] == [
+        ("change_background", {"background": "blue"})]
+
+
+def test_a_tool_result_with_files_is_quoted_with_its_files_described(agent_url, agui):
+    run_input = agui.run_input([agui.user("make it blue")], _agui_tools(agui))
+    result = agui.run(agent_url, run_input)
+    body = agui.dump(agui.follow_up(run_input, result, {"change_background": "placeholder"}))
+    body["messages"][-1]["content"] = [{"type": "text", "text": "the page now"},
+                                       _part("image", png_bytes(), "image/png", "page.png")]
+    assert agui.run(agent_url, body).text() == (
+        f'change_background returned: "the page now [1 image (image/png, {len(png_bytes())} B)]"')
+
+
+def test_describe_files_groups_by_kind():
+    assert describe_files([("a.mp3", "audio/mpeg", 1_500), (None, "image/png", None), ("b.mp3", "audio/mpeg", 12)]) == (
+        "2 audio files (a.mp3, 1.5 kB; b.mp3, 12 B) and 1 image (image/png, link)")

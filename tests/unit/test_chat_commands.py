@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pyclient import InterruptError, LocalProtocolError, ToolError
+from pyclient import AttachmentError, InterruptError, LocalProtocolError, ToolError
 from pyclient.browser._commands import CANCEL_REASON, REJECT_REASON, Commands, answer_interrupt
 from pyclient.browser._forms import FormError
 
@@ -75,8 +75,8 @@ class FakeThread:
         self.approve_error: Exception | None = None
         self.send_error: Exception | None = None
 
-    async def send(self, text: str) -> None:
-        self.calls.append(("send", text))
+    async def send(self, text: str, attachments: Any = ()) -> None:
+        self.calls.append(("send", text, list(attachments)) if attachments else ("send", text))
         if self.send_error is not None:
             raise self.send_error
 
@@ -193,6 +193,49 @@ def test_an_empty_message_is_not_sent(thread):
     commands, told = make(thread)
     assert commands.send("") is False
     assert thread.calls == [] and told == []
+
+
+def test_files_go_with_the_text_or_alone(thread):
+    async def main() -> None:
+        commands, told = make(thread)
+        assert commands.send("look", ["file-1", "file-2"]) is True
+        await settle()
+        assert commands.send("", ["file-3"]) is True  # files without text
+        await settle()
+        assert thread.calls == [("send", "look", ["file-1", "file-2"]), ("send", "", ["file-3"])]
+        assert told.count("sending_text") == 2
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("error", [AttachmentError("big.png is 12 MB, over the 10 MB a file may be.", limit=10),
+                                   ToolError("a file (x.png) that could not be read: NotReadableError")])
+def test_files_the_send_refused_are_handed_back_and_nothing_is_logged(thread, caplog, error):
+    async def main() -> None:
+        thread.send_error = error
+        commands, told = make(thread)
+        refused: list[Exception] = []
+        assert commands.send("look", ["file-1"], refused=refused.append) is True
+        await settle()
+        assert refused == [error] and not commands.sending
+
+    with caplog.at_level(logging.ERROR, logger="pyclient"):
+        asyncio.run(main())
+    assert caplog.text == ""
+
+
+def test_an_error_that_is_not_about_the_files_is_logged_not_handed_back(thread, caplog):
+    async def main() -> None:
+        thread.send_error = RuntimeError("a bug")
+        commands, told = make(thread)
+        refused: list[Exception] = []
+        commands.send("look", ["file-1"], refused=refused.append)
+        await settle()
+        assert refused == []
+
+    with caplog.at_level(logging.ERROR, logger="pyclient"):
+        asyncio.run(main())
+    assert "a bug" in caplog.text
 
 
 def test_a_send_that_raises_is_logged_not_lost(thread, caplog):
