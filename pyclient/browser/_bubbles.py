@@ -56,7 +56,11 @@ from ._markdown import BlockSplitter, render
 from ._media_nodes import media_list
 from ._nodes import TEXT_NODE, el
 
-__all__ = ["LIVE_LIMIT", "RENDER_SPACING", "TAIL_CHUNK", "WIDE_LINE", "Bubble"]
+__all__ = ["LIVE_LIMIT", "RENDER_SPACING", "TAIL_CHUNK", "THUMBNAIL", "WIDE_LINE", "Bubble"]
+
+THUMBNAIL = (256, 160, 48)
+"""The box of a sent image's thumbnail (width, height, least width; chat.css's 16rem × 10rem),
+set before it loads so the list does not grow under the reader."""
 
 RENDER_SPACING = 8.0
 """While a message streams, the next Markdown render waits this many times the last one's cost.
@@ -127,7 +131,7 @@ class Bubble:
             self._files.remove()
             self._files = None
         if files:
-            self._files = media_list(files, "pyclient-message-files")
+            self._files = media_list(files, "pyclient-message-files", box=THUMBNAIL)
             self.node.append(self._files)
 
     def update(self, text: str, *, streaming: bool) -> None:

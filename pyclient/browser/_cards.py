@@ -51,7 +51,6 @@ from typing import TYPE_CHECKING, Any
 
 from pyodide.ffi import JsProxy
 
-from ._image_size import fit, image_size
 from ._media_nodes import media_list
 from ._nodes import append_visible, el, set_visible
 
@@ -149,14 +148,7 @@ def files_key(media: tuple[Media, ...]) -> tuple[Any, ...]:
 
 def _result_files(media: tuple[Media, ...]) -> Any:
     """The result's files, each image with its box set from its header (when it can be read)."""
-    box = media_list(media, "pyclient-tool-media")
-    width, height, least = THUMBNAIL
-    for node, file in zip(box.children, media):
-        size = image_size(file.data) if file.kind == "image" else None
-        image = node.querySelector("img") if size is not None else None
-        if size is not None and image:
-            image.width, image.height = fit(size, width=width, height=height, least=least)
-    return box
+    return media_list(media, "pyclient-tool-media", box=THUMBNAIL)
 
 
 def _formatted_arguments(arguments: str) -> str:

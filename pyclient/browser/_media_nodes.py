@@ -14,7 +14,7 @@ from pyclient.browser._media_nodes import media_node
 
 node = media_node(Image(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8), filename="dot.png"))
 print(node.className, node.querySelector("img").alt)                   # pyclient-media pyclient-media-image dot.png
-print(media_node(Document(b"%PDF-1.7", filename="a.pdf")).textContent)  # 📄a.pdf8 B
+print(media_node(Document(b"%PDF-1.7", filename="a.pdf")).textContent)  # a.pdf8 B
 ```
 """
 
@@ -27,11 +27,11 @@ import js
 from pyodide.ffi import create_once_callable, to_js
 
 from .._media import Media, format_size, kind_of_mime
-from ._nodes import el
+from ._image_size import fit, image_size
+from ._nodes import append_visible, el
 
-__all__ = ["blob_url", "file_node", "media_list", "media_node"]
+__all__ = ["Box", "blob_url", "file_node", "media_list", "media_node"]
 
-_ICONS = {"image": "🖼", "audio": "🎵", "video": "🎬", "document": "📄"}
 
 
 def blob_url(media: Media) -> str | None:
@@ -71,18 +71,33 @@ def _thumbnail(tag: str, url: str, name: str | None, *, lazy: bool = True,
 def _chip(tag: str, kind: str, name: str, detail: str, title: str) -> Any:
     node = el(tag, "pyclient-media pyclient-media-file")
     node.dataset.kind = kind
-    node.append(el("span", "pyclient-media-icon", _ICONS.get(kind, _ICONS["document"]), aria_hidden="true"))
-    node.append(el("span", "pyclient-media-name", name))
+    node.append(el("span", "pyclient-media-icon", aria_hidden="true"))  # drawn by chat.css, coloured by kind
+    name_box = el("span", "pyclient-media-name")
+    append_visible(name_box, name)  # a file's name is the sender's: its bidi controls are shown
+    node.append(name_box)
     node.append(el("span", "pyclient-media-size", detail))
     node.title = title
     return node
 
 
-def media_node(media: Media, *, tag: str = "figure") -> Any:
-    """The node of one file: a thumbnail for an image with bytes, a chip for anything else."""
+Box = tuple[int, int, int]
+"""The box a thumbnail fits in: (width, height, least width), in CSS pixels."""
+
+
+def media_node(media: Media, *, tag: str = "figure", box: Box | None = None) -> Any:
+    """The node of one file: a thumbnail for an image with bytes, a chip for anything else.
+
+    With `box`, an image whose size its header tells gets its `width` and `height` before it
+    loads (`pyclient.browser._image_size`): the chat does not grow under the reader once it has.
+    """
     url = blob_url(media) if media.kind == "image" else None
     if url is not None:
-        return _thumbnail(tag, url, media.filename)
+        node = _thumbnail(tag, url, media.filename)
+        size = image_size(media.data) if box is not None else None
+        if size is not None and box is not None:
+            image = node.querySelector("img")
+            image.width, image.height = fit(size, width=box[0], height=box[1], least=box[2])
+        return node
     if not media.kept:
         detail = "not kept after reload"
     elif media.size is not None:
@@ -90,7 +105,7 @@ def media_node(media: Media, *, tag: str = "figure") -> Any:
     else:
         detail = "link, not loaded"
     node = _chip(tag, media.kind, media.filename or media.url or media.label(), detail,
-                 f"{media.label()} ({media.mime_type})")
+                 f"{media.filename} ({media.mime_type})" if media.filename else media.label())
     if not media.kept:
         node.classList.add("pyclient-media-missing")
     return node
@@ -116,9 +131,9 @@ def file_node(file: Any, mime: str | None, *, tag: str = "div") -> Any:
     return node
 
 
-def media_list(files: tuple[Media, ...] | list[Media], cls: str) -> Any:
-    """A `<div>` of file nodes (`cls` names where it sits: a bubble, a card)."""
-    box = el("div", f"pyclient-media-list {cls}")
+def media_list(files: tuple[Media, ...] | list[Media], cls: str, box: Box | None = None) -> Any:
+    """A `<div>` of file nodes (`cls` names where it sits: a bubble, a card; `box` as for `media_node`)."""
+    node = el("div", f"pyclient-media-list {cls}")
     for media in files:
-        box.append(media_node(media))
-    return box
+        node.append(media_node(media, box=box))
+    return node

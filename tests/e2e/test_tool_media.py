@@ -117,7 +117,7 @@ def test_a_js_blob_a_handler_returns_reaches_the_model_as_a_file_shown_as_a_chip
     assert media_log.received[-1].tool_returns == {"export_csv": [("text/csv", b"a,b\n1,2\n")]}
     chip = card(media, "export_csv").locator(".pyclient-tool-media .pyclient-media-file")
     expect(chip).to_have_attribute("data-kind", "document")
-    expect(chip).to_have_text("📄document (text/csv)8 B")
+    expect(chip).to_have_text("document (text/csv)8 B")
 
 
 def test_canvas_tool_shows_the_model_the_canvas_as_drawn(media, media_log):
@@ -248,7 +248,7 @@ def test_a_server_result_with_files_shows_them_and_never_loads_a_remote_one(pycl
     assert image["src"].startswith("blob:") and (image["width"], image["height"]) == (9, 7)
     chips = shown.locator(".pyclient-tool-media .pyclient-media-file")
     expect(chips).to_have_count(2)
-    expect(chips.nth(0)).to_have_text("🖼http://127.0.0.1:9/remote.pnglink, not loaded")
-    expect(chips.nth(1)).to_have_text("📄north.pdf" + f"{len(PDF_BYTES)} B")
+    expect(chips.nth(0)).to_have_text("http://127.0.0.1:9/remote.pnglink, not loaded")
+    expect(chips.nth(1)).to_have_text("north.pdf" + f"{len(PDF_BYTES)} B")
     assert shown.locator("img").count() == 1
     assert not [url for url in requested if "remote.png" in url]
