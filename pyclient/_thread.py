@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ._actions import Action
 from ._answering import ThreadAnswers
 from ._driver import Driver, Endpoint
-from ._errors import AttachmentError, ConfigurationError, LocalProtocolError
+from ._errors import AttachmentError, ConfigurationError, LocalProtocolError, ToolError
 from ._executions import Executions
 from ._interrupt import Interrupt
 from ._limits import Limits
@@ -523,7 +523,10 @@ class Thread:
                 "Pass e.g. attachments=[pyclient.Attachment(data, 'image/png', 'chart.png')]."
             )
         platform = self.agent.platform
-        files = [as_attachment(await platform.read_media(item)) for item in attachments]
+        try:
+            files = [as_attachment(await platform.read_media(item)) for item in attachments]
+        except ToolError as exc:  # a page's File that could not be read (gone, changed)
+            raise AttachmentError(f"Cannot attach {exc}; nothing was sent.") from None
         limits = self.agent.limits
         check_limits(files, per_file=limits.max_attachment_bytes, per_message=limits.max_message_bytes)
         return files

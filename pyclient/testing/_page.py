@@ -109,6 +109,13 @@ class PyclientPage:
         """Accept uncaught errors containing `fragment` (a test that provokes one on purpose)."""
         self._allowed.append(fragment)
 
+    def clear(self) -> None:
+        """Forget what was caught and allowed so far: for a page booted once and shared by
+        several tests, each checked on its own (`check()` at its end, then `clear()`)."""
+        self.outside.clear()
+        self.errors.clear()
+        self._allowed.clear()
+
     def check(self) -> None:
         """Fail if a request left 127.0.0.1 or something went uncaught in the page so far.
 

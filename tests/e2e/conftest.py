@@ -82,8 +82,7 @@ def checked(guard: PyclientPage) -> Iterator[PyclientPage]:
         yield guard
         guard.check()
     finally:
-        guard.outside.clear()
-        guard.errors.clear()
+        guard.clear()
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import re
 import time
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
-from pyclient.testing import ScriptedAgent
-from tests.e2e.conftest import READY
+from pyclient.testing import PyclientPage, ScriptedAgent
+from tests.e2e.conftest import READY, checked
 from tests.helpers import fetch_after_a_frame
 
 TIMEOUT = 20_000
@@ -90,11 +91,26 @@ def script_scenarios(agent: ScriptedAgent) -> None:
         agent.on(exactly(said)).say(f"reply: {said}", chunks=4)
 
 
+@pytest.fixture(scope="module")
+def shared_chat(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors):
+    """One guarded page on the plugin's site for the module: booted by the first `open_chat`,
+    and booted again only for a query; each test gets a new thread and chat on it."""
+    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
+    watch_callback_errors(context)
+    yield PyclientPage(context.new_page())
+    context.close()
+
+
 @pytest.fixture
-def chat_page(pyclient_page, scripted_agent):
-    """The guarded page (pyclient's `pyclient_page`) with the scenarios scripted."""
+def chat_page(shared_chat, pyclient_site, scripted_agent):
+    """The shared page, its `/agent` this test's `scripted_agent` with the scenarios scripted."""
     script_scenarios(scripted_agent)
-    return pyclient_page
+    pyclient_site.agent = scripted_agent
+    try:
+        with checked(shared_chat) as guard:
+            yield guard
+    finally:
+        pyclient_site.agent = None
 
 
 @pytest.fixture
@@ -108,7 +124,16 @@ def guard(chat_page):
 
 
 def open_chat(chat_page, query: str = ""):
-    return chat_page.open("/tests/chat_ui.html" + (f"?{query}" if query else ""), ready=READY)
+    """The chat page with a new thread and chat: booted for a query (or the first time), else
+    the booted page reset (`window.t.reset()`), its emulated colour scheme and routes undone."""
+    page = chat_page.page
+    page.unroute_all(behavior="ignoreErrors")
+    page.emulate_media(color_scheme="null")
+    path = "/tests/chat_ui.html"
+    if query or urlsplit(page.url)[2:4] != (path, ""):
+        return chat_page.open(path + (f"?{query}" if query else ""), ready=READY)
+    page.evaluate("window.t.reset()")
+    return page
 
 
 def send(page, text: str) -> None:

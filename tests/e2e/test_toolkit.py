@@ -18,7 +18,7 @@ import json
 import pytest
 
 from pyclient.testing import PyclientPage
-from tests.e2e.conftest import READY
+from tests.e2e.conftest import READY, checked
 from tests.helpers import fetch_after_a_frame
 
 
@@ -64,12 +64,8 @@ def toolkit(session):
     page, context, guard = session
     context.clear_permissions()
     page.evaluate("window.t.reset()")
-    try:
+    with checked(guard):
         yield page
-        guard.check()
-    finally:
-        guard.outside.clear()
-        guard.errors.clear()
 
 
 def test_the_factories_make_every_tool_and_refuse_what_can_never_work(toolkit):

@@ -6,7 +6,8 @@ Query: `theme=light|dark` (the Chat's `theme=`), `agent=<path>` (another endpoin
 with in `window.mailed`; `to` must hold an "@"), `wait_a_bit(seconds)` sleeps, `tick(n)` for the parallel-calls test; renderers: `create_task`
 records every part it was called with in `window.taskParts` and shows the title so far,
 `boom` raises, `pick_color` (render-only, output schema `{"color": str}`) shows buttons that
-submit, submit something invalid, or fail. `window.t.state()` returns the thread's run status.
+submit, submit something invalid, or fail. `window.t.state()` returns the thread's run status;
+`window.t.reset()` puts a new thread and chat in place of the last.
 """
 
 import asyncio
@@ -135,9 +136,25 @@ def color_picker(part):
     return box
 
 
-thread = agent.thread("#chat")
-chat = Chat(thread, document.querySelector("#chat"), placeholder="Say something",
-            suggestions=("markdown", "Say hello"), title="Test chat", theme=params.get("theme") or None)
+thread = chat = None
+
+
+def reset():
+    """A new thread and a new chat on #chat in place of the last ones (tests share one booted page)."""
+    global thread, chat
+    if chat is not None:
+        chat.dispose()
+        thread.close()
+    element = document.querySelector("#chat")
+    element.replaceChildren()
+    js.window.taskParts = to_js([])
+    js.Reflect.deleteProperty(js.window, "mailed")
+    thread = agent.thread(element)
+    chat = Chat(thread, element, placeholder="Say something",
+                suggestions=("markdown", "Say hello"), title="Test chat", theme=params.get("theme") or None)
+
+
+reset()
 
 
 def state():
@@ -149,5 +166,6 @@ def stop():
     thread.stop("stopped by the page")
 
 
-js.window.t = to_js({"state": create_proxy(state), "stop": create_proxy(stop)}, dict_converter=js.Object.fromEntries)
+js.window.t = to_js({"state": create_proxy(state), "stop": create_proxy(stop), "reset": create_proxy(reset)},
+                    dict_converter=js.Object.fromEntries)
 document.documentElement.dataset.pyclient = "ready"
