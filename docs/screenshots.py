@@ -10,7 +10,7 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `tool-card.png` | a finished tool call and the answer |
 | `approval.png` | a tool that asks for approval |
 | `input.png` | a render-only tool: the user picks a colour in the card |
-| `tool-image.png` | a tool whose result is an image: the toolkit's `canvas_tool` showing the sketch |
+| `tool-image.png`, `tool-image-dark.png` | a tool whose result is an image: the toolkit's `canvas_tool` showing the sketch |
 | `error.png` | a failed run, in words, with Retry |
 | `dark.png` | a conversation in dark mode |
 | `attachments.png`, `attachments-dark.png` | a message sent with files, and more files waiting in the composer (one refused) |
@@ -154,13 +154,14 @@ def capture(browser, url: str, out: Path) -> list[Path]:
     shot(page, "input")
     context.close()
 
-    context, page = open_demo(browser, url)
-    page.get_by_role("button", name="What is on the canvas?").click()
-    card(page, "capture_canvas", "data-status", "completed")
-    page.wait_for_function("document.querySelector('.pyclient-tool-media img')?.complete", timeout=TIMEOUT_MS)
-    wait_idle(page)
-    shot(page, "tool-image")
-    context.close()
+    for dark in (False, True):
+        context, page = open_demo(browser, url, dark=dark)
+        page.get_by_role("button", name="What is on the canvas?").click()
+        card(page, "capture_canvas", "data-status", "completed")
+        page.wait_for_function("document.querySelector('.pyclient-tool-media img')?.complete", timeout=TIMEOUT_MS)
+        wait_idle(page)
+        shot(page, "tool-image-dark" if dark else "tool-image")
+        context.close()
 
     context, page = open_demo(browser, url)
     failed = {"done": False}
