@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import mimetypes
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ._errors import AttachmentError
+from ._errors import AttachmentError, ToolError
 from ._media import META_KEY, Attachment, Media, format_size, kind_of_mime, media_class
 
-__all__ = ["as_attachment", "check_limits", "content_of", "from_part", "keep_within", "split_content", "split_parts"]
+__all__ = ["as_attachment", "check_limits", "content_of", "from_part", "keep_within", "read_attachments", "split_content",
+           "split_parts"]
 
 KINDS = ("image", "audio", "video", "document")
 
@@ -54,6 +55,32 @@ def as_attachment(value: Any) -> Media:
         f"Cannot attach a {type(value).__name__}: pass pyclient.Attachment(data, mime_type, filename), "
         f"a pathlib.Path, or in the page a JS File or Blob.{hint}"
     )
+
+
+async def read_attachments(items: Iterable[Any], read: Callable[[Any], Awaitable[Any]], *, per_file: int,
+                           per_message: int) -> list[Media]:
+    """The files of `thread.send(..., attachments=items)`, read and within the limits.
+
+    Args:
+        items: what the caller passed (see `as_attachment`).
+        read: reads the environment's own files (`Platform.read_media`: a page's `File`).
+        per_file, per_message: the limits in bytes (`check_limits`).
+
+    Raises:
+        AttachmentError: `items` is not a list of files, one cannot be read, or they are over
+            a limit; nothing has been sent.
+    """
+    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+        raise AttachmentError(
+            f"attachments= takes a list of files, got {type(items).__name__}. "
+            "Pass e.g. attachments=[pyclient.Attachment(data, 'image/png', 'chart.png')]."
+        )
+    try:
+        files = [as_attachment(await read(item)) for item in items]
+    except ToolError as exc:  # a page's File that could not be read (gone, changed)
+        raise AttachmentError(f"Cannot attach {exc}; nothing was sent.") from None
+    check_limits(files, per_file=per_file, per_message=per_message)
+    return files
 
 
 def check_limits(files: Sequence[Media], *, per_file: int, per_message: int) -> None:

@@ -53,14 +53,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ._actions import Action
 from ._answering import ThreadAnswers
 from ._driver import Driver, Endpoint
-from ._errors import AttachmentError, ConfigurationError, LocalProtocolError, ToolError
+from ._errors import ConfigurationError, LocalProtocolError
 from ._executions import Executions
 from ._interrupt import Interrupt
 from ._limits import Limits
 from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
-from ._content import as_attachment, check_limits
-from ._media import Media
+from ._content import read_attachments
 from ._parts import ToolPart
 from ._persistence import Persistence, resolve_store
 from ._platform import Platform
@@ -493,7 +492,9 @@ class Thread:
                 f"thread.send() takes the user's message as a str, got {type(text).__name__}. "
                 "Pass the text, e.g. `await thread.send('make it blue')`."
             )
-        files = await self._read_attachments(attachments)
+        limits = self.agent.limits
+        files = await read_attachments(attachments, self.agent.platform.read_media,
+                                       per_file=limits.max_attachment_bytes, per_message=limits.max_message_bytes)
         await self.restore()
         self._check_writable("send a message")
         self._build_schemas()
@@ -515,21 +516,6 @@ class Thread:
         machine.add_user_message(text, files)
         self._publisher.publish()
         await self.run()
-
-    async def _read_attachments(self, attachments: Iterable[Any]) -> list[Media]:
-        if isinstance(attachments, (str, bytes)) or not isinstance(attachments, Iterable):
-            raise AttachmentError(
-                f"attachments= takes a list of files, got {type(attachments).__name__}. "
-                "Pass e.g. attachments=[pyclient.Attachment(data, 'image/png', 'chart.png')]."
-            )
-        platform = self.agent.platform
-        try:
-            files = [as_attachment(await platform.read_media(item)) for item in attachments]
-        except ToolError as exc:  # a page's File that could not be read (gone, changed)
-            raise AttachmentError(f"Cannot attach {exc}; nothing was sent.") from None
-        limits = self.agent.limits
-        check_limits(files, per_file=limits.max_attachment_bytes, per_message=limits.max_message_bytes)
-        return files
 
     async def run(self) -> None:
         """Run the agent on the current history until idle; retries after an error.
