@@ -40,7 +40,7 @@ def test_demo_boots_with_progress_and_imports(page, guard):
     # most of the import time. The page builds and loads them once idle. Nor urllib.parse or
     # importlib.resources (about 0.15 s together).
     assert modules == ["pyclient"]
-    idle = ["tool schemas built ahead of the first request (8 tools", "AG-UI models loaded ahead of the first request"]
+    idle = ["tool schemas built ahead of the first request (9 tools", "AG-UI models loaded ahead of the first request"]
     for _ in range(200):  # 10 s at most
         if all(any(line in text for text in console) for line in idle):
             break
