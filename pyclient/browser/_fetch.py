@@ -27,6 +27,7 @@ from pyodide.ffi import to_js
 from .._abort import AbortSignal
 from .._errors import RunAborted
 from .._transport import BODY_EXCERPT, Request, Transport, connection_dropped, connection_failed, http_error
+from ._window import page_url, page_window
 
 __all__ = ["FetchTransport"]
 
@@ -57,7 +58,7 @@ class FetchTransport(Transport):
             },
             dict_converter=js.Object.fromEntries,
         )
-        response = await _settle(js.fetch(request.url, init))
+        response = await _settle(js.fetch(page_url(request.url), init))  # a worker's base is not the page's
         if _failed(response):
             if signal.aborted:
                 raise RunAborted(signal.reason)
@@ -116,9 +117,10 @@ def _other_origin(url: str) -> str | None:
     that is down ("Failed to fetch"): the page cannot tell them apart, only that a
     cross-origin request could be either.
     """
-    page = str(js.location.origin)
+    location = page_window().location
+    page = str(location.origin)
     try:
-        target = str(js.URL.new(url, js.location.href).origin)
+        target = str(js.URL.new(url, location.href).origin)
     except Exception:  # not a URL (fetch refused it for that): no origin to compare
         return None
     return page if target != page else None

@@ -29,6 +29,8 @@ from typing import Any
 import js
 from pyodide.ffi import create_proxy, to_js
 
+from ._window import page_window
+
 __all__ = ["MountObserver"]
 
 logger = logging.getLogger("pyclient")
@@ -57,9 +59,10 @@ class MountObserver:
         if self._observer is None:
             # Kept for the page's lifetime: one proxy, whatever the number of watches.
             self._proxy = create_proxy(self._changed)
-            self._observer = js.MutationObserver.new(self._proxy)
+            page = page_window()  # in a worker the page's, across threads
+            self._observer = page.MutationObserver.new(self._proxy)
             options = to_js({"childList": True, "subtree": True}, dict_converter=js.Object.fromEntries)
-            self._observer.observe(js.document, options)
+            self._observer.observe(page.document, options)
         key = self._next
         self._next += 1
         self._watches[key] = _Watch(element, callback)

@@ -33,6 +33,7 @@ from pyodide.ffi import create_proxy, to_js
 
 from .._elements import THREAD_ATTRIBUTE
 from ._dom import find_element, missing
+from ._window import IN_WORKER
 
 __all__ = ["show_startup_errors"]
 
@@ -71,7 +72,7 @@ def show_startup_errors(element: Any = None) -> None:
         ConfigurationError: `element` is a selector that matches nothing, or not an element.
     """
     document = getattr(js, "document", None)
-    if document is None or missing(document.body):  # a worker, or a script in <head> before <body>
+    if IN_WORKER or document is None or missing(document.body):  # a worker, or a script in <head> before <body>
         return
     _watch.element = None if element is None else find_element(element, "show_startup_errors()")
     if _watch.observer is None:
