@@ -78,7 +78,7 @@ class Media:
     __slots__ = ("_base64", "_data", "_kept", "filename", "mime_type", "url")
 
     def __init__(self, data: bytes | bytearray | memoryview | None = None, mime_type: str | None = None,
-                 filename: str | None = None, *, url: str | None = None) -> None:
+                 filename: str | None = None, *, url: str | None = None, size: int | None = None) -> None:
         """
         Args:
             data: the file's bytes (or give `url`).
@@ -86,11 +86,14 @@ class Media:
                 PDF, MP3, Ogg, FLAC) or from the file name's or URL's extension.
             filename: the file's name, shown in the chat and sent with the part.
             url: the file's address instead of its bytes; the agent's server fetches it.
+            size: with neither `data` nor `url`, a file known only by its type, name and size
+                (one a saved thread did not keep: `kept` is False).
 
         Raises:
-            AttachmentError: neither or both of `data` and `url`, or no MIME type can be found.
+            AttachmentError: neither or both of `data` and `url` (without `size`), or no MIME
+                type can be found.
         """
-        if (data is None) == (url is None):
+        if (data is None) == (url is None) and not (data is None and url is None and size is not None):
             raise AttachmentError(
                 f"{type(self).__name__}() takes the file's bytes or its url=, one of them: "
                 f"e.g. {type(self).__name__}(png_bytes, 'image/png') or {type(self).__name__}(url='https://…').",
@@ -104,7 +107,7 @@ class Media:
             )
         self._data = bytes(data) if data is not None else None
         self._base64: str | None = None
-        self._kept: int | None = None
+        self._kept = size if data is None and url is None else None
         self.url = url
         self.filename = filename
         found = mime_type or _sniff(self._data) or _guess(filename) or _guess(url) or self._default_mime()
@@ -157,9 +160,7 @@ class Media:
             data = base64.b64decode(value, validate=True)
         except (binascii.Error, ValueError):
             return None
-        media = cls(data, mime_type, filename)
-        media._base64 = value
-        return media
+        return cls(data, mime_type, filename)
 
     def _default_mime(self) -> str | None:
         return None
@@ -229,16 +230,13 @@ class Media:
     @classmethod
     def not_kept(cls, mime_type: str, filename: str | None, size: int | None) -> Media:
         """A file known only by its type, name and size (a saved thread did not keep its bytes)."""
-        media = object.__new__(cls)
-        media._data = media._base64 = media.url = None
-        media.mime_type, media.filename, media._kept = mime_type, filename, size
-        return media
+        return cls(None, mime_type, filename, size=size if size is not None else 0)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Media):
             return NotImplemented
-        return (self.kind, self._data, self.url, self.mime_type, self.filename, self._kept) == (
-            other.kind, other._data, other.url, other.mime_type, other.filename, other._kept)
+        return (self.kind, self.data, self.url, self.mime_type, self.filename, self.size) == (
+            other.kind, other.data, other.url, other.mime_type, other.filename, other.size)
 
     def __hash__(self) -> int:
         return hash((self.kind, self._data, self.url, self.mime_type, self.filename))
