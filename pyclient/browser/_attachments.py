@@ -139,9 +139,9 @@ class Attachments:
         listeners.listen(self.button, "click", "_on_attach")
         listeners.listen(self.picker, "change", "_on_pick")
         listeners.listen(self._previews, "click", "_on_remove")
-        listeners.listen(paste_target, "paste", "_on_paste")
+        listeners.listen(paste_target, "paste", "_on_paste", prevent="files_only")
         for kind in ("dragenter", "dragover", "dragleave", "drop"):
-            listeners.listen(drop_zone, kind, "_on_drag")
+            listeners.listen(drop_zone, kind, "_on_drag", prevent="dragged_files" if kind in ("dragover", "drop") else None)
         self._finalizer = weakref.finalize(self, listeners.release)
 
     @property

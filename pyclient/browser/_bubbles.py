@@ -49,9 +49,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import js
 
 from .._content import split_parts
+from ._document import page_document
 from ._markdown import BlockSplitter, render
 from ._media_nodes import media_list
 from ._nodes import TEXT_NODE, el
@@ -97,7 +97,7 @@ class Bubble:
         node = self.node = el("li", f"pyclient-message pyclient-{role}")
         node.dataset.role = role
         self.text = ""
-        self._text_node = js.document.createTextNode("")  # a user's text
+        self._text_node = page_document().createTextNode("")  # a user's text
         if role == "assistant":
             content = el("div", "pyclient-markdown")
             self._blocks = el("div", "pyclient-md-blocks")  # finished blocks, rendered once

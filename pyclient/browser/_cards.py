@@ -51,7 +51,9 @@ from typing import TYPE_CHECKING, Any
 
 from pyodide.ffi import JsProxy
 
+from ._document import dom_node
 from ._media_nodes import media_list
+from ._mirror import MirrorElement
 from ._nodes import append_visible, el, set_visible
 
 if TYPE_CHECKING:
@@ -339,10 +341,27 @@ def put_view(body: Any, shown: Any) -> bool:
         append_visible(body, shown)
     elif isinstance(shown, JsProxy):  # a DOM node made with js.document
         body.append(shown)
+    elif isinstance(body, MirrorElement):  # a worker's chat: the page adopts the element's node
+        _append_pyscript_node(body, shown)
     else:
         _append_pyscript(body, shown)
     body.hidden = False
     return True
+
+
+def _append_pyscript_node(body: MirrorElement, shown: Any) -> None:
+    """Append a `pyscript.web` element (or collection) to a mirror node: its page node(s)."""
+    from pyscript import web
+
+    if isinstance(shown, web.ElementCollection):
+        body.append(*[dom_node(element) for element in shown])
+    elif isinstance(shown, web.Element):
+        body.append(dom_node(shown))
+    else:
+        raise TypeError(
+            f"A tool renderer returned a {type(shown).__name__}; return a DOM element, a "
+            "pyscript.web element, a str or None."
+        )
 
 
 def _append_pyscript(body: Any, shown: Any) -> None:

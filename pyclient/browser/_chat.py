@@ -106,16 +106,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import js
 
 from ._attachment_rules import send_refusal
 from ._attachments import Attachments, Held
 from ._changes import Changes
+from ._document import dom_node, scroll_to_end
 from ._commands import Commands
 from ._eventlog import EventLog
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._status import run_view
+from ._window import page_window
 
 if TYPE_CHECKING:
     from .._events import AGUIEvent
@@ -140,7 +141,7 @@ def install_stylesheet(document: Any = None) -> None:
 
     It goes first in `<head>`, so the page's own rules win at equal specificity.
     """
-    document = document or js.document
+    document = document or page_window().document  # the real page's, from a worker too
     if document.getElementById(STYLE_ID):
         return
     # The file beside this module (a wheel is installed unpacked, in Pyodide too), read without
@@ -241,7 +242,7 @@ class Chat:
         self._form.append(files.tray, files.button, label, self._input, self._send, self._stop)
         # The picker is outside the form: the form's one input is the message.
         root.append(header, self._log.node, body, self._form, files.picker)
-        element.append(root)
+        dom_node(element).append(root)
 
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
         self._messages = MessageList(thread, self._list, self._changes)
@@ -258,8 +259,8 @@ class Chat:
         # chat through a weak reference (a JS listener must not keep it alive).
         listeners = self._listeners = Listeners(self)
         listeners.listen(root, "click", "_on_click")
-        listeners.listen(root, "submit", "_on_submit")
-        listeners.listen(self._input, "keydown", "_on_key")
+        listeners.listen(root, "submit", "_on_submit", prevent="always")
+        listeners.listen(self._input, "keydown", "_on_key", prevent="escape")
         listeners.listen(self._list, "scroll", "_on_scroll")
         # Events apart from changes: a long answer is tens of thousands of events, and this
         # way each costs one call, with no `ThreadEvent` built for it.
@@ -348,14 +349,14 @@ class Chat:
         if command == "jump":
             self._follow = True
             self._jump.hidden = True
-            self._list.scrollTop = self._list.scrollHeight
+            scroll_to_end(self._list)
         elif command == "toggle-log":
             opened = self._log.toggle()
             self._log_toggle.setAttribute("aria-expanded", "true" if opened else "false")
             if opened:
                 self._log.reopen()
             if self._follow:  # the list changed size: still at its end
-                self._list.scrollTop = self._list.scrollHeight
+                scroll_to_end(self._list)
         elif command == "download-log":
             self._log.download()
         else:  # what acts on the thread: the commands (trusted clicks only, but Stop)
@@ -406,7 +407,7 @@ class Chat:
         self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()
         if self._follow and scroll:
-            self._list.scrollTop = self._list.scrollHeight
+            scroll_to_end(self._list)
         if self._messages.pending:
             self._frames.request()
 

@@ -48,6 +48,7 @@ import js
 from pyodide.ffi import to_js
 
 from .._events import AGUIEvent, UnknownEvent, event_type
+from ._document import page_document
 from ._nodes import el, later, set_visible
 
 __all__ = ["MAX_ROWS", "STAMP_EVERY", "EventLog"]
@@ -195,7 +196,7 @@ class EventLog:
             return
         self._count.textContent = f"{total} event{'s' if total != 1 else ''}"
         start = max(self._shown, total - MAX_ROWS)
-        fragment = js.document.createDocumentFragment()
+        fragment = page_document().createDocumentFragment()
         base = self._start or 0.0
         for index in range(start, total):
             event = self.event(index)
@@ -236,7 +237,7 @@ class EventLog:
         url = js.URL.createObjectURL(blob)
         link = el("a", "", href=url, download=f"pyclient-events-{self.name}.jsonl")
         link.hidden = True
-        js.document.body.append(link)
+        page_document().body.append(link)
         link.click()
         link.remove()
 

@@ -30,6 +30,8 @@ from typing import Any
 import js
 from pyodide.ffi import create_once_callable, create_proxy
 
+from ._document import page_document
+from ._mirror import MirrorElement
 from ._visible import split_invisible
 
 __all__ = ["FrameScheduler", "Listeners", "append_visible", "el", "later", "set_visible"]
@@ -39,7 +41,7 @@ TEXT_NODE = 3
 
 def el(tag: str, cls: str = "", text: str | None = None, **attributes: str) -> Any:
     """A new element with a class, text (as `textContent`, never HTML) and attributes."""
-    node = js.document.createElement(tag)
+    node = page_document().createElement(tag)
     if cls:
         node.className = cls
     if text is not None:
@@ -61,7 +63,7 @@ def append_visible(parent: Any, text: str) -> None:
         if last and last.nodeType == TEXT_NODE:  # an empty parent's lastChild is JS null
             last.appendData(run)
         else:
-            parent.append(js.document.createTextNode(run))
+            parent.append(page_document().createTextNode(run))
 
 
 def set_visible(parent: Any, text: str) -> None:
@@ -147,8 +149,13 @@ class Listeners:
         self._owner = weakref.ref(owner)
         self._proxies: list[tuple[Any, str, Any]] = []
 
-    def listen(self, target: Any, kind: str, method: str) -> None:
-        """Call `owner.<method>(event)` on each `kind` event of `target`."""
+    def listen(self, target: Any, kind: str, method: str, *, prevent: str | None = None) -> None:
+        """Call `owner.<method>(event)` on each `kind` event of `target`.
+
+        `prevent` names when the page cancels the event itself, for a chat in a worker whose
+        handler runs after the event is over ("always", "files_only", "dragged_files",
+        "escape": `assets/renderer.js`); on the main thread the handler does it.
+        """
         reference = self._owner
 
         def listener(event: Any) -> None:
@@ -156,6 +163,10 @@ class Listeners:
             if owner is not None:
                 getattr(owner, method)(event)
 
+        if isinstance(target, MirrorElement):  # a worker's mirror: no JS proxy to make
+            target.addEventListener(kind, listener, prevent=prevent)
+            self._proxies.append((target, kind, listener))
+            return
         proxy = create_proxy(listener)
         target.addEventListener(kind, proxy)
         self._proxies.append((target, kind, proxy))
@@ -164,5 +175,6 @@ class Listeners:
         """Remove every listener and destroy its proxy (again: nothing to do)."""
         for target, kind, proxy in self._proxies:
             target.removeEventListener(kind, proxy)
-            proxy.destroy()
+            if not isinstance(target, MirrorElement):
+                proxy.destroy()
         self._proxies.clear()

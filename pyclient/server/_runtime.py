@@ -60,7 +60,7 @@ logger = logging.getLogger("pyclient")
 PACKAGE = Path(__file__).resolve().parent.parent
 # Package data that ships beside the modules (pyproject.toml's package-data says the same;
 # tests/unit/test_runtime_files.py checks they agree).
-PACKAGE_DATA = ["py.typed", "browser/chat.css"]
+PACKAGE_DATA = ["py.typed", "browser/chat.css", "browser/assets/*"]
 """pyclient's files other than modules that its wheel carries, relative to the package."""
 RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"
 """The environment variable that names the folder the runtime is built in (`default_runtime_dir()`)."""
@@ -156,7 +156,7 @@ def default_runtime_dir() -> Path:
 
 def package_files(package: Path = PACKAGE) -> list[Path]:
     """pyclient's files that go into its browser wheel: the modules and the package data."""
-    data = [package / name for name in PACKAGE_DATA if (package / name).is_file()]
+    data = [path for name in PACKAGE_DATA for path in package.glob(name) if path.is_file()]
     return sorted({*package.rglob("*.py"), *data})
 
 

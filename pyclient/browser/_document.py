@@ -1,0 +1,57 @@
+"""The document the chat builds its nodes in: the page's, or its mirror in a worker.
+
+On the main thread it is `js.document`. In a PyScript worker every DOM access through
+PyScript's proxy is a blocking round trip to the page, so there it is the worker's mirror
+(`pyclient.browser._mirror`), whose changes reach the page in one batch per task. `dom_node`
+turns a node a page author handed in (a selector's match, a `pyscript.web` element) into what
+that document's nodes take.
+
+```python
+from pyclient.browser._document import dom_node, page_document, scroll_to_end
+
+box = page_document().createElement("div")
+page_document().body.append(box)
+scroll_to_end(dom_node(box))
+print(box.isConnected)      # True
+box.remove()
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import js
+
+from ._window import IN_WORKER
+
+__all__ = ["dom_node", "page_document", "scroll_to_end"]
+
+if IN_WORKER:
+    from ._mirror._connect import connect
+
+    def page_document() -> Any:
+        """The worker's mirror document (see the module docstring)."""
+        return connect()
+
+    def dom_node(node: Any) -> Any:
+        """A page node as a mirror node (the same one each time)."""
+        return connect().coerce(node)
+
+else:
+
+    def page_document() -> Any:
+        """The page's `document`."""
+        return js.document
+
+    def dom_node(node: Any) -> Any:
+        """A page node: a `pyscript.web` element's DOM node, a DOM node as it is."""
+        return getattr(node, "_dom_element", node)
+
+
+def scroll_to_end(box: Any) -> None:
+    """Scroll `box` to its end (one operation in a worker, no read of its height there)."""
+    if hasattr(box, "scroll_to_end"):
+        box.scroll_to_end()
+    else:
+        box.scrollTop = box.scrollHeight
