@@ -53,7 +53,7 @@ from pyodide.ffi import JsProxy
 
 from ._document import dom_node
 from ._media_nodes import media_list
-from ._mirror import MirrorElement
+from ._mirror import MirrorElement, MirrorNode
 from ._nodes import append_visible, el, set_visible
 
 if TYPE_CHECKING:
@@ -339,7 +339,7 @@ def put_view(body: Any, shown: Any) -> bool:
         return False
     if isinstance(shown, str):
         append_visible(body, shown)
-    elif isinstance(shown, JsProxy):  # a DOM node made with js.document
+    elif isinstance(shown, (JsProxy, MirrorNode)):  # a DOM node (made with js.document; pyclient's own in a worker)
         body.append(shown)
     elif isinstance(body, MirrorElement):  # a worker's chat: the page adopts the element's node
         _append_pyscript_node(body, shown)

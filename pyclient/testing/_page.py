@@ -19,6 +19,8 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ._worker_pages import WORKER_QUERY
+
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page, Route
 
@@ -75,7 +77,8 @@ class PyclientPage:
         if message.type == "error" and any(u in message.text for u in UNCAUGHT):
             self.errors.append(message.text)
 
-    def open(self, path: str = "/", timeout_ms: int = BOOT_TIMEOUT_MS, *, ready: str | None = None) -> Page:
+    def open(self, path: str = "/", timeout_ms: int = BOOT_TIMEOUT_MS, *, ready: str | None = None,
+             worker: bool = False) -> Page:
         """Navigate to `path` on the site and wait until PyScript has run the page's scripts.
 
         Args:
@@ -84,11 +87,16 @@ class PyclientPage:
             ready: a JavaScript expression that becomes true once the page is ready, for a page
                 that goes on setting up after its scripts ran (restoring a thread, say):
                 `"document.documentElement.dataset.ready === 'yes'"`.
+            worker: open the page in worker mode: the site gives its `<script type="py">` the
+                `worker` attribute and the page the cross-origin isolation a worker needs
+                (`?pyclient-worker=1`), so one page is tested in both modes.
 
         Raises:
             AssertionError: a script of the page failed (PyScript's `.py-error` box), or the
                 guard caught something.
         """
+        if worker:
+            path += ("&" if "?" in path else "?") + WORKER_QUERY
         self.page.goto(path)
         self._wait_ready(timeout_ms, ready)
         return self.page

@@ -4,7 +4,9 @@ log, approvals, renderers and a thousand parallel calls.
 The page is web/tests/chat_ui.html (a `Chat` with no page CSS of its own, on a gradient body),
 opened with pyclient's own pytest plugin (`pyclient_page`) and answered by its `scripted_agent`,
 scripted by `script_scenarios` below: the user messages name scenarios ("markdown", "xss",
-"many 1000", ...).
+"many 1000", ...). Every test runs twice: with the page's Python on the main thread and in a
+PyScript worker (`mode`, the page opened with `worker=True`), where the chat renders through
+its mirror (pyclient/browser/_mirror) and the page's renderer.
 """
 
 from __future__ import annotations
@@ -18,10 +20,17 @@ import pytest
 from playwright.sync_api import expect
 
 from pyclient.testing import PyclientPage, ScriptedAgent
+from pyclient.testing._worker_pages import WORKER_QUERY
 from tests.e2e.conftest import READY, checked
 from tests.helpers import fetch_after_a_frame
 
 TIMEOUT = 20_000
+
+# Tests that do not hold in worker mode yet (issue 24, left open): a long paragraph's
+# streaming boxes are not seen while the status reads "running", the event log misses rows
+# after the tests before it, a renderer sees no partial input, and 1,000 cards take 3.9 s
+# against the 3 s the main thread takes.
+MAIN_THREAD_ONLY = pytest.mark.parametrize("mode", ["main"], indirect=True, scope="module")
 IDLE = ".pyclient-run-status[data-status='idle']"
 
 # Hostile text delivered as assistant text, tool arguments, tool results and error messages:
@@ -91,8 +100,14 @@ def script_scenarios(agent: ScriptedAgent) -> None:
         agent.on(exactly(said)).say(f"reply: {said}", chunks=4)
 
 
+@pytest.fixture(scope="module", params=["main", "worker"])
+def mode(request) -> str:
+    """Where the page's Python runs: on the main thread, or in a PyScript worker."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def shared_chat(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors):
+def shared_chat(mode, pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors):
     """One guarded page on the plugin's site for the module: booted by the first `open_chat`,
     and booted again only for a query; each test gets a new thread and chat on it."""
     context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
@@ -102,9 +117,10 @@ def shared_chat(pyclient_browser, pyclient_site, browser_context_args, watch_cal
 
 
 @pytest.fixture
-def chat_page(shared_chat, pyclient_site, scripted_agent):
+def chat_page(shared_chat, mode, pyclient_site, scripted_agent):
     """The shared page, its `/agent` this test's `scripted_agent` with the scenarios scripted."""
     script_scenarios(scripted_agent)
+    shared_chat.mode = mode
     pyclient_site.agent = scripted_agent
     try:
         with checked(shared_chat) as guard:
@@ -130,9 +146,12 @@ def open_chat(chat_page, query: str = ""):
     page.unroute_all(behavior="ignoreErrors")
     page.emulate_media(color_scheme="null")
     path = "/tests/chat_ui.html"
-    if query or urlsplit(page.url)[2:4] != (path, ""):
-        return chat_page.open(path + (f"?{query}" if query else ""), ready=READY)
-    page.evaluate("window.t.reset()")
+    worker = chat_page.mode == "worker"
+    base = WORKER_QUERY if worker else ""
+    if query or urlsplit(page.url)[2:4] != (path, base):
+        return chat_page.open(path + (f"?{query}" if query else ""), ready=READY, worker=worker)
+    generation = page.evaluate("window.t.reset()")
+    page.wait_for_selector(f"#chat[data-generation='{generation}']", state="attached")  # a worker's batch is there
     return page
 
 
@@ -273,6 +292,7 @@ def test_markdown_rendering(page, chat_page):
     assert page.locator(".pyclient-user strong").count() == 0
 
 
+@MAIN_THREAD_ONLY
 def test_a_long_paragraph_streams_in_boxes_and_ends_as_one_rendered_paragraph(page, chat_page):
     from pyclient.browser._markdown import render
 
@@ -573,6 +593,7 @@ def test_event_log_lists_events_and_downloads_them(page, chat_page):
     expect(toggle).to_have_attribute("aria-expanded", "false")
 
 
+@MAIN_THREAD_ONLY
 def test_event_log_keeps_500_rows(page, chat_page):
     open_chat(chat_page)
     page.locator(".pyclient-log-toggle").click()
@@ -660,6 +681,7 @@ def test_approval_card_edit_form_and_trusted_clicks(page, chat_page, scripted_ag
 
 # -- renderers ------------------------------------------------------------------------------------
 
+@MAIN_THREAD_ONLY
 def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
     open_chat(chat_page)
     send(page, 'call create_task {"title": "Water the plants", "due": "friday"}')
@@ -727,6 +749,7 @@ def test_backend_tool_calls_render_too(page, chat_page):
 
 # -- volume ---------------------------------------------------------------------------------------
 
+@MAIN_THREAD_ONLY
 def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, chat_page, record_property):
     open_chat(chat_page)
     started = time.perf_counter()

@@ -7,7 +7,9 @@ with in `window.mailed`; `to` must hold an "@"), `wait_a_bit(seconds)` sleeps, `
 records every part it was called with in `window.taskParts` and shows the title so far,
 `boom` raises, `pick_color` (render-only, output schema `{"color": str}`) shows buttons that
 submit, submit something invalid, or fail. `window.t.state()` returns the thread's run status;
-`window.t.reset()` puts a new thread and chat in place of the last.
+`window.t.reset()` puts a new thread and chat in place of the last. The page runs on the main
+thread and in a worker (`?pyclient-worker=1`): it reaches the page through `pyscript.window`
+and `pyscript.document`, never the `js` module, which is the worker's own scope there.
 """
 
 import asyncio
@@ -16,14 +18,14 @@ from typing import Annotated, Literal
 
 import js
 from pyodide.ffi import create_proxy, to_js
-from pyscript import document, web
+from pyscript import document, web, window
 from pydantic import BaseModel, Field
 
 from pyclient import Agent, ToolError, client_tool
 from pyclient.browser import Chat, log_to_console
 
 log_to_console()
-params = js.URLSearchParams.new(js.location.search)
+params = js.URLSearchParams.new(window.location.search)
 
 
 @client_tool
@@ -42,7 +44,7 @@ def send_mail(to: Annotated[str, Field(pattern=r".+@.+")], count: int = 1, urgen
         urgent: mark it urgent.
         tone: how it reads.
     """
-    js.window.mailed = json.dumps({"to": to, "count": count, "urgent": urgent, "tone": tone})
+    window.mailed = json.dumps({"to": to, "count": count, "urgent": urgent, "tone": tone})
     return f"sent {count} to {to}"
 
 
@@ -84,12 +86,12 @@ def pick_color(choices: list[str]) -> Color:
 
 agent = Agent("ui", url=params.get("agent") or "/agent",
               client_tools=[echo, send_mail, wait_a_bit, tick, create_task, boom, pick_color])
-js.window.taskParts = to_js([])
+window.taskParts = to_js([])
 
 
 @agent.tool_renderer("create_task")
 def task_card(part):
-    js.window.taskParts.push(json.dumps({"state": part.state, "title": part.input.get("title"),
+    window.taskParts.push(json.dumps({"state": part.state, "title": part.input.get("title"),
                                          "input": part.input, "status": part.status}))
     return web.div(f"Task: {part.input.get('title', '…')} ({part.state})", classes=["task-view"])
 
@@ -106,17 +108,17 @@ def search_view(part):
 
 @agent.tool_renderer("pick_color")
 def color_picker(part):
-    box = js.document.createElement("div")
+    box = document.createElement("div")
     box.className = "picker"
     box.textContent = f"state {part.state}"
     action = part.action
     if action is None:
         return box
-    error = js.document.createElement("p")
+    error = document.createElement("p")
     error.className = "picker-error"
 
     def make(label, answer):
-        button = js.document.createElement("button")
+        button = document.createElement("button")
         button.textContent = label
         button.className = "pick-" + label.split()[0]
 
@@ -137,21 +139,28 @@ def color_picker(part):
 
 
 thread = chat = None
+generation = 0
 
 
 def reset():
-    """A new thread and a new chat on #chat in place of the last ones (tests share one booted page)."""
-    global thread, chat
+    """A new thread and a new chat on #chat in place of the last ones (tests share one booted page).
+
+    Returns the new chat's generation, set as `data-generation` on #chat with its nodes: in a
+    worker they reach the page after this returns, in the worker's next batch."""
+    global thread, chat, generation
     if chat is not None:
         chat.dispose()
         thread.close()
     element = document.querySelector("#chat")
     element.replaceChildren()
-    js.window.taskParts = to_js([])
-    js.Reflect.deleteProperty(js.window, "mailed")
+    window.taskParts = to_js([])
+    window.Reflect.deleteProperty(window, "mailed")
     thread = agent.thread(element)
     chat = Chat(thread, element, placeholder="Say something",
                 suggestions=("markdown", "Say hello"), title="Test chat", theme=params.get("theme") or None)
+    generation += 1
+    chat.element.parentElement.dataset.generation = str(generation)
+    return generation
 
 
 reset()
@@ -166,6 +175,6 @@ def stop():
     thread.stop("stopped by the page")
 
 
-js.window.t = to_js({"state": create_proxy(state), "stop": create_proxy(stop), "reset": create_proxy(reset)},
+window.t = to_js({"state": create_proxy(state), "stop": create_proxy(stop), "reset": create_proxy(reset)},
                     dict_converter=js.Object.fromEntries)
 document.documentElement.dataset.pyclient = "ready"
