@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION", "RUNTIME_ENV",
+    "ASSETS", "COI_WORKER", "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION", "RUNTIME_ENV",
     "BuildError", "build", "default_runtime_dir", "package_files",
 ]
 
@@ -58,9 +58,20 @@ logger = logging.getLogger("pyclient")
 
 # The pyclient package being run: its files make pyclient's browser wheel.
 PACKAGE = Path(__file__).resolve().parent.parent
-# Package data that ships beside the modules (pyproject.toml's package-data says the same;
-# tests/unit/test_runtime_files.py checks they agree).
-PACKAGE_DATA = ["py.typed", "browser/chat.css"]
+ASSETS = PACKAGE / "browser" / "assets"
+"""pyclient's JavaScript for the page (`pyclient.js`, the bootstrap a page loads before PyScript,
+and what it imports), served at `/pyclient/` and vendored as `pyclient/`. Found by path: importing
+`pyclient.browser` needs the page's `js`."""
+COI_WORKER = PACKAGE / "server" / "coi-worker.js"
+"""The service worker `pyclient vendor` writes for hosts that cannot send headers (cross-origin
+isolation for worker pages)."""
+# Package data that ships beside the modules: pyproject.toml's package-data names the same files
+# (tests/unit/test_runtime_files.py checks they agree, so a new asset must be named there too).
+PACKAGE_DATA = sorted([
+    "py.typed", "browser/chat.css", COI_WORKER.relative_to(PACKAGE).as_posix(),
+    *(path.relative_to(PACKAGE).as_posix() for path in ASSETS.glob("*")
+      if path.is_file() and not path.name.startswith(".")),
+])
 """pyclient's files other than modules that its wheel carries, relative to the package."""
 RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"
 """The environment variable that names the folder the runtime is built in (`default_runtime_dir()`)."""

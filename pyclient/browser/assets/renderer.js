@@ -1,0 +1,1 @@
+// The main-thread renderer of worker mode: written on main.
