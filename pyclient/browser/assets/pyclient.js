@@ -32,7 +32,7 @@ if (workers.length === 0) {
   root.dataset.pyclientMode = "worker";
   forget();  // isolated: should the service worker ever go, one more try is allowed
 } else if (!coiWorker) {
-  fallBack("no-isolation-headers", "it came without the headers");
+  fallBack("no-isolation-headers", "its response had no COOP/COEP headers, or this browser did not accept them");
 } else if (!isSecureContext || !("serviceWorker" in navigator)) {
   fallBack("service-worker-unavailable",
     `it names the service worker ${coiWorker}, but service workers are not available here (they need https or localhost)`);
