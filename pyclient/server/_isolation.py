@@ -14,9 +14,11 @@ Two headers on the page's own response make it so (`ISOLATION_HEADERS`):
   (the runtime, `/pyclient/`) and CORS requests (an agent on another origin) need nothing.
 
 PyScript starts its worker from a `blob:` URL, which takes the page's policies: the runtime's
-own responses need no header (checked in Chromium). `runs_python_in_worker(html)` tells a page
-that needs the headers (`pyclient serve` sends them to those); `headers_file(pages)` writes them
-as a `_headers` file (Netlify, Cloudflare Pages) for the pages of a vendored folder.
+own responses need no header (checked in Chromium 156). `runs_python_in_worker(html)` tells a
+page that needs the headers (`pyclient serve` sends them to those), `worker_pages(folder)` finds
+such pages in a folder, and `headers_file(pages)` writes the headers for them as a `_headers`
+file (Netlify, Cloudflare Pages: `pyclient vendor`). The service worker `pyclient vendor` writes
+for other static hosts (`pyclient/server/coi-worker.js`) applies the same rule in JavaScript.
 
 ```python
 from pyclient.server._isolation import headers_file, page_paths, runs_python_in_worker
