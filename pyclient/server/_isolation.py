@@ -18,7 +18,7 @@ own responses need no header (checked in Chromium 156). `runs_python_in_worker(h
 page that needs the headers (`pyclient serve` sends them to those), `worker_pages(folder)` finds
 such pages in a folder, and `headers_file(pages)` writes the headers for them as a `_headers`
 file (Netlify, Cloudflare Pages: `pyclient vendor`). The service worker `pyclient vendor` writes
-for other static hosts (`pyclient/server/coi-worker.js`) applies the same rule in JavaScript.
+for other static hosts (`pyclient/browser/assets/coi-worker.js`) applies the same rule in JavaScript.
 
 ```python
 from pyclient.server._isolation import headers_file, page_paths, runs_python_in_worker

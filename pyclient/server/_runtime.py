@@ -50,28 +50,17 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "ASSETS", "COI_WORKER", "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION", "RUNTIME_ENV",
-    "BuildError", "build", "default_runtime_dir", "package_files",
+    "ASSETS", "COI_WORKER", "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION",
+    "RUNTIME_ENV", "BuildError", "build", "default_runtime_dir", "package_files",
 ]
 
 logger = logging.getLogger("pyclient")
 
 # The pyclient package being run: its files make pyclient's browser wheel.
 PACKAGE = Path(__file__).resolve().parent.parent
-ASSETS = PACKAGE / "browser" / "assets"
-"""pyclient's JavaScript for the page (`pyclient.js`, the bootstrap a page loads before PyScript,
-and what it imports), served at `/pyclient/` and vendored as `pyclient/`. Found by path: importing
-`pyclient.browser` needs the page's `js`."""
-COI_WORKER = PACKAGE / "server" / "coi-worker.js"
-"""The service worker `pyclient vendor` writes for hosts that cannot send headers (cross-origin
-isolation for worker pages)."""
-# Package data that ships beside the modules: pyproject.toml's package-data names the same files
-# (tests/unit/test_runtime_files.py checks they agree, so a new asset must be named there too).
-PACKAGE_DATA = sorted([
-    "py.typed", "browser/chat.css", COI_WORKER.relative_to(PACKAGE).as_posix(),
-    *(path.relative_to(PACKAGE).as_posix() for path in ASSETS.glob("*")
-      if path.is_file() and not path.name.startswith(".")),
-])
+# Package data that ships beside the modules (pyproject.toml's package-data says the same;
+# tests/unit/test_runtime_files.py checks they agree).
+PACKAGE_DATA = ["py.typed", "browser/chat.css", "browser/assets/*"]
 """pyclient's files other than modules that its wheel carries, relative to the package."""
 RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"
 """The environment variable that names the folder the runtime is built in (`default_runtime_dir()`)."""
@@ -80,6 +69,15 @@ DISTRIBUTION = "pyclient-agui"
 name a page's config lists in `"packages"`."""
 # The wheel file name's form of it (PEP 427: `-` becomes `_`).
 WHEEL_PREFIX = DISTRIBUTION.replace("-", "_") + "-"
+
+ASSETS = PACKAGE / "browser" / "assets"
+"""pyclient's JavaScript for the page: `pyclient.js` (the bootstrap a page loads before PyScript)
+and what it imports, served at `/pyclient/` and vendored as `pyclient/`; and `COI_WORKER`. Found
+by path, as package data: importing `pyclient.browser` needs the page's `js`."""
+COI_WORKER = ASSETS / "coi-worker.js"
+"""The service worker `pyclient vendor` writes at the top of a site, for hosts that cannot send
+headers (cross-origin isolation for worker pages); not vendored in `pyclient/`, whose scope would
+be that folder alone."""
 
 PYODIDE_VERSION = "314.0.7"
 """The Pyodide release the runtime serves (`npm pack pyodide@...`)."""
@@ -167,7 +165,7 @@ def default_runtime_dir() -> Path:
 
 def package_files(package: Path = PACKAGE) -> list[Path]:
     """pyclient's files that go into its browser wheel: the modules and the package data."""
-    data = [package / name for name in PACKAGE_DATA if (package / name).is_file()]
+    data = [path for name in PACKAGE_DATA for path in package.glob(name) if path.is_file()]
     return sorted({*package.rglob("*.py"), *data})
 
 

@@ -123,10 +123,10 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _copy_folder(source: Path, target: Path, report: VendorReport) -> None:
+def _copy_folder(source: Path, target: Path, report: VendorReport, skip: Path | None = None) -> None:
     shutil.rmtree(target, ignore_errors=True)
     for path in sorted(source.rglob("*")):
-        if not path.is_file() or path.name.startswith(".") or path.suffix in SKIPPED_SUFFIXES:
+        if not path.is_file() or path.name.startswith(".") or path.suffix in SKIPPED_SUFFIXES or path == skip:
             continue
         copied = target / path.relative_to(source)
         copied.parent.mkdir(parents=True, exist_ok=True)
@@ -189,8 +189,10 @@ def vendor(dest: Path, *, force: bool = False, runtime: Path | None = None) -> V
             )
     source = build(runtime)
     report = VendorReport(dest, worker_pages=worker_pages(dest, skip=FOLDERS))
-    for name in FOLDERS:
-        _copy_folder(ASSETS if name == "pyclient" else source / name, dest / name, report)
+    for name in ("pyodide", "pyscript"):
+        _copy_folder(source / name, dest / name, report)
+    # The service worker goes to the top instead: from pyclient/ it could control only pyclient/.
+    _copy_folder(ASSETS, dest / "pyclient", report, skip=COI_WORKER)
 
     # A record from before `files` knew only the config's hash.
     owned: dict[str, str | None] = {CONFIG_NAME: record.get("config_sha256"), **record.get("files", {})}

@@ -78,7 +78,7 @@ def test_the_wheel_carries_the_page_files_and_its_metadata(installed_wheel):
     assert {"pyclient/browser/chat.css", "pyclient/py.typed", f"{dist_info}/licenses/LICENSE"} <= names
     # The page's JavaScript (`pyclient serve` serves it at /pyclient/, `pyclient vendor` copies it) and the service worker.
     assert {"pyclient/browser/assets/pyclient.js", "pyclient/browser/assets/renderer.js",
-            "pyclient/server/coi-worker.js"} <= names
+            "pyclient/browser/assets/coi-worker.js"} <= names
     assert not [n for n in names if n.startswith(("tests/", "devserver/", "web/", "stubs/"))]
     assert (meta["Name"], meta["Version"], meta["License-Expression"]) == ("pyclient-agui", pyclient.__version__, "MIT")
     extras = set(meta.get_all("Provides-Extra"))

@@ -3,6 +3,8 @@
 // only the pages at or below its own folder, so there it covers them all. pyclient.js registers
 // it when a page names it (`data-coi-worker="coi-worker.js"`) and is not isolated, then reloads
 // once; from then on the page's own response comes through here.
+// (`pyclient serve` answers it at /pyclient/coi-worker.js too, being in pyclient's assets; from
+// there it could control only /pyclient/, and it serves the headers itself anyway.)
 //
 // It re-serves each same-origin page from the network and adds COOP same-origin and COEP
 // credentialless to those that run Python in a PyScript worker, as `pyclient serve` does: other
