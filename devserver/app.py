@@ -23,6 +23,7 @@ from typing import Any
 from starlette.types import ASGIApp
 
 from pyclient.server import create_app as create_server_app
+from pyclient.server._isolation import CoiMode
 
 from .assets import ROOT, RUNTIME
 
@@ -36,11 +37,16 @@ def create_app(
     web: Path = WEB,
     runtime: Path = RUNTIME,
     model: str | None = None,
-    coi: bool = False,
+    coi: bool | CoiMode = "auto",
     max_body_bytes: int = 1_000_000,
     body_timeout: float = 30.0,
     extra_routes: list[Any] | None = None,
 ) -> ASGIApp:
-    """Build the dev server app (see `pyclient.server.create_app` for the arguments)."""
-    return create_server_app(web, runtime, model=model, coi=coi, max_body_bytes=max_body_bytes,
+    """Build the dev server app (see `pyclient.server.create_app` for the arguments).
+
+    `coi` also takes serve.py's `--coi` flag as it is: True isolates every response ("always"),
+    False leaves it to each page ("auto": the pages with a `<script type="py" worker>`).
+    """
+    mode: CoiMode = "always" if coi is True else "auto" if coi is False else coi
+    return create_server_app(web, runtime, model=model, coi=mode, max_body_bytes=max_body_bytes,
                              body_timeout=body_timeout, extra_routes=extra_routes or ())

@@ -5,12 +5,17 @@
 | `POST /agent` | the embedded agent (`agent_endpoint(model)`), or, with `agent_url`, that AG-UI server through a streaming proxy |
 | `/pyodide/…` | Pyodide core, the wheels and the local `pyodide-lock.json` |
 | `/pyscript/…` | PyScript's `dist/` |
+| `/pyclient/…` | pyclient's JavaScript for the page (`pyclient.js`, loaded before PyScript), from the installed package |
 | `/pyscript.json` | the folder's own, else `page_config()` (what `pyclient vendor` would write) |
 | `/…` | the folder (`Pages`: a starter page at `/` without index.html, a warning for a page that would be blank offline) |
 
 The proxy keeps pages unchanged between a local agent and a remote one: they always post to
 `/agent` on their own origin. `allow_origins` adds CORS headers for pages served elsewhere
-(a static host) that post to this server's `/agent`. `RequestLog` wraps it all: one log line
+(a static host) that post to this server's `/agent`. `coi` says which responses carry the
+cross-origin isolation headers (`ISOLATION_HEADERS`: COOP `same-origin`, COEP `credentialless`)
+that `<script type="py" worker>` needs: by default ("auto") the pages that have such a script,
+and nothing else (a main-thread page keeps its popups, and the runtime needs none); "always"
+every response, "never" none. `RequestLog` wraps it all: one log line
 per agent run and per request that failed, with the cause (the upstream's status or why it
 could not be reached, for the proxy).
 
@@ -39,8 +44,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ._isolation import ISOLATION_HEADERS, CoiMode
 from ._pages import Pages
 from ._request_log import RequestLog, describe_error, note, safe_url
+from ._runtime import ASSETS
 from ._static import StaticDir
 from ._vendor import CONFIG_NAME, config_text
 
@@ -112,7 +119,9 @@ class BodyTimeout:
 
 
 class CrossOriginIsolation:
-    """Adds COOP/COEP so `<script type="py" worker>` gets SharedArrayBuffer."""
+    """Adds `ISOLATION_HEADERS` to every response (`pyclient serve --coi`), so every page is cross-origin isolated."""
+
+    _HEADERS = [(name.lower().encode(), value.encode()) for name, value in ISOLATION_HEADERS]
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -120,12 +129,7 @@ class CrossOriginIsolation:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *message.get("headers", []),
-                    (b"cross-origin-opener-policy", b"same-origin"),
-                    (b"cross-origin-embedder-policy", b"require-corp"),
-                    (b"cross-origin-resource-policy", b"same-origin"),
-                ]
+                message["headers"] = [*message.get("headers", []), *self._HEADERS]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -193,7 +197,7 @@ def create_app(
     *,
     model: str | None = None,
     agent_url: str | None = None,
-    coi: bool = False,
+    coi: CoiMode = "auto",
     allow_origins: Sequence[str] = (),
     max_body_bytes: int = 1_000_000,
     body_timeout: float = 30.0,
@@ -207,7 +211,8 @@ def create_app(
         model: a pydantic-ai model ("PROVIDER:NAME") for the embedded agent; None is the
             deterministic demo model.
         agent_url: another AG-UI server: `/agent` forwards to it, and no agent is embedded.
-        coi: send COOP/COEP headers (cross-origin isolation, for PyScript workers).
+        coi: which responses are cross-origin isolated (COOP/COEP, for PyScript workers): "auto"
+            the pages with a `<script type="py" worker>`, "always" every response, "never" none.
         allow_origins: origins (or "*") whose pages may call this server (CORS).
         max_body_bytes: larger agent requests get 413.
         body_timeout: seconds a request body may take to arrive once the app reads it; a
@@ -223,13 +228,17 @@ def create_app(
         from ._agent import agent_endpoint  # pydantic-ai: only when an agent is embedded
 
         agent = agent_endpoint(model, max_body_bytes=max_body_bytes)
-    pages = Pages(root)
+    if coi not in ("auto", "always", "never"):
+        raise ValueError(f"coi={coi!r} is not a mode: pass \"auto\", \"always\" or \"never\".")
+    pages = Pages(root, isolate_workers=coi == "auto")
     routes = [
         *extra_routes,
         Route("/agent", agent, methods=["POST"]),
         Mount("/pyodide", app=StaticDir(runtime / "pyodide", max_age=RUNTIME_MAX_AGE,
                                         no_cache=frozenset({"pyodide-lock.json"}))),
         Mount("/pyscript", app=StaticDir(runtime / "pyscript", max_age=RUNTIME_MAX_AGE)),
+        # No max-age: the files keep their names from one pyclient to the next.
+        Mount("/pyclient", app=StaticDir(ASSETS)),
         Route(f"/{CONFIG_NAME}", _Config(root, pages.static), methods=["GET", "HEAD"]),
         Mount("/", app=pages),
     ]
@@ -237,4 +246,4 @@ def create_app(
     if allow_origins:
         app = CORSMiddleware(app, allow_origins=list(allow_origins), allow_methods=["GET", "POST"],
                              allow_headers=["*"])
-    return RequestLog(CrossOriginIsolation(app) if coi else app, allow_origins=allow_origins)
+    return RequestLog(CrossOriginIsolation(app) if coi == "always" else app, allow_origins=allow_origins)

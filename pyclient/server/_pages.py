@@ -1,4 +1,4 @@
-"""The author's folder as `pyclient serve` shows it: its files, a page that says what to do when it has no index.html, and a warning for a page that would be blank offline.
+"""The author's folder as `pyclient serve` shows it: its files, a page that says what to do when it has no index.html, a warning for a page that would be blank offline, and isolation for pages that run Python in a worker.
 
 - `GET /` on a folder without `index.html` answers a small HTML page (404) that says so, links
   the folder's other pages, and names the command that writes a starter: `pyclient new DIR`.
@@ -7,6 +7,9 @@
   "pyclient.server": `index.html would be a blank page offline: its <script type="py"> has no config=, ...`.
   Its local config is read as this server answers it: the folder's own file, else the default
   `/pyscript.json`.
+- With `isolate_workers`, a page with a PyScript worker script (`runs_python_in_worker()`) is
+  answered with `ISOLATION_HEADERS` (COOP `same-origin`, COEP `credentialless`), and any other
+  page without them: COOP would cut a main-thread page off from the popups it opens.
 
 ```python
 from pathlib import Path
@@ -27,6 +30,7 @@ from urllib.parse import quote, urljoin, urlsplit
 from starlette.responses import HTMLResponse
 from starlette.types import Receive, Scope, Send
 
+from ._isolation import ISOLATION_HEADERS, runs_python_in_worker
 from ._page_check import blank_page_reason
 from ._request_log import note
 from ._server_log import logger
@@ -66,13 +70,16 @@ class Pages:
 
     Args:
         root: the folder, named in the starter page as given (`Path(".")` shows `.`).
+        isolate_workers: send `ISOLATION_HEADERS` with the pages that run Python in a worker.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, isolate_workers: bool = False) -> None:
         self.root = root
-        self.static = StaticDir(root, on_file=self._read_page)
+        self.isolate_workers = isolate_workers
+        self.static = StaticDir(root, on_file=self._on_file)
         self._read: dict[Path, int] = {}  # page -> the mtime it was read at
         self._warned: set[Path] = set()
+        self._workers: dict[Path, tuple[int, bool]] = {}  # page -> (its mtime, has a worker script)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         route_path = scope["path"].removeprefix(scope.get("root_path", ""))
@@ -87,8 +94,22 @@ class Pages:
             return
         await self.static(scope, receive, send)
 
+    def _on_file(self, scope: Scope, path: Path) -> dict[str, str] | None:
+        if path.suffix.lower() not in _HTML:
+            return None
+        self._read_page(scope, path)
+        return dict(ISOLATION_HEADERS) if self.isolate_workers and self._has_worker(path) else None
+
+    def _has_worker(self, path: Path) -> bool:
+        mtime = path.stat().st_mtime_ns
+        known = self._workers.get(path)
+        if known is None or known[0] != mtime:
+            known = (mtime, runs_python_in_worker(path.read_text(encoding="utf-8", errors="replace")))
+            self._workers[path] = known
+        return known[1]
+
     def _read_page(self, scope: Scope, path: Path) -> None:
-        if path.suffix.lower() not in _HTML or path in self._warned:
+        if path in self._warned:
             return
         stat = path.stat()
         if self._read.get(path) == stat.st_mtime_ns or stat.st_size > _MAX_PAGE:

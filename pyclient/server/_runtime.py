@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION", "RUNTIME_ENV",
-    "BuildError", "build", "default_runtime_dir", "package_files",
+    "ASSETS", "COI_WORKER", "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION",
+    "RUNTIME_ENV", "BuildError", "build", "default_runtime_dir", "package_files",
 ]
 
 logger = logging.getLogger("pyclient")
@@ -69,6 +69,15 @@ DISTRIBUTION = "pyclient-agui"
 name a page's config lists in `"packages"`."""
 # The wheel file name's form of it (PEP 427: `-` becomes `_`).
 WHEEL_PREFIX = DISTRIBUTION.replace("-", "_") + "-"
+
+ASSETS = PACKAGE / "browser" / "assets"
+"""pyclient's JavaScript for the page: `pyclient.js` (the bootstrap a page loads before PyScript)
+and what it imports, served at `/pyclient/` and vendored as `pyclient/`; and `COI_WORKER`. Found
+by path, as package data: importing `pyclient.browser` needs the page's `js`."""
+COI_WORKER = ASSETS / "coi-worker.js"
+"""The service worker `pyclient vendor` writes at the top of a site, for hosts that cannot send
+headers (cross-origin isolation for worker pages); not vendored in `pyclient/`, whose scope would
+be that folder alone."""
 
 PYODIDE_VERSION = "314.0.7"
 """The Pyodide release the runtime serves (`npm pack pyodide@...`)."""

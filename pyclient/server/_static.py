@@ -3,8 +3,9 @@
 Starlette's `StaticFiles` sends no gzip and `GZipMiddleware` recompresses the 9.6 MB wasm on
 every request (about a second at level 9), so this serves files gzipped once and kept in
 memory, keyed by path, size and mtime. A path it has no file for is noted, with the folder,
-for the request's log line (`RequestLog`); `on_file` sees each file it serves (`pyclient serve`
-reads its HTML pages there).
+for the request's log line (`RequestLog`); `on_file` sees each file it serves and may add
+headers to its response (`pyclient serve` reads its HTML pages there, and isolates those that
+run Python in a worker).
 
 ```python
 from pathlib import Path
@@ -23,7 +24,7 @@ import gzip
 import hashlib
 import mimetypes
 from email.utils import formatdate
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from starlette.responses import FileResponse, PlainTextResponse, Response
@@ -64,11 +65,12 @@ class StaticDir:
             time (ETag → 304), which is right for pages that change while you edit them.
         no_cache: file names that always revalidate whatever `max_age` says (a lock file whose
             name never changes while its content does).
-        on_file: called with the request's scope and the file before each file is served.
+        on_file: called with the request's scope and the file before each file is served; the
+            headers it returns (or None) are added to the response.
     """
 
     def __init__(self, root: Path, *, max_age: int = 0, no_cache: frozenset[str] = frozenset(),
-                 on_file: Callable[[Scope, Path], None] | None = None) -> None:
+                 on_file: Callable[[Scope, Path], Mapping[str, str] | None] | None = None) -> None:
         self.root = root.resolve()
         self.max_age = max_age
         self.no_cache = no_cache
@@ -112,8 +114,7 @@ class StaticDir:
             note(f"no such file in {self.root}")
             await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
             return
-        if self.on_file is not None:
-            self.on_file(scope, path)
+        added = self.on_file(scope, path) if self.on_file is not None else None
         stat = path.stat()
         key = (stat.st_size, stat.st_mtime_ns)
         etag = '"' + hashlib.md5(f"{path}:{key}".encode()).hexdigest() + '"'
@@ -124,6 +125,7 @@ class StaticDir:
             "last-modified": formatdate(stat.st_mtime, usegmt=True),
             "cache-control": f"public, max-age={max_age}" if max_age else "no-cache",
             "vary": "accept-encoding",
+            **(added or {}),
         }
         request_headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         if etag in request_headers.get("if-none-match", ""):

@@ -1,7 +1,7 @@
 """The `pyclient` command: serve a folder of pages with the offline runtime and an agent, or vendor the runtime into a static site.
 
     pyclient serve [DIR] [--host 127.0.0.1] [--port 8000] [--agent URL | --model PROVIDER:NAME]
-                   [--coi] [--allow-origin ORIGIN]... [--max-body BYTES] [--body-timeout SECONDS]
+                   [--coi | --no-coi] [--allow-origin ORIGIN]... [--max-body BYTES] [--body-timeout SECONDS]
     pyclient vendor DIR [--force]
     pyclient new DIR
     pyclient --version
@@ -44,25 +44,40 @@ from typing import NoReturn
 from ._models import model_problem
 from ._runtime import DISTRIBUTION, PYODIDE_VERSION, PYSCRIPT_VERSION, BuildError, build, package_version
 from ._starter import DESCRIPTIONS, TEST_FILE, StarterError, write_starter
-from ._vendor import CONFIG_NAME, PURPOSES, VendorError, config_text, page_config, vendor
+from ._isolation import HEADERS_NAME, ISOLATION_HEADERS
+from ._vendor import CONFIG_NAME, COI_WORKER_NAME, PURPOSES, VendorError, config_text, page_config, vendor
 
 __all__ = ["main", "parser"]
 
 SERVE_HELP = """\
 Serve DIR (default: the current folder) on http://HOST:PORT/ with the offline browser runtime
-at /pyodide/ and /pyscript/, /pyscript.json (DIR's own, else the config `pyclient vendor`
-writes) and an AG-UI agent at POST /agent: the embedded one (a deterministic demo model, or
---model PROVIDER:NAME), or with --agent URL another AG-UI server, reached through a streaming
-proxy so pages keep posting to /agent. It logs each agent run and each request it could not
-serve, with the cause; -v adds each run's AG-UI events."""
+at /pyodide/ and /pyscript/, pyclient's page bootstrap at /pyclient/ (pyclient.js),
+/pyscript.json (DIR's own, else the config `pyclient vendor` writes) and an AG-UI agent at
+POST /agent: the embedded one (a deterministic demo model, or --model PROVIDER:NAME), or with
+--agent URL another AG-UI server, reached through a streaming proxy so pages keep posting to
+/agent. A page with a <script type="py" worker> is sent the cross-origin isolation headers it
+needs (Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy: credentialless);
+other pages are not (--coi: every response, --no-coi: none). It logs each agent run and each
+request it could not serve, with the cause; -v adds each run's AG-UI events."""
 
 VENDOR_HELP = """\
 Write the runtime into the static site folder DIR: pyodide/ (Pyodide, the page's wheels, a
-lock file), pyscript/ (PyScript), pyscript.json (a relative interpreter path and
-"packages": ["pyclient-agui"]) and .pyclient-vendor.json (what it wrote, so the next run
-replaces exactly that), and lists each with what it is for. The folder then deploys to any static host, at its root or
-under a sub-path, with no CDN. An existing pyscript.json that vendor did not write is kept
-unless --force."""
+lock file), pyscript/ (PyScript), pyclient/ (pyclient.js, which pages load before PyScript),
+pyscript.json (a relative interpreter path and "packages": ["pyclient-agui"]), _headers
+(COOP/COEP for the pages with a <script type="py" worker>, read by Netlify and Cloudflare
+Pages), coi-worker.js (a service worker that does the same where headers cannot be set, such
+as GitHub Pages; a page opts in with data-coi-worker="coi-worker.js" on pyclient.js's script
+tag) and .pyclient-vendor.json (what it wrote, so the next run replaces exactly that), and
+lists each with what it is for. The folder then deploys to any static host, at its root or
+under a sub-path, with no CDN. An existing pyscript.json, _headers or coi-worker.js that
+vendor did not write is kept unless --force."""
+
+# The banner's line for each --coi mode.
+ISOLATION_ROWS = {
+    "auto": 'on the pages with a <script type="py" worker> (--coi: every response; --no-coi: none)',
+    "always": "on every response (--coi)",
+    "never": "never (--no-coi): worker pages run their Python on the main thread",
+}
 
 NEW_HELP = """\
 Write a starter into DIR: index.html (PyScript from the local runtime, config="pyscript.json",
@@ -93,8 +108,14 @@ def parser() -> argparse.ArgumentParser:
     agent.add_argument("--model", metavar="PROVIDER:NAME",
                        help="the embedded agent's pydantic-ai model, e.g. openai:gpt-4o (needs its extra "
                             "and API key; default: the deterministic demo model)")
-    serve.add_argument("--coi", action="store_true",
-                       help="send COOP/COEP headers (cross-origin isolation, for <script type=\"py\" worker>)")
+    isolation = serve.add_mutually_exclusive_group()
+    isolation.add_argument("--coi", dest="coi", action="store_const", const="always", default="auto",
+                           help="send the COOP/COEP headers (cross-origin isolation) with every response, not only "
+                                "with the pages that have a <script type=\"py\" worker> (the default); for pages "
+                                "that start workers from Python (PyWorker) or embed worker pages")
+    isolation.add_argument("--no-coi", dest="coi", action="store_const", const="never",
+                           help="never send them: worker pages then run their Python on the main thread "
+                                "(pyclient.js says so in the console)")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                        help="let pages from ORIGIN (e.g. https://example.org, or *) call /agent (CORS); repeatable")
     serve.add_argument("--max-body", type=int, default=1_000_000, metavar="BYTES",
@@ -108,7 +129,8 @@ def parser() -> argparse.ArgumentParser:
                                description=VENDOR_HELP)
     vend.add_argument("dir", type=Path, metavar="DIR", help="the static site folder (created if missing)")
     vend.add_argument("--force", action="store_true",
-                      help="replace a pyscript.json, pyodide/ or pyscript/ that vendor did not write")
+                      help="replace a pyodide/, pyscript/, pyclient/, pyscript.json, _headers or coi-worker.js "
+                           "that vendor did not write")
     vend.add_argument("-v", "--verbose", action="store_true", help="list every file; show the failing tool's output")
 
     new = commands.add_parser("new", help="write a starter page (a tool, a chat, its config and a test)",
@@ -212,6 +234,7 @@ def _serve(args: argparse.Namespace) -> None:
         ("/", str(root.resolve())),
         ("/pyodide/", f"Pyodide {PYODIDE_VERSION}, the wheels and pyodide-lock.json"),
         ("/pyscript/", f"PyScript {PYSCRIPT_VERSION}"),
+        ("/pyclient/", "pyclient.js, the page bootstrap to load before PyScript"),
         (f"/{CONFIG_NAME}", "the folder's own" if own_config
          else "the default: " + json.dumps(page_config(), separators=(", ", ": "))),
         ("POST /agent", agent),
@@ -221,8 +244,7 @@ def _serve(args: argparse.Namespace) -> None:
     print(f"pyclient serve: {url}")
     for where, what in rows:
         print(f"  {where:<16}{what}")
-    if args.coi:
-        print("  COOP/COEP headers on (cross-origin isolated)")
+    print(f"  {'COOP/COEP':<16}{ISOLATION_ROWS[args.coi]}")
     print("Each agent run and each failed request is logged below" + ("; -v: with its events." if args.verbose
           else " (-v adds the runs' events)."))
     print("Press Ctrl+C to stop.", flush=True)
@@ -276,12 +298,29 @@ def _vendor(args: argparse.Namespace) -> None:
     for top, shown in sizes_shown.items():
         print(f"  {top:<{width}}  {shown:<{size_width}}  {PURPOSES.get(top, '')}".rstrip())
     print(f"  {'total':<{width}}  {_size(report.total_bytes)}")
-    if report.config == "kept":
-        print(f"Kept your own {dest / CONFIG_NAME} (vendor did not write it; --force replaces it). For pages "
-              f"at the folder's top it must say: {' '.join(config_text().split())}")
-    elif report.config == "unchanged":
-        print(f"  {CONFIG_NAME} already up to date")
+    for name, status in report.files.items():
+        if status == "unchanged":
+            print(f"  {name} already up to date")
+    if report.worker_pages:
+        print(f"Worker pages ({_and_more(report.worker_pages)}): {HEADERS_NAME} isolates them on Netlify and "
+              f"Cloudflare Pages; elsewhere, data-coi-worker=\"{COI_WORKER_NAME}\" on the script tag of "
+              "pyclient/pyclient.js lets its service worker do it.")
+    kept = "(vendor did not write it; --force replaces it)"
+    if report.files[CONFIG_NAME] == "kept":
+        print(f"Kept your own {dest / CONFIG_NAME} {kept}. For pages at the folder's top it must say: "
+              f"{' '.join(config_text().split())}")
+    if report.files[HEADERS_NAME] == "kept":
+        rules = "; ".join(f"{name}: {value}" for name, value in ISOLATION_HEADERS)
+        print(f"Kept your own {dest / HEADERS_NAME} {kept}. Pages with a <script type=\"py\" worker> need: {rules}.")
+    if report.files[COI_WORKER_NAME] == "kept":
+        print(f"Kept your own {dest / COI_WORKER_NAME} {kept}: pages whose data-coi-worker names it get that file, "
+              "not pyclient's service worker.")
     print(f"Pages at the top of {dest} load it with config=\"{CONFIG_NAME}\"; deploy the folder to any static host.")
+
+
+def _and_more(names: list[str], shown: int = 5) -> str:
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _new(args: argparse.Namespace) -> None:

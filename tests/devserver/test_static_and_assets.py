@@ -80,7 +80,7 @@ def test_coi_adds_coop_coep_only_when_asked(servers):
     assert "cross-origin-opener-policy" not in httpx.get(plain + "/").headers
     headers = httpx.get(isolated + "/").headers
     assert headers["cross-origin-opener-policy"] == "same-origin"
-    assert headers["cross-origin-embedder-policy"] == "require-corp"
+    assert headers["cross-origin-embedder-policy"] == "credentialless"
 
 
 def test_lock_lists_every_served_wheel_with_its_sha256(runtime):

@@ -87,9 +87,17 @@ def test_serve_serves_a_folder_with_the_runtime_and_an_agent_that_answers(tmp_pa
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_text("<!doctype html><title>mine</title>")
+    (site / "worker.html").write_text('<script type="py" worker src="main.py" config="pyscript.json"></script>')
     with serving(str(site), environ=env(runtime)) as served:
         url = served.url
-        assert httpx.get(url + "/").text == "<!doctype html><title>mine</title>"
+        main_page = httpx.get(url + "/")
+        assert main_page.text == "<!doctype html><title>mine</title>"
+        # Only the worker page is cross-origin isolated (by default: neither --coi nor --no-coi).
+        assert "cross-origin-opener-policy" not in main_page.headers
+        worker = httpx.get(url + "/worker.html").headers
+        assert (worker["cross-origin-opener-policy"], worker["cross-origin-embedder-policy"]) == (
+            "same-origin", "credentialless")
+        assert httpx.get(url + "/pyclient/pyclient.js").text.startswith('import "./renderer.js";')
         config = httpx.get(url + "/pyscript.json").json()  # no pyscript.json in the folder: the default
         assert config == {"interpreter": "./pyodide/pyodide.mjs", "packages": ["pyclient-agui"],
                           "packages_cache": "passthrough"}
@@ -119,10 +127,13 @@ def test_serve_forwards_the_agent_and_allows_the_origins_it_is_told(tmp_path, ru
         other = httpx.options(url + "/agent", headers={
             "origin": "http://127.0.0.1:2", "access-control-request-method": "POST"})
         assert "access-control-allow-origin" not in other.headers
-    with serving(str(site), "--agent", f"http://127.0.0.1:{free_port()}/agent", environ=env(runtime)) as served:
+    with serving(str(site), "--agent", f"http://127.0.0.1:{free_port()}/agent", "--coi",
+                 environ=env(runtime)) as served:
+        assert httpx.get(served.url + "/pyscript.json").headers["cross-origin-embedder-policy"] == "credentialless"
         down = httpx.post(served.url + "/agent", json={})
         assert down.status_code == 502 and "cannot be reached" in down.json()["detail"]
         logged = served.wait_for("POST /agent 502")
+    assert "\n  COOP/COEP       on every response (--coi)\n" in served.stdout
     assert re.search(r"POST /agent 502 in \d+\.\d\d s: the agent at http://127\.0\.0\.1:\d+/agent \(--agent\) cannot "
                      r"be reached: ConnectError: .*\(POST http://127\.0\.0\.1:\d+/agent\)$", logged), logged
 
@@ -142,9 +153,16 @@ def test_vendor_writes_a_static_site_and_keeps_the_authors_config(tmp_path, runt
     again = pyclient("vendor", str(site), environ=env(runtime))
     assert again.returncode == 0 and "Kept your own" in again.stdout and "--force" in again.stdout
     assert json.loads((site / "pyscript.json").read_text())["packages"] == ["pyclient-agui", "numpy"]
+    (site / "_headers").write_text("/*\n  X-Frame-Options: DENY\n")  # the author's own headers
+    kept = pyclient("vendor", str(site), environ=env(runtime))
+    assert (f"Kept your own {site / '_headers'} (vendor did not write it; --force replaces it). Pages with a "
+            '<script type="py" worker> need: Cross-Origin-Opener-Policy: same-origin; Cross-Origin-Embedder-Policy: '
+            "credentialless.") in kept.stdout.splitlines()
+    assert (site / "_headers").read_text() == "/*\n  X-Frame-Options: DENY\n"
     forced = pyclient("vendor", str(site), "--force", environ=env(runtime))
     assert forced.returncode == 0
     assert json.loads((site / "pyscript.json").read_text())["packages"] == ["pyclient-agui"]
+    assert (site / "_headers").read_text().startswith("# Written by pyclient vendor")
 
     foreign = tmp_path / "foreign"
     (foreign / "pyodide").mkdir(parents=True)
@@ -155,12 +173,24 @@ def test_vendor_writes_a_static_site_and_keeps_the_authors_config(tmp_path, runt
 
 def test_vendor_lists_every_file_and_folder_it_wrote_with_what_it_is_for(tmp_path, runtime):
     site = tmp_path / "site"
+    site.mkdir()
+    (site / "chat.html").write_text('<script type="py" worker src="main.py" config="pyscript.json"></script>')
     proc = pyclient("vendor", str(site), environ=env(runtime))
     assert proc.returncode == 0, proc.stderr
     listed = {line.split()[0]: line for line in proc.stdout.splitlines()[1:] if line.startswith("  ")}
-    written = {path.name + ("/" if path.is_dir() else "") for path in site.iterdir()}
-    assert written == {"pyodide/", "pyscript/", "pyscript.json", ".pyclient-vendor.json"}
+    written = {path.name + ("/" if path.is_dir() else "") for path in site.iterdir()} - {"chat.html"}
+    assert written == {"pyodide/", "pyscript/", "pyclient/", "pyscript.json", "_headers", "coi-worker.js",
+                       ".pyclient-vendor.json"}
     assert set(listed) == written | {"total"}, proc.stdout
+    assert re.fullmatch(r"  pyclient/ +\d+ files, [\d.]+ kB +pyclient.js, which pages load before PyScript: worker "
+                        r"pages that are not isolated run on the main thread", listed["pyclient/"])
+    assert listed["_headers"].endswith('COOP/COEP headers for the pages with a <script type="py" worker> (Netlify, '
+                                       "Cloudflare Pages)")
+    assert listed["coi-worker.js"].endswith("the same by a service worker, where headers cannot be set (GitHub "
+                                            'Pages): pages opt in with data-coi-worker="coi-worker.js"')
+    assert ('Worker pages (chat.html): _headers isolates them on Netlify and Cloudflare Pages; elsewhere, '
+            'data-coi-worker="coi-worker.js" on the script tag of pyclient/pyclient.js lets its service worker do '
+            "it.") in proc.stdout.splitlines()
     assert re.fullmatch(r"  pyodide/ +\d+ files, [\d.]+ MB +Pyodide, the page's wheels \(pyclient-agui's included\) "
                         r"and pyodide-lock.json, which lists them", listed["pyodide/"])
     assert listed["pyscript/"].endswith("PyScript, which starts Python in the page")
