@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 from ._runtime import (
+    ASSETS,
     DISTRIBUTION,
     PACKAGE_DATA,
     PYODIDE_VERSION,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from ._static import StaticDir
 
 __all__ = [
+    "ASSETS",
     "DISTRIBUTION",
     "PACKAGE_DATA",
     "PYODIDE_VERSION",

@@ -5,6 +5,7 @@
 | `POST <agent_path>` (default `/agent`) | the current `ScriptedAgent` (`site.agent`), unchanged: the page's `Agent(url="/agent")` reaches it |
 | `/pyodide/…` | Pyodide core, the wheels (pyclient's included) and the local `pyodide-lock.json` |
 | `/pyscript/…` | PyScript's `dist/` |
+| `/pyclient/…` | pyclient's page scripts (`pyclient.js`, the worker-mode renderer), as `pyclient serve` serves them |
 | `/pyscript.json` | the folder's own, else `pyclient.server.page_config()` (as `pyclient serve` answers) |
 | `/…` | the author's folder; an HTML page with a worker script, or asked for with `?pyclient-worker=1` (worker mode, `pyclient.testing._worker_pages`), with the cross-origin isolation a worker needs |
 
@@ -55,7 +56,7 @@ class Site:
     """
 
     def __init__(self, root: Path, runtime: Path, agent_path: str = "/agent") -> None:
-        from pyclient.server import StaticDir
+        from pyclient.server import ASSETS, StaticDir
 
         self.root, self.agent_path = root, agent_path
         self.agent: ScriptedAgent | None = None
@@ -64,6 +65,7 @@ class Site:
             ("/pyodide", StaticDir(runtime / "pyodide", max_age=RUNTIME_MAX_AGE,
                                    no_cache=frozenset({"pyodide-lock.json"}))),
             ("/pyscript", StaticDir(runtime / "pyscript", max_age=RUNTIME_MAX_AGE)),
+            ("/pyclient", StaticDir(ASSETS)),
             ("", StaticDir(root)),
         ]
 
