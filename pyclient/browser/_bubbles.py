@@ -227,7 +227,8 @@ class Bubble:
                 and html.startswith(shown[:-len(end)]):
             added = html[len(shown) - len(end):-len(end)]
             if "<" not in added and "&" not in added:  # text only: no tag, no entity
-                last = self._live.lastElementChild.lastChild
+                paragraph = self._live.lastElementChild  # None in a worker's mirror: its HTML is the page's
+                last = paragraph.lastChild if paragraph else None
                 if last and last.nodeType == TEXT_NODE:
                     last.appendData(added)
                     return

@@ -17,6 +17,7 @@ print(IN_WORKER, page_window().location.origin == page_url("/").rstrip("/"))   #
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import js
@@ -34,8 +35,23 @@ def page_window() -> Any:
 
 
 def page_url(url: str) -> str:
-    """`url` made absolute against the page's address (a worker's own is its script's)."""
+    """`url` made absolute against the page's address (a worker's own is its script's).
+
+    In a worker the address is read from the page once: each read through PyScript's proxy
+    waits for the page's main thread, which may be a frame's rendering away.
+    """
+    if "://" in url:
+        return url
     try:
-        return str(js.URL.new(url, page_window().location.href).href)
+        return str(js.URL.new(url, _page_address()).href)
     except Exception:  # not a URL at all: fetch() says so in its own words
         return url
+
+
+@cache
+def _worker_address() -> str:
+    return str(window.location.href)
+
+
+def _page_address() -> str:
+    return _worker_address() if IN_WORKER else str(js.location.href)

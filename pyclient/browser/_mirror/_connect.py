@@ -70,6 +70,8 @@ def connect() -> MirrorDocument:
             fields["files"] = list(event.files)
         if getattr(event, "types", None) is not None:
             fields["types"] = [str(kind) for kind in event.types]
+        if getattr(event, "scroll", None) is not None:
+            fields["scroll"] = [float(value) for value in event.scroll]
         document.dispatch(fields)
 
     channel = js.MessageChannel.new()

@@ -34,9 +34,12 @@ __all__ = ["MirrorDocument"]
 
 def _call_soon(flush: Callable[[], None]) -> None:
     try:
-        asyncio.get_running_loop().call_soon(flush)
-    except RuntimeError:  # no loop (a script's top level on CPython): flush() when you want
-        pass
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        # A JS callback (an animation frame, an event) runs outside any task: in Pyodide the
+        # policy's loop is the page's WebLoop all the same.
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+    loop.call_soon(flush)
 
 
 class MirrorDocument:
@@ -56,6 +59,7 @@ class MirrorDocument:
         self.page = page
         self.pending: list[Any] = []
         self.batches = 0
+        self.reads = 0  # round trips to the page (each blocks the worker for a millisecond or more)
         self._post = post
         self._adopt = adopt
         self._read = read
@@ -75,7 +79,11 @@ class MirrorDocument:
         self.pending.append(operation)
         if not self._scheduled:
             self._scheduled = True
-            self._schedule(self.flush)
+            try:
+                self._schedule(self.flush)
+            except BaseException:
+                self._scheduled = False  # the next operation tries again
+                raise
 
     def forget(self, node_id: int) -> None:
         # A mirror node Python let go of: the page may drop it from its table (the DOM keeps it).
@@ -92,6 +100,7 @@ class MirrorDocument:
         if self._read is None:
             raise RuntimeError("this mirror document reads no page (no read= was given)")
         self.flush()  # what was written is there before it is read
+        self.reads += 1
         return self._read(node.node_id)
 
     def listen(self, node: MirrorElement, kind: str, rule: str | None) -> None:
@@ -167,4 +176,12 @@ class MirrorDocument:
         event = MirrorEvent(data, target, current)
         if event.type == "change" and isinstance(event.target, MirrorElement) and "files" in data:
             event.target.pick(Files(data["files"]))
-        current.dispatch(event)
+        scroll = data.get("scroll")
+        if scroll is None:
+            current.dispatch(event)
+            return
+        current.scrolled_to(*scroll)
+        try:
+            current.dispatch(event)
+        finally:
+            current.scroll_settled()

@@ -500,6 +500,9 @@ class MirrorElement(MirrorNode):
         if name in _LIVE:
             if name == "files" and "picked" in self.__dict__:
                 return self.__dict__["picked"]  # the files of the last change, cloned to the worker
+            scrolled = self.__dict__.get("scrolled")
+            if scrolled is not None and name in scrolled:
+                return scrolled[name]  # where the box was at the scroll event being handled
             return getattr(self._owner.real(self), name)
         raise AttributeError(f"the mirror of <{self.localName}> has no {name!r}: read the page's node with .real")
 
@@ -593,6 +596,14 @@ class MirrorElement(MirrorNode):
         if not listeners and kind in self._listeners:
             del self._listeners[kind]
             self._owner.unlisten(self, kind)
+
+    def scrolled_to(self, top: float, height: float, client: float) -> None:
+        """Where the box is, as its scroll event said (read while that event is handled)."""
+        object.__setattr__(self, "scrolled", {"scrollTop": top, "scrollHeight": height, "clientHeight": client})
+
+    def scroll_settled(self) -> None:
+        """The scroll event is handled: reads go to the page again."""
+        object.__setattr__(self, "scrolled", None)
 
     def pick(self, files: Any) -> None:
         """The files the person picked (a change event's): what `files` reads from now on."""

@@ -68,6 +68,11 @@ function forward(token, id, type, rule) {
     if (files) data.files = [...files]; // File objects are cloned to the worker
     if (event.clipboardData) data.text = event.clipboardData.getData("text/plain");
     if (event.dataTransfer) data.types = [...event.dataTransfer.types];
+    // A scroll handler reads where the box is: sent along, so it needs no round trip back.
+    if (event.type === "scroll") {
+      const box = event.currentTarget;
+      data.scroll = [box.scrollTop, box.scrollHeight, box.clientHeight];
+    }
     entry.port.postMessage(data);
   };
 }
