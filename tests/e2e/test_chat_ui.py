@@ -684,7 +684,7 @@ def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
     view = page.locator(".pyclient-tool[data-tool='create_task'] .task-view")
     expect(view).to_have_text("Task: Water the plants (output-available)", timeout=TIMEOUT)
     wait_idle(page)
-    parts = [json.loads(p) for p in page.evaluate("Array.from(window.taskParts)")]
+    parts = json.loads(page.evaluate("window.t.parts()"))
     states = deduped([p["state"] for p in parts])
     assert states == ["input-streaming", "input-available", "output-available"], parts
     streaming = [p for p in parts if p["state"] == "input-streaming"]

@@ -4,7 +4,8 @@
 Query: `theme=light|dark` (the Chat's `theme=`), `agent=<path>` (another endpoint). Tools:
 `echo(text)` returns its text, `send_mail(...)` requires approval (it records what it ran
 with in `window.mailed`; `to` must hold an "@"), `wait_a_bit(seconds)` sleeps, `tick(n)` for the parallel-calls test; renderers: `create_task`
-records every part it was called with in `window.taskParts` and shows the title so far,
+records every part it was called with (`window.t.parts()`: their JSON, kept in Python so that
+recording costs the renderer no round trip to the page in a worker) and shows the title so far,
 `boom` raises, `pick_color` (render-only, output schema `{"color": str}`) shows buttons that
 submit, submit something invalid, or fail. `window.t.state()` returns the thread's run status;
 `window.t.reset()` puts a new thread and chat in place of the last. The page runs on the main
@@ -86,13 +87,13 @@ def pick_color(choices: list[str]) -> Color:
 
 agent = Agent("ui", url=params.get("agent") or "/agent",
               client_tools=[echo, send_mail, wait_a_bit, tick, create_task, boom, pick_color])
-window.taskParts = to_js([])
+task_parts = []
 
 
 @agent.tool_renderer("create_task")
 def task_card(part):
-    window.taskParts.push(json.dumps({"state": part.state, "title": part.input.get("title"),
-                                         "input": part.input, "status": part.status}))
+    task_parts.append({"state": part.state, "title": part.input.get("title"),
+                       "input": part.input, "status": part.status})
     return web.div(f"Task: {part.input.get('title', '…')} ({part.state})", classes=["task-view"])
 
 
@@ -153,7 +154,7 @@ def reset():
         thread.close()
     element = document.querySelector("#chat")
     element.replaceChildren()
-    window.taskParts = to_js([])
+    task_parts.clear()
     window.Reflect.deleteProperty(window, "mailed")
     thread = agent.thread(element)
     chat = Chat(thread, element, placeholder="Say something",
@@ -175,6 +176,11 @@ def stop():
     thread.stop("stopped by the page")
 
 
-window.t = to_js({"state": create_proxy(state), "stop": create_proxy(stop), "reset": create_proxy(reset)},
+def parts():
+    return json.dumps(task_parts)
+
+
+window.t = to_js({"state": create_proxy(state), "stop": create_proxy(stop), "reset": create_proxy(reset),
+                  "parts": create_proxy(parts)},
                     dict_converter=js.Object.fromEntries)
 document.documentElement.dataset.pyclient = "ready"
