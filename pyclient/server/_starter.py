@@ -41,12 +41,13 @@ INDEX_HTML = """\
   <title>My page</title>
   <link rel="icon" href="data:,">
   <link rel="stylesheet" href="pyscript/core.css">
+  <script type="module" src="pyclient/pyclient.js"></script>
   <script type="module" src="pyscript/core.js"></script>
 </head>
 <body>
   <h1 id="title">Hello</h1>
   <div id="chat"></div>
-  <script type="py" src="main.py" config="pyscript.json"></script>
+  <script type="py" worker src="main.py" config="pyscript.json"></script>
 </body>
 </html>
 """
