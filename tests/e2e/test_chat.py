@@ -6,8 +6,12 @@ from playwright.sync_api import expect
 
 
 def send(page, text: str) -> None:
-    page.locator(".pyclient-form input").fill(text)
+    """Type and send `text`, and wait until the chat took it: the demo's Python runs in a worker,
+    which handles the click a moment after the page's own task."""
+    field = page.locator(".pyclient-form input")
+    field.fill(text)
     page.locator(".pyclient-send").click()
+    expect(field).to_have_value("", timeout=20_000)
 
 
 def test_make_it_blue_round_trip(open_page, agent_log):

@@ -504,6 +504,9 @@ class MirrorElement(MirrorNode):
             if scrolled is not None and name in scrolled:
                 return scrolled[name]  # where the box was at the scroll event being handled
             return getattr(self._owner.real(self), name)
+        properties = self.__dict__.get("properties")
+        if properties is not None and name in properties:
+            return properties[name]
         raise AttributeError(f"the mirror of <{self.localName}> has no {name!r}: read the page's node with .real")
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -515,8 +518,15 @@ class MirrorElement(MirrorNode):
             self._owner.op(["p", self.node_id, name, value])
         elif name in ("textContent", "innerHTML", "parentNode", "childNodes", "node_id", "_owner"):
             object.__setattr__(self, name, value)
+        elif name.startswith("on") or callable(value):
+            raise AttributeError(f"the mirror of <{self.localName}> cannot set {name!r}: a function cannot cross "
+                                 "to the page; use addEventListener")
+        elif isinstance(value, (str, int, float, bool)) or value is None:
+            # Any other plain property (spellcheck, step, ...): set on the page, read back from here.
+            self.__dict__.setdefault("properties", {})[name] = value
+            self._owner.op(["p", self.node_id, name, value])
         else:
-            raise AttributeError(f"the mirror of <{self.localName}> cannot set {name!r}")
+            raise AttributeError(f"the mirror of <{self.localName}> cannot set {name!r} to a {type(value).__name__}")
 
     @property
     def innerHTML(self) -> str:
