@@ -98,6 +98,7 @@ class Window:
     longest: float
     lateness: float
     list: tuple[tuple[float, float], ...] = ()  # (start, duration) of each long task
+    frames: tuple[dict[str, Any], ...] = ()  # the long animation frames (web/bench/probe.js)
 
 
 @dataclass
@@ -112,7 +113,7 @@ class Sample:
     trip: Window | None = None
     answer_ms: float | None = None
     answer: Window | None = None
-    profile: dict[str, Any] | None = None
+    profiles: dict[str, dict[str, Any]] = field(default_factory=dict)  # part → CDP CPU profile
 
 
 @dataclass
@@ -158,7 +159,7 @@ class Watch:
 
 def _window(page: Any, start: float, end: float) -> Window:
     w = page.evaluate("([a, b]) => window.__probe.window(a, b)", [start, end])
-    return Window(w["tasks"], w["tbt"], w["longest"], w["lateness"], tuple(map(tuple, w["list"])))
+    return Window(w["tasks"], w["tbt"], w["longest"], w["lateness"], tuple(map(tuple, w["list"])), tuple(w["frames"]))
 
 
 def _wait_ready(page: Any, name: str, timeout_ms: int) -> float:
@@ -167,8 +168,8 @@ def _wait_ready(page: Any, name: str, timeout_ms: int) -> float:
     except Exception as exc:
         boxes = page.locator(".py-error").all_text_contents()
         raise BenchError(f"{name}: not ready within {timeout_ms} ms {boxes[:1]}") from exc
-    if page.evaluate("window.__probe.error || null"):
-        raise BenchError(f"{name}: no long-task observer: {page.evaluate('window.__probe.error')}")
+    if error := page.evaluate("window.__probe.error || window.__probe.frameError || null"):
+        raise BenchError(f"{name}: no long-task or long-animation-frame observer: {error}")
     worker = "worker" in name
     if page.evaluate("crossOriginIsolated") is not True:
         raise BenchError(f"{name}: the page is not cross-origin isolated")
@@ -233,12 +234,22 @@ def top_functions(profile: dict[str, Any], top: int = 12) -> list[tuple[str, flo
 
 
 def sample(playwright: Any, base_url: str, name: str, *, deltas: int, watch: Watch,
-           timeout_ms: int = READY_TIMEOUT_MS, profile: str = "") -> Sample:
+           timeout_ms: int = READY_TIMEOUT_MS, profile: bool = False) -> Sample:
     """One fresh profile on page `name`: cold load, warm reload, and on the chat pages the round
-    trip and the N-delta answer. With `profile` ("boot" or "answer"), a CPU profile of that part too."""
+    trip and the N-delta answer. With `profile`, a CPU profile of the main thread during the warm
+    boot, the round trip and the answer (`Sample.profiles`)."""
     url = base_url.rstrip("/") + PAGES[name] + (f"?n={deltas}" if name in CHAT_PAGES else "")
     args = launch_args()
     args["args"] = [*args["args"], *ISOLATE_ARGS]
+    profiles: dict[str, dict[str, Any]] = {}
+
+    def part(label: str, action: Callable[[], Any]) -> Any:
+        if not profile:
+            return action()
+        out: list[Any] = []
+        profiles[label] = _cpu_profile(page, lambda: out.append(action()))
+        return out[0]
+
     with tempfile.TemporaryDirectory() as directory:
         context = playwright.chromium.launch_persistent_context(directory, **args)
         try:
@@ -248,26 +259,17 @@ def sample(playwright: Any, base_url: str, name: str, *, deltas: int, watch: Wat
             page.goto(url)
             ready_cold = _wait_ready(page, name, timeout_ms)
             boot_cold = _window(page, 0, ready_cold)
-            profiled = None
-            if profile == "boot":
-                profiled = _cpu_profile(page, lambda: (page.reload(), _wait_ready(page, name, timeout_ms)))
-            else:
-                page.reload()
-            ready_warm = _wait_ready(page, name, timeout_ms)
+            ready_warm = part("warm boot", lambda: (page.reload(), _wait_ready(page, name, timeout_ms))[1])
             boot_warm = _window(page, 0, ready_warm)
-            result = Sample(ready_cold, ready_warm, boot_cold, boot_warm, profile=profiled)
+            result = Sample(ready_cold, ready_warm, boot_cold, boot_warm, profiles=profiles)
             if name in CHAT_PAGES:
                 page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 500))")  # idle-time work after ready
-                result.trip_ms, result.trip = _through_chat(page, "#chat", TRIP_TEXT, [TRIP_ANSWER], timeout_ms)
+                result.trip_ms, result.trip = part(
+                    "round trip", lambda: _through_chat(page, "#chat", TRIP_TEXT, [TRIP_ANSWER], timeout_ms))
                 if page.text_content("h1") != "Welcome":
                     raise BenchError(f"{name}: the round trip left the heading {page.text_content('h1')!r}")
-                needles = [long_text(deltas)]
-                if profile == "answer":
-                    def answer() -> None:
-                        result.answer_ms, result.answer = _through_chat(page, "#long", "bench", needles, timeout_ms)
-                    result.profile = _cpu_profile(page, answer)
-                else:
-                    result.answer_ms, result.answer = _through_chat(page, "#long", "bench", needles, timeout_ms)
+                result.answer_ms, result.answer = part(
+                    "answer", lambda: _through_chat(page, "#long", "bench", [long_text(deltas)], timeout_ms))
             watch.check_page(page)
         finally:
             context.close()
@@ -396,6 +398,43 @@ def report_blocking(results: BlockingResults) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+def describe_frame(frame: dict[str, Any]) -> str:
+    """A long animation frame in words: its length, blocking time, longest script (what invoked it,
+    from which source, its forced style and layout) and the frame's own style and layout."""
+    text = f"{frame['duration']:,.0f} ms (blocking {frame['blocking']:,.0f})"
+    scripts = sorted(frame["scripts"], key=lambda script: -script["duration"])
+    if scripts:
+        top = scripts[0]
+        source = (top["source"] or "").rsplit("/", 1)[-1] or "(no URL)"
+        where = f"{source} {top['fn']}".strip() if top["fn"] else source
+        text += f": script {top['duration']:,.0f} ms, {top['type']} {top['invoker']!r} in {where}"
+        if top["forced"] >= 1:
+            text += f", of which forced style+layout {top['forced']:,.0f} ms"
+        if len(scripts) > 1:
+            text += f" (+{len(scripts) - 1} script(s), {sum(x['duration'] for x in scripts[1:]):,.0f} ms)"
+    return text + f"; style+layout {frame['layout']:,.0f} ms"
+
+
+def report_frames(results: BlockingResults, pages: Sequence[str] = ("worker", "bare-worker")) -> str:
+    """For the worker pages, the longest long animation frame of each run in each window."""
+    windows: list[tuple[str, Callable[[Sample], Window | None]]] = [
+        ("cold nav → ready", lambda s: s.boot_cold), ("warm nav → ready", lambda s: s.boot_warm),
+        ("round trip", lambda s: s.trip), (f"{count_label(results.deltas)}-delta answer", lambda s: s.answer)]
+    lines = ["what the main thread did in worker mode: the longest long animation frame (over 50 ms, rendering "
+             "included) of each run, per window"]
+    for page in pages:
+        for label, get in windows:
+            for run, sample_ in enumerate(results.samples.get(page, []), 1):
+                window = get(sample_)
+                if window is None:
+                    continue
+                longest = max(window.frames, key=lambda f: f["duration"], default=None)
+                text = "none" if longest is None else describe_frame(longest) + (
+                    f"; {len(window.frames)} long frames in all" if len(window.frames) > 1 else "")
+                lines.append(f"  {LABELS[page]}, {label}, run {run}: {text}")
+    return "\n".join(lines)
+
+
 def report_profile(name: str, part: str, profile: dict[str, Any]) -> str:
     lines = [f"CPU profile of {LABELS[name]}'s main thread ({part}), self time by function:"]
     lines += [f"  {ms:8.1f} ms  {fn}" for fn, ms in top_functions(profile, 20)]
@@ -407,8 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="interleaved rounds (default 3; the tables show medians)")
     parser.add_argument("--deltas", type=int, default=10_000, help="text deltas of the streamed answer (default 10,000)")
     parser.add_argument("--pages", default=",".join(PAGES), help=f"pages, comma-separated ({', '.join(PAGES)})")
-    parser.add_argument("--profile", default="", help="also profile one page's main thread (a page name), "
-                        "during the warm boot and the answer (one extra sample each)")
+    parser.add_argument("--profile", default="", help="also profile one page's main thread (a page name) "
+                        "during its warm boot, round trip and answer (one extra sample)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds a boot or a send may take")
     args = parser.parse_args(argv)
     pages = [p for p in args.pages.split(",") if p]
@@ -433,18 +472,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = run_blocking(playwright, server.url, runs=args.runs, deltas=args.deltas, pages=pages,
                                watch=watch, timeout_ms=timeout_ms, log=log)
         if args.profile:
-            parts = ("boot", "answer") if args.profile in CHAT_PAGES else ("boot",)
-            for part in parts:
-                s = sample(playwright, server.url, args.profile, deltas=args.deltas, watch=watch,
-                           timeout_ms=timeout_ms, profile=part)
-                if s.profile is not None:
-                    profiles.append(report_profile(args.profile, part, s.profile))
-                    window = s.boot_warm if part == "boot" else s.answer
-                    if window is not None:
-                        profiles[-1] += "\n  long tasks (start, ms): " + json.dumps(
-                            [[round(a), round(b)] for a, b in window.list])
+            s = sample(playwright, server.url, args.profile, deltas=args.deltas, watch=watch,
+                       timeout_ms=timeout_ms, profile=True)
+            windows = {"warm boot": s.boot_warm, "round trip": s.trip, "answer": s.answer}
+            for part, profile in s.profiles.items():
+                text = report_profile(args.profile, part, profile)
+                if (window := windows[part]) is not None:
+                    text += "\n  long tasks (start, ms): " + json.dumps([[round(a), round(b)] for a, b in window.list])
+                profiles.append(text)
     print()
     print(report_blocking(results))
+    print()
+    print(report_frames(results, [p for p in ("worker", "bare-worker") if p in pages]))
     for text in profiles:
         print()
         print(text)

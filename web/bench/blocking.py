@@ -5,12 +5,22 @@ The same file serves web/bench/blocking.html (main thread) and web/bench/blockin
 agent with one page tool, `set_heading` (a tool round trip: "Set the heading to Welcome");
 `#long` to `/bench/long?n=N` (bench/streams.py: one answer of N text deltas), N from the
 page's `?n=` (default 10000). `<html data-pyclient="ready">` once both chats exist.
+
+In a worker, a streaming answer's bubble can fail (pyclient at b834034): after
+`live.innerHTML = html` on a mirror element the mirror knows no children, and the next
+mid-stream render that only adds text to the last paragraph reads
+`live.lastElementChild.lastChild` (`Bubble._show_live`): `AttributeError: 'NoneType' object has
+no attribute 'lastChild'`, raised in the chat's frame, which then stays "running". The page
+works around it (worker only; `?fix=0` turns that off): when the mirror knows no child there,
+the live block is rewritten whole, as the code does for any other change;
+`data-live-rewrites` on `<html>` counts how often that happened.
 """
 
-from pyscript import document, window
+from pyscript import RUNNING_IN_WORKER, document, window
 
 from pyclient import Agent, client_tool
 from pyclient.browser import Chat
+from pyclient.browser._bubbles import Bubble
 
 
 @client_tool
@@ -28,6 +38,23 @@ def query(name, default):
     return default
 
 
+def work_around_live_block():
+    show_live = Bubble._show_live
+    rewrites = 0
+
+    def _show_live(self, html):
+        nonlocal rewrites
+        if self._live_html and self._live.lastElementChild is None:
+            self._live_html = ""  # shown by innerHTML, unknown to the mirror: rewrite it whole
+            rewrites += 1
+            document.documentElement.dataset.liveRewrites = str(rewrites)
+        show_live(self, html)
+
+    Bubble._show_live = _show_live
+
+
+if RUNNING_IN_WORKER and query("fix", "1") != "0":
+    work_around_live_block()
 deltas = int(query("n", "10000"))
 agent = Agent("blocking", url="/agent", client_tools=[set_heading])
 chat = Chat(agent.thread("#chat"), document.querySelector("#chat"))

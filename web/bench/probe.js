@@ -3,6 +3,9 @@
 //
 // - every long task (PerformanceObserver "longtask", buffered): start and duration, ms since
 //   navigation start;
+// - every long animation frame ("long-animation-frame": a frame over 50 ms, rendering included,
+//   which long tasks leave out), with the scripts that ran in it (what called them, their source,
+//   their forced style and layout) and its own style and layout time: what the long tasks were;
 // - a 10 ms setInterval ticker: each tick's lateness (gap since the last tick minus 10 ms), i.e.
 //   how long a page script waited for the main thread;
 // - "ready": the first tick at which the page is usable (<html data-pyclient="ready"> and, for
@@ -11,13 +14,13 @@
 // - the timeStamp of every click on a chat's Send button (the event's creation time).
 //
 // `__probe.waitShown(selector, needles)` resolves once the chat in `selector` has status
-// "idle" and its text contains every needle (texts the send's answer brings), with that
-// moment's performance.now(); checked by a MutationObserver on the chat's subtree, i.e. once
-// per task that changed it.
+// "idle" and its text contains every needle (texts the send's answer brings), checked by a
+// MutationObserver on the chat's subtree (once per task that changed it), and the next frame
+// has been rendered: with performance.now() in the first task after that frame.
 (() => {
   if (window.__probe) return;
   const INTERVAL = 10;
-  const probe = (window.__probe = { longTasks: [], ticks: [], ready: null, clicks: [] });
+  const probe = (window.__probe = { longTasks: [], frames: [], ticks: [], ready: null, clicks: [] });
 
   try {
     new PerformanceObserver((list) => {
@@ -25,6 +28,25 @@
     }).observe({ type: "longtask", buffered: true });
   } catch (error) {
     probe.error = String(error);
+  }
+  try {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const end = entry.startTime + entry.duration;
+        probe.frames.push({
+          start: entry.startTime, duration: entry.duration, blocking: entry.blockingDuration,
+          // the frame's own style and layout (from styleAndLayoutStart to its end)
+          layout: entry.styleAndLayoutStart ? end - entry.styleAndLayoutStart : 0,
+          scripts: entry.scripts.map((script) => ({
+            duration: script.duration, invoker: script.invoker, type: script.invokerType,
+            source: script.sourceURL, fn: script.sourceFunctionName, at: script.sourceCharPosition,
+            forced: script.forcedStyleAndLayoutDuration,
+          })),
+        });
+      }
+    }).observe({ type: "long-animation-frame", buffered: true });
+  } catch (error) {
+    probe.frameError = String(error);
   }
 
   const usable = () => {
@@ -58,7 +80,8 @@
     const check = () => {
       if (shown()) {
         observer.disconnect();
-        resolve(performance.now());
+        // Shown: the first task after the frame that lays it out and paints it.
+        requestAnimationFrame(() => setTimeout(() => resolve(performance.now()), 0));
       }
     };
     const observer = new MutationObserver(check);
@@ -66,12 +89,15 @@
   });
 
   // Figures of a window [from, to] (ms since navigation start): long tasks that started in it,
-  // their total blocking time (each one's duration over 50 ms), the longest, the ticker's worst lateness.
+  // their total blocking time (each one's duration over 50 ms), the longest; the ticker's worst
+  // lateness over the ticks whose wait overlaps the window; the long animation frames that
+  // started in it.
   probe.window = (from, to) => {
     const tasks = probe.longTasks.filter(([start]) => start >= from && start <= to);
     let lateness = 0;
     for (let i = 0; i < probe.ticks.length; i += 2) {
-      if (probe.ticks[i] >= from && probe.ticks[i] <= to + INTERVAL) lateness = Math.max(lateness, probe.ticks[i + 1]);
+      const [at, late] = [probe.ticks[i], probe.ticks[i + 1]];
+      if (at >= from && at - late - INTERVAL <= to) lateness = Math.max(lateness, late);
     }
     return {
       tasks: tasks.length,
@@ -79,6 +105,7 @@
       longest: tasks.reduce((most, [, duration]) => Math.max(most, duration), 0),
       lateness,
       list: tasks,
+      frames: probe.frames.filter((frame) => frame.start >= from && frame.start <= to),
     };
   };
 })();
