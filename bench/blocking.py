@@ -35,7 +35,7 @@ command exit 1; a send that does not end as it should raises `BenchError`.
 
     python bench/blocking.py                       # 3 rounds, 10,000 deltas
     python bench/blocking.py --runs 1 --deltas 200  # quick look
-    python bench/blocking.py --profile main         # also a CPU profile of one page's main thread
+    python bench/blocking.py --trace worker         # also a traced sample: what the long tasks did
 
 `run_blocking(playwright, base_url)` and `report_blocking(results)` are what `bench/run.py` and
 tests/e2e/test_bench_smoke.py use.
@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -109,11 +110,14 @@ class Sample:
     ready_warm: float
     boot_cold: Window
     boot_warm: Window
+    # The page's Python script: start, imports done, end (ms since navigation).
+    script_cold: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    script_warm: tuple[float, float, float] = (0.0, 0.0, 0.0)
     trip_ms: float | None = None
     trip: Window | None = None
     answer_ms: float | None = None
     answer: Window | None = None
-    profiles: dict[str, dict[str, Any]] = field(default_factory=dict)  # part → CDP CPU profile
+    traces: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # part → its long tasks in a trace
 
 
 @dataclass
@@ -122,6 +126,7 @@ class BlockingResults:
     deltas: int
     samples: dict[str, list[Sample]] = field(default_factory=dict)
     browser: str = ""
+    load: tuple[float, float] | None = None  # the 1-minute load average at the start and at the end
 
     def median(self, page: str, get: Callable[[Sample], float | None]) -> float | None:
         values = [v for v in map(get, self.samples.get(page, [])) if v is not None]
@@ -181,6 +186,19 @@ def _wait_ready(page: Any, name: str, timeout_ms: int) -> float:
     return float(page.evaluate("window.__probe.ready"))
 
 
+SCRIPT = """() => (document.documentElement.dataset.benchPython || "").split(",")
+  .map((at) => Number(at) - performance.timeOrigin)"""
+
+
+def _script(page: Any, name: str) -> tuple[float, float, float]:
+    """When the page's Python script started, had imported what it needs and ended (ms since
+    navigation; `data-bench-python`)."""
+    marks = page.evaluate(SCRIPT)
+    if len(marks) != 3 or not (0 < marks[0] <= marks[1] <= marks[2]):
+        raise BenchError(f"{name}: no `data-bench-python` times ({marks})")
+    return float(marks[0]), float(marks[1]), float(marks[2])
+
+
 def _through_chat(page: Any, selector: str, text: str, needles: list[str], timeout_ms: int) -> tuple[float, Window]:
     """Type `text` into the chat in `selector`, click Send; (click → shown ms, the window's figures)."""
     page.evaluate("""([selector, needles]) => {
@@ -202,52 +220,86 @@ def _through_chat(page: Any, selector: str, text: str, needles: list[str], timeo
     return end - start, _window(page, start, end)
 
 
-def _cpu_profile(page: Any, action: Callable[[], Any]) -> dict[str, Any]:
-    """A CDP CPU profile of the page's main thread while `action` runs: the self time per function."""
+TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink", "loading",
+                    "disabled-by-default-v8.gc"]
+
+
+def _trace(page: Any, action: Callable[[], Any]) -> list[dict[str, Any]]:
+    """The browser's trace events (CDP `Tracing`, the DevTools timeline's categories) while `action` runs."""
     cdp = page.context.new_cdp_session(page)
-    cdp.send("Profiler.enable")
-    cdp.send("Profiler.setSamplingInterval", {"interval": 200})
-    cdp.send("Profiler.start")
+    events: list[dict[str, Any]] = []
+    done: list[bool] = []
+    cdp.on("Tracing.dataCollected", lambda message: events.extend(message["value"]))
+    cdp.on("Tracing.tracingComplete", lambda message: done.append(True))
+    cdp.send("Tracing.start", {"traceConfig": {"includedCategories": TRACE_CATEGORIES}, "transferMode": "ReportEvents"})
     try:
         action()
     finally:
-        profile = cdp.send("Profiler.stop")["profile"]
+        cdp.send("Tracing.end")
+        deadline = time.monotonic() + 30
+        while not done and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
         cdp.detach()
-    return profile
+    return events
 
 
-def top_functions(profile: dict[str, Any], top: int = 12) -> list[tuple[str, float]]:
-    """The functions with the most self time in a CDP CPU profile: (name url:line, ms)."""
-    nodes = {node["id"]: node for node in profile["nodes"]}
-    deltas = profile.get("timeDeltas", [])
-    self_us: dict[int, float] = {}
-    for node_id, delta in zip(profile.get("samples", []), deltas[1:] + [0]):
-        self_us[node_id] = self_us.get(node_id, 0) + delta
-    by_name: dict[str, float] = {}
-    for node_id, us in self_us.items():
-        frame = nodes[node_id]["callFrame"]
-        url = frame.get("url", "").rsplit("/", 1)[-1]
-        name = f"{frame.get('functionName') or '(anonymous)'} {url}:{frame.get('lineNumber', 0) + 1}" if url \
-            else frame.get("functionName") or "(program)"
-        by_name[name] = by_name.get(name, 0) + us / 1000
-    return sorted(by_name.items(), key=lambda item: -item[1])[:top]
+def long_task_breakdown(events: list[dict[str, Any]], over_ms: float = 50,
+                        thread: str = "CrRendererMain") -> list[dict[str, Any]]:
+    """The tasks of the renderers' main threads (`CrRendererMain`, or another `thread`) longer than
+    `over_ms` in a trace: each with its wall time (`ms`), its thread's CPU time (`cpu`: less when
+    the machine's other processes took the core) and its exclusive time by trace event (what it
+    did: "FunctionCall", "Layout", "Paint", "V8.GC_…", …), with the scripts it called
+    ("FunctionCall" url:line)."""
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    out = []
+    for key in (k for k, name in names.items() if name == thread):
+        complete = sorted((e for e in events if (e["pid"], e["tid"]) == key and e.get("ph") == "X"),
+                          key=lambda e: (e["ts"], -e.get("dur", 0)))
+        for task in complete:
+            if task["name"] != "RunTask" or task.get("dur", 0) < over_ms * 1000:
+                continue
+            start, end = task["ts"], task["ts"] + task["dur"]
+            inner = [e for e in complete if start <= e["ts"] < end and e is not task]
+            exclusive: dict[str, float] = {}
+            stack: list[dict[str, Any]] = []
+            scripts = []
+            for e in inner:
+                while stack and e["ts"] >= stack[-1]["ts"] + stack[-1].get("dur", 0):
+                    stack.pop()
+                if stack:
+                    exclusive[stack[-1]["name"]] = exclusive.get(stack[-1]["name"], 0) - e.get("dur", 0)
+                exclusive[e["name"]] = exclusive.get(e["name"], 0) + e.get("dur", 0)
+                stack.append(e)
+                data = e.get("args", {}).get("data", {})
+                if e["name"] in ("FunctionCall", "EvaluateScript", "v8.callFunction") and e.get("dur", 0) >= 5000:
+                    where = str(data.get("url") or "(no URL)").rsplit("/", 1)[-1]
+                    scripts.append(f"{data.get('functionName') or ''} {where}:{data.get('lineNumber', '')} "
+                                   f"{e['dur'] / 1000:.0f} ms".strip())
+            out.append({"ms": task["dur"] / 1000, "cpu": task.get("tdur", 0) / 1000, "pid": key[0],
+                        "what": sorted(((name, us / 1000) for name, us in exclusive.items() if us >= 1000),
+                                       key=lambda item: -item[1]),
+                        "scripts": scripts[:4]})
+    return out
 
 
 def sample(playwright: Any, base_url: str, name: str, *, deltas: int, watch: Watch,
-           timeout_ms: int = READY_TIMEOUT_MS, profile: bool = False) -> Sample:
+           timeout_ms: int = READY_TIMEOUT_MS, trace: bool = False) -> Sample:
     """One fresh profile on page `name`: cold load, warm reload, and on the chat pages the round
-    trip and the N-delta answer. With `profile`, a CPU profile of the main thread during the warm
-    boot, the round trip and the answer (`Sample.profiles`)."""
+    trip and the N-delta answer. With `trace`, each part is traced too (CDP `Tracing`) and
+    `Sample.traces` holds its long tasks' breakdown (`long_task_breakdown`)."""
     url = base_url.rstrip("/") + PAGES[name] + (f"?n={deltas}" if name in CHAT_PAGES else "")
     args = launch_args()
     args["args"] = [*args["args"], *ISOLATE_ARGS]
-    profiles: dict[str, dict[str, Any]] = {}
+    traces: dict[str, list[dict[str, Any]]] = {}
 
     def part(label: str, action: Callable[[], Any]) -> Any:
-        if not profile:
+        if not trace:
             return action()
         out: list[Any] = []
-        profiles[label] = _cpu_profile(page, lambda: out.append(action()))
+        events = _trace(page, lambda: out.append(action()))
+        traces[label] = long_task_breakdown(events)
+        traces[label + ", worker thread"] = long_task_breakdown(events, thread="DedicatedWorker thread")
         return out[0]
 
     with tempfile.TemporaryDirectory() as directory:
@@ -256,12 +308,11 @@ def sample(playwright: Any, base_url: str, name: str, *, deltas: int, watch: Wat
             watch.attach(context)
             context.add_init_script(path=PROBE)
             page = context.pages[0] if context.pages else context.new_page()
-            page.goto(url)
-            ready_cold = _wait_ready(page, name, timeout_ms)
-            boot_cold = _window(page, 0, ready_cold)
-            ready_warm = part("warm boot", lambda: (page.reload(), _wait_ready(page, name, timeout_ms))[1])
-            boot_warm = _window(page, 0, ready_warm)
-            result = Sample(ready_cold, ready_warm, boot_cold, boot_warm, profiles=profiles)
+            ready_cold = part("cold nav → ready", lambda: (page.goto(url), _wait_ready(page, name, timeout_ms))[1])
+            boot_cold, script_cold = _window(page, 0, ready_cold), _script(page, name)
+            ready_warm = part("warm nav → ready", lambda: (page.reload(), _wait_ready(page, name, timeout_ms))[1])
+            boot_warm, script_warm = _window(page, 0, ready_warm), _script(page, name)
+            result = Sample(ready_cold, ready_warm, boot_cold, boot_warm, script_cold, script_warm, traces=traces)
             if name in CHAT_PAGES:
                 page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 500))")  # idle-time work after ready
                 result.trip_ms, result.trip = part(
@@ -284,6 +335,7 @@ def run_blocking(playwright: Any, base_url: str, *, runs: int = 3, deltas: int =
 
     `base_url`: a dev server with COOP/COEP (`create_app(coi=True)`) and `bench.streams.routes()`."""
     watch = watch if watch is not None else Watch()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     results = BlockingResults(runs, deltas)
     if warm_up:
         sample(playwright, base_url, "worker", deltas=deltas, watch=watch, timeout_ms=timeout_ms)
@@ -300,6 +352,8 @@ def run_blocking(playwright: Any, base_url: str, *, runs: int = 3, deltas: int =
                          f"TBT {s.answer.tbt:4.0f}, longest {s.answer.longest:4.0f}")
             log(line)
     results.browser = _browser_version(playwright)
+    if load is not None:
+        results.load = (load, os.getloadavg()[0])
     return results
 
 
@@ -326,7 +380,8 @@ def report_blocking(results: BlockingResults) -> str:
     pages = [p for p in PAGES if p in r.samples]
     med = r.median
     lines = [f"main-thread blocking: median of {r.runs} interleaved run(s), headless Chromium {r.browser}, "
-             "cross-origin isolated dev server on 127.0.0.1", "",
+             "cross-origin isolated dev server on 127.0.0.1" + (f", load average {r.load[0]:.1f} → {r.load[1]:.1f}"
+                                                                 if r.load else ""), "",
              f"main thread, ms: TBT (Σ long task − 50) / longest task{'':<14}"
              f"{'cold nav → ready':>18}{'warm nav → ready':>18}{'round trip':>16}{f'{n}-delta answer':>18}"]
 
@@ -350,6 +405,17 @@ def report_blocking(results: BlockingResults) -> str:
         lines.append(f"{LABELS[page]:<34}{_ms(med(page, lambda s: s.ready_cold), 11)}"
                      f"{_ms(med(page, lambda s: s.ready_warm), 11)}{_ms(med(page, lambda s: s.trip_ms), 11)}"
                      f"{_ms(med(page, lambda s: s.answer_ms), 11)}   {delays:>50}")
+
+    lines += ["", f"{'time to ready by phase, ms, cold | warm':<34}{'nav → script':>18}{'its imports':>18}"
+              f"{'the rest':>18}{'→ usable':>18}"]
+    for page in pages:
+        cells = []
+        for phase in (lambda s, c: c[0], lambda s, c: c[1] - c[0], lambda s, c: c[2] - c[1],
+                      lambda s, c: (s.ready_cold if c is s.script_cold else s.ready_warm) - c[2]):
+            cold = med(page, lambda s: phase(s, s.script_cold))
+            warm = med(page, lambda s: phase(s, s.script_warm))
+            cells.append(f"{_ms(cold, 0)} | {_ms(warm, 0)}")
+        lines.append(f"{LABELS[page]:<34}" + "".join(f"{cell:>18}" for cell in cells))
 
     def ratio(get: Callable[[Sample], float | None], a: str = "worker", b: str = "main") -> float | None:
         x, y = med(a, get), med(b, get)
@@ -393,8 +459,12 @@ def report_blocking(results: BlockingResults) -> str:
                 lines.append(f"  {label:<50}{value:>7.2f}×: {_met(value <= limit)}")
     lines += ["", "TBT: Σ (duration − 50 ms) over the long tasks (PerformanceObserver 'longtask') that started in "
               "the window; ready: the page usable (chats' input and Send enabled);",
-              "round trip / answer: Send click (event time) → the chat idle showing the answer; max timer delay: a "
-              "10 ms setInterval's worst lateness in the window."]
+              "round trip / answer: Send click (event time) → the chat idle showing the answer, after the next frame; "
+              "max timer delay: a 10 ms setInterval's worst lateness in the window;",
+              "phases: PyScript and Pyodide start and install the wheels (nav → script), the page's Python script "
+              "imports (pyscript, pyclient; bare: pydantic), makes its agents, threads and chats (the rest),",
+              "sets data-pyclient=\"ready\", and the page sees its chats usable (→ usable; in a worker: the mirror's "
+              "batch, and each DOM access is a round trip to the page)."]
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -435,23 +505,36 @@ def report_frames(results: BlockingResults, pages: Sequence[str] = ("worker", "b
     return "\n".join(lines)
 
 
-def report_profile(name: str, part: str, profile: dict[str, Any]) -> str:
-    lines = [f"CPU profile of {LABELS[name]}'s main thread ({part}), self time by function:"]
-    lines += [f"  {ms:8.1f} ms  {fn}" for fn, ms in top_functions(profile, 20)]
+def report_trace(name: str, traces: dict[str, list[dict[str, Any]]]) -> str:
+    """A traced sample's long tasks on the renderers' main threads, part by part, with what they did."""
+    lines = [f"trace of one more sample of {LABELS[name]}: the main thread's tasks over 50 ms (wall ms, CPU ms), "
+             "exclusive time by trace event (scripts: FunctionCall url:line); the worker thread's in sum"]
+    for part, tasks in traces.items():
+        if part.endswith(", worker thread"):
+            if tasks:
+                lines.append(f"  {part}: {len(tasks)} task(s) over 50 ms, {sum(t['ms'] for t in tasks):,.0f} ms wall, "
+                             f"{sum(t['cpu'] for t in tasks):,.0f} ms CPU")
+            continue
+        lines.append(f"  {part}: {len(tasks)} task(s)" + (":" if tasks else ""))
+        for task in tasks:
+            what = ", ".join(f"{event} {ms:.0f}" for event, ms in task["what"][:6])
+            lines.append(f"    {task['ms']:6.0f} ms (CPU {task['cpu']:4.0f}): {what}" + (
+                f"; scripts: {'; '.join(task['scripts'])}" if task["scripts"] else ""))
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="interleaved rounds (default 3; the tables show medians)")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="interleaved rounds (default 3; the tables show medians; 0: only --trace)")
     parser.add_argument("--deltas", type=int, default=10_000, help="text deltas of the streamed answer (default 10,000)")
     parser.add_argument("--pages", default=",".join(PAGES), help=f"pages, comma-separated ({', '.join(PAGES)})")
-    parser.add_argument("--profile", default="", help="also profile one page's main thread (a page name) "
-                        "during its warm boot, round trip and answer (one extra sample)")
+    parser.add_argument("--trace", default="", help="also trace one more sample of a page (its name) and "
+                        "print what its main thread's long tasks did")
     parser.add_argument("--timeout", type=float, default=120, help="seconds a boot or a send may take")
     args = parser.parse_args(argv)
     pages = [p for p in args.pages.split(",") if p]
-    if unknown := set(pages) - set(PAGES) or ({args.profile} - {""} - set(PAGES)):
+    if unknown := set(pages) - set(PAGES) or ({args.trace} - {""} - set(PAGES)):
         parser.error(f"unknown page(s) {sorted(unknown)}: use {', '.join(PAGES)}")
 
     from playwright.sync_api import sync_playwright
@@ -467,26 +550,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     watch = Watch()
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     timeout_ms = int(args.timeout * 1000)
-    profiles = []
+    traced = None
     with ServerThread(create_app(coi=True, extra_routes=routes())) as server, sync_playwright() as playwright:
         results = run_blocking(playwright, server.url, runs=args.runs, deltas=args.deltas, pages=pages,
-                               watch=watch, timeout_ms=timeout_ms, log=log)
-        if args.profile:
-            s = sample(playwright, server.url, args.profile, deltas=args.deltas, watch=watch,
-                       timeout_ms=timeout_ms, profile=True)
-            windows = {"warm boot": s.boot_warm, "round trip": s.trip, "answer": s.answer}
-            for part, profile in s.profiles.items():
-                text = report_profile(args.profile, part, profile)
-                if (window := windows[part]) is not None:
-                    text += "\n  long tasks (start, ms): " + json.dumps([[round(a), round(b)] for a, b in window.list])
-                profiles.append(text)
-    print()
-    print(report_blocking(results))
-    print()
-    print(report_frames(results, [p for p in ("worker", "bare-worker") if p in pages]))
-    for text in profiles:
+                               watch=watch, timeout_ms=timeout_ms, log=log) if args.runs else None
+        if args.trace:
+            traced = sample(playwright, server.url, args.trace, deltas=args.deltas, watch=watch,
+                            timeout_ms=timeout_ms, trace=True)
+    if results is not None:
         print()
-        print(text)
+        print(report_blocking(results))
+        print()
+        print(report_frames(results, [p for p in ("worker", "bare-worker") if p in pages]))
+    if traced is not None:
+        print()
+        print(report_trace(args.trace, traced.traces))
     return exit_status(watch, started)  # type: ignore[arg-type]  # a Watch has a guard's outside and errors
 
 

@@ -14,13 +14,21 @@ no attribute 'lastChild'`, raised in the chat's frame, which then stays "running
 works around it (worker only; `?fix=0` turns that off): when the mirror knows no child there,
 the live block is rewritten whole, as the code does for any other change;
 `data-live-rewrites` on `<html>` counts how often that happened.
+
+`data-bench-python` on `<html>`: when this script started, when its imports were done and when
+it set "ready" (epoch ms, `performance.timeOrigin + performance.now()` of the thread it runs in),
+for the boot's phases.
 """
 
-from pyscript import RUNNING_IN_WORKER, document, window
+import js
 
-from pyclient import Agent, client_tool
-from pyclient.browser import Chat
-from pyclient.browser._bubbles import Bubble
+started = js.performance.timeOrigin + js.performance.now()
+
+from pyscript import RUNNING_IN_WORKER, document, window  # noqa: E402
+
+from pyclient import Agent, client_tool  # noqa: E402
+from pyclient.browser import Chat  # noqa: E402
+from pyclient.browser._bubbles import Bubble  # noqa: E402
 
 
 @client_tool
@@ -53,6 +61,7 @@ def work_around_live_block():
     Bubble._show_live = _show_live
 
 
+imported = js.performance.timeOrigin + js.performance.now()
 if RUNNING_IN_WORKER and query("fix", "1") != "0":
     work_around_live_block()
 deltas = int(query("n", "10000"))
@@ -60,4 +69,5 @@ agent = Agent("blocking", url="/agent", client_tools=[set_heading])
 chat = Chat(agent.thread("#chat"), document.querySelector("#chat"))
 long_agent = Agent("long", url=f"/bench/long?n={deltas}")
 long_chat = Chat(long_agent.thread("#long"), document.querySelector("#long"))
+document.documentElement.dataset.benchPython = f"{started},{imported},{js.performance.timeOrigin + js.performance.now()}"
 document.documentElement.dataset.pyclient = "ready"
