@@ -113,6 +113,7 @@ class Sample:
     # The page's Python script: start, imports done, end (ms since navigation).
     script_cold: tuple[float, float, float] = (0.0, 0.0, 0.0)
     script_warm: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    browser: str = ""  # Chromium's version, from the user agent
     trip_ms: float | None = None
     trip: Window | None = None
     answer_ms: float | None = None
@@ -261,11 +262,11 @@ def long_task_breakdown(events: list[dict[str, Any]], over_ms: float = 50,
                 continue
             start, end = task["ts"], task["ts"] + task["dur"]
             inner = [e for e in complete if start <= e["ts"] < end and e is not task]
-            exclusive: dict[str, float] = {}
-            stack: list[dict[str, Any]] = []
+            exclusive: dict[str, float] = {"RunTask": task["dur"]}  # the task's own: in no traced event
+            stack: list[dict[str, Any]] = [task]
             scripts = []
             for e in inner:
-                while stack and e["ts"] >= stack[-1]["ts"] + stack[-1].get("dur", 0):
+                while len(stack) > 1 and e["ts"] >= stack[-1]["ts"] + stack[-1].get("dur", 0):
                     stack.pop()
                 if stack:
                     exclusive[stack[-1]["name"]] = exclusive.get(stack[-1]["name"], 0) - e.get("dur", 0)
@@ -278,7 +279,7 @@ def long_task_breakdown(events: list[dict[str, Any]], over_ms: float = 50,
                                    f"{e['dur'] / 1000:.0f} ms".strip())
             out.append({"ms": task["dur"] / 1000, "cpu": task.get("tdur", 0) / 1000, "pid": key[0],
                         "what": sorted(((name, us / 1000) for name, us in exclusive.items() if us >= 1000),
-                                       key=lambda item: -item[1]),
+                                       key=lambda item: (-item[1], item[0])),
                         "scripts": scripts[:4]})
     return out
 
@@ -312,7 +313,8 @@ def sample(playwright: Any, base_url: str, name: str, *, deltas: int, watch: Wat
             boot_cold, script_cold = _window(page, 0, ready_cold), _script(page, name)
             ready_warm = part("warm nav → ready", lambda: (page.reload(), _wait_ready(page, name, timeout_ms))[1])
             boot_warm, script_warm = _window(page, 0, ready_warm), _script(page, name)
-            result = Sample(ready_cold, ready_warm, boot_cold, boot_warm, script_cold, script_warm, traces=traces)
+            result = Sample(ready_cold, ready_warm, boot_cold, boot_warm, script_cold, script_warm, traces=traces,
+                            browser=page.evaluate("navigator.userAgent.match(/Chrome\\/([\\d.]+)/)?.[1] ?? ''"))
             if name in CHAT_PAGES:
                 page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 500))")  # idle-time work after ready
                 result.trip_ms, result.trip = part(
@@ -345,24 +347,16 @@ def run_blocking(playwright: Any, base_url: str, *, runs: int = 3, deltas: int =
         for name in order[shift:] + order[:shift]:
             s = sample(playwright, base_url, name, deltas=deltas, watch=watch, timeout_ms=timeout_ms)
             results.samples.setdefault(name, []).append(s)
+            results.browser = results.browser or s.browser
             line = (f"blocking {run + 1}/{runs} {name:<11}: ready {s.ready_cold:6.0f}/{s.ready_warm:6.0f} ms, "
                     f"TBT {s.boot_cold.tbt:5.0f}/{s.boot_warm.tbt:5.0f} ms")
             if s.trip is not None and s.answer is not None:
                 line += (f"; trip {s.trip_ms:5.0f} ms TBT {s.trip.tbt:4.0f}; answer {s.answer_ms:5.0f} ms "
                          f"TBT {s.answer.tbt:4.0f}, longest {s.answer.longest:4.0f}")
             log(line)
-    results.browser = _browser_version(playwright)
     if load is not None:
         results.load = (load, os.getloadavg()[0])
     return results
-
-
-def _browser_version(playwright: Any) -> str:
-    browser = playwright.chromium.launch(**launch_args())
-    try:
-        return browser.version
-    finally:
-        browser.close()
 
 
 def _ms(value: float | None, width: int = 7) -> str:
@@ -486,19 +480,19 @@ def describe_frame(frame: dict[str, Any]) -> str:
 
 
 def report_frames(results: BlockingResults, pages: Sequence[str] = ("worker", "bare-worker")) -> str:
-    """For the worker pages, the longest long animation frame of each run in each window."""
+    """For the worker pages, the most blocking long animation frame of each run in each window."""
     windows: list[tuple[str, Callable[[Sample], Window | None]]] = [
         ("cold nav → ready", lambda s: s.boot_cold), ("warm nav → ready", lambda s: s.boot_warm),
         ("round trip", lambda s: s.trip), (f"{count_label(results.deltas)}-delta answer", lambda s: s.answer)]
-    lines = ["what the main thread did in worker mode: the longest long animation frame (over 50 ms, rendering "
-             "included) of each run, per window"]
+    lines = ["what the main thread did in worker mode: the most blocking long animation frame (over 50 ms, "
+             "rendering included; blocking: its long tasks' time over 50 ms) of each run, per window"]
     for page in pages:
         for label, get in windows:
             for run, sample_ in enumerate(results.samples.get(page, []), 1):
                 window = get(sample_)
                 if window is None:
                     continue
-                longest = max(window.frames, key=lambda f: f["duration"], default=None)
+                longest = max(window.frames, key=lambda f: (f["blocking"], f["duration"]), default=None)
                 text = "none" if longest is None else describe_frame(longest) + (
                     f"; {len(window.frames)} long frames in all" if len(window.frames) > 1 else "")
                 lines.append(f"  {LABELS[page]}, {label}, run {run}: {text}")
