@@ -15,6 +15,10 @@ works around it (worker only; `?fix=0` turns that off): when the mirror knows no
 the live block is rewritten whole, as the code does for any other change;
 `data-live-rewrites` on `<html>` counts how often that happened.
 
+With `?profile=1` the page profiles its Python (`cProfile`) between `data-bench-profile="start"`
+and `"dump"` on `<html>` (polled twice a second), then writes the functions with the most
+cumulative time into `data-bench-profile-out` (`bench/blocking.py --python-profile`).
+
 `data-bench-python` on `<html>`: when this script started, when its imports were done and when
 it set "ready" (epoch ms, `performance.timeOrigin + performance.now()` of the thread it runs in),
 for the boot's phases.
@@ -69,5 +73,34 @@ agent = Agent("blocking", url="/agent", client_tools=[set_heading])
 chat = Chat(agent.thread("#chat"), document.querySelector("#chat"))
 long_agent = Agent("long", url=f"/bench/long?n={deltas}")
 long_chat = Chat(long_agent.thread("#long"), document.querySelector("#long"))
+
+
+def profile_on_request():
+    import cProfile
+    import io
+    import pstats
+
+    from pyodide.ffi import create_proxy
+
+    profiler = cProfile.Profile()
+    root = document.documentElement
+
+    def poll():
+        asked = root.getAttribute("data-bench-profile")
+        if asked == "start":
+            root.dataset.benchProfile = "on"
+            profiler.enable()
+        elif asked == "dump":
+            profiler.disable()
+            out = io.StringIO()
+            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(40)
+            root.dataset.benchProfileOut = out.getvalue()
+            root.dataset.benchProfile = "done"
+
+    js.setInterval(create_proxy(poll), 500)
+
+
+if query("profile", "0") == "1":
+    profile_on_request()
 document.documentElement.dataset.benchPython = f"{started},{imported},{js.performance.timeOrigin + js.performance.now()}"
 document.documentElement.dataset.pyclient = "ready"
