@@ -113,7 +113,10 @@ class Sample:
     # The page's Python script: start, imports done, end (ms since navigation).
     script_cold: tuple[float, float, float] = (0.0, 0.0, 0.0)
     script_warm: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    browser: str = ""  # Chromium's version, from the user agent
+    browser: str = ""  # Chromium's version
+    # Times web/bench/blocking.py's workaround rewrote a streaming bubble's live block whole (worker
+    # mode: the mirror knows no children after `innerHTML`; see that file).
+    live_rewrites: int = 0
     trip_ms: float | None = None
     trip: Window | None = None
     answer_ms: float | None = None
@@ -198,6 +201,15 @@ def _script(page: Any, name: str) -> tuple[float, float, float]:
     if len(marks) != 3 or not (0 < marks[0] <= marks[1] <= marks[2]):
         raise BenchError(f"{name}: no `data-bench-python` times ({marks})")
     return float(marks[0]), float(marks[1]), float(marks[2])
+
+
+def _browser_version(page: Any) -> str:
+    """Chromium's full version (the user agent's is reduced to 156.0.0.0)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        return str(cdp.send("Browser.getVersion")["product"]).rpartition("/")[2]
+    finally:
+        cdp.detach()
 
 
 def _through_chat(page: Any, selector: str, text: str, needles: list[str], timeout_ms: int) -> tuple[float, Window]:
@@ -314,7 +326,7 @@ def sample(playwright: Any, base_url: str, name: str, *, deltas: int, watch: Wat
             ready_warm = part("warm nav → ready", lambda: (page.reload(), _wait_ready(page, name, timeout_ms))[1])
             boot_warm, script_warm = _window(page, 0, ready_warm), _script(page, name)
             result = Sample(ready_cold, ready_warm, boot_cold, boot_warm, script_cold, script_warm, traces=traces,
-                            browser=page.evaluate("navigator.userAgent.match(/Chrome\\/([\\d.]+)/)?.[1] ?? ''"))
+                            browser=_browser_version(page))
             if name in CHAT_PAGES:
                 page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 500))")  # idle-time work after ready
                 result.trip_ms, result.trip = part(
@@ -323,6 +335,7 @@ def sample(playwright: Any, base_url: str, name: str, *, deltas: int, watch: Wat
                     raise BenchError(f"{name}: the round trip left the heading {page.text_content('h1')!r}")
                 result.answer_ms, result.answer = part(
                     "answer", lambda: _through_chat(page, "#long", "bench", [long_text(deltas)], timeout_ms))
+                result.live_rewrites = int(page.get_attribute("html", "data-live-rewrites") or 0)
             watch.check_page(page)
         finally:
             context.close()
@@ -451,6 +464,10 @@ def report_blocking(results: BlockingResults) -> str:
                                      t["answer ratio"])):
             if value is not None:
                 lines.append(f"  {label:<50}{value:>7.2f}×: {_met(value <= limit)}")
+    if "worker" in r.samples:
+        rewrites = [s.live_rewrites for s in r.samples["worker"]]
+        lines += ["", f"worker mode's live-block workaround (web/bench/blocking.py) stepped in "
+                  f"{sum(rewrites)} time(s), in {sum(1 for n in rewrites if n)} of {len(rewrites)} run(s)"]
     lines += ["", "TBT: Σ (duration − 50 ms) over the long tasks (PerformanceObserver 'longtask') that started in "
               "the window; ready: the page usable (chats' input and Send enabled);",
               "round trip / answer: Send click (event time) → the chat idle showing the answer, after the next frame; "
