@@ -12,18 +12,25 @@ dev server (COOP/COEP, which worker pages need) in interleaved rounds (`--runs`,
 | `bare-worker` | web/bench/bare_worker.html: the same in a worker (what PyScript's worker mode costs the page) |
 
 web/bench/probe.js is installed before any of the page's scripts (Playwright's
-`add_init_script`): a `PerformanceObserver({type: "longtask", buffered: true})` and a 10 ms
-`setInterval` ticker, whose lateness is what a page script waits for the main thread. Each
-sample is a fresh persistent profile: a cold load (nothing cached) and a reload (disk cache),
-then, on the chat pages, two sends through the chats with Playwright's trusted clicks:
+`add_init_script`): a `PerformanceObserver({type: "longtask", buffered: true})`, another for
+long animation frames (what the long tasks were: the scripts that ran, the layout they forced),
+and a 10 ms `setInterval` ticker, whose lateness is what a page script waits for the main
+thread. Each sample is a fresh persistent profile: a cold load (nothing cached) and a reload
+(disk cache), then, on the chat pages, two sends through the chats with Playwright's trusted
+clicks:
 
 - (a) navigation → ready: the page usable (`data-pyclient="ready"`, each chat's input and
   Send enabled), read by the ticker;
 - (b) one tool round trip: "Set the heading to Welcome" in `#chat` (the dev server's demo
   model calls the page tool `set_heading`, then answers with its result), from the Send
-  click's event time until the chat is idle showing the answer (the heading is checked);
+  click's event time until the chat is idle showing the answer and the next frame is drawn
+  (the heading is checked);
 - (c) one answer of N text deltas (`/bench/long?n=N`, bench/streams.py, N = `--deltas`,
-  default 10,000) in `#long`, from the click until the chat is idle showing the whole text.
+  default 10,000) in `#long`, from the click until the chat is idle showing the whole text
+  (and the next frame).
+
+The boot is cut into phases by marks the page's script writes (`data-bench-python`): PyScript
+and Pyodide until the script runs, its imports, the rest of it, and its end → the page usable.
 
 Per window: total blocking time (TBT: the sum over long tasks of duration − 50 ms), the longest
 task, and the ticker's worst lateness. The report prints the figures side by side, the worker /
@@ -83,7 +90,7 @@ trip and during the N-delta answer, time to ready ≤ 1.15× main, answer time �
 TRIP_TEXT = "Set the heading to Welcome"
 TRIP_ANSWER = 'set_heading returned: "the heading is now Welcome"'
 READY_TIMEOUT_MS = 120_000
-OUTSIDE_HOSTS = {"127.0.0.1"}
+LOCAL_HOSTS = {"127.0.0.1"}
 UNCAUGHT = ("Uncaught", "PythonError", "Task exception was never retrieved", "was never awaited",
             "a thread listener raised")
 # Nothing but 127.0.0.1 resolves: a request for another host fails at once (and is recorded).
@@ -153,7 +160,7 @@ class Watch:
 
     def _request(self, request: Any) -> None:
         url = request.url
-        if urlsplit(url).scheme in ("http", "https", "ws", "wss") and urlsplit(url).hostname not in OUTSIDE_HOSTS:
+        if urlsplit(url).scheme in ("http", "https", "ws", "wss") and urlsplit(url).hostname not in LOCAL_HOSTS:
             self.outside.append(url)
 
     def _page(self, page: Any) -> None:
