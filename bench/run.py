@@ -1,4 +1,4 @@
-"""Every benchmark of issue 14 in one command: boot, six clients side by side, dispatch, long threads.
+"""Every benchmark of issues 14 and 24 in one command: boot, six clients side by side, dispatch, long threads, main-thread blocking.
 
 One dev server on 127.0.0.1 with the bench routes (bench/streams.py, with a `Timeline`) and
 `@ag-ui/client` bundled from npm (bench/agui_client.py, built and cached on first use); one
@@ -10,12 +10,18 @@ command exit 1. Each part prints its table and its targets ("met" / "MISSED"):
 2. clients (bench/clients.py): `/bench/long?n=N` through @ag-ui/client, the JS floor, the
    Pyodide floors, pyclient's thread path and chat path;
 3. dispatch (bench/dispatch.py): a run's last byte → the follow-up request, vs a JS loop on HttpAgent;
-4. long thread (bench/longthread.py): time per round trip and memory over thousands of round trips.
+4. long thread (bench/longthread.py): time per round trip and memory over thousands of round trips;
+5. blocking (bench/blocking.py): the page's main thread with the chat in a worker, on the main
+   thread and bare PyScript (long tasks, timer delay, time to ready, answer time), on a second
+   dev server with COOP/COEP; its fresh profiles are watched, not routed (routing turns the
+   HTTP cache off), and an outside request is recorded and cannot resolve.
 
     python bench/run.py                                   # everything at full size (~10 min)
     python bench/run.py --only clients,dispatch --runs 5
     python bench/run.py --only clients --clients pyvalid,thread,chat --sizes 10000,40000
-    python bench/run.py --sizes 200,800 --runs 1 --boot-runs 1 --dispatch 3 --rounds 20 --per-send 10   # tiny
+    python bench/run.py --only blocking --blocking-runs 5
+    python bench/run.py --sizes 200,800 --runs 1 --boot-runs 1 --dispatch 3 --rounds 20 --per-send 10 \
+        --blocking-runs 1 --blocking-deltas 200   # tiny
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import agui_client  # noqa: E402
+from bench.blocking import Watch, report_blocking, report_frames, run_blocking  # noqa: E402
 from bench.boot import report_boot, run_boot  # noqa: E402
 from bench.chat import exit_status  # noqa: E402
 from bench.clients import CLIENTS, report_clients, run_clients  # noqa: E402
@@ -37,7 +44,7 @@ from bench.longthread import report_long_thread, run_long_thread  # noqa: E402
 from bench.streams import Timeline, routes  # noqa: E402
 from pyclient.testing import PyclientPage  # noqa: E402
 
-PARTS = ("boot", "clients", "dispatch", "long")
+PARTS = ("boot", "clients", "dispatch", "long", "blocking")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -52,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2_000, help="tool round trips of the long thread")
     parser.add_argument("--per-send", type=int, default=100,
                         help="round trips per send of the long thread; also the window compared (first vs last)")
+    parser.add_argument("--blocking-runs", type=int, default=3, help="interleaved rounds of the blocking bench")
+    parser.add_argument("--blocking-deltas", type=int, default=10_000,
+                        help="text deltas of the blocking bench's streamed answer")
     parser.add_argument("--timeout", type=float, default=600, help="seconds one sample may take")
     args = parser.parse_args(argv)
     parts = [part for part in args.only.split(",") if part]
@@ -96,6 +106,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     window=min(args.per_send, args.rounds), timeout_ms=timeout_ms, log=log)))
         finally:
             browser.close()
+        if "blocking" in parts:
+            watch = Watch()
+            with ServerThread(create_app(coi=True, extra_routes=routes())) as isolated:
+                blocking = run_blocking(playwright, isolated.url, runs=args.blocking_runs,
+                                        deltas=args.blocking_deltas, watch=watch,
+                                        timeout_ms=timeout_ms, log=log)
+            tables.append(report_blocking(blocking) + "\n\n" + report_frames(blocking))
+            guard.outside += watch.outside
+            guard.errors += watch.errors
     print(f"\n{'=' * 100}\n".join(tables))
     return exit_status(guard, started)
 

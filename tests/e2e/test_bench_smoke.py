@@ -6,7 +6,10 @@ the benchmark routes and `@ag-ui/client` bundled from npm (built once per user b
 `bench.agui_client.build()`, cached like the runtime). Figures are never asserted as timings:
 only that there are figures, that each sample did the whole job (the final text, every tool
 result, the round trips the server saw) and that the tables print. (Boot, bench/boot.py, needs
-fresh browser profiles and is left to the bench command.)
+fresh browser profiles and is left to the bench command.) The main-thread blocking bench
+(bench/blocking.py) makes fresh profiles itself, on a cross-origin isolated server of its own:
+one round of three of its pages (worker, main thread, bare; the bare worker page is the bare
+page's code in a worker) at 50 deltas.
 """
 
 from __future__ import annotations
@@ -20,6 +23,17 @@ from typing import Any
 import pytest
 
 from bench import agui_client
+from bench.blocking import (
+    CHAT_PAGES,
+    LABELS,
+    PAGES,
+    Watch,
+    describe_frame,
+    long_task_breakdown,
+    report_blocking,
+    report_frames,
+    run_blocking,
+)
 from bench.chat import (
     PATHS,
     BenchError,
@@ -155,3 +169,60 @@ def test_the_long_thread_does_every_round_trip_in_one_thread(page, bench_url, ti
     assert "round trips 1–4" in table and "round trips 9–12" in table
     assert "JS heap (after GC)" in table and "wasm memory" in table and "history's own bytes" in table
     assert "target: last 4 ≤ 1.5× first 4: " in table and "target: memory growth ≤ history's bytes: " in table
+
+
+@pytest.fixture(scope="module")
+def isolated_bench_url(runtime) -> Iterator[str]:
+    """The dev server with COOP/COEP (worker pages) and the benchmark routes."""
+    from devserver.app import create_app
+
+    with ServerThread(create_app(runtime=runtime, coi=True, extra_routes=routes())) as server:
+        yield server.url
+
+
+def test_the_blocking_bench_measures_worker_main_and_bare_pages_side_by_side(playwright, isolated_bench_url):
+    watch = Watch()
+    pages = ("worker", "main", "bare")
+    results = run_blocking(playwright, isolated_bench_url, runs=1, deltas=50, pages=pages, warm_up=False,
+                           watch=watch, timeout_ms=120_000)
+
+    assert not watch.outside and not watch.errors, (watch.outside, watch.errors[:3])
+    assert set(results.samples) == set(pages) and set(pages) < set(PAGES)
+    for name, [sample] in results.samples.items():
+        # Ready after the page's script ended, which began after navigation; cold and warm.
+        for ready, script in ((sample.ready_cold, sample.script_cold), (sample.ready_warm, sample.script_warm)):
+            assert 0 < script[0] <= script[1] <= script[2] <= ready
+        assert sample.boot_cold.tbt >= 0 and sample.boot_warm.longest >= 0
+        if name in CHAT_PAGES:  # _through_chat checked the answer, the heading and the one click
+            assert sample.trip_ms and sample.trip_ms > 0 and sample.answer_ms and sample.answer_ms > 0
+            assert sample.trip is not None and sample.answer is not None
+        else:
+            assert sample.trip is None and sample.answer is None
+    table = report_blocking(results)
+    for page in pages:
+        assert len(re.findall(re.escape(LABELS[page]) + r" +[\d—]", table)) == 3  # blocking, times, phases
+    assert "50-delta answer" in table and "ratios worker / main" in table and "targets, worker mode:" in table
+    assert table.count(": met") + table.count(": MISSED") == 9
+    frames = report_frames(results)
+    assert f"{LABELS['worker']}, cold nav → ready, run 1: " in frames
+    assert f"{LABELS['worker']}, 50-delta answer, run 1: " in frames
+
+
+def test_the_blocking_bench_says_what_a_long_task_and_a_long_frame_did():
+    def event(name, ts, dur, tdur=None, **data):
+        return {"ph": "X", "pid": 1, "tid": 2, "name": name, "ts": ts, "dur": dur, "tdur": tdur or dur,
+                "args": {"data": data}}
+
+    trace = [{"ph": "M", "pid": 1, "tid": 2, "name": "thread_name", "args": {"name": "CrRendererMain"}},
+             event("RunTask", 0, 120_000, 40_000), event("FunctionCall", 0, 100_000, url="http://x/renderer.js",
+                                                          functionName="apply", lineNumber=9),
+             event("Layout", 10_000, 80_000), event("RunTask", 200_000, 30_000)]
+    [task] = long_task_breakdown(trace)
+    assert task["ms"] == 120 and task["cpu"] == 40
+    assert task["what"] == [("Layout", 80), ("FunctionCall", 20), ("RunTask", 20)]
+    assert task["scripts"] == ["apply renderer.js:9 100 ms"]
+    frame = {"duration": 230, "blocking": 180, "layout": 3, "scripts": [
+        {"duration": 225, "invoker": "Worker.onmessage", "type": "event-listener", "source": "", "fn": "",
+         "forced": 190}]}
+    assert describe_frame(frame) == ("230 ms (blocking 180): script 225 ms, event-listener 'Worker.onmessage' in "
+                                     "(no URL), of which forced style+layout 190 ms; style+layout 3 ms")
