@@ -28,8 +28,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from ._selectors import matcher
+from ._views import ClassList, Dataset, Style
 
-__all__ = ["ClassList", "Dataset", "MirrorElement", "MirrorFragment", "MirrorNode", "MirrorText", "Owner", "Style"]
+__all__ = ["MirrorElement", "MirrorFragment", "MirrorNode", "MirrorText", "Owner"]
 
 ELEMENT_NODE, TEXT_NODE, FRAGMENT_NODE = 1, 3, 11
 
@@ -352,78 +353,6 @@ class MirrorFragment(MirrorNode):
         return MirrorFragment(self._owner, emit=False)
 
 
-class Dataset:
-    """`element.dataset`: `data-*` attributes by their camelCase names."""
-
-    _element: MirrorElement
-
-    def __init__(self, element: MirrorElement) -> None:
-        object.__setattr__(self, "_element", element)
-
-    def __getattr__(self, name: str) -> str | None:
-        return self._element.getAttribute(_data_name(name))
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        self._element.setAttribute(_data_name(name), str(value))
-
-    def __delattr__(self, name: str) -> None:
-        self._element.removeAttribute(_data_name(name))
-
-
-def _data_name(name: str) -> str:
-    return "data-" + "".join(f"-{c.lower()}" if c.isupper() else c for c in name)
-
-
-class Style:
-    """`element.style`: each property set is an operation (read back from what was set)."""
-
-    _element: MirrorElement
-    _values: dict[str, str]
-
-    def __init__(self, element: MirrorElement) -> None:
-        object.__setattr__(self, "_element", element)
-        object.__setattr__(self, "_values", {})
-
-    def __getattr__(self, name: str) -> str:
-        return self._values.get(name, "")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        self._values[name] = str(value)
-        self._element.owner.op(["s", self._element.node_id, name, str(value)])
-
-    def setProperty(self, name: str, value: str) -> None:
-        self._values[name] = str(value)
-        self._element.owner.op(["s", self._element.node_id, name, str(value)])
-
-
-class ClassList:
-    """`element.classList` over the mirror's `class` attribute."""
-
-    def __init__(self, element: MirrorElement) -> None:
-        self._element = element
-
-    def _names(self) -> list[str]:
-        return (self._element.getAttribute("class") or "").split()
-
-    def contains(self, name: str) -> bool:
-        return name in self._names()
-
-    def add(self, *names: str) -> None:
-        have = self._names()
-        self._set(have + [name for name in names if name not in have])
-
-    def remove(self, *names: str) -> None:
-        self._set([name for name in self._names() if name not in names])
-
-    def toggle(self, name: str, force: bool | None = None) -> bool:
-        on = (not self.contains(name)) if force is None else bool(force)
-        (self.add if on else self.remove)(name)
-        return on
-
-    def _set(self, names: list[str]) -> None:
-        self._element.setAttribute("class", " ".join(names))
-
-
 class MirrorElement(MirrorNode):
     """An element of the mirror; see the module docstring.
 
@@ -450,7 +379,7 @@ class MirrorElement(MirrorNode):
     def _blank(self) -> MirrorElement:
         copy = MirrorElement(self._owner, self.localName, emit=False)
         copy._attributes.update(self._attributes)
-        copy.style._values.update(self.style._values)
+        copy.style.copy_of(self.style)
         self._owner.known(copy)
         return copy
 
