@@ -77,8 +77,10 @@ def test_no_path_escapes_the_served_folders(servers):
 
 def test_coi_adds_coop_coep_only_when_asked(servers):
     plain, isolated = servers
-    assert "cross-origin-opener-policy" not in httpx.get(plain + "/").headers
-    headers = httpx.get(isolated + "/").headers
+    # By default only a worker page (the demo) is isolated; a main-thread page is not.
+    assert "cross-origin-opener-policy" not in httpx.get(plain + "/tests/chat_ui.html").headers
+    assert httpx.get(plain + "/").headers["cross-origin-embedder-policy"] == "credentialless"
+    headers = httpx.get(isolated + "/tests/chat_ui.html").headers
     assert headers["cross-origin-opener-policy"] == "same-origin"
     assert headers["cross-origin-embedder-policy"] == "credentialless"
 

@@ -26,6 +26,13 @@ from tests.helpers import fetch_after_a_frame
 
 TIMEOUT = 20_000
 
+# For tests that boot the page again with a query (another agent URL, a theme) to check one
+# outcome's words or one argument: made by the same Python in both modes, while the worker's
+# own parts (the agent's relative URL resolved against the page, the mirror writing the root's
+# data-theme) are every other test's, so these run on the main thread only (each boot of a
+# worker page costs ~12 s of CI).
+MAIN_THREAD_ONLY = pytest.mark.parametrize("mode", ["main"], indirect=True, scope="module")
+
 IDLE = ".pyclient-run-status[data-status='idle']"
 
 # Hostile text delivered as assistant text, tool arguments, tool results and error messages:
@@ -209,6 +216,7 @@ def test_stylesheet_applied_without_page_css_light_and_dark(page, chat_page):
     assert page.locator(".pyclient-send").evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(1, 2, 3)"
 
 
+@MAIN_THREAD_ONLY
 def test_theme_argument_forces_dark(page, chat_page):
     page.emulate_media(color_scheme="light")
     open_chat(chat_page, "theme=dark")
@@ -458,6 +466,7 @@ def test_network_failure_reads_as_a_connection_problem(page, chat_page):
     assert line.value.text.endswith("`await thread.run()` retries.")
 
 
+@MAIN_THREAD_ONLY
 def test_a_cross_origin_agent_without_cors_headers_is_named_with_the_flag_that_allows_the_page(
         page, chat_page, scripted_agent):
     # The page on the site's port, the agent on the scripted agent's own port, which sends no CORS
@@ -489,6 +498,7 @@ def test_a_wrong_agent_url_says_to_check_it_and_not_to_try_again(page, chat_page
     assert "HTTP 405" in line.value.text and "retries" not in line.value.text and "log" not in line.value.text
 
 
+@MAIN_THREAD_ONLY
 def test_a_404_from_the_agent_says_to_check_the_url_and_not_to_try_again(page, chat_page):
     open_chat(chat_page)
     send(page, "not found")
