@@ -157,7 +157,8 @@ class MirrorNode:
             node = node.parentNode
         return False
 
-    def _detach(self) -> None:
+    def detach(self) -> None:
+        """Leave the parent's children, in the mirror only (the caller sends the operation)."""
         parent = self.parentNode
         if parent is not None:
             parent.childNodes.remove(self)
@@ -179,11 +180,12 @@ class MirrorNode:
                     child.parentNode = None
                 taken.extend(moved)
             else:
-                node._detach()
+                node.detach()
                 taken.append(node)
         return taken
 
-    def _insert(self, index: int, nodes: list[MirrorNode]) -> None:
+    def insert_at(self, index: int, nodes: list[MirrorNode]) -> None:
+        """Make `nodes` children at `index`, in the mirror only (the caller sends the operation)."""
         if not isinstance(self, (MirrorElement, MirrorFragment)):
             raise TypeError("only elements and fragments have children")
         for node in nodes:
@@ -193,7 +195,7 @@ class MirrorNode:
     def append(self, *items: Any) -> None:
         if items:
             nodes = self._coerced(items)  # a fragment's own id is sent: the page moves its children
-            self._insert(len(self.childNodes), self._take(nodes))
+            self.insert_at(len(self.childNodes), self._take(nodes))
             self._owner.op(["append", self.node_id, [node.node_id for node in nodes]])
 
     def appendChild(self, item: Any) -> Any:
@@ -203,7 +205,7 @@ class MirrorNode:
     def prepend(self, *items: Any) -> None:
         if items:
             nodes = self._coerced(items)
-            self._insert(0, self._take(nodes))
+            self.insert_at(0, self._take(nodes))
             self._owner.op(["prepend", self.node_id, [node.node_id for node in nodes]])
 
     def insertBefore(self, item: Any, reference: MirrorNode | None) -> Any:
@@ -211,7 +213,7 @@ class MirrorNode:
         if reference is None:
             return self.appendChild(node)
         taken = self._take([node])
-        self._insert(_index(self.childNodes, reference), taken)
+        self.insert_at(_index(self.childNodes, reference), taken)
         self._owner.op(["insert", self.node_id, node.node_id, reference.node_id])
         return node
 
@@ -225,11 +227,11 @@ class MirrorNode:
         for child in self.childNodes:
             child.parentNode = None
         self.childNodes = []
-        self._insert(0, taken)
+        self.insert_at(0, taken)
         self._owner.op(["children", self.node_id, [node.node_id for node in nodes]])
 
     def remove(self) -> None:
-        self._detach()
+        self.detach()
         self._owner.op(["remove", self.node_id])
 
     def before(self, *items: Any) -> None:
@@ -244,8 +246,8 @@ class MirrorNode:
         taken = self._take(nodes)
         if parent is not None:
             index = _index(parent.childNodes, self)
-            self._detach()
-            parent._insert(index, taken)
+            self.detach()
+            parent.insert_at(index, taken)
         self._owner.op(["replace", self.node_id, [node.node_id for node in nodes]])
 
     def _beside(self, items: tuple[Any, ...], offset: int, code: str) -> None:
@@ -253,7 +255,7 @@ class MirrorNode:
         nodes = self._coerced(items)
         taken = self._take(nodes)
         if parent is not None:
-            parent._insert(_index(parent.childNodes, self) + offset, taken)
+            parent.insert_at(_index(parent.childNodes, self) + offset, taken)
         self._owner.op([code, self.node_id, [node.node_id for node in nodes]])
 
     # -- text ----------------------------------------------------------------------------
@@ -266,34 +268,36 @@ class MirrorNode:
     def textContent(self, text: str) -> None:
         self.replaceChildren(*([str(text)] if text else []))
 
-    def _walk(self) -> Iterator[MirrorElement]:
+    def descendants(self) -> Iterator[MirrorElement]:
+        """The elements below, in document order."""
         for node in self.childNodes:
             if isinstance(node, MirrorElement):
                 yield node
-                yield from node._walk()
+                yield from node.descendants()
 
     def querySelectorAll(self, selector: str) -> list[MirrorElement]:
         test = matcher(selector, self)  # type: ignore[arg-type]
-        return [node for node in self._walk() if test(node)]
+        return [node for node in self.descendants() if test(node)]
 
     def querySelector(self, selector: str) -> MirrorElement | None:
         test = matcher(selector, self)  # type: ignore[arg-type]
-        return next((node for node in self._walk() if test(node)), None)
+        return next((node for node in self.descendants() if test(node)), None)
 
     def cloneNode(self, deep: bool = False) -> MirrorNode:
         """A copy (with its subtree when `deep`): the page clones its node in one operation and
         numbers the copy's nodes in document order, as here."""
         copies: list[MirrorNode] = []
-        copy = self._copy(bool(deep), copies)
+        copy = self.copy_tree(bool(deep), copies)
         self._owner.op(["clone", self.node_id, bool(deep), [node.node_id for node in copies]])
         return copy
 
-    def _copy(self, deep: bool, copies: list[MirrorNode]) -> MirrorNode:
+    def copy_tree(self, deep: bool, copies: list[MirrorNode]) -> MirrorNode:
+        """A copy made without operations, each new node appended to `copies` in document order."""
         copy = self._blank()
         copies.append(copy)
         if deep:
             for child in self.childNodes:
-                child_copy = child._copy(True, copies)
+                child_copy = child.copy_tree(True, copies)
                 child_copy.parentNode = copy  # type: ignore[assignment]
                 copy.childNodes.append(child_copy)
         return copy
@@ -378,7 +382,7 @@ class MirrorElement(MirrorNode):
 
     def _blank(self) -> MirrorElement:
         copy = MirrorElement(self._owner, self.localName, emit=False)
-        copy._attributes.update(self._attributes)
+        copy.copy_attributes_of(self)
         copy.style.copy_of(self.style)
         self._owner.known(copy)
         return copy
@@ -392,6 +396,10 @@ class MirrorElement(MirrorNode):
         return str(self.localName).upper()
 
     # -- attributes and properties ---------------------------------------------------------
+
+    def copy_attributes_of(self, other: MirrorElement) -> None:
+        """Take `other`'s attributes, with no operation (a clone's: the page copies the node)."""
+        self._attributes.update(other._attributes)
 
     def getAttribute(self, name: str) -> str | None:
         return self._attributes.get(name.lower())  # type: ignore[no-any-return]
