@@ -360,7 +360,10 @@ def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph
         Route("/agent/media", media_endpoint(media_log), methods=["POST"]),
         Mount("/lg", app=langgraph_interrupts),
     ])
-    with ServerThread(_RecordAgentBodies(app, agent_log)) as server:
+    from devserver.app import WEB
+    from pyclient.testing._worker_pages import WorkerPages
+
+    with ServerThread(WorkerPages(_RecordAgentBodies(app, agent_log), WEB)) as server:
         yield server.url
 
 

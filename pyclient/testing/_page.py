@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ._worker_pages import WORKER_QUERY
+from ._worker_pages import worker_path
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page, Route
@@ -95,9 +95,7 @@ class PyclientPage:
             AssertionError: a script of the page failed (PyScript's `.py-error` box), or the
                 guard caught something.
         """
-        if worker:
-            path += ("&" if "?" in path else "?") + WORKER_QUERY
-        self.page.goto(path)
+        self.page.goto(worker_path(path) if worker else path)
         self._wait_ready(timeout_ms, ready)
         return self.page
 

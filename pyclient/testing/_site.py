@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._server import ASGIApp, Receive, Scope, Send, agent_app
-from ._worker_pages import ISOLATION_HEADERS, WORKER_QUERY, as_worker_page, has_worker_script
+from ._worker_pages import serve_worker_page
 
 if TYPE_CHECKING:
     from ._scripted import ScriptedAgent
@@ -85,33 +85,12 @@ class Site:
 
             await _plain(send, 200, json.dumps(page_config()), "application/json")
             return
-        if scope["method"] in ("GET", "HEAD") and await self._page(path, scope, send):
+        if await serve_worker_page(self.root, scope, send):
             return
         for prefix, app in self._mounts:
             if path == prefix or path.startswith(prefix + "/"):
                 await app({**scope, "root_path": prefix}, receive, send)
                 return
-
-
-    async def _page(self, path: str, scope: Scope, send: Send) -> bool:
-        """Serve an HTML page of the folder that runs in worker mode (see the table); False
-        for anything else, which the mounts serve."""
-        name = path.lstrip("/") or "index.html"
-        if name.endswith("/"):
-            name += "index.html"
-        file = self.root / name
-        if not name.endswith(".html") or not file.is_file() or ".." in Path(name).parts:
-            return False
-        html = file.read_bytes()
-        asked = WORKER_QUERY.encode() in scope.get("query_string", b"").split(b"&")
-        if not asked and not has_worker_script(html):
-            return False
-        body = as_worker_page(html) if asked else html
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-cache"),
-                                *ISOLATION_HEADERS]})
-        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
-        return True
 
 
 async def _plain(send: Send, status: int, text: str, media_type: str = "text/plain; charset=utf-8") -> None:

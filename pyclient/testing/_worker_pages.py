@@ -5,22 +5,28 @@ The site serves any of its HTML pages this way when asked with `?pyclient-worker
 attribute, and the response the headers a worker's `pyscript.document` needs
 (`Cross-Origin-Opener-Policy: same-origin`, `Cross-Origin-Embedder-Policy: credentialless`),
 so one page is tested in both modes without a copy. A page that has a worker script of its
-own gets the headers without asking.
+own gets the headers without asking. `Site` serves its folder this way, and `WorkerPages` puts
+the same in front of any other ASGI app of pages (this repository's dev server in its tests).
 
 ```python
 from pyclient.testing._worker_pages import WORKER_QUERY, as_worker_page, has_worker_script
 
 page = b'<script type="py" src="main.py" config="pyscript.json"></script>'
 print(as_worker_page(page).decode())       # <script type="py" worker src="main.py" config="pyscript.json"></script>
-print(has_worker_script(as_worker_page(page)), WORKER_QUERY)     # True pyclient-worker=1
+print(has_worker_script(as_worker_page(page)), worker_path("/chat.html?theme=dark"))
+# True /chat.html?theme=dark&pyclient-worker=1
 ```
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-__all__ = ["ISOLATION_HEADERS", "WORKER_QUERY", "as_worker_page", "has_worker_script"]
+from ._server import ASGIApp, Receive, Scope, Send
+
+__all__ = ["ISOLATION_HEADERS", "WORKER_QUERY", "WorkerPages", "as_worker_page", "has_worker_script",
+           "serve_worker_page", "worker_path"]
 
 WORKER_QUERY = "pyclient-worker=1"
 """The query that asks the site for a page in worker mode."""
@@ -50,6 +56,46 @@ def as_worker_page(html: bytes) -> bytes:
     return _SCRIPT_TAG.sub(add, html)
 
 
+def worker_path(path: str) -> str:
+    """`path` with the query that asks for the page in worker mode (before any `#fragment`)."""
+    base, hash_, fragment = path.partition("#")
+    return base + ("&" if "?" in base else "?") + WORKER_QUERY + hash_ + fragment
+
+
 def has_worker_script(html: bytes) -> bool:
     """Whether `html` has a `<script type="py" worker>` (or `mpy`)."""
     return any(_is_python(tag) and _WORKER.search(tag[:-1] + b" ") for tag in _SCRIPT_TAG.findall(html))
+
+
+async def serve_worker_page(root: Path, scope: Scope, send: Send) -> bool:
+    """Answer a GET or HEAD of an HTML page of `root` that runs in worker mode: asked for with
+    `WORKER_QUERY`, or with a worker script of its own. False for anything else, left to the caller."""
+    if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
+        return False
+    name = scope["path"].lstrip("/") or "index.html"
+    if name.endswith("/"):
+        name += "index.html"
+    file = root / name
+    if not name.endswith(".html") or ".." in Path(name).parts or not file.is_file():
+        return False
+    html = file.read_bytes()
+    asked = WORKER_QUERY.encode() in scope.get("query_string", b"").split(b"&")
+    if not asked and not has_worker_script(html):
+        return False
+    body = as_worker_page(html) if asked else html
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-cache"),
+                            *ISOLATION_HEADERS]})
+    await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
+    return True
+
+
+class WorkerPages:
+    """ASGI middleware: `app`'s HTML pages of `root` in worker mode when asked (`serve_worker_page`)."""
+
+    def __init__(self, app: ASGIApp, root: Path) -> None:
+        self.app, self.root = app, root
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not await serve_worker_page(self.root, scope, send):
+            await self.app(scope, receive, send)

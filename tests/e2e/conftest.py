@@ -7,6 +7,11 @@ tests/conftest.py's `callback_errors` fails it when a listener, a renderer or a 
 a page of its browser context (pages log those and go on). The pages here are served by the
 dev server (`live_server`), not by the plugin's `pyclient_site`, because they also talk to its
 embedded agent and test routes.
+
+A suite runs in both modes with `pytestmark = BOTH_MODES`: its tests then run once with the
+page's Python on the main thread and once in a PyScript worker (`mode`), and `open_page`,
+`boot_once` and `in_mode` open each page accordingly (`?pyclient-worker=1`, which both sites
+answer with the page in worker mode and cross-origin isolated).
 """
 
 from __future__ import annotations
@@ -18,8 +23,23 @@ import pytest
 
 from devserver.chromium import launch_args
 from pyclient.testing import PyclientPage
+from pyclient.testing._worker_pages import worker_path
 
 BOOT_TIMEOUT_MS = 60_000
+
+BOTH_MODES = pytest.mark.parametrize("mode", ["main", "worker"], indirect=True, scope="module")
+"""Run a module's tests with the page's Python on the main thread and in a worker (`mode`)."""
+
+
+@pytest.fixture(scope="module")
+def mode(request) -> str:
+    """Where the page's Python runs: "main" (the main thread) unless the module runs `BOTH_MODES`."""
+    return getattr(request, "param", "main")
+
+
+def in_mode(path: str, mode: str) -> str:
+    """`path` as it opens the page in `mode` ("worker": with the query that asks for worker mode)."""
+    return worker_path(path) if mode == "worker" else path
 
 
 @pytest.fixture(scope="session")
@@ -55,23 +75,23 @@ def wait_ready(page, timeout: int = BOOT_TIMEOUT_MS) -> None:
 
 
 @pytest.fixture
-def open_page(page):
-    """Navigate to a path on the dev server and wait until its Python is ready."""
+def open_page(page, mode):
+    """Navigate to a path on the dev server (in the module's `mode`) and wait until its Python is ready."""
 
     def open_(path: str = "/", timeout: int = BOOT_TIMEOUT_MS):
-        page.goto(path)
+        page.goto(in_mode(path, mode))
         wait_ready(page, timeout)
         return page
 
     return open_
 
 
-def boot_once(context, watch_callback_errors, path: str) -> PyclientPage:
-    """A guarded page of `context` opened at `path` and ready: for a module of tests that share
-    one booted page (a boot costs seconds; each test then starts from the page's own reset)."""
+def boot_once(context, watch_callback_errors, path: str, mode: str = "main") -> PyclientPage:
+    """A guarded page of `context` opened at `path` (in `mode`) and ready: for a module of tests
+    that share one booted page (a boot costs seconds; each test then starts from the page's own reset)."""
     watch_callback_errors(context)
     guard = PyclientPage(context.new_page())
-    guard.open(path, ready=READY)
+    guard.open(path, ready=READY, worker=mode == "worker")
     return guard
 
 

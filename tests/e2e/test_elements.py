@@ -2,7 +2,9 @@
 
 The page is web/tests/scopes.html; `window.t` is its Python test API (web/tests/scopes.py).
 Every request body is captured at the server (`agent_log`), so the tests check what the
-agent really received.
+agent really received. The tests of what must hold across threads (snapshots as elements mount
+and unmount, aborts on unmount, cancel, stop and timeout, pending actions) also run with the
+page's Python in a worker (`BOTH_MODES`), where the page's mutations reach the worker's observer.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import json
 import time
 
 import pytest
+
+from tests.e2e.conftest import BOTH_MODES
 
 
 def call(page, name: str, *args):
@@ -41,6 +45,29 @@ def log(page) -> list[str]:
     return page.evaluate("[...window.__log]")
 
 
+def wait_summary(page, key: str, condition, what: str, timeout: float = 20.0) -> dict:
+    """Poll thread `key`'s summary until `condition(summary)` holds (from here: in a worker the
+    page's `window.t` answers with a promise, which `wait_for_function` does not wait for)."""
+    deadline = time.monotonic() + timeout
+    while not condition(summary := call(page, "summary", key)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"thread {key} never {what}: {summary}")
+        time.sleep(0.05)
+    return summary
+
+
+def wait_answered(page, key: str, answered: bool = True) -> dict:
+    """Wait until thread `key` is idle after its tool result, with the follow-up's answer last
+    (`answered`) or without one. Idle alone is not enough: a thread is idle for a moment
+    between a call's result and the follow-up that sends it (seen by a worker page's polls)."""
+    def done(summary: dict) -> bool:
+        roles = [m["role"] for m in summary["messages"]]
+        return (summary["status"] == "idle" and "tool" in roles
+                and (roles[-1] == "assistant" and roles.index("tool") < len(roles) - 1) == answered)
+
+    return wait_summary(page, key, done, "answered" if answered else "settled")
+
+
 @pytest.fixture
 def scopes(open_page, agent_log):
     page = open_page("/tests/scopes.html")
@@ -51,6 +78,7 @@ def scopes(open_page, agent_log):
 T1_TOOLS = ["binding_tool", "change_background", "slow_fetch", "wait_briefly", "wait_forever", "wrapper_tool"]
 
 
+@BOTH_MODES
 def test_each_form_lands_in_the_right_thread_snapshot(scopes, agent_log):
     page = scopes
     for key in ("t1", "t2", "t3"):
@@ -120,6 +148,7 @@ def test_registration_errors_are_clear(scopes):
     assert missing.startswith("ConfigurationError") and "#does-not-exist" in missing
 
 
+@BOTH_MODES
 def test_unmount_aborts_a_running_fetch_then_remount_completes(scopes, agent_log, slow_log):
     page = scopes
     slow_log.clear()
@@ -151,13 +180,14 @@ def test_unmount_aborts_a_running_fetch_then_remount_completes(scopes, agent_log
     page.evaluate("window.__slow_seconds = 0.2")
     unpark(page, "c3")
     wait_log(page, "fetch completed")
-    page.wait_for_function("() => JSON.parse(window.t.summary('t1')).status === 'idle'", timeout=20_000, polling=50)
+    wait_answered(page, "t1")
     follow_up = agent_log.bodies[-1]
     results = [m for m in follow_up["messages"] if m["role"] == "tool"]
     assert len(results) == 1 and results[0]["content"].startswith("fetched ")
     assert slow_log.outcomes == ["disconnected", "completed"]
 
 
+@BOTH_MODES
 @pytest.mark.parametrize(
     ("how", "expected_reason", "tool_message"),
     [
@@ -175,7 +205,7 @@ def test_abort_on_cancel_and_stop(scopes, agent_log, how, expected_reason, tool_
         call(page, "stop", "t1")
     wait_log(page, "wait finally")
     assert f"wait finally reason={expected_reason}" in log(page), log(page)
-    page.wait_for_function("() => JSON.parse(window.t.summary('t1')).status === 'idle'", timeout=20_000, polling=50)
+    wait_answered(page, "t1", answered=how == "cancel")
     summary = call(page, "summary", "t1")
     tool_messages = [m for m in summary["messages"] if m["role"] == "tool"]
     assert len(tool_messages) == 1 and tool_message in tool_messages[0]["content"]
@@ -187,6 +217,7 @@ def test_abort_on_cancel_and_stop(scopes, agent_log, how, expected_reason, tool_
         assert len(agent_log.bodies) == 1  # no follow-up after a stop
 
 
+@BOTH_MODES
 def test_abort_on_timeout(scopes, agent_log):
     page = scopes
     call(page, "send", "t1", "wait briefly")
@@ -200,28 +231,31 @@ def make_unavailable(page, text: str) -> None:
     call(page, "park_on_tool_call", "t2", "c2")
     call(page, "send_later", "t2", text)
     wait_log(page, "parked c2")
-    page.wait_for_function(
-        "() => JSON.parse(window.t.summary('t2')).pending.some(a => a.status === 'unavailable')",
-        timeout=20_000, polling=50)
+    wait_summary(page, "t2", lambda summary: any(a["status"] == "unavailable" for a in summary["pending"]),
+                 "had an unavailable call")
 
 
+@BOTH_MODES
 def test_unavailable_call_waits_then_runs_on_remount(scopes, agent_log):
     page = scopes
     make_unavailable(page, "set the heading to Later slowly")
     assert "set_heading" in tools_of(agent_log.bodies[0])
     assert len(agent_log.bodies) == 1 and page.locator("h1").text_content() == "scopes"
     unpark(page, "c2")
-    page.wait_for_function("() => JSON.parse(window.t.summary('t2')).status === 'idle'", timeout=20_000, polling=50)
-    assert page.locator("h1").text_content() == "Later"
+    # The remount reached the thread (in a worker, once the page's mutation record has
+    # crossed): the call runs, then its follow-up is answered.
+    page.wait_for_function("document.querySelector('h1').textContent === 'Later'", timeout=20_000, polling=50)
+    wait_answered(page, "t2")
     sent = [m for m in agent_log.bodies[-1]["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in sent] == ["heading is now Later"]
 
 
+@BOTH_MODES
 def test_unavailable_call_cancelled_reaches_the_agent(scopes, agent_log):
     page = scopes
     make_unavailable(page, "set the heading to Never slowly")
     call(page, "cancel", "t2", "the heading panel was closed")
-    page.wait_for_function("() => JSON.parse(window.t.summary('t2')).status === 'idle'", timeout=20_000, polling=50)
+    wait_answered(page, "t2")
     sent = [m for m in agent_log.bodies[-1]["messages"] if m["role"] == "tool"]
     assert len(sent) == 1 and "the heading panel was closed" in sent[0]["content"]
     assert sent[0].get("error")

@@ -3,6 +3,8 @@ round trip answers each call exactly once; two tabs on one thread, one holds it.
 
 The page is web/tests/store.html, driven with pyclient's own pytest plugin: `pyclient_page`
 (guarded, opened on the repository's `web/` folder) and `scripted_agent` (answering `/agent`).
+Both run with the page's Python on the main thread and in a worker (`BOTH_MODES`): there the
+store is the worker's IndexedDB and the lock between tabs the worker's Web Lock.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from ag_ui.core import RunAgentInput
 from playwright.sync_api import expect
 
 from pyclient.testing import PyclientPage
-from tests.e2e.conftest import READY
+from tests.e2e.conftest import BOTH_MODES, READY
+
+pytestmark = BOTH_MODES
 
 TIMEOUT = 20_000
 
@@ -54,13 +58,13 @@ def answers_delivered(requests: list[RunAgentInput]) -> Counter:
     return delivered
 
 
-def test_reload_at_every_step_of_a_round_trip(pyclient_page, scripted_agent):
+def test_reload_at_every_step_of_a_round_trip(pyclient_page, scripted_agent, mode):
     thread = f"reload-{uuid.uuid4().hex[:8]}"
     scripted_agent.on("call hold").say("On it.").call("act", x="1", call_id="call1").hold()
     scripted_agent.on("call pair").say("On it.").call("act", x="2", call_id="call2").call(
         "ask", question="which colour?", call_id="call2b").then_say("Thanks, I am", hold=True)
     scripted_agent.on("thanks").say("You are welcome")
-    page = pyclient_page.open(f"/tests/store.html?thread={thread}", ready=READY)
+    page = pyclient_page.open(f"/tests/store.html?thread={thread}", ready=READY, worker=mode == "worker")
 
     def reload() -> None:
         pyclient_page.reload(ready=READY)
@@ -132,18 +136,18 @@ def test_reload_at_every_step_of_a_round_trip(pyclient_page, scripted_agent):
     assert runs(page, thread) == 2
 
 
-def test_two_tabs_on_one_thread_one_holds_it(pyclient_page, scripted_agent):
+def test_two_tabs_on_one_thread_one_holds_it(pyclient_page, scripted_agent, mode):
     thread = f"tabs-{uuid.uuid4().hex[:8]}"
     for said, reply in (("hello", "reply 1"), ("more", "reply 3"), ("mine", "reply 5")):
         scripted_agent.on(said).say(reply)
     url = f"/tests/store.html?thread={thread}&plain=1"
-    page = pyclient_page.open(url, ready=READY)
+    page = pyclient_page.open(url, ready=READY, worker=mode == "worker")
     assert page.evaluate("document.documentElement.dataset.readOnly") == "false"
     send(page, "hello")
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply 1", timeout=TIMEOUT)
 
     other = PyclientPage(page.context.new_page())    # a second tab, guarded as well
-    second = other.open(url, ready=READY)
+    second = other.open(url, ready=READY, worker=mode == "worker")
     assert second.evaluate("document.documentElement.dataset.readOnly") == "true"
     expect(second.locator(".pyclient-chat")).to_have_attribute("data-read-only", "true")
     expect(second.locator(".pyclient-run-status")).to_have_text("Read-only: open in another tab")

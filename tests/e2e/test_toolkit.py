@@ -8,7 +8,9 @@ through a thread of the dev server's demo agent at /agent (request bodies: `agen
 The page boots once for the module (a boot takes seconds): each test gets it reset
 (`window.t.reset()`: the DOM as loaded, empty storage, no selection), with the clipboard
 permissions cleared, and fails, like every Chromium test, on a request leaving 127.0.0.1 or
-an uncaught error in the page.
+an uncaught error in the page. Every test runs with the page's Python on the main thread and
+in a worker (`BOTH_MODES`), where the tools reach the page's DOM, clipboard and storage through
+PyScript's `window`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import json
 import pytest
 
 from pyclient.testing import PyclientPage
-from tests.e2e.conftest import READY, checked
+from tests.e2e.conftest import BOTH_MODES, READY, checked
 from tests.helpers import fetch_after_a_frame
 
 
@@ -42,13 +44,16 @@ def refused(result: dict) -> str:
     return result["error"]
 
 
+pytestmark = BOTH_MODES
+
+
 @pytest.fixture(scope="module")
-def session(browser, browser_context_args, watch_callback_errors):
-    """The toolkit page, loaded once, its context and its guard."""
+def session(browser, browser_context_args, watch_callback_errors, mode):
+    """The toolkit page, loaded once (in the module's `mode`), its context and its guard."""
     context = browser.new_context(**browser_context_args)
     watch_callback_errors(context)
     guard = PyclientPage(context.new_page())
-    page = guard.open("/tests/toolkit.html", ready=READY)
+    page = guard.open("/tests/toolkit.html", ready=READY, worker=mode == "worker")
     yield page, context, guard
     context.close()
 

@@ -1,7 +1,9 @@
 """Test page for registration scopes: window.t exposes the threads to Playwright.
 
 Handlers log what happens to them in `window.__log` (a JS array of strings), so the test
-can see starts, aborts and their reasons without reaching into Python.
+can see starts, aborts and their reasons without reaching into Python. The page runs on the
+main thread and in a worker (`?pyclient-worker=1`): it reaches the page through
+`pyscript.window` and `pyscript.document`, never the `js` module (the worker's own scope there).
 """
 
 import asyncio
@@ -10,7 +12,7 @@ import json
 
 import js
 from pyodide.ffi import create_proxy, to_js
-from pyscript import document
+from pyscript import document, window
 
 import weakref
 
@@ -18,11 +20,11 @@ from pyclient import Agent, ToolContext, client_tool, use_client_tool
 from pyclient.browser import Chat, log_to_console
 
 log_to_console()
-js.window.__log = to_js([])
+window.__log = window.Array.new()
 
 
 def log(text):
-    js.window.__log.push(text)
+    window.__log.push(text)
 
 
 @client_tool
@@ -55,10 +57,12 @@ def set_heading(text: str) -> str:
 @client_tool
 async def slow_fetch(ctx: ToolContext) -> str:
     """Download the slow document."""
-    seconds = getattr(js.window, "__slow_seconds", 5) or 5
+    seconds = getattr(window, "__slow_seconds", 5) or 5
     log("fetch started")
     try:
-        response = await js.fetch(f"/test/slow?seconds={seconds}", to_js({"signal": ctx.signal.js}, dict_converter=js.Object.fromEntries))
+        # The page's address: in a worker a relative URL would resolve against the worker's.
+        url = f"{window.location.origin}/test/slow?seconds={seconds}"
+        response = await js.fetch(url, to_js({"signal": ctx.signal.js}, dict_converter=js.Object.fromEntries))
         text = await response.text()
         log("fetch completed")
         return f"fetched {len(str(text))} bytes"
@@ -142,7 +146,7 @@ def send_later(key, text):
 
 
 # Detach an element, keeping it and its parent in `window.__parked` for the test's `unpark()`.
-park = js.Function.new(
+park = window.Function.new(
     "id", "const e = document.getElementById(id); (window.__parked ||= {})[id] = [e, e.parentNode]; e.remove();")
 
 
@@ -260,6 +264,6 @@ api = {
     "config_error": config_error, "panels": panels, "trace_proxies": trace_proxies,
 }
 # Kept for the page's life: these proxies are the test's handle on Python.
-js.window.t = to_js({name: create_proxy(fn) for name, fn in api.items()}, dict_converter=js.Object.fromEntries)
-js.window.t.park = park  # already a JS function
+window.t = to_js({name: create_proxy(fn) for name, fn in api.items()}, dict_converter=js.Object.fromEntries)
+window.t.park = park  # already a JS function
 document.documentElement.dataset.pyclient = "ready"

@@ -5,20 +5,23 @@ The thread is kept in IndexedDB (`store=True` with `?plain=1`; otherwise the sam
 wrapped so each completed save is written to `<html data-saved>` as "RUN_STATE id=status[/sent] ...",
 which the test waits for before it reloads). `act` counts its runs in localStorage
 (`runs:<thread>`) and hangs while `window.actMode == "hang"`; `ask` is answered with
-`window.submitInput(id, text)`.
+`window.submitInput(id, text)`. The page runs on the main thread and in a worker
+(`?pyclient-worker=1`), where the store is the worker's IndexedDB (the page's origin's) and the
+lock between tabs the worker's Web Lock: it reaches the page through `pyscript.window` and
+`pyscript.document`, never the `js` module (the worker's own scope there).
 """
 
 import asyncio
 
 import js
 from pyodide.ffi import create_proxy
-from pyscript import document
+from pyscript import document, window
 
 from pyclient import Agent, client_tool
 from pyclient.browser import Chat, log_to_console
 
 log_to_console()
-params = js.URLSearchParams.new(js.location.search)
+params = js.URLSearchParams.new(window.location.search)
 THREAD = params.get("thread")
 RUNS = f"runs:{THREAD}"
 
@@ -26,8 +29,8 @@ RUNS = f"runs:{THREAD}"
 @client_tool(requires_approval=True)
 async def act(x: str) -> str:
     """Act on x."""
-    js.localStorage.setItem(RUNS, str(int(js.localStorage.getItem(RUNS) or 0) + 1))
-    if getattr(js.window, "actMode", None) == "hang":
+    window.localStorage.setItem(RUNS, str(int(window.localStorage.getItem(RUNS) or 0) + 1))
+    if getattr(window, "actMode", None) == "hang":
         await asyncio.Event().wait()   # until the page is reloaded
     return f"acted {x}"
 
@@ -66,7 +69,7 @@ def submit_input(call_id, text):
     thread.action(call_id).submit(text)
 
 
-js.window.submitInput = create_proxy(submit_input)
+window.submitInput = create_proxy(submit_input)
 
 
 async def main():

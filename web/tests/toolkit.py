@@ -7,7 +7,9 @@ them keep working; storage, selection, toasts, threads, a stubbed clipboard meth
 `info(name)` its definition; `run_aborted` aborts a call from outside; `send(text, names_json)`
 sends `text` in a fresh thread of the demo agent at /agent that has only the named tools, and
 `send_and_approve` also approves the call it brings. `config_errors()` collects what the
-factories refuse.
+factories refuse. The page runs on the main thread and in a worker (`?pyclient-worker=1`): it
+reaches the page through `pyscript.window` and `pyscript.document`, never the `js` module (the
+worker's own scope there).
 """
 
 import asyncio
@@ -16,7 +18,7 @@ import time
 
 import js
 from pyodide.ffi import create_proxy, to_js
-from pyscript import document, web
+from pyscript import document, web, window
 
 from pyclient import AbortController, Agent, RunAborted
 from pyclient.browser.toolkit import (
@@ -105,12 +107,12 @@ def reset():
         while fresh.firstChild:
             element.append(fresh.firstChild)
     document.body.removeAttribute("style")
-    js.localStorage.clear()
-    js.sessionStorage.clear()
-    js.getSelection().removeAllRanges()
+    window.localStorage.clear()
+    window.sessionStorage.clear()
+    window.getSelection().removeAllRanges()
     if document.activeElement:
         document.activeElement.blur()
-    js.Reflect.deleteProperty(js.navigator.clipboard, "readText")  # a test's stand-in, if any
+    window.Reflect.deleteProperty(window.navigator.clipboard, "readText")  # a test's stand-in, if any
 
 
 def fill_big(count):
@@ -175,5 +177,5 @@ async def send_and_approve(text, tool_names):
 
 api = {"reset": reset, "run": run, "info": info, "names": names, "run_aborted": run_aborted, "fill_big": fill_big,
        "config_errors": config_errors, "send": send, "send_and_approve": send_and_approve}
-js.window.t = to_js({name: create_proxy(fn) for name, fn in api.items()}, dict_converter=js.Object.fromEntries)
+window.t = to_js({name: create_proxy(fn) for name, fn in api.items()}, dict_converter=js.Object.fromEntries)
 document.documentElement.dataset.pyclient = "ready"

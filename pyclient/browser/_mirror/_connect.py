@@ -29,7 +29,7 @@ from pyodide.ffi import create_proxy, to_js
 from .._window import page_window
 from ._document import MirrorDocument
 
-__all__ = ["connect", "renderer_source"]
+__all__ = ["connect", "renderer", "renderer_source"]
 
 
 def renderer_source() -> str:
@@ -37,31 +37,33 @@ def renderer_source() -> str:
     return Path(__file__).parent.parent.joinpath("assets", "renderer.js").read_text("utf-8")
 
 
-def _renderer() -> Any:
+@cache
+def renderer() -> Any:
+    """The page's `pyclientRenderer` (evaluated there from the wheel's copy if the page has none)."""
     window = page_window()
-    renderer = getattr(window, "pyclientRenderer", None)
-    if renderer is None:
+    found = getattr(window, "pyclientRenderer", None)
+    if found is None:
         # The page did not load pyclient.js: the same code, evaluated there (needs what
         # PyScript itself needs of a Content-Security-Policy: 'unsafe-eval').
         window.Function(renderer_source())()
-        renderer = window.pyclientRenderer
-    return renderer
+        found = window.pyclientRenderer
+    return found
 
 
 @cache
 def connect() -> MirrorDocument:
     """This worker's mirror document (one per worker)."""
-    renderer = _renderer()
+    page = renderer()
     token = f"w{secrets.token_hex(6)}"
-    renderer.connect(token)
+    page.connect(token)
     options = to_js({"pyclient": token, "ops": ""}, dict_converter=js.Object.fromEntries)
 
     def post(ops: list[Any]) -> None:
         options.ops = json.dumps(ops, separators=(",", ":"), ensure_ascii=False)
         js.postMessage(options)
 
-    document = MirrorDocument(post, adopt=lambda node: renderer.adopt(token, node),
-                              read=lambda node_id: renderer.node(token, node_id), page=page_window().document)
+    document = MirrorDocument(post, adopt=lambda node: page.adopt(token, node),
+                              read=lambda node_id: page.node(token, node_id), page=page_window().document)
 
     def received(message: Any) -> None:
         event = message.data

@@ -12,7 +12,8 @@
 // Nothing here is Python: it runs before and while Pyodide boots and never blocks. The worker
 // reaches it through `pyclientRenderer` (a global): `connect(token)` once, `adopt(token, node)`
 // for a page node the mirror should know, `node(token, id)` for the real node behind a mirror
-// node (reads of live state: an input's value, a list's scroll position).
+// node (reads of live state: an input's value, a list's scroll position), `settle(...)` for a
+// page API that answers with a promise.
 
 const NODE = new WeakMap(); // real node -> its id, per worker: Map(token -> id) kept on the node
 
@@ -176,4 +177,14 @@ globalThis.pyclientRenderer = {
     return id;
   },
   node(token, id) { return workers.get(token)?.nodes.get(id) ?? null; },
+  // A page API that answers with a promise (the clipboard's), called for a worker: through
+  // PyScript's proxy the worker would block until it settles (a permission prompt: for as long
+  // as the user takes). Returns at once; `done(value)` or `done(undefined, errorName, errorMessage)` hears later.
+  settle(target, method, argsJson, done) {
+    Promise.resolve()
+      .then(() => target[method](...JSON.parse(argsJson || "[]")))
+      // Only what is there is passed: a JS null would reach Python as `jsnull`, not None.
+      .then((value) => (value == null ? done() : done(value)),
+            (error) => done(undefined, String(error?.name ?? "Error"), String(error?.message ?? error)));
+  },
 };

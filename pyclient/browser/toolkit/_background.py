@@ -19,9 +19,9 @@ print("would load a URL" in error)                         # True
 
 from typing import Annotated, Any
 
-import js
 from annotated_types import MaxLen, MinLen
 
+from .._window import page_window
 from ..._errors import ToolError
 from ..._tools import ClientTool, client_tool
 from ._background_rules import background_loads_url
@@ -56,19 +56,19 @@ def background_tool(element: Any = None, *, name: str = "change_background") -> 
             background: a CSS background value, such as 'teal' or a gradient
         """
         value = background.strip()
-        if not js.CSS.supports("background", value):
+        if not page_window().CSS.supports("background", value):
             raise ToolError(
                 f"{value[:80]!r} is not a CSS background value this browser accepts. Call {name} again with a "
                 "colour ('teal', '#1e3a8a', 'rgb(30 58 138)') or a gradient ('linear-gradient(teal, navy)')."
             )
-        probe = js.document.createElement("div")
+        probe = page_window().document.createElement("div")
         probe.style.background = value
         if background_loads_url(value) or background_loads_url(str(probe.style.cssText)):
             raise ToolError(
                 f"{value[:80]!r} would load a URL; {name} takes colours and gradients only. Call it again "
                 "without url() or image-set()."
             )
-        target = js.document.body if area is None else area.resolve()
+        target = page_window().document.body if area is None else area.resolve()
         target.style.background = value
         return f"the background of {what} is now {value}"
 

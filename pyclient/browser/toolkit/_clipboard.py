@@ -16,9 +16,10 @@ import asyncio
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-import js
 from annotated_types import MaxLen
 
+from .._page_promise import settled
+from .._window import page_window
 from ..._errors import ToolError
 from ..._tools import ClientTool, client_tool
 from ._page import missing
@@ -28,27 +29,26 @@ __all__ = ["clipboard_tools"]
 
 
 async def _clipboard(action: str, tool: str, timeout_s: float, text: str | None = None) -> Any:
-    clipboard: Any = getattr(js.navigator, "clipboard", None)
+    clipboard: Any = getattr(page_window().navigator, "clipboard", None)
     if missing(clipboard):
         raise ToolError(
             "The clipboard is not available in this page (it needs https or localhost). "
             f"Tell the user {tool} cannot work here."
         )
-    promise = clipboard.readText() if text is None else clipboard.writeText(text)
+    call = settled(clipboard, "readText") if text is None else settled(clipboard, "writeText", text)
     try:
-        # The promise never rejects (`catch(Object)` gives the error itself) and is shielded,
-        # so a call cancelled mid-way (ctx.signal, timeout) leaves no stray JS rejection.
-        value = await asyncio.wait_for(asyncio.shield(promise.catch(js.Object)), timeout_s)
+        # Shielded, and `settled` never raises the page's rejection, so a call cancelled
+        # mid-way (ctx.signal, timeout) leaves no stray JS rejection.
+        outcome = await asyncio.wait_for(asyncio.shield(call), timeout_s)
     except TimeoutError:
         raise ToolError(
             f"The browser did not let the page {action} the clipboard within {timeout_s:g} s: it is probably "
             "waiting for the user to answer its permission prompt. Ask the user to allow clipboard access, "
             f"then call {tool} again."
         ) from None
-    name = getattr(value, "name", None) if not isinstance(value, str) else None
-    if name is None or getattr(value, "message", None) is None:
-        return value
-    message = str(value.message)
+    if outcome.error is None:
+        return outcome.value
+    name, message = outcome.error, outcome.message
     if name == "NotAllowedError" and "focus" in message.lower():
         raise ToolError(
             f"The browser refused to {action} the clipboard because the page does not have focus "

@@ -18,9 +18,9 @@ print(document.querySelector("#panel .pyclient-toast-success").textContent)   # 
 import asyncio
 from typing import Annotated, Any, Literal
 
-import js
 from annotated_types import MaxLen, MinLen
 
+from .._window import page_window
 from ..._tools import ClientTool, client_tool
 from ._page import Area
 from ._rules import check_limit
@@ -62,7 +62,7 @@ def notify_tool(container: Any, *, duration_s: float = 5.0, name: str = "show_to
             kind: how the toast looks
         """
         host = area.resolve()
-        toast = js.document.createElement("div")
+        toast = page_window().document.createElement("div")
         toast.className = f"pyclient-toast pyclient-toast-{kind}"
         toast.setAttribute("role", "status")
         toast.setAttribute("aria-live", "polite")

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import js
 from annotated_types import MaxLen, MinLen
 from pyodide.ffi import JsException, jsnull
 
+from .._window import page_window
 from ..._errors import ConfigurationError, ToolError
 
 __all__ = ["Area", "Selector", "js_error", "missing", "outermost"]
@@ -67,7 +67,7 @@ class Area:
         self.element: Any = None
         if isinstance(root, str):
             try:
-                js.document.createDocumentFragment().querySelector(root)
+                page_window().document.createDocumentFragment().querySelector(root)
             except JsException as exc:
                 raise ConfigurationError(
                     f"{factory}() got {root!r}, which is not a valid CSS selector ({js_error(exc)}). "
@@ -96,7 +96,7 @@ class Area:
         """
         element = self.element
         if self.selector is not None:
-            element = js.document.querySelector(self.selector)
+            element = page_window().document.querySelector(self.selector)
             if missing(element):
                 raise ToolError(
                     f"The page area {self.label} this tool works in is not on the page right now. "

@@ -19,8 +19,8 @@ print((await read_selection.execute({})).content)     # bcd
 ```
 """
 
-import js
 
+from .._window import page_window
 from ..._tools import ClientTool, client_tool
 from ._page import missing
 from ._rules import cap_text, check_limit
@@ -31,7 +31,7 @@ __all__ = ["selection_tool"]
 def _selected_text() -> str:
     """The selection: inside a focused text field its selected part (never a password's),
     else the document's selection."""
-    active = js.document.activeElement
+    active = page_window().document.activeElement
     if not missing(active):
         tag = str(getattr(active, "tagName", "") or "").lower()
         if tag == "input" and str(active.type).lower() == "password":
@@ -40,7 +40,7 @@ def _selected_text() -> str:
             start, end = active.selectionStart, active.selectionEnd
             if not missing(start) and not missing(end):
                 return str(active.value)[int(start):int(end)]
-    selection = js.window.getSelection()
+    selection = page_window().getSelection()
     return "" if missing(selection) else str(selection.toString())
 
 

@@ -19,10 +19,10 @@ print((await storage_remove.execute({"key": "todo"})).content)  # removed 'todo'
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-import js
 from annotated_types import MaxLen, MinLen
 from pyodide.ffi import JsException
 
+from .._window import page_window
 from ..._errors import ToolError
 from ..._tools import ClientTool, client_tool
 from ._page import js_error, missing
@@ -76,7 +76,7 @@ def storage_tools(
 
     def area() -> Any:
         try:
-            return js.sessionStorage if session else js.localStorage
+            return page_window().sessionStorage if session else page_window().localStorage
         except JsException as exc:
             raise ToolError(f"The page cannot use {kind} ({js_error(exc)}). Tell the user.") from None
 
