@@ -106,7 +106,8 @@ class Executions:
             await asyncio.wait({previous})
         try:
             result = await tool.execute(arguments, tool_call_id=call_id, thread_id=self._thread_id, signal=signal,
-                                        convert=self._platform.to_python, read=self._platform.read_media)
+                                        convert=self._platform.to_python, read=self._platform.read_media,
+                                        describe=self._platform.describe_failure)
         except RunAborted:
             return  # answered meanwhile, or the registration went away: report nothing
         except Exception as exc:  # execute() reports handler errors itself; this is a last resort

@@ -120,6 +120,7 @@ async def run_handler(
     tool_call_id: str = "",
     thread_id: str = "",
     signal: AbortSignal | None = None,
+    describe: Callable[[BaseException], str] | None = None,
 ) -> ToolResult:
     """Call `handler(*args, **kwargs)` for one tool call and make its outcome a `ToolResult`.
 
@@ -139,6 +140,8 @@ async def run_handler(
         tool_call_id: the AG-UI `toolCallId`, passed on in the `ToolContext`.
         thread_id: the thread's id, passed on in the `ToolContext`.
         signal: aborts the call from outside (stop, unmount, resolution).
+        describe: what an exception the handler raised says in the failure (`Platform.describe_failure`:
+            a worker's page adds what to write instead); its message by default.
 
     Returns:
         What `encode` made of the handler's value, or a failure: the handler raised, timed
@@ -173,7 +176,7 @@ async def run_handler(
         try:
             value = call()
         except Exception as exc:
-            return _failure(tool_name, exc)
+            return _failure(tool_name, exc, describe)
         if signal is not None and signal.aborted:  # the handler stopped its own call
             controller.abort(signal.reason)
             raise RunAborted(signal.reason)
@@ -213,7 +216,7 @@ async def run_handler(
         raise RunAborted(reason)
     external.cancel()
     if task.done():
-        return await _encoded(_outcome(tool_name, task, encode))
+        return await _encoded(_outcome(tool_name, task, encode, describe))
     controller.abort("timeout")
     await _cancel_and_wait(task)
     return ToolResult.failure(f"Tool {tool_name!r} timed out after {timeout_s:g} s")
@@ -239,12 +242,12 @@ async def _encoded(result: ToolResult | Awaitable[ToolResult]) -> ToolResult:
     return await result if inspect.isawaitable(result) else result
 
 
-def _outcome(tool_name: str, task: asyncio.Task[Any],
-             encode: Callable[[Any], ToolResult | Awaitable[ToolResult]]) -> ToolResult | Awaitable[ToolResult]:
+def _outcome(tool_name: str, task: asyncio.Task[Any], encode: Callable[[Any], ToolResult | Awaitable[ToolResult]],
+             describe: Callable[[BaseException], str] | None) -> ToolResult | Awaitable[ToolResult]:
     if task.cancelled():
         return ToolResult.failure(f"Tool {tool_name!r} was cancelled before it finished")
     error = task.exception()
-    return _failure(tool_name, error) if error is not None else encode(task.result())
+    return _failure(tool_name, error, describe) if error is not None else encode(task.result())
 
 
 def _stopping(tool_name: str, exc: BaseException) -> ToolError:
@@ -257,10 +260,11 @@ def _stopping(tool_name: str, exc: BaseException) -> ToolError:
     )
 
 
-def _failure(tool_name: str, exc: BaseException) -> ToolResult:
+def _failure(tool_name: str, exc: BaseException, describe: Callable[[BaseException], str] | None) -> ToolResult:
     # The model gets the message; the page author gets the traceback in the console.
-    logger.warning("pyclient: tool %r raised %s: %s", tool_name, type(exc).__name__, exc, exc_info=exc)
-    return ToolResult.failure(str(exc) or type(exc).__name__)
+    message = describe(exc) if describe is not None else str(exc) or type(exc).__name__
+    logger.warning("pyclient: tool %r raised %s: %s", tool_name, type(exc).__name__, message, exc_info=exc)
+    return ToolResult.failure(message)
 
 
 async def _cancel_and_wait(task: asyncio.Task[Any]) -> None:

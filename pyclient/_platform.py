@@ -76,6 +76,12 @@ class Platform:
         """
         return value
 
+    def describe_failure(self, exc: BaseException) -> str:
+        """What an exception a handler raised tells the model (its tool result) and the log:
+        its message, or its type's name when it has none. The browser's platform adds, in a
+        worker, what to write instead of a main-thread name the worker's `js` lacks."""
+        return str(exc) or type(exc).__name__
+
     async def read_media(self, value: Any) -> Any:
         """`value` with the environment's own files read as `pyclient.Attachment`s: in the page a
         JS `File` or `Blob`, or a `<canvas>` (a PNG), alone or as the items of a list; an

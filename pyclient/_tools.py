@@ -263,6 +263,7 @@ class ClientTool:
         signal: AbortSignal | None = None,
         convert: Callable[[Any], Any] | None = None,
         read: Callable[[Any], Awaitable[Any]] | None = None,
+        describe: Callable[[BaseException], str] | None = None,
     ) -> ToolResult:
         """Validate the arguments, run the handler and encode its result.
 
@@ -282,6 +283,7 @@ class ClientTool:
                 `ToolError` it raises fails the call with its message.
             read: reads the environment's own files in the value (a page's `Blob` or canvas)
                 as `Media`, before it is converted (`Platform.read_media`).
+            describe: what an exception of the handler says in the result (`Platform.describe_failure`).
 
         Returns:
             A `ToolResult`. Invalid arguments, a handler exception, a timeout and a result that
@@ -303,7 +305,7 @@ class ClientTool:
         return await run_handler(
             self.handler, args, kwargs, tool_name=self.name, encode=partial(self._converted, convert=convert, read=read),
             context_parameter=schema.context_parameter, timeout_s=self.timeout_s, tool_call_id=tool_call_id,
-            thread_id=thread_id, signal=signal,
+            thread_id=thread_id, signal=signal, describe=describe,
         )
 
     def _converted(self, value: Any, convert: Callable[[Any], Any] | None,

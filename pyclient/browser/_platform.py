@@ -32,6 +32,7 @@ from ._dom import BrowserDom
 from ._fetch import FetchTransport
 from ._files import read_media
 from ._storage import IndexedDbStore, hold_thread
+from ._worker_hints import describe_failure
 
 __all__ = ["BrowserPlatform"]
 
@@ -46,6 +47,7 @@ class BrowserPlatform(DomPlatform):
     js_abort = staticmethod(js_controller)
     to_python = staticmethod(to_python)  # JS null, arrays and objects from handlers
     read_media = staticmethod(read_media)  # JS Files, Blobs and canvases as Attachments
+    describe_failure = staticmethod(describe_failure)  # in a worker: how to reach the page instead of `js`
 
     def __init__(self) -> None:
         super().__init__(BrowserDom())

@@ -4,7 +4,9 @@ The page is web/tests/attachments.html (a `Chat` on `POST /agent/media`, tests/s
 files reach it the three ways a person gives them: the attach button's file input (Playwright's
 `set_input_files`), a `paste` into the message input and a `drop` on the chat, both real events
 carrying a real `DataTransfer` built in the page. Each page boot costs seconds: the first test
-puts the composer's checks on one page, the second the bubbles kept across a reload.
+puts the composer's checks on one page, the second the bubbles kept across a reload. Each runs
+with the page's Python on the main thread and in a worker (`BOTH_MODES`), where the page
+cancels a paste or a drop of files itself and hands the files to the worker.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import uuid
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import wait_ready
+from tests.e2e.conftest import BOTH_MODES, wait_ready
 from tests.helpers import PDF_BYTES, png_bytes
+
+pytestmark = BOTH_MODES
 
 TIMEOUT = 20_000
 PAGE = "/tests/attachments.html"

@@ -9,7 +9,8 @@ LangGraph's interrupt graph under `/lg` (`langgraph_interrupts`: `/lg/agent` spe
 (a cancelled outcome, an interrupt that expires, reasons with a page renderer, an interrupt
 without a schema) comes from pyclient's own `scripted_agent`, on the plugin's site.
 Every click that answers is Playwright's, a trusted one; the tests that click from page
-JavaScript (`element.click()`, untrusted) check that nothing is answered.
+JavaScript (`element.click()`, untrusted) check that nothing is answered. Every test runs with
+the page's Python on the main thread and in a worker (`BOTH_MODES`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import boot_once, checked
+from tests.e2e.conftest import BOTH_MODES, boot_once, checked
+
+pytestmark = BOTH_MODES
 
 TIMEOUT = 30_000
 SCHEMA = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
@@ -42,9 +45,9 @@ def interrupts(page) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def live_guard(shared_context, watch_callback_errors):
-    """The page on the dev server (its real agents), booted once for the module."""
-    return boot_once(shared_context, watch_callback_errors, "/tests/interrupts.html")
+def live_guard(shared_context, watch_callback_errors, mode):
+    """The page on the dev server (its real agents), booted once for the module (in each mode)."""
+    return boot_once(shared_context, watch_callback_errors, "/tests/interrupts.html", mode)
 
 
 @pytest.fixture
@@ -266,10 +269,10 @@ def test_a_new_message_cancels_the_open_question(chat_on, graph_log, path):
 # -- scripted: what the real servers here do not send --------------------------------------------
 
 @pytest.fixture(scope="module")
-def scripted_guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors):
+def scripted_guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, mode):
     """The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
     context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
-    yield boot_once(context, watch_callback_errors, "/tests/interrupts.html")
+    yield boot_once(context, watch_callback_errors, "/tests/interrupts.html", mode)
     context.close()
 
 

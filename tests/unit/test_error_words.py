@@ -113,7 +113,9 @@ def one_sentence_end(text: str) -> bool:
     return text.endswith(".") and not text.endswith("..")
 
 
-@pytest.mark.parametrize("error", ERRORS, ids=lambda error: f"{type(error).__name__}:{str(error)[:60]}")
+# The ids without a port number: the same in every pytest process (pytest-xdist compares them).
+@pytest.mark.parametrize("error", ERRORS, ids=lambda error: re.sub(r":\d+/", ":PORT/",
+                                                                  f"{type(error).__name__}:{str(error)[:60]}"))
 def test_every_message_ends_with_one_period_and_none_has_two(error):
     messages = {"the bubble": error_text(error), "the console": console_line("t1", error)}
     if not isinstance(error, RuntimeError):  # pyclient's own words, shown in the bubble's details

@@ -309,6 +309,25 @@ def test_raising_handlers_end_in_an_error_result() -> None:
     assert run(explicit.execute(None)).content == "The clipboard is empty. Ask the user to copy something first."
 
 
+def test_the_platform_describes_what_a_handler_raised_sync_and_async() -> None:
+    """`describe` (the platform's `describe_failure`: in a worker's page, how to reach the page
+    instead of `js`) makes the error result, whether the handler is a plain def or async."""
+    @client_tool
+    def plain() -> None:
+        raise AttributeError("document")
+
+    @client_tool
+    async def later() -> None:
+        raise AttributeError("document")
+
+    def describe(exc: BaseException) -> str:
+        return f"{exc}: write `from pyscript import document`"
+
+    for tool in (plain, later):
+        assert run(tool.execute(None, describe=describe)).error == "document: write `from pyscript import document`"
+        assert run(tool.execute(None)).error == "document"
+
+
 def test_timeout_cancels_async_handler() -> None:
     # The catalog's tool (shared with the browser page) times out after 0.05 s.
     assert run(catalog.slow_tool.execute({})) == ToolResult.failure("Tool 'slow_tool' timed out after 0.05 s")

@@ -6,7 +6,9 @@ Query: `accept=<pattern>,<pattern>` (the Chat's `accept=`; `none`: an empty list
 and `message_limit` (the agent's `max_attachment_bytes` and `max_message_bytes`), `stored_limit`
 (`max_stored_file_bytes`), `thread=<id>` with `store=1` (a thread kept in IndexedDB),
 `theme=light|dark`. `window.t.limit(n)` gives the agent a new per-file limit (what
-`thread.send` checks again), `window.t.state()` the thread's run status.
+`thread.send` checks again), `window.t.state()` the thread's run status. The page runs on the
+main thread and in a worker (`?pyclient-worker=1`): it reaches the page through `pyscript.window`
+and `pyscript.document`, never the `js` module (the worker's own scope there).
 """
 
 import asyncio
@@ -14,13 +16,13 @@ import dataclasses
 
 import js
 from pyodide.ffi import create_proxy, to_js
-from pyscript import document
+from pyscript import document, window
 
 from pyclient import Agent
 from pyclient.browser import Chat, log_to_console
 
 log_to_console()
-params = js.URLSearchParams.new(js.location.search)
+params = js.URLSearchParams.new(window.location.search)
 
 
 def number(name, default):
@@ -46,7 +48,7 @@ def state():
     return thread.run_status
 
 
-js.window.t = to_js({"limit": create_proxy(limit), "state": create_proxy(state)},
+window.t = to_js({"limit": create_proxy(limit), "state": create_proxy(state)},
                     dict_converter=js.Object.fromEntries)
 
 

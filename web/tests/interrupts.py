@@ -6,33 +6,35 @@ and opens a new one on the agent at `path` (the tests share one booted page). In
 `"custom:pick"` draws two buttons that resolve it with `{"colour": "red"}` (`.pick-red`) or
 with something its schema refuses (`.pick-bad`, the error shown in `.pick-error`); reason
 `"custom:boom"` raises. `window.t.interrupts()` is the JSON of every interrupt of the thread
-(`id`, `reason`, `status`, `payload`, `note`); `window.t.state()` the run status.
+(`id`, `reason`, `status`, `payload`, `note`); `window.t.state()` the run status. The page runs
+on the main thread and in a worker (`?pyclient-worker=1`): it reaches the page through
+`pyscript.window` and `pyscript.document`, never the `js` module (the worker's own scope there).
 """
 
 import json
 
 import js
 from pyodide.ffi import create_proxy, to_js
-from pyscript import document
+from pyscript import document, window
 
 from pyclient import Agent, InterruptError
 from pyclient.browser import Chat, log_to_console
 
 log_to_console()
-params = js.URLSearchParams.new(js.location.search)
+params = js.URLSearchParams.new(window.location.search)
 
 
 def pick(interrupt):
-    box = js.document.createElement("div")
+    box = document.createElement("div")
     box.className = "picker"
     box.textContent = f"Pick one ({interrupt.status}) "
     if interrupt.status != "open":
         return box
-    error = js.document.createElement("p")
+    error = document.createElement("p")
     error.className = "pick-error"
 
     def make(label, payload):
-        button = js.document.createElement("button")
+        button = document.createElement("button")
         button.textContent = label
         button.className = "pick-" + label
 
@@ -84,6 +86,6 @@ def state():
 
 if params.get("agent"):
     open_chat(params.get("agent"))
-js.window.t = to_js({"interrupts": create_proxy(interrupts), "state": create_proxy(state),
+window.t = to_js({"interrupts": create_proxy(interrupts), "state": create_proxy(state),
                      "open": create_proxy(open_chat)}, dict_converter=js.Object.fromEntries)
 document.documentElement.dataset.pyclient = "ready"

@@ -4,12 +4,14 @@ page's heading through `pyscript.document`, and a thread bound to `#chat` (mount
 the worker with the page's `MutationObserver`).
 
 `<html data-pyclient="ready">` once set up; `data-round-trip` holds the JSON of the round trip
-(the thread's run status, its last answer, the heading), `data-error` a traceback if one failed.
+(the thread's run status, its last answer, the heading), `data-js-hint` the error result of a
+tool written for the main thread (`js.document`), `data-error` a traceback if one failed.
 """
 
 import json
 import traceback
 
+import js
 from pyscript import RUNNING_IN_WORKER, document
 
 import pyclient
@@ -21,6 +23,12 @@ def set_heading(text: str) -> str:
     """Set the page's heading."""
     document.querySelector("h1").textContent = text
     return f"the heading is now {text}"
+
+
+@client_tool
+def read_the_page_title() -> str:
+    """Read the page title."""
+    return js.document.title   # the main thread's way: in a worker, `js` has no document
 
 
 async def main():
@@ -35,6 +43,10 @@ async def main():
         root.dataset.roundTrip = json.dumps({"status": thread.run_status, "error": str(thread.error or ""),
                                              "answer": thread.messages[-1].content,
                                              "heading": document.querySelector("h1").textContent})
+        # A tool written for the main thread: its error result says what to write instead.
+        hinted = Agent("worker-js", url="/agent", client_tools=[read_the_page_title]).thread()
+        await hinted.send("Read the page title")
+        root.dataset.jsHint = json.dumps([m.content for m in hinted.messages if m.role == "tool"])
     except Exception:
         root.dataset.error = traceback.format_exc()
     root.dataset.pyclient = "ready"
