@@ -367,12 +367,20 @@ def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph
         yield server.url
 
 
+def _in_chromium(item) -> bool:
+    return "/e2e/" in str(item.path).replace("\\", "/") or item.get_closest_marker("chromium") is not None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(config, items):
-    """Run the Chromium tests (tests/e2e/, and those marked `chromium`) last.
+    """Run the Chromium tests (tests/e2e/, and those marked `chromium`) last, in each process.
 
     Playwright's sync API keeps an event loop running in the main thread for the rest of
     the session once it starts, and the CPython tests call `asyncio.run()`, which refuses to
-    run inside a running loop.
+    run inside a running loop. `./dev test` runs two processes (pytest-xdist, `--dist
+    loadgroup`), each handed a group at a time in this order: a module's CPython tests are one
+    group and its Chromium tests another, so no process gets a CPython test after a Chromium one.
     """
-    items.sort(key=lambda item: "/e2e/" in str(item.path).replace("\\", "/")
-               or item.get_closest_marker("chromium") is not None)
+    items.sort(key=_in_chromium)
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(item.module.__name__ + (":chromium" if _in_chromium(item) else "")))

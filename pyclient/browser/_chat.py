@@ -349,14 +349,14 @@ class Chat:
         if command == "jump":
             self._follow = True
             self._jump.hidden = True
-            scroll_to_end(self._list)
+            scroll_to_end(self._list, _FOLLOW_SLACK, force=True)
         elif command == "toggle-log":
             opened = self._log.toggle()
             self._log_toggle.setAttribute("aria-expanded", "true" if opened else "false")
             if opened:
                 self._log.reopen()
             if self._follow:  # the list changed size: still at its end
-                scroll_to_end(self._list)
+                scroll_to_end(self._list, _FOLLOW_SLACK)
         elif command == "download-log":
             self._log.download()
         else:  # what acts on the thread: the commands (trusted clicks only, but Stop)
@@ -407,7 +407,7 @@ class Chat:
         self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()
         if self._follow and scroll:
-            scroll_to_end(self._list)
+            scroll_to_end(self._list, _FOLLOW_SLACK)
         if self._messages.pending:
             self._frames.request()
 

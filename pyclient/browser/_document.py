@@ -49,9 +49,14 @@ else:
         return getattr(node, "_dom_element", node)
 
 
-def scroll_to_end(box: Any) -> None:
-    """Scroll `box` to its end (one operation in a worker, no read of its height there)."""
+def scroll_to_end(box: Any, slack: int = 0, *, force: bool = False) -> None:
+    """Scroll `box` to its end (one operation in a worker, no read of its height there).
+
+    In a worker the page skips it when the person scrolled more than `slack` px away from the
+    end since the last one (their scroll and this may cross between the threads), unless
+    `force` (their own way back). On the main thread the caller's scroll handler has already
+    run: it scrolls."""
     if hasattr(box, "scroll_to_end"):
-        box.scroll_to_end()
+        box.scroll_to_end(slack, force=force)
     else:
         box.scrollTop = box.scrollHeight

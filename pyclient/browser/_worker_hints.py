@@ -1,16 +1,17 @@
 """What a handler written for the main thread is told when, in a worker, it reaches for the page through `js`.
 
-On the main thread `js` is the page's global scope, so `js.document` and `js.localStorage` are
-the page's. In a worker (`<script type="py" worker>`) `js` is the worker's own scope, which has
-no document, no storage, no `alert`, no `navigator.clipboard`: such a handler raises a bare
-`AttributeError: document`. `describe_failure` (`BrowserPlatform.describe_failure`, what the
+On the main thread `js` is the page's global scope, so `js.window` and `js.localStorage` are
+the page's. In a worker (`<script type="py" worker>`) `js` is the worker's own scope: PyScript
+gives it the page's `document`, but it has no `window`, no storage, no `alert`, no
+`navigator.clipboard`, no `MutationObserver` (checked in Chromium), and its `location` is the
+worker script's. Such a handler raises a bare `AttributeError: localStorage`. `describe_failure` (`BrowserPlatform.describe_failure`, what the
 tool's error result and the console say) adds, in a worker, what differs and what to write
 instead: PyScript's `window` and `document`, which reach the page from either thread.
 
 ```python
 from pyclient.browser._worker_hints import describe_failure
 
-print(describe_failure(AttributeError("document"), in_worker=False))   # document
+print(describe_failure(AttributeError("localStorage"), in_worker=False))   # localStorage
 hint = describe_failure(AttributeError("localStorage"), in_worker=True)
 print(hint.endswith("Write `from pyscript import window` and use `window.localStorage`: it is the page's on both threads."))  # True
 ```
@@ -23,7 +24,6 @@ from ._window import IN_WORKER
 __all__ = ["MAIN_THREAD_NAMES", "describe_failure"]
 
 MAIN_THREAD_NAMES: dict[str, str] = {
-    "document": "document",
     "window": "window",
     "clipboard": "window.navigator.clipboard",
     **{name: f"window.{name}" for name in (
@@ -33,7 +33,7 @@ MAIN_THREAD_NAMES: dict[str, str] = {
         "innerHeight", "devicePixelRatio", "visualViewport", "speechSynthesis",
     )},
 }
-"""The page's names a worker's `js` lacks, and what reaches each from a worker."""
+"""The page's names a worker's `js` lacks (PyScript gives it `document`), and what reaches each from a worker."""
 
 
 def describe_failure(exc: BaseException, *, in_worker: bool = IN_WORKER) -> str:
@@ -43,8 +43,7 @@ def describe_failure(exc: BaseException, *, in_worker: bool = IN_WORKER) -> str:
     if not in_worker or name not in MAIN_THREAD_NAMES:
         return message
     instead = MAIN_THREAD_NAMES[name]
-    module_name = instead.split(".")[0]
-    usage = f"and use `{instead}`" if instead != module_name else "instead"
+    usage = f"and use `{instead}`" if instead != "window" else "instead"
     return (f"{message}: this page runs its Python in a PyScript worker (`<script type=\"py\" worker>`), where "
             f"the `js` module is the worker's own scope, which has no `{name}`. "
-            f"Write `from pyscript import {module_name}` {usage}: it is the page's on both threads.")
+            f"Write `from pyscript import window` {usage}: it is the page's on both threads.")

@@ -21,11 +21,18 @@ from contextlib import contextmanager
 
 import pytest
 
+from playwright.sync_api import expect
+
 from devserver.chromium import launch_args
 from pyclient.testing import PyclientPage
 from pyclient.testing._worker_pages import worker_path
 
 BOOT_TIMEOUT_MS = 60_000
+
+# Playwright's `expect` waits 5 s by default: a worker page's answer to an event crosses two
+# threads, which on a loaded 2-core machine (two test processes, each with its Chromium) was
+# seen to take longer. A passing assertion returns as soon as it holds.
+expect.set_options(timeout=15_000)
 
 BOTH_MODES = pytest.mark.parametrize("mode", ["main", "worker"], indirect=True, scope="module")
 """Run a module's tests with the page's Python on the main thread and in a worker (`mode`)."""

@@ -95,7 +95,10 @@ def script_scenarios(agent: ScriptedAgent) -> None:
                     'call create_task {"title": "Water the plants", "due": "friday"}',
                     'call pick_color {"choices": ["blue", "red"]}', 'call pick_color {"choices": ["green"]}'):
         name, arguments = message.split(None, 2)[1:]
-        agent.on(exactly(message)).call(name, arguments, chunks=4).slowly(0.15).then_say(done)
+        # create_task's renderer must see its title grow: its chunks far enough apart for a
+        # busy worker to read each on its own.
+        pause = 0.4 if name == "create_task" else 0.15
+        agent.on(exactly(message)).call(name, arguments, chunks=4).slowly(pause).then_say(done)
     agent.on(exactly("backend")).server_call("web_search", query="pyclient", result="3 results").say(
         "Found 3 results.").slowly(0.1)
     for said in ("hello", "Say hello", "**not bold**"):

@@ -6,7 +6,7 @@ worker's own scope: it has no `MutationObserver`, and its address is the worker 
 test checks what pyclient takes from the page instead (`pyclient.browser._window`): importing
 pyclient works, a thread binds to a page element, and an agent at the relative URL `/agent`
 completes a tool round trip whose handler changes the page's heading (and a handler that uses
-`js.document`, the main thread's way, gets an error result that says what to write), while the page's own
+`js.localStorage`, the main thread's way, gets an error result that says what to write), while the page's own
 button answers at once, within 100 ms all along the boot (and not when the same page runs its
 Python on the main thread). The chat in a worker is tested by tests/e2e/test_chat_ui.py (both
 modes) and the demo's tests (the demo runs in a worker).
@@ -66,10 +66,10 @@ def _check_the_round_trip(page) -> None:
     assert trip["status"] == "idle", trip
     assert trip["heading"] == "Welcome" and page.locator("h1").text_content() == "Welcome"
     assert "the heading is now Welcome" in trip["answer"]
-    # A handler that reaches for `js.document` (the main thread's way) fails with what to write.
+    # A handler that reaches for `js.localStorage` (the main thread's way) fails with what to write.
     [hint] = json.loads(root.get_attribute("data-js-hint"))
-    assert hint.startswith("document: this page runs its Python in a PyScript worker") and \
-        "Write `from pyscript import document` instead" in hint, hint
+    assert hint.startswith("localStorage: this page runs its Python in a PyScript worker") and \
+        "Write `from pyscript import window` and use `window.localStorage`" in hint, hint
     clicks = page.evaluate("window.__clicks")  # the page's own ticker clicked until ready
     page.locator("#ping").click()
     assert page.evaluate("window.__clicks") == clicks + 1

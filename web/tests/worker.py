@@ -5,7 +5,7 @@ the worker with the page's `MutationObserver`).
 
 `<html data-pyclient="ready">` once set up; `data-round-trip` holds the JSON of the round trip
 (the thread's run status, its last answer, the heading), `data-js-hint` the error result of a
-tool written for the main thread (`js.document`), `data-error` a traceback if one failed.
+tool written for the main thread (`js.localStorage`), `data-error` a traceback if one failed.
 """
 
 import json
@@ -26,9 +26,9 @@ def set_heading(text: str) -> str:
 
 
 @client_tool
-def read_the_page_title() -> str:
-    """Read the page title."""
-    return js.document.title   # the main thread's way: in a worker, `js` has no document
+def read_the_saved_title() -> str:
+    """Read the saved title."""
+    return js.localStorage.getItem("title")   # the main thread's way: in a worker, `js` has no localStorage
 
 
 async def main():
@@ -44,8 +44,8 @@ async def main():
                                              "answer": thread.messages[-1].content,
                                              "heading": document.querySelector("h1").textContent})
         # A tool written for the main thread: its error result says what to write instead.
-        hinted = Agent("worker-js", url="/agent", client_tools=[read_the_page_title]).thread()
-        await hinted.send("Read the page title")
+        hinted = Agent("worker-js", url="/agent", client_tools=[read_the_saved_title]).thread()
+        await hinted.send("Read the saved title")
         root.dataset.jsHint = json.dumps([m.content for m in hinted.messages if m.role == "tool"])
     except Exception:
         root.dataset.error = traceback.format_exc()

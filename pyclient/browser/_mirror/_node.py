@@ -523,9 +523,11 @@ class MirrorElement(MirrorNode):
     def scrollIntoView(self, *args: Any) -> None:
         self._call("scrollIntoView", *args)
 
-    def scroll_to_end(self) -> None:
-        """`scrollTop = scrollHeight`, done on the page in one operation."""
-        self._owner.op(["end", self.node_id])
+    def scroll_to_end(self, slack: int = 0, *, force: bool = False) -> None:
+        """`scrollTop = scrollHeight`, done on the page in one operation; unless the person has
+        scrolled more than `slack` px from the end since the last (renderer.js decides where the
+        scroll happens, as this op may cross theirs), or `force`."""
+        self._owner.op(["end", self.node_id, slack, force])
 
     def addEventListener(self, kind: str, listener: Callable[[Any], Any], options: Any = None,
                          *, prevent: str | None = None) -> None:

@@ -119,7 +119,23 @@ function apply(token, ops) {
       }
       case "data": get(id).appendData(op[2]); break;
       case "call": get(id)[op[2]](...op[3]); break;
-      case "end": { const node = get(id); node.scrollTop = node.scrollHeight; break; }
+      case "end": { // ["end", id, slack, force]
+        // The worker follows the end of a list until it hears the person scrolled away; a
+        // scroll it asked for before it heard must not undo theirs, so the page, where the
+        // scroll happens, keeps the last word: away by more than `slack` px, no follow unless
+        // forced (the person's own "jump to the end").
+        const node = get(id);
+        if (!node.__pyclientEnd) {
+          node.__pyclientEnd = { away: false };
+          node.addEventListener("scroll", () => {
+            node.__pyclientEnd.away = node.scrollHeight - node.scrollTop - node.clientHeight > op[2];
+          }, { passive: true });
+        }
+        if (node.__pyclientEnd.away && !op[3]) break;
+        node.scrollTop = node.scrollHeight;
+        node.__pyclientEnd.away = false;
+        break;
+      }
       case "listen": {
         const node = get(id);
         const listener = forward(token, id, op[2], op[3]);
