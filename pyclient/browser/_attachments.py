@@ -78,8 +78,9 @@ def _files_of(file_list: Any) -> list[Any]:
 
 
 def _carries_files(event: Any) -> bool:
+    # `types`: the page's array, or in a worker the list of strings the renderer forwarded.
     transfer = event.dataTransfer
-    return bool(transfer) and bool(transfer.types.includes("Files"))
+    return bool(transfer) and any(str(kind) == "Files" for kind in transfer.types)
 
 
 def _type_of(file: Any) -> str | None:
