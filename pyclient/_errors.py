@@ -6,7 +6,7 @@ PyClientError
 ├── ProtocolError
 │   ├── LocalProtocolError  the caller misused the API (wrong state, unknown id)
 │   └── RemoteProtocolError the server sent a stream pyclient cannot read
-├── TransportError          the request failed: HTTP status, dropped connection
+├── TransportError          the request failed: HTTP status, not an event stream, dropped connection
 ├── RunAborted              a run or a tool execution was aborted (stop, unmount, resolution)
 ├── RunError                a run ended in error: the agent sent RUN_ERROR
 │   └── FollowUpLimitError  the agent kept calling tools past `thread.max_follow_ups`
@@ -87,13 +87,17 @@ class TransportError(PyClientError):
     excerpt of the response body, so the UI can show what the server said. `cross_origin` is
     True when a request to another origin than the page's failed without a response: the
     browser may have refused it for CORS, and says so to no one but its own console.
+    `content_type` is the Content-Type of a 2xx answer that was not an event stream (a login
+    page's `text/html`; "" when it had none), None for every other failure.
     """
 
-    def __init__(self, message: str, *, status: int | None = None, body: str = "", cross_origin: bool = False) -> None:
+    def __init__(self, message: str, *, status: int | None = None, body: str = "", cross_origin: bool = False,
+                 content_type: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.body = body
         self.cross_origin = cross_origin
+        self.content_type = content_type
 
 
 class RunAborted(PyClientError):
