@@ -65,6 +65,16 @@ class Agent:
         max_message_bytes: the most all the files of one message may come to (20 MB).
         max_stored_file_bytes: the largest file a saved thread (`store=`) keeps with its bytes
             (10 MB); a larger one is kept as a text part that names it.
+        max_result_chars: the longest text a tool result may have (1,000,000 characters, about
+            1 MB): a longer one is cut there and ends with a note the model reads ("[truncated:
+            the result was 52,428,800 characters, over this agent's max_result_chars of
+            1,000,000]"), and a warning is logged. Files in a result are not counted.
+        max_request_bytes: the largest request body (50 MB): each one carries the whole
+            conversation, files included; a larger one is not sent and fails the run with a
+            `RequestTooLargeError` naming its size and this limit.
+        max_event_chars: the longest event of a response (50,000,000 characters; a
+            `MESSAGES_SNAPSHOT` repeats the whole history): a longer one fails the run with a
+            `RemoteProtocolError` as soon as that much of it has arrived.
 
     Raises:
         ConfigurationError: an empty name or URL, a tool that is not a `ClientTool`, two
@@ -73,7 +83,7 @@ class Agent:
 
     Attributes:
         name, url, headers, client_tools, max_follow_ups: as given.
-        limits: the three size limits (`pyclient._limits.Limits`).
+        limits: the size limits (`pyclient._limits.Limits`).
         platform: the environment.
         scope: the agent's registrations (`pyclient._scopes.AgentScope`).
     """
@@ -91,6 +101,9 @@ class Agent:
         max_attachment_bytes: int = Limits.max_attachment_bytes,
         max_message_bytes: int = Limits.max_message_bytes,
         max_stored_file_bytes: int = Limits.max_stored_file_bytes,
+        max_result_chars: int = Limits.max_result_chars,
+        max_request_bytes: int = Limits.max_request_bytes,
+        max_event_chars: int = Limits.max_event_chars,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"Agent name must be a non-empty string, got {name!r}. Pass e.g. Agent('main', url).")
@@ -126,7 +139,9 @@ class Agent:
         self.client_tools = tools
         self.headers: dict[str, str] = dict(headers or {})
         self.max_follow_ups = max_follow_ups
-        self.limits = Limits(max_attachment_bytes, max_message_bytes, max_stored_file_bytes)
+        self.limits = Limits(max_attachment_bytes=max_attachment_bytes, max_message_bytes=max_message_bytes,
+                             max_stored_file_bytes=max_stored_file_bytes, max_result_chars=max_result_chars,
+                             max_request_bytes=max_request_bytes, max_event_chars=max_event_chars)
         self.platform = platform if platform is not None else current_platform()
         self._transport = transport
         self.scope = AgentScope(name, tools, self.platform.refresh)

@@ -34,6 +34,7 @@ asyncio.run(main())
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -50,6 +51,8 @@ from ._results import ToolResult
 
 __all__ = ["ThreadAnswers"]
 
+logger = logging.getLogger("pyclient")
+
 
 class ThreadAnswers:
     """The answering of one thread's calls (`pyclient._actions.Answers`); see the module docstring.
@@ -60,6 +63,8 @@ class ThreadAnswers:
         convert: turns JS values from the page into Python data (the platform's `to_python`).
         changed: called after every answer: the driver publishes and wakes its loop.
         serve: called after a retry: the driver serves the call with its registration.
+        max_result_chars: the longest text a result may have (`Agent(max_result_chars=...)`);
+            a longer one is cut, with a note the model reads, and a warning in the log.
     """
 
     def __init__(
@@ -69,8 +74,10 @@ class ThreadAnswers:
         convert: Callable[[Any], Any],
         changed: Callable[[], None],
         serve: Callable[[], None],
+        max_result_chars: int | None = None,
     ) -> None:
         self._machine = machine
+        self._max_result_chars = max_result_chars
         self._executions = executions
         self._convert = convert
         self._changed = changed
@@ -204,11 +211,25 @@ class ThreadAnswers:
 
     def handler_returned(self, call_id: str, execution: int, result: ToolResult) -> None:
         """A handler finished (`pyclient._executions`): its result answers the call if still current."""
-        if self._machine.calls.handler_returned(call_id, execution, result):
+        if self._machine.calls.handler_returned(call_id, execution, self._within_limit(call_id, result)):
             self._executions.abort(call_id, "finished")
             self._changed()
 
     def _answer(self, call_id: str, result: ToolResult, why: str) -> None:
-        self._machine.calls.answer(call_id, result)
+        self._machine.calls.answer(call_id, self._within_limit(call_id, result))
         self._executions.abort(call_id, why)
         self._changed()
+
+    def _within_limit(self, call_id: str, result: ToolResult) -> ToolResult:
+        """`result` cut to `max_result_chars`: it goes into every later request whole, and a
+        50 MB result made a 52 MB follow-up. The page author is told; the model reads a note."""
+        limit = self._max_result_chars
+        if limit is None or len(result.content) <= limit:
+            return result
+        call = self._machine.calls.get(call_id)
+        logger.warning(
+            "pyclient: the result of tool %r for call %s is %s characters, over this agent's max_result_chars "
+            "of %s: the model gets the first %s and a note that it was cut. Return less, or raise "
+            "`Agent(max_result_chars=...)`.", call.name if call is not None else "?", call_id,
+            f"{len(result.content):,}", f"{limit:,}", f"{limit:,}")
+        return result.within(limit)

@@ -4,8 +4,10 @@
 a step of `Conversation.next_step()` it sends the request (the agent's transport), feeds the
 machine each decoded event, starts the handlers the machine names (`pyclient._executions`),
 waits while calls wait for the page, serves unavailable calls as registrations mount, and
-stops, fails or closes what is in flight. HTTP errors, dropped connections and `RUN_ERROR`
-end the run in the machine's `"error"` status, never as an exception out of `run_turn`.
+stops, fails or closes what is in flight. HTTP errors, dropped connections, `RUN_ERROR`, a
+request body over the agent's `max_request_bytes` (not sent) and an event over its
+`max_event_chars` end the run in the machine's `"error"` status, never as an exception out
+of `run_turn`.
 
 One turn (a `send()`/`run()` and its follow-ups) is in flight at a time; `stop()` aborts it,
 its request and its handlers at once.
@@ -36,8 +38,9 @@ from typing import Any, Protocol
 
 from ._abort import AbortController
 from ._answering import ThreadAnswers
-from ._errors import RemoteProtocolError, RunAborted, ToolError, TransportError
+from ._errors import RemoteProtocolError, RequestTooLargeError, RunAborted, ToolError, TransportError
 from ._executions import Executions
+from ._limits import Limits
 from ._machine import Conversation
 from ._platform import Platform
 from ._publisher import Publisher
@@ -54,7 +57,8 @@ logger = logging.getLogger("pyclient")
 
 
 class Endpoint(Protocol):
-    """Where a thread's requests go (its agent): the URL, extra headers, the transport."""
+    """Where a thread's requests go (its agent): the URL, extra headers, the transport, and
+    the size limits (`max_request_bytes` of a body sent, `max_event_chars` of an event read)."""
 
     @property
     def url(self) -> str: ...
@@ -62,6 +66,8 @@ class Endpoint(Protocol):
     def headers(self) -> Mapping[str, str]: ...
     @property
     def transport(self) -> Transport: ...
+    @property
+    def limits(self) -> Limits: ...
 
 
 class _Turn:
@@ -267,6 +273,10 @@ class Driver:
         run_request = self._machine.start_run([tool for tool in served if not tool.server_declared],
                                               [tool for tool in served if tool.server_declared])
         endpoint = self._endpoint
+        limit = endpoint.limits.max_request_bytes
+        if len(run_request.body) > limit:  # before the write-ahead save: nothing counts as sent
+            self._fail(RequestTooLargeError(endpoint.url, len(run_request.body), limit))
+            return
         request = Request(endpoint.url, {
             **endpoint.headers,
             # pydantic-ai answers 415 without this content type.
@@ -313,7 +323,9 @@ class Driver:
         machine = self._machine
         signal = turn.controller.signal
         # aclosing: a raising receive() closes the stream now, not when the generator is collected.
-        async with aclosing(read_event_batches(self._endpoint.transport, request, signal)) as batches:
+        endpoint = self._endpoint
+        async with aclosing(read_event_batches(endpoint.transport, request, signal,
+                                               max_event_chars=endpoint.limits.max_event_chars)) as batches:
             async for batch in batches:
                 # Each event is applied, then told to the event listeners; the changes of a
                 # chunk's events are published once, after them (a long answer's words would

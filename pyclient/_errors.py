@@ -6,7 +6,8 @@ PyClientError
 ├── ProtocolError
 │   ├── LocalProtocolError  the caller misused the API (wrong state, unknown id)
 │   └── RemoteProtocolError the server sent a stream pyclient cannot read
-├── TransportError          the request failed: HTTP status, dropped connection
+├── TransportError          the request failed: HTTP status, not an event stream, dropped connection
+├── RequestTooLargeError    a request body over the agent's `max_request_bytes`: not sent
 ├── RunAborted              a run or a tool execution was aborted (stop, unmount, resolution)
 ├── RunError                a run ended in error: the agent sent RUN_ERROR
 │   └── FollowUpLimitError  the agent kept calling tools past `thread.max_follow_ups`
@@ -37,6 +38,7 @@ __all__ = [
     "ProtocolError",
     "PyClientError",
     "RemoteProtocolError",
+    "RequestTooLargeError",
     "RunAborted",
     "RunError",
     "ToolError",
@@ -87,13 +89,38 @@ class TransportError(PyClientError):
     excerpt of the response body, so the UI can show what the server said. `cross_origin` is
     True when a request to another origin than the page's failed without a response: the
     browser may have refused it for CORS, and says so to no one but its own console.
+    `content_type` is the Content-Type of a 2xx answer that was not an event stream (a login
+    page's `text/html`; "" when it had none), None for every other failure.
     """
 
-    def __init__(self, message: str, *, status: int | None = None, body: str = "", cross_origin: bool = False) -> None:
+    def __init__(self, message: str, *, status: int | None = None, body: str = "", cross_origin: bool = False,
+                 content_type: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.body = body
         self.cross_origin = cross_origin
+        self.content_type = content_type
+
+
+class RequestTooLargeError(PyClientError):
+    """A run's request body is larger than `Agent(max_request_bytes=...)`; it was not sent.
+
+    Every request carries the whole conversation (its files too), so it fails the run (and
+    `await thread.run()` would fail again) until the limit is raised or a new thread starts.
+
+    Attributes:
+        size: the body's size in bytes.
+        limit: the limit it went over (`max_request_bytes`).
+    """
+
+    def __init__(self, url: str, size: int, limit: int) -> None:
+        super().__init__(
+            f"The request to {url} is {size:,} bytes, over this agent's max_request_bytes of {limit:,}: it "
+            "was not sent. Each request carries the whole conversation, files included: start a new "
+            "thread, or raise `Agent(max_request_bytes=...)` (the server must accept the size too)."
+        )
+        self.size = size
+        self.limit = limit
 
 
 class RunAborted(PyClientError):

@@ -6,9 +6,12 @@ the handler: an `async def` as an asyncio task, a plain `def` inline on the even
 (Pyodide has no threads, so nothing could interrupt it anyway) with an awaitable it returns
 awaited in a task. The handler's `ToolContext` gets a signal of its own, which aborts with
 reason "timeout" on timeout and with the caller's reason when the caller's signal aborts.
-Whatever the handler does (raises, times out, is cancelled, raises `SystemExit`) ends the
+Whatever the handler does (raises, times out, is cancelled, raises any `BaseException`:
+`SystemExit`, `KeyboardInterrupt`, `GeneratorExit`, a `CancelledError` of its own) ends the
 call with a failed `ToolResult`, never the caller's loop; only the caller's signal ends it
-with `RunAborted`. Nothing here knows tools or schemas: it is handed the tool's name, the
+with `RunAborted`, and only a cancellation of the task that runs the handler (by the caller,
+by a stop or a timeout) is one: a `CancelledError` the handler raises while nobody cancelled
+it is a failure like any other (`Task.cancelling()` tells them apart). Nothing here knows tools or schemas: it is handed the tool's name, the
 handler, its validated arguments and what to make of its value.
 
 ```python
@@ -165,8 +168,12 @@ async def run_handler(
             signal.throw_if_aborted()
         try:
             return handler(*args, **kwargs)
-        except (KeyboardInterrupt, SystemExit) as exc:
-            raise _stopping(tool_name, exc) from exc
+        except Exception:
+            raise
+        except BaseException as exc:
+            if _cancelled_from_outside(exc):
+                raise
+            raise _not_an_exception(tool_name, exc) from exc
 
     loop = asyncio.get_running_loop()
     if not inspect.iscoroutinefunction(handler):
@@ -234,8 +241,12 @@ async def _awaited(tool_name: str, value: Awaitable[Any]) -> Any:
     """What a handler's awaitable (its coroutine, a coroutine from a helper, a Future) gives."""
     try:
         return await value
-    except (KeyboardInterrupt, SystemExit) as exc:
-        raise _stopping(tool_name, exc) from exc
+    except Exception:
+        raise
+    except BaseException as exc:
+        if _cancelled_from_outside(exc):
+            raise
+        raise _not_an_exception(tool_name, exc) from exc
 
 
 async def _encoded(result: ToolResult | Awaitable[ToolResult]) -> ToolResult:
@@ -250,14 +261,30 @@ def _outcome(tool_name: str, task: asyncio.Task[Any], encode: Callable[[Any], To
     return _failure(tool_name, error, describe) if error is not None else encode(task.result())
 
 
-def _stopping(tool_name: str, exc: BaseException) -> ToolError:
-    # Raised out of a task (or inline) they would stop the whole event loop (every thread,
-    # the page): the call fails instead.
-    return ToolError(
-        f"Tool {tool_name!r} raised {type(exc).__name__}"
-        + (f"({exc})" if str(exc) else "")
-        + ": a handler cannot stop the program. Return a result or raise an exception."
-    )
+def _cancelled_from_outside(exc: BaseException) -> bool:
+    """True when `exc` is the cancellation of the task running the handler: the caller's (a
+    stop, an unmount, a timeout, the awaiting task cancelled), which must go on up. A
+    `CancelledError` the handler raised itself, with no cancel pending, is not one."""
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _not_an_exception(tool_name: str, exc: BaseException) -> ToolError:
+    # A BaseException that is not an Exception would leave the handler's task the wrong way:
+    # KeyboardInterrupt and SystemExit raised out of a task (or inline) stop the whole event
+    # loop (every thread, the page); a CancelledError of its own would read as the call being
+    # cancelled from outside (no answer, no follow-up); GeneratorExit out of a task is an
+    # exception nobody retrieves. The call fails instead, like any other failure.
+    raised = f"Tool {tool_name!r} raised {type(exc).__name__}" + (f"({exc})" if str(exc) else "")
+    if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+        why = "a handler cannot stop the program"
+    elif isinstance(exc, asyncio.CancelledError):
+        why = "nothing cancelled the call; a handler cannot cancel it itself"
+    else:
+        why = "a handler ends its call with a result or an exception, not a BaseException"
+    return ToolError(f"{raised}: {why}. Return a result or raise an exception.")
 
 
 def _failure(tool_name: str, exc: BaseException, describe: Callable[[BaseException], str] | None) -> ToolResult:

@@ -5,7 +5,8 @@ dataclasses, datetimes, enums, sets, ...). Files (`Image`, `Document`, … or a 
 and files, `pyclient._media.split_content`) become parts of their own after that text. With an
 output schema (the handler's return hint) the text/JSON value is validated, and normalized, by
 it first. A value that fails the schema or cannot
-be written as JSON is a failure whose message says which field and what to return instead.
+be written as JSON is a failure whose message says which field and what to return instead. A
+thread cuts a result's text to its agent's `max_result_chars` (`ToolResult.within`).
 Nothing here knows tools: it is handed the tool's name and its output adapter.
 
 ```python
@@ -16,6 +17,8 @@ print(encode_returned("add", 5, None).content)                        # 5
 print(encode_returned("pick", {"colour": "red"}, None).content)       # {"colour":"red"}
 print(encode_returned("add", "five", TypeAdapter(int)).error)         # Tool 'add' returned a result that does not match its output schema: ...
 print(encode_submitted("add", 7, TypeAdapter(int)).content)         # 7
+print(encode_returned("read", "x" * 30, None).within(10).content.splitlines()[-1])
+# prints "[truncated: the result was 30 characters, over this agent's max_result_chars of 10]"
 ```
 """
 
@@ -61,6 +64,17 @@ class ToolResult:
     def message_content(self) -> str | list[dict[str, Any]]:
         """The tool message's `content`: the text, or with files a list of parts (text first)."""
         return content_of(self.content, self.media)
+
+    def within(self, max_chars: int) -> ToolResult:
+        """This result, its text cut to `max_chars` characters if it is longer, with a note the
+        model reads: "[truncated: the result was 52,428,800 characters, over this agent's
+        max_result_chars of 1,000,000]" (files are kept: they have limits of their own)."""
+        if len(self.content) <= max_chars:
+            return self
+        note = (f"[truncated: the result was {len(self.content):,} characters, over this agent's "
+                f"max_result_chars of {max_chars:,}]")
+        content = f"{self.content[:max_chars]}\n\n{note}" if max_chars else note
+        return ToolResult(content, content if self.error is not None else None, self.media)
 
     @classmethod
     def success(cls, content: str, media: tuple[Media, ...] = ()) -> ToolResult:

@@ -75,6 +75,11 @@ class SSEDecoder:
         """True while part of an event (or of a line) has arrived without its final blank line."""
         return bool(self._line) or bool(self._data) or bool(self._event)
 
+    @property
+    def pending_size(self) -> int:
+        """How many characters of the unfinished event (and of its unfinished line) are held."""
+        return sum(map(len, self._line)) + sum(map(len, self._data)) + len(self._event)
+
     def pending_text(self, limit: int = 200) -> str:
         """The start of the unfinished event, for error messages (at most `limit` characters)."""
         text = "\n".join(f"data: {value}" for value in self._data[:4])

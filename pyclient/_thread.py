@@ -56,7 +56,6 @@ from ._driver import Driver, Endpoint
 from ._errors import ConfigurationError, LocalProtocolError
 from ._executions import Executions
 from ._interrupt import Interrupt
-from ._limits import Limits
 from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
 from ._content import read_attachments
@@ -94,8 +93,6 @@ class Host(Endpoint, Protocol):
     def scope(self) -> AgentScope: ...
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None: ...
     def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None: ...
-    @property
-    def limits(self) -> Limits: ...
 
 
 class Thread:
@@ -154,7 +151,8 @@ class Thread:
         executions = Executions(platform, machine.thread_id, lambda *result: answers.handler_returned(*result))
         answers = self._answers = ThreadAnswers(machine, executions, platform.to_python,
                                                 changed=lambda: driver.changed(),
-                                                serve=lambda: driver.serve_unavailable())
+                                                serve=lambda: driver.serve_unavailable(),
+                                                max_result_chars=agent.limits.max_result_chars)
         self._publisher = Publisher(machine, self._listeners, answers.action_for, answers.interrupt_for)
         self.scope = ThreadScope(agent.scope, machine.thread_id, self,
                                  lambda registration, lost: driver.registration_changed(registration, lost),

@@ -4,7 +4,9 @@ One small interface, as in httpx: subclass `Transport` and implement `stream()`.
 loop (`Thread`, reading the events through `pyclient._stream`) is the same above every
 transport: `HttpxTransport` on CPython, the fetch transport in the page (`pyclient.browser`),
 `MockTransport` in tests. Every transport raises the same errors, worded once here
-(`http_error`, `connection_failed`, `connection_dropped`).
+(`http_error`, `connection_failed`, `connection_dropped`), and checks a 2xx answer's
+Content-Type the same way before it reads a byte of it (`check_event_stream`): a login page,
+a site's fallback page or a proxy's error page is not read as SSE.
 
 ```python
 import asyncio
@@ -46,6 +48,13 @@ logger = logging.getLogger("pyclient")
 BODY_EXCERPT = 500
 """How much of an error response's body `TransportError.body` keeps (characters)."""
 
+EVENT_STREAM = "text/event-stream"
+"""The only media type of a run's response pyclient reads (AG-UI over SSE)."""
+
+AGUI_PROTOBUF = "application/vnd.ag-ui.event+proto"
+"""AG-UI's binary encoding (`ag_ui.encoder.AGUI_MEDIA_TYPE`, written out: ag_ui is imported
+lazily, after the page has booted), which pyclient does not read."""
+
 
 @dataclass(frozen=True)
 class Request:
@@ -69,8 +78,9 @@ class Transport:
 
     Implementations must:
 
-    - raise `TransportError(message, status=<int>, body=<excerpt>)` for a non-2xx response,
-      and `TransportError(message)` chained `from` the cause when the connection fails or
+    - raise `TransportError(message, status=<int>, body=<excerpt>)` for a non-2xx response
+      (`http_error`), call `check_event_stream` on a 2xx one before reading its body, and
+      raise `TransportError(message)` chained `from` the cause when the connection fails or
       drops mid-body;
     - stop promptly when `signal` aborts (the fetch transport passes `signal.js` to fetch;
       the run loop also cancels the task reading the stream);
@@ -88,7 +98,8 @@ class Transport:
             An async iterator of body chunks (usually an async generator).
 
         Raises:
-            TransportError: non-2xx status, connection failure, connection dropped mid-body.
+            TransportError: non-2xx status, a 2xx that is not `text/event-stream`, connection
+                failure, connection dropped mid-body.
             RunAborted: `signal` aborted before or while the request was in flight.
         """
         raise NotImplementedError("The 'stream' method must be implemented.")
@@ -131,6 +142,39 @@ def http_advice(status: int) -> str:
     if 400 <= status < 500:
         return "Fix: the server refused the request; its answer above says why."
     return "Fix: check the agent URL (it must be the AG-UI endpoint, which answers POST with an event stream)."
+
+
+def check_event_stream(request: Request, status: int, content_type: str | None) -> None:
+    """Refuse a 2xx response that is not an event stream, before its body is read.
+
+    Every transport calls it with the response's `Content-Type` header (None when it has none).
+    Only `text/event-stream` (with any parameters) is read. Anything else, a login page, a
+    site's fallback page (`text/html`) or a proxy's JSON, fails the run at once with a message
+    naming the type and the URL; AG-UI's protobuf encoding has its own, since the fix is the
+    server's choice of encoding, not the URL.
+
+    Raises:
+        TransportError: with `status` and `content_type` (the header as sent, "" when missing).
+    """
+    media_type = (content_type or "").split(";")[0].strip().lower()
+    if media_type == EVENT_STREAM:
+        return
+    if media_type == AGUI_PROTOBUF:
+        raise TransportError(
+            f"The agent at {request.url} answered with AG-UI's protobuf encoding ({AGUI_PROTOBUF}); "
+            f"pyclient reads the SSE encoding ({EVENT_STREAM}) only, so the body was not read. Fix: have "
+            f"the server choose its encoding from the request's `Accept: {EVENT_STREAM}` header, which "
+            "pyclient sends (check that no proxy in between drops it).",
+            status=status, content_type=content_type or "",
+        )
+    given = f"Content-Type {clause(content_type)}" if content_type and content_type.strip() else "no Content-Type"
+    raise TransportError(
+        f"The agent at {request.url} answered HTTP {status} with {given}, not {EVENT_STREAM}: that is "
+        "not an AG-UI event stream, so the body was not read. Check the agent URL and its path (it must "
+        "be the AG-UI endpoint, e.g. `/agent`; a site's fallback page answers any path), and whether a "
+        "login page or a proxy in between answered instead of the agent.",
+        status=status, content_type=content_type or "",
+    )
 
 
 def connection_failed(request: Request, cause: str, *, before_response: bool = False,
@@ -177,19 +221,22 @@ MockResponse = Union["MockHTTPResponse", AsyncIterator[bytes], Iterable[bytes], 
 
 @dataclass
 class MockHTTPResponse:
-    """What a `MockTransport` handler may return to set a status: `body` is bytes or chunks."""
+    """What a `MockTransport` handler may return to set a status or a Content-Type (None: no
+    header): `body` is bytes or chunks."""
 
     status: int = 200
     body: bytes | Iterable[bytes] | AsyncIterator[bytes] = b""
+    content_type: str | None = EVENT_STREAM
 
 
 class MockTransport(Transport):
     """A transport that calls `handler(request)` instead of the network (tests, demos).
 
     The handler (plain or async function, or async generator function) receives the
-    `Request` and returns bytes, an iterable or async iterator of chunks, or a
-    `MockHTTPResponse` (for a status). Exceptions it raises propagate unchanged, so a test
-    can raise `TransportError` to simulate a dropped connection.
+    `Request` and returns bytes, an iterable or async iterator of chunks (an event stream), or
+    a `MockHTTPResponse` (for a status or another Content-Type, checked like a server's).
+    Exceptions it raises propagate unchanged, so a test can raise `TransportError` to simulate
+    a dropped connection.
     """
 
     def __init__(self, handler: Callable[[Request], MockResponse | Awaitable[MockResponse]]) -> None:
@@ -202,9 +249,10 @@ class MockTransport(Transport):
         result = self.handler(request)
         response = await result if inspect.isawaitable(result) else result
         status = 200
+        content_type: str | None = EVENT_STREAM
         chunks: bytes | Iterable[bytes] | AsyncIterator[bytes]
         if isinstance(response, MockHTTPResponse):
-            status, chunks = response.status, response.body
+            status, chunks, content_type = response.status, response.body, response.content_type
         else:
             chunks = response
         if not 200 <= status < 300:
@@ -215,6 +263,7 @@ class MockTransport(Transport):
             else:  # what b"".join() raised for it
                 raise TypeError("can only join an iterable")
             raise http_error(request, status, body.decode("utf-8", "replace"))
+        check_event_stream(request, status, content_type)
         if isinstance(chunks, bytes):
             chunks = [chunks]
         if hasattr(chunks, "__aiter__"):
@@ -299,6 +348,7 @@ class HttpxTransport(Transport):
                     if not 200 <= response.status_code < 300:
                         body = await _read_excerpt(response)
                         raise http_error(request, response.status_code, body)
+                    check_event_stream(request, response.status_code, response.headers.get("content-type"))
                     async for chunk in response.aiter_bytes():
                         received += len(chunk)
                         yield chunk

@@ -5,9 +5,10 @@ what happened in plain words, and "try again" only where trying again can help (
 failure, a 5xx, a 408 or a 429; never another 4xx, where the agent URL or the page is what
 needs fixing). The page's author reads `console_line(thread_id, error)` in devtools and the
 error itself in the bubble's "Details": the URL, the status, the server's answer and the fix
-(worded by the transports, `pyclient._transport`). Only where the agent server's log holds
-the cause (a 5xx, a `RUN_ERROR`) do they point at it. Pure functions: the unit tests go over
-every branch on CPython.
+(worded by the transports, `pyclient._transport`). An answer that is not an event stream (a
+login page) points at the agent URL or what is in front of the server, never "try again".
+Only where the agent server's log holds the cause (a 5xx, a `RUN_ERROR`) do they point at it.
+Pure functions: the unit tests go over every branch on CPython.
 
 ```python
 from pyclient._transport import Request, http_error
@@ -22,6 +23,7 @@ print(console_line("t1", error))   # pyclient: the run of thread t1 failed: Tran
 from __future__ import annotations
 
 from .._errors import FollowUpLimitError, RemoteProtocolError, RunError, TransportError, clause
+from .._transport import AGUI_PROTOBUF
 
 __all__ = ["console_line", "error_text"]
 
@@ -41,6 +43,15 @@ def error_text(error: BaseException | None) -> str:
 
 def _transport_text(error: TransportError) -> str:
     status = error.status
+    if error.content_type is not None:  # a 2xx that is not an event stream: retrying cannot help
+        media_type = error.content_type.split(";")[0].strip().lower()
+        if media_type == AGUI_PROTOBUF:
+            return ("The assistant's server answered in AG-UI's binary format, which this page does not "
+                    "read: the server must send an event stream. The details say how.")
+        what = ("a web page (text/html)" if media_type == "text/html"
+                else f"something else ({media_type})" if media_type else "something else (no content type)")
+        return (f"The assistant's server answered with {what}, not the assistant's reply: the agent URL "
+                "may be wrong, or a login page or a proxy is in between. Check the agent URL.")
     if status is None:
         if error.cross_origin:  # a CORS refusal and a server that is down look the same
             return ("The assistant could not be reached: its server may be down, or it may not allow "

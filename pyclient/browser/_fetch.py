@@ -2,7 +2,9 @@
 
 PyScript's own `pyscript.fetch` only reads whole bodies; an AG-UI run is a long-lived
 `text/event-stream`, so this reads `response.body.getReader()` chunk by chunk and hands the
-bytes to the same run loop the CPython transport feeds. Each run gets its own JS
+bytes to the same run loop the CPython transport feeds; an answer that is not
+`text/event-stream` (a login page, a site's fallback page) is refused before its body is
+read (`pyclient._transport.check_event_stream`, as on CPython). Each run gets its own JS
 `AbortController` (through `AbortSignal.js`), so `thread.stop()` cancels the request in the
 browser too. A request to another origin than the page's that fails without a response may
 be a CORS refusal (the browser does not say): its error names the flag that allows the page. See https://developer.mozilla.org/en-US/docs/Web/API/Streams_API/Using_readable_streams
@@ -25,8 +27,9 @@ import js
 from pyodide.ffi import to_js
 
 from .._abort import AbortSignal
-from .._errors import RunAborted
-from .._transport import BODY_EXCERPT, Request, Transport, connection_dropped, connection_failed, http_error
+from .._errors import RunAborted, TransportError
+from .._transport import (BODY_EXCERPT, Request, Transport, check_event_stream, connection_dropped, connection_failed,
+                          http_error)
 from ._window import page_url, page_window
 
 __all__ = ["FetchTransport"]
@@ -66,6 +69,14 @@ class FetchTransport(Transport):
         if not response.ok:
             text = await _text_or_empty(response)
             raise http_error(request, int(response.status), text[: BODY_EXCERPT * 4])
+        content_type = response.headers.get("content-type")  # JS null when there is none
+        try:
+            check_event_stream(request, int(response.status), content_type if isinstance(content_type, str) else None)
+        except TransportError:
+            cancel = getattr(response.body, "cancel", None)  # no body: JS null
+            if cancel is not None:  # not read: the browser drops the connection
+                cancel().catch(js.Object)
+            raise
 
         reader = response.body.getReader()
         received = 0

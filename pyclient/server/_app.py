@@ -17,7 +17,8 @@ that `<script type="py" worker>` needs: by default ("auto") the pages that have 
 and nothing else (a main-thread page keeps its popups, and the runtime needs none); "always"
 every response, "never" none. `RequestLog` wraps it all: one log line
 per agent run and per request that failed, with the cause (the upstream's status or why it
-could not be reached, for the proxy).
+could not be reached, for the proxy); a client that hung up mid-body is one INFO line
+(`HungUpClients`), never a traceback.
 
 ```python
 from pathlib import Path
@@ -38,8 +39,9 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
+from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -51,7 +53,7 @@ from ._runtime import ASSETS
 from ._static import StaticDir
 from ._vendor import CONFIG_NAME, config_text
 
-__all__ = ["RUNTIME_MAX_AGE", "BodyTimeout", "CrossOriginIsolation", "create_app", "proxy_endpoint"]
+__all__ = ["RUNTIME_MAX_AGE", "BodyTimeout", "CrossOriginIsolation", "HungUpClients", "create_app", "proxy_endpoint"]
 
 # Pyodide's files are pinned by version, so browsers may keep them a day; the lock keeps
 # its name while its content changes, so it always revalidates.
@@ -116,6 +118,26 @@ class BodyTimeout:
             if not timed_out:
                 raise
             # The app's own error about the disconnect it was handed: the client has its 408.
+
+
+class HungUpClients:
+    """Ends a request quietly when its client hung up in the middle of the body (a closed tab, a
+    `thread.stop()` while the body was on its way, a dropped connection).
+
+    Starlette reads the body for an endpoint and raises `ClientDisconnect` when the server says
+    the client left; its error middleware would then answer 500 to nobody and uvicorn log the
+    traceback as an ERROR. Placed inside Starlette, before that middleware, this ends the
+    request without a response, and `RequestLog` writes its one line (INFO, no traceback).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except ClientDisconnect:
+            pass  # nobody is left to answer, and it is no failure of the server's
 
 
 class CrossOriginIsolation:
@@ -242,7 +264,7 @@ def create_app(
         Route(f"/{CONFIG_NAME}", _Config(root, pages.static), methods=["GET", "HEAD"]),
         Mount("/", app=pages),
     ]
-    app: ASGIApp = BodyTimeout(Starlette(routes=routes), body_timeout)
+    app: ASGIApp = BodyTimeout(Starlette(routes=routes, middleware=[Middleware(HungUpClients)]), body_timeout)
     if allow_origins:
         app = CORSMiddleware(app, allow_origins=list(allow_origins), allow_methods=["GET", "POST"],
                              allow_headers=["*"])

@@ -7,6 +7,7 @@
 | a path not served | WARNING (DEBUG for the browser's own `/favicon.ico`, `/.well-known/…`) | `GET /main.py 404 in 0.00 s: no such file in /home/me/site` |
 | a POST elsewhere | WARNING | `POST /agnet 405 in 0.00 s: only POST /agent takes a POST here` |
 | a refused CORS preflight | WARNING | `OPTIONS /agent 400 in 0.00 s: refused the CORS preflight from origin http://x: pass --allow-origin http://x ...` |
+| a client that hung up mid-body | INFO | `POST /agent in 0.20 s: the client hung up after 500 of its 1000 body bytes; nothing was answered` |
 
 The only header values it shows are a preflight's `Origin` and requested method: the flag that
 allows them takes exactly those. Endpoints add a cause with `note(text)` (an exception with
@@ -110,6 +111,8 @@ class _Exchange:
     causes: list[str] = field(default_factory=list)
     body: list[bytes] = field(default_factory=list)
     read: int = 0
+    received: int = 0  # body bytes received, of any request
+    body_done: bool = False  # its last body message arrived
     status: int = 0
     media_type: str = ""
     cors: bool = False  # the response carried Access-Control-Allow-Origin
@@ -147,6 +150,9 @@ class RequestLog:
 
         async def logged_receive() -> Message:
             message = await receive()
+            if message["type"] == "http.request":
+                seen.received += len(message.get("body", b""))
+                seen.body_done = not message.get("more_body", False)
             if message["type"] == "http.request" and run is not None and seen.read < _MAX_READ:
                 seen.body.append(message.get("body", b""))
                 seen.read += len(seen.body[-1])
@@ -179,12 +185,19 @@ class RequestLog:
             raise
         finally:
             _CAUSES.reset(token)
-            head = f"{method} {path} {seen.status} in {time.perf_counter() - started:.2f} s"
+            status = f" {seen.status}" if seen.status else ""  # none: nothing was answered
+            head = f"{method} {path}{status} in {time.perf_counter() - started:.2f} s"
             if run is not None:
                 run.read_request(b"".join(seen.body))
             self._log(scope, head, seen, run)
 
     def _log(self, scope: Scope, head: str, seen: _Exchange, run: RunRecord | None) -> None:
+        if seen.hung_up and not seen.status and not seen.body_done:  # `HungUpClients` ended it quietly
+            declared = _headers(scope).get("content-length", "")
+            of = f" of its {declared}" if declared.isdigit() else ""
+            logger.info("%s: the client hung up after %d%s body bytes; nothing was answered",
+                        head, seen.received, of)
+            return
         cause = "; ".join(seen.causes)
         if run is not None and 200 <= seen.status < 300:
             if seen.media_type != "text/event-stream":

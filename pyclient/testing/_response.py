@@ -29,9 +29,12 @@ from ag_ui.encoder import EventEncoder
 from .. import MockTransport, Request, TransportError
 from .._transport import MockHTTPResponse
 
-__all__ = ["Event", "Responder", "Response", "in_process", "sse"]
+__all__ = ["PLAIN_TEXT", "Event", "Responder", "Response", "in_process", "sse"]
 
 _ENCODER = EventEncoder()
+
+PLAIN_TEXT = "text/plain; charset=utf-8"
+"""The Content-Type of an HTTP error's body, unless the script names another."""
 
 Event = Union[BaseEvent, Mapping[str, Any], str]
 """One event of a response: an `ag_ui.core` event, a dict sent as its JSON, or SSE data as written."""
@@ -47,7 +50,10 @@ class Response:
             or strings (the data of one event as written: JSON whose escapes must stay as they
             are, JSON nested deeper than `json.dumps` goes, or not JSON at all).
         status: the HTTP status; anything but 200 sends `body` instead of events.
-        body: the body of an HTTP error.
+        body: the body of an HTTP error, or of an answer that is not an event stream.
+        content_type: the Content-Type of `body`; set, `body` is sent instead of events even
+            with status 200 (a login page's `text/html`). None: events (`text/event-stream`),
+            or an error's body as `text/plain`.
         drop_after: close the connection after this many events (no `RUN_FINISHED`).
         delay_s: seconds to wait before each event.
         hold: after the events, keep the response open (no `RUN_FINISHED`) until the client
@@ -57,6 +63,7 @@ class Response:
     events: list[Event] = field(default_factory=list)
     status: int = 200
     body: str = ""
+    content_type: str | None = None
     drop_after: int | None = None
     delay_s: float = 0.0
     hold: bool = False
@@ -102,8 +109,9 @@ def in_process(agent: Responder) -> MockTransport:
 
     def handle(request: Request) -> Any:
         response = agent.respond(json.loads(request.body))
-        if response.status != 200:
-            return MockHTTPResponse(response.status, response.body.encode())
+        if response.status != 200 or response.content_type is not None:
+            return MockHTTPResponse(response.status, response.body.encode(),
+                                    content_type=response.content_type or PLAIN_TEXT)
         if response.drop_after is None and not response.delay_s and not response.hold:
             return [sse(event) for event in response.events]
         return stream(response)

@@ -106,7 +106,7 @@ class Turn:
         self._finish: dict[str, Any] = {}
         self._hold = self._hold_follow_up = False
         self._error: tuple[str, str | None] | None = None
-        self._http: tuple[int, str] | None = None
+        self._http: tuple[int, str, str | None] | None = None  # status, body, Content-Type
         self._drop_after: int | None = None
         self._delay_s = 0.0
         self._state: Any = None
@@ -286,7 +286,14 @@ class Turn:
 
     def http_error(self, status: int, body: str = "") -> Turn:
         """Answer with an HTTP error status instead of a stream."""
-        self._http = (status, body)
+        self._http = (status, body, None)
+        return self
+
+    def respond_with(self, body: str, *, content_type: str = "text/html; charset=utf-8", status: int = 200) -> Turn:
+        """Answer with `body` as `content_type` instead of an event stream: what a login page, a
+        site's fallback page or a proxy's error page answers in the agent's place (pyclient
+        refuses any answer that is not `text/event-stream`, before reading it)."""
+        self._http = (status, body, content_type)
         return self
 
     def drop(self, after: int = 1) -> Turn:
@@ -402,7 +409,8 @@ class Turn:
               finish: Mapping[str, Any] | None = None) -> Response:
         self.times += 1
         if self._http is not None:
-            return Response(status=self._http[0], body=self._http[1])
+            status, body, content_type = self._http
+            return Response(status=status, body=body, content_type=content_type)
         framed: list[Event] = [RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id), *events]
         if not hold:  # a held run stays open: neither RUN_FINISHED nor RUN_ERROR
             framed.append(self._end(run, finish))

@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from ._response import Responder, dropped, sse
+from ._response import PLAIN_TEXT, Responder, dropped, sse
 
 __all__ = ["ServerThread", "agent_app", "read_body"]
 
@@ -60,8 +60,8 @@ def agent_app(agent: Responder, path: str = "/agent") -> ASGIApp:
         except ValueError as exc:  # not JSON, or not a RunAgentInput
             await _plain(send, 422, f"not a RunAgentInput: {exc}")
             return
-        if response.status != 200:
-            await _plain(send, response.status, response.body)
+        if response.status != 200 or response.content_type is not None:
+            await _plain(send, response.status, response.body, response.content_type or PLAIN_TEXT)
             return
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
@@ -90,9 +90,9 @@ async def read_body(receive: Receive) -> bytes:
     return b"".join(chunks)
 
 
-async def _plain(send: Send, status: int, text: str) -> None:
+async def _plain(send: Send, status: int, text: str, content_type: str = PLAIN_TEXT) -> None:
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+                "headers": [(b"content-type", content_type.encode())]})
     await send({"type": "http.response.body", "body": text.encode()})
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import logging
 
 import pytest
 
@@ -342,6 +344,106 @@ def test_keyboard_interrupt_or_system_exit_in_a_handler_fails_the_call_and_the_l
     messages = tool_messages(bodies(server)[1])
     assert [m["toolCallId"] for m in messages] == ["c1", "c2"]
     assert all(exit_type.__name__ in m["error"] for m in messages)
+
+
+def _round_trip_of_a_handler_raising(handler, caplog) -> tuple:
+    """Run one call of `handler` (a tool named "raiser") in a thread, and collect what
+    happened: the thread, the follow-up's tool messages, and asyncio's log records (an
+    exception "never retrieved" is logged when its task is collected: collected here)."""
+    caplog.set_level(logging.DEBUG, logger="asyncio")
+    tool = client_tool(handler, name="raiser")
+    server = calls_then_text([("c1", "raiser", {})])
+    thread = agent_for(server, [tool]).thread()
+    arun(thread.send("go"), timeout=10)   # it returns: before, a sync CancelledError hung it
+    gc.collect()
+    return thread, tool_messages(bodies(server)[1]), [
+        r for r in caplog.records if r.name == "asyncio" and r.levelno >= logging.WARNING]
+
+
+def _assert_failed_and_went_on(thread, messages, asyncio_records, raised: str) -> None:
+    assert thread.run_status == "idle" and thread.error is None
+    (message,) = messages
+    assert message["toolCallId"] == "c1" and f"Tool 'raiser' raised {raised}" in message["error"]
+    assert message["content"] == message["error"]
+    assert thread.action("c1").status == "failed"
+    assert thread.messages[-1].role == "assistant" and thread.messages[-1].content == "done"  # the follow-up's answer
+    assert asyncio_records == [], [r.getMessage() for r in asyncio_records]
+
+
+def test_a_sync_handler_raising_cancelled_error_fails_its_call_and_the_follow_up_goes_out(caplog):
+    def raiser() -> str:
+        """Raises CancelledError without being cancelled."""
+        raise asyncio.CancelledError("by hand")
+
+    _assert_failed_and_went_on(*_round_trip_of_a_handler_raising(raiser, caplog), "CancelledError(by hand)")
+
+
+def test_a_sync_handler_raising_generator_exit_fails_its_call_and_the_follow_up_goes_out(caplog):
+    def raiser() -> str:
+        """Raises GeneratorExit."""
+        raise GeneratorExit
+
+    _assert_failed_and_went_on(*_round_trip_of_a_handler_raising(raiser, caplog), "GeneratorExit")
+
+
+def test_an_async_handler_raising_cancelled_error_fails_its_call_and_the_follow_up_goes_out(caplog):
+    async def raiser() -> str:
+        """Raises CancelledError without being cancelled, after an await."""
+        await asyncio.sleep(0)
+        raise asyncio.CancelledError("by hand")
+
+    _assert_failed_and_went_on(*_round_trip_of_a_handler_raising(raiser, caplog), "CancelledError(by hand)")
+
+
+def test_an_async_handler_raising_generator_exit_fails_its_call_and_the_follow_up_goes_out(caplog):
+    async def raiser() -> str:
+        """Raises GeneratorExit after an await."""
+        await asyncio.sleep(0)
+        raise GeneratorExit
+
+    _assert_failed_and_went_on(*_round_trip_of_a_handler_raising(raiser, caplog), "GeneratorExit")
+
+
+def test_a_base_exception_of_its_own_in_a_handler_fails_the_call(caplog):
+    class Custom(BaseException):
+        pass
+
+    def raiser() -> str:
+        """Raises a BaseException subclass."""
+        raise Custom("odd")
+
+    _assert_failed_and_went_on(*_round_trip_of_a_handler_raising(raiser, caplog), "Custom(odd)")
+
+
+def test_a_handler_cancelled_by_a_stop_is_still_cancelled_not_failed():
+    """The other side of the rule: the CancelledError of a stop reaches the handler and is the
+    stop's (the call is cancelled, nothing is sent), not the handler's own failure."""
+    seen = []
+
+    @client_tool
+    async def waiter() -> str:
+        """Waits until cancelled."""
+        seen.append("started")
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            seen.append("cancelled")
+            raise
+        return "never"
+
+    server = calls_then_text([("c1", "waiter", {})])
+    thread = agent_for(server, [waiter]).thread()
+
+    async def main():
+        sending = asyncio.ensure_future(thread.send("go"))
+        await until(lambda: seen == ["started"])
+        thread.stop("enough")
+        await sending
+        await until(lambda: seen == ["started", "cancelled"])
+
+    arun(main())
+    assert thread.action("c1").status == "cancelled" and len(bodies(server)) == 1
+    assert [m.content for m in thread.messages if m.role == "tool"] == ["Tool call cancelled: enough"]
 
 
 def test_handler_that_swallows_cancellation_still_leaves_the_thread_idle_and_its_result_is_dropped():

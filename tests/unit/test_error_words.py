@@ -20,7 +20,8 @@ import pytest
 from pyclient import FollowUpLimitError, HttpxTransport, MockTransport, RunError, TransportError
 from pyclient._abort import AbortController
 from pyclient._errors import clause
-from pyclient._transport import MockHTTPResponse, Request, connection_dropped, connection_failed, http_error
+from pyclient._transport import (AGUI_PROTOBUF, MockHTTPResponse, Request, check_event_stream, connection_dropped,
+                                 connection_failed, http_error)
 from pyclient.browser._error_words import console_line, error_text
 from pyclient.testing import ScriptedAgent
 from tests.helpers import ANY, agent_for, arun, ids, sse
@@ -93,6 +94,16 @@ def _refused_by_httpx() -> BaseException:
     return arun(run())
 
 
+def _not_event_streams() -> list[BaseException]:
+    """What `check_event_stream` raises for answers that are not an event stream."""
+    errors: list[BaseException] = []
+    for content_type in ("text/html; charset=utf-8", "application/json.", None, " ", AGUI_PROTOBUF):
+        with pytest.raises(TransportError) as raised:
+            check_event_stream(REQUEST, 200, content_type)
+        errors.append(raised.value)
+    return errors
+
+
 def every_error() -> list[BaseException]:
     """Every kind of error a run can end with, as the chat gets it."""
     errors: list[BaseException] = [http_error(REQUEST, status, body) for status in STATUSES for body in BODIES]
@@ -102,6 +113,7 @@ def every_error() -> list[BaseException]:
     errors += [RunError(message, code) for message in AGENT_MESSAGES for code in (None, "overloaded")]
     errors += [FollowUpLimitError(10, ["change_background", "read_page"]), RuntimeError("boom")]
     errors += _stream_errors()
+    errors += _not_event_streams()
     errors.append(_refused_by_httpx())
     return errors
 
@@ -164,7 +176,7 @@ def test_the_agent_servers_log_only_where_it_holds_the_cause():
         holds = (isinstance(error, TransportError) and error.status is not None and error.status >= 500) or (
             type(error) is RunError)
         assert points is holds, str(error)
-        assert "log" not in error_text(error), error_text(error)
+        assert not re.search(r"\blogs?\b", error_text(error)), error_text(error)   # "a login page" is no log
 
 
 def test_a_failed_cross_origin_request_names_cors_and_the_flag_that_allows_the_page():
