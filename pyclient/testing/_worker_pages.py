@@ -9,7 +9,7 @@ own gets the headers without asking. `Site` serves its folder this way, and `Wor
 the same in front of any other ASGI app of pages (this repository's dev server in its tests).
 
 ```python
-from pyclient.testing._worker_pages import WORKER_QUERY, as_worker_page, has_worker_script
+from pyclient.testing._worker_pages import WORKER_QUERY, as_worker_page, has_worker_script, worker_path
 
 page = b'<script type="py" src="main.py" config="pyscript.json"></script>'
 print(as_worker_page(page).decode())       # <script type="py" worker src="main.py" config="pyscript.json"></script>
