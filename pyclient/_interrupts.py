@@ -30,13 +30,13 @@ print(record.status, interrupts.resume_entries())
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 from ._errors import InterruptError, LocalProtocolError
+from ._json import loads
 from ._json_schema import schema_errors
 from ._lifecycle import InterruptEvent, InterruptStatus, next_interrupt_status
 from ._records import Change, InterruptRecord
@@ -162,8 +162,8 @@ class Interrupts(Mapping[str, InterruptRecord]):
         raw: Any = value
         if isinstance(value, str):
             try:
-                raw = json.loads(value)
-            except ValueError:
+                raw = loads(value)
+            except ValueError:  # not JSON, or past the parser's limits (JSONLimitError): the text
                 raw = value
         interrupt_id = _get(raw_event, "id", "id")
         if not isinstance(interrupt_id, str) or not interrupt_id:

@@ -14,10 +14,11 @@ Two hazards in what servers, models and pages hand pyclient:
   the pairs and replaces the lone halves with U+FFFD.
 
 ```python
-from pyclient._json import JSONLimitError, loads, repair
+from pyclient._json import JSONLimitError, loads, repair, too_deep
 
 assert repair("\\ud83d" + "\\ude00") == "\\U0001f600" and repair("a\\ud83d") == "a\\ufffd"
 assert loads('{"a": [1, 2]}') == {"a": [1, 2]}
+assert too_deep('{"a": ' + "[" * 50) and not too_deep('{"a": [[1]]}')
 try:
     loads("[" * 10_000 + "]" * 10_000)
 except JSONLimitError as exc:
@@ -31,7 +32,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "JSONLimitError", "has_surrogates", "loads", "repair", "repair_all"]
+__all__ = ["MAX_DEPTH", "JSONLimitError", "has_surrogates", "loads", "repair", "repair_all", "too_deep"]
 
 MAX_DEPTH = 40
 """Deepest nesting of arrays and objects `loads` accepts (the event's own object counts).
@@ -63,6 +64,12 @@ def _depth_exceeds(text: str, limit: int) -> bool:
         elif token == "]" or token == "}":
             depth -= 1
     return False
+
+
+def too_deep(text: str, max_depth: int = MAX_DEPTH) -> bool:
+    """Whether `text` nests deeper than `max_depth`: one linear scan, no parse, so it also
+    measures JSON that is not complete yet (streaming tool arguments, before a partial parse)."""
+    return _depth_exceeds(text, max_depth)
 
 
 def loads(text: str, *, max_depth: int = MAX_DEPTH) -> Any:

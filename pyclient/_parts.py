@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic_core import from_json
 
 from ._errors import ToolError
-from ._json import JSONLimitError, loads
+from ._json import JSONLimitError, loads, too_deep
 from ._lifecycle import CallStatusName, RunStatus
 
 if TYPE_CHECKING:
@@ -124,10 +124,11 @@ def parse_partial(arguments: str) -> dict[str, Any]:
     """The object an incomplete JSON text holds so far (`{}` when it holds none yet).
 
     Uses pydantic_core's partial parsing: an unfinished string or number counts with what it
-    has so far; an unfinished key or literal is left out until it is complete.
+    has so far; an unfinished key or literal is left out until it is complete. Text nested
+    deeper than `pyclient._json.MAX_DEPTH` holds nothing (`{}`), as `loads` would refuse it.
     """
     text = arguments.strip()
-    if not text:
+    if not text or too_deep(text):  # what `loads` would refuse once complete shows nothing meanwhile
         return {}
     try:
         data = from_json(text, allow_partial="trailing-strings")

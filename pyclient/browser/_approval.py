@@ -4,8 +4,12 @@ A call awaiting approval gets a bar that says what will happen (the tool's descr
 arguments are in the card above it, open), with Approve, Reject and Edit. Edit reveals a small
 form made from the tool's JSON Schema (`pyclient.browser._forms`, drawn by
 `pyclient.browser._inputs`): a text input or textarea per string, a number input per number, a
-checkbox per boolean, a select per enum, a JSON textarea for anything else. An interrupted
-call (the page was reloaded while it ran) gets Retry and Cancel.
+checkbox per boolean, a select per enum, a JSON textarea for anything else. Arguments that
+cannot be read (not JSON, or nested deeper than `pyclient._json.MAX_DEPTH`: read with that
+bounded parser, as the call reads them, so 30,000 levels cost a scan, not the page's stack) stay
+in the card as the model wrote them, and the bar says why (`.pyclient-approval-unread`):
+approved as they are, the call fails with that reason. An interrupted call (the page was
+reloaded while it ran) gets Retry and Cancel.
 
 A server tool's call that waits for approval (an AG-UI interrupt naming the call, whose
 schema asks for `approved`: `interrupt_approval_bar`) gets the same bar. The tool is the
@@ -29,18 +33,21 @@ schema = {"type": "object", "properties": {"to": {"type": "string"}}}
 bar = approval_bar("send_mail", "Send an email.", schema, '{"to": "bob"}')
 print([b.textContent for b in bar.node.querySelectorAll("button")])  # ['Approve', 'Reject', 'Edit']
 print(bar.read())                                                      # {'to': 'bob'}
+deep = approval_bar("send_mail", "", schema, '{"to": ' + "[" * 30_000 + "]" * 30_000 + "}")
+print(deep.node.querySelector(".pyclient-approval-unread").textContent[:50])
+# prints "These arguments cannot be read: JSON nested deeper"
 ```
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import js
 from pyodide.ffi import to_js
 
+from .._json import JSONLimitError, loads
 from ._forms import FormField, form_fields, read_form, values_schema
 from ._inputs import Inputs
 from ._nodes import append_visible, el, set_visible
@@ -71,6 +78,8 @@ class ApprovalBar:
         has_arguments: the call has arguments to show ("with the arguments above").
         answers: the status the buttons answer (`data-for`).
         editable: show Edit (and its form).
+        unread: why the arguments cannot be read (not JSON, nested too deep), said in the bar;
+            None when they can.
 
     Attributes:
         node: the bar's element.
@@ -78,7 +87,7 @@ class ApprovalBar:
     """
 
     def __init__(self, name: str, description: str, fields: list[FormField], *, has_arguments: bool = True,
-                 answers: str = APPROVAL, editable: bool = True) -> None:
+                 answers: str = APPROVAL, editable: bool = True, unread: str | None = None) -> None:
         self.fields = fields
         node = self.node = el("div", "pyclient-approval", role="group")
         node.setAttribute("aria-label", f"Approve the call of {name}?")
@@ -88,6 +97,10 @@ class ApprovalBar:
             node.append(about)
         question = f"Allow {name} to run with the arguments above?" if has_arguments else f"Allow {name} to run?"
         node.append(el("p", "pyclient-approval-question", question))
+        if unread is not None:
+            note = el("p", "pyclient-approval-unread")
+            append_visible(note, unread)
+            node.append(note)
         self._form = el("form", "pyclient-edit")
         self._form.hidden = True
         self._inputs = Inputs(fields)
@@ -133,24 +146,36 @@ class ApprovalBar:
         self._error.hidden = not message
 
 
-def _arguments_object(arguments: str) -> dict[str, Any]:
+def _arguments_object(arguments: str) -> tuple[dict[str, Any], str | None]:
+    """The arguments as an object (`{}` when they are not one), and why they cannot be read
+    (None when they can): read with pyclient's bounded parser, as the call itself reads them,
+    so arguments nested thousands deep are refused here too, not parsed."""
+    if not arguments.strip():
+        return {}, None
     try:
-        parsed = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        parsed = {}
-    return parsed if isinstance(parsed, dict) else {}
+        parsed = loads(arguments)
+    except JSONLimitError as exc:
+        return {}, f"These arguments cannot be read: {exc}"
+    except ValueError as exc:
+        return {}, f"These arguments cannot be read: they are not valid JSON ({exc})."
+    return (parsed if isinstance(parsed, dict) else {}), None
 
 
 def approval_bar(name: str, description: str, schema: Any, arguments: str) -> ApprovalBar:
     """The approval bar of a call of `name` (the tool's `description`, its parameters' `schema`)
-    with `arguments` (JSON text)."""
-    arguments_object = _arguments_object(arguments)
-    return ApprovalBar(name, description, form_fields(schema, arguments_object), has_arguments=bool(arguments_object))
+    with `arguments` (JSON text). Arguments that cannot be read are said so in the bar:
+    approved as they are, the call fails (its arguments are read again, and refused, before
+    its handler would run); Edit replaces them."""
+    arguments_object, unread = _arguments_object(arguments)
+    if unread is not None:
+        unread += " Approved as they are, the call fails; Edit replaces them."
+    return ApprovalBar(name, description, form_fields(schema, arguments_object),
+                       has_arguments=bool(arguments_object) or unread is not None, unread=unread)
 
 
 def interrupt_approval_bar(name: str, interrupt: Interrupt, arguments: str) -> ApprovalBar:
     """The approval bar of a server tool's call of `name` with `arguments` (JSON text), answering `interrupt`."""
-    arguments_object = _arguments_object(arguments)
+    arguments_object, unread = _arguments_object(arguments)
     schema = interrupt.response_schema
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
     edited = properties.get("editedArgs") if isinstance(properties, Mapping) else None
@@ -161,8 +186,8 @@ def interrupt_approval_bar(name: str, interrupt: Interrupt, arguments: str) -> A
         fields = form_fields(edited, arguments_object)
     else:
         fields = form_fields(values_schema(arguments_object), arguments_object)
-    bar = ApprovalBar(name, interrupt.message or "", fields, has_arguments=bool(arguments_object), answers=OPEN,
-                      editable=editable)
+    bar = ApprovalBar(name, interrupt.message or "", fields, has_arguments=bool(arguments_object) or unread is not None,
+                      answers=OPEN, editable=editable, unread=unread)
     bar.node.dataset.interruptId = interrupt.id
     return bar
 

@@ -7,7 +7,8 @@ call waits for the person at the page, the action's status in `data-action`. The
 and the result are in collapsible `<details>` (the arguments open while they stream or wait
 for approval). Streamed arguments are appended to the text already shown, so a long argument
 costs linear time; once complete they are shown once more, formatted (up to `FORMAT_MAX`
-characters: longer ones stay as they streamed). Arguments, results and errors are untrusted
+characters: longer ones stay as they streamed, and so do arguments that are not JSON or that
+`pyclient._json.loads` refuses, nested too deep to parse). Arguments, results and errors are untrusted
 text: written as text nodes with bidi controls and zero-width characters made visible (`pyclient.browser._visible`).
 
 The files of a result (`part.media`: what a client tool returned, or a server's result with
@@ -51,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyodide.ffi import JsProxy
 
+from .._json import loads
 from ._document import dom_node
 from ._media_nodes import media_list
 from ._mirror import MirrorElement, MirrorNode
@@ -155,8 +157,8 @@ def _result_files(media: tuple[Media, ...]) -> Any:
 
 def _formatted_arguments(arguments: str) -> str:
     try:
-        return formatted(json.loads(arguments))
-    except ValueError:
+        return formatted(loads(arguments))
+    except ValueError:  # not JSON, or past the parser's limits (JSONLimitError): as the model wrote them
         return arguments
 
 

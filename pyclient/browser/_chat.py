@@ -54,8 +54,13 @@ on synthetic clicks. A thread kept in a store (`store=`) is restored at once
 (`thread.restore()`): its history, its cards, the partial text of a run the reload cut
 (marked `data-interrupted`); a thread another tab holds is shown read-only.
 
-Styling ships with the package (`chat.css`, injected once per document as
-`<style id="pyclient-chat-style">`, first in `<head>` so page rules win). Everything is
+Styling ships with the package (`chat.css`, put once per document first in `<head>`, so page
+rules win: `pyclient.browser._stylesheet`): inline as `<style id="pyclient-chat-style">` by
+default, with the page's Content-Security-Policy nonce (`nonce=`, else the nonce of the page's
+first element that has one); linked as a file with `stylesheet="/pyclient/chat.css"` (`pyclient
+serve` and `pyclient vendor` provide it there); or not at all when the page links that file
+itself (`<link rel="stylesheet" href="pyclient/chat.css">`), which a policy without
+`'unsafe-inline'` or nonces for styles needs. Everything is
 scoped under `.pyclient-chat`; the chat has its own opaque background, light or dark after
 `prefers-color-scheme`, or forced with `data-theme="light"` / `"dark"` on its root
 (`theme=`). Theme it with CSS custom properties, on the chat or any ancestor:
@@ -103,7 +108,6 @@ import itertools
 import logging
 import weakref
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 
@@ -116,41 +120,21 @@ from ._eventlog import EventLog
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._status import run_view
-from ._window import page_window
+from ._stylesheet import install_stylesheet
 
 if TYPE_CHECKING:
     from .._events import AGUIEvent
     from .._listeners import ThreadEvent
     from .._thread import Thread
 
-__all__ = ["STYLE_ID", "Chat", "install_stylesheet"]
+__all__ = ["Chat"]
 
 logger = logging.getLogger("pyclient")
-
-STYLE_ID = "pyclient-chat-style"
-"""The id of the `<style>` element that holds the chat's stylesheet (one per document)."""
 
 # How close to the bottom (px) the list must be to count as "at the bottom" (following).
 _FOLLOW_SLACK = 24
 
 _ids = itertools.count(1)
-
-
-def install_stylesheet(document: Any = None) -> None:
-    """Put the chat's stylesheet in `document` (the page's by default), once.
-
-    It goes first in `<head>`, so the page's own rules win at equal specificity.
-    """
-    document = document or page_window().document  # the real page's, from a worker too
-    if document.getElementById(STYLE_ID):
-        return
-    # The file beside this module (a wheel is installed unpacked, in Pyodide too), read without
-    # importlib.resources, whose import cost about 40 ms of the page's boot.
-    css = Path(__file__).with_name("chat.css").read_text("utf-8")
-    style = document.createElement("style")
-    style.id = STYLE_ID
-    style.textContent = css
-    document.head.prepend(style)
 
 
 def _attribute(node: Any, name: str) -> str | None:
@@ -174,6 +158,14 @@ class Chat:
         accept: MIME patterns of the files the person may attach, e.g. `["image/*",
             "application/pdf"]` (also the file picker's `accept`); None takes any file, an
             empty list none (no attach button).
+        stylesheet: the URL of `chat.css` to link (`"/pyclient/chat.css"`, where `pyclient
+            serve` serves it; `"pyclient/chat.css"` in a vendored folder) instead of putting
+            the CSS inline: for a Content-Security-Policy whose `style-src` allows files
+            (`'self'`) but not inline styles. None puts it inline, unless the page has a
+            `<link rel="stylesheet">` to `…pyclient/chat.css` already (then that one is used).
+        nonce: the Content-Security-Policy nonce the inline stylesheet carries (a `style-src
+            'nonce-…'` policy); None takes the page's own, from the first element that has
+            one (`<script nonce>`), if any.
 
     Raises:
         ValueError: `theme` is not None, "light" or "dark"; a pattern of `accept` is not a
@@ -190,12 +182,14 @@ class Chat:
         title: str | None = None,
         theme: Literal["light", "dark"] | None = None,
         accept: Iterable[str] | None = None,
+        stylesheet: str | None = None,
+        nonce: str | None = None,
     ) -> None:
         if theme not in (None, "light", "dark"):
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
         self.thread = thread
         self.suggestions = tuple(str(text) for text in suggestions)
-        install_stylesheet()
+        install_stylesheet(href=stylesheet, nonce=nonce)
         prefix = f"pyclient-chat-{next(_ids)}"
         root = self._root = el("div", "pyclient-chat")
         if theme is not None:

@@ -45,6 +45,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._json import loads
+
 __all__ = ["ALL_ARGUMENTS", "AnswerForm", "FieldKind", "FormError", "FormField", "answer_form", "form_fields",
            "initial_text", "read_form", "values_schema"]
 
@@ -221,7 +223,7 @@ def _read(field: FormField, raw: Any) -> tuple[bool, Any]:
             raise FormError(f"{field.label}: {text.strip()!r} is not a finite number.")
         return True, int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
     try:
-        return True, json.loads(text)
+        return True, loads(text)
     except ValueError as exc:
         raise FormError(f"{field.label}: not valid JSON ({exc}).") from None
 
@@ -291,7 +293,7 @@ class AnswerForm:
             text = str(values.get(field.name) or "")
             if text.lstrip().startswith(("{", "[")):
                 try:
-                    return json.loads(text)
+                    return loads(text)
                 except ValueError as exc:
                     raise FormError(f"{field.label}: not valid JSON ({exc}). Write plain text, or fix the JSON.") from None
             return text

@@ -10,7 +10,9 @@ become active content:
   `validateLink`): `[x](javascript:alert(1))` stays text; every link opens in a new tab with
   `rel="noopener noreferrer nofollow"`;
 - images never load: `![alt](https://…)` becomes a link labelled with its alt text, so no
-  request leaves the page because the model wrote one.
+  request leaves the page because the model wrote one;
+- no `style` attribute: a table column's alignment is a class (`pyclient-align-right`, aligned
+  by chat.css), which a Content-Security-Policy without `'unsafe-inline'` styles allows.
 
 The `js-default` preset gives CommonMark plus tables and strikethrough; typographer and
 linkify are off. markdown-it-py is imported on the first `render()`, never at import time, so
@@ -22,6 +24,7 @@ from pyclient.browser._markdown import is_safe_link, render
 
 print(render("**bold** [x](javascript:alert(1))").strip())  # <p><strong>bold</strong> [x](javascript:alert(1))</p>
 print(is_safe_link("https://example.org"), is_safe_link("javascript:alert(1)"))  # True False
+print('<td class="pyclient-align-right">7</td>' in render("| n |\\n| -: |\\n| 7 |"))  # True
 ```
 """
 
@@ -87,10 +90,21 @@ def _make_parser() -> MarkdownIt:
         return (f'<a class="pyclient-image-link" href="{escapeHtml(src)}" target="_blank" '
                 f'rel="{LINK_REL}">{label}</a>')
 
+    def cell_open(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        # A column's alignment as a class: markdown-it writes `style="text-align:right"`, which
+        # a Content-Security-Policy whose style-src has no 'unsafe-inline' refuses.
+        token = tokens[idx]
+        style = str(token.attrs.pop("style", ""))
+        if style.startswith("text-align:"):
+            token.attrJoin("class", "pyclient-align-" + style.removeprefix("text-align:"))
+        return str(renderer.renderToken(tokens, idx, options, env))
+
     # breaks: a single newline is a line break, as people expect in a chat answer.
     parser = _SafeMarkdown("js-default", {"html": False, "linkify": False, "typographer": False, "breaks": True})
     parser.add_render_rule("link_open", link_open)
     parser.add_render_rule("image", image)
+    parser.add_render_rule("th_open", cell_open)
+    parser.add_render_rule("td_open", cell_open)
     return parser
 
 

@@ -26,13 +26,14 @@ print(blank_page_reason('<script type="py" config="pyscript.json"></script>',
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections.abc import Callable, Collection
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urlsplit
+
+from .._json import loads
 
 __all__ = ["blank_page_reason"]
 
@@ -80,8 +81,8 @@ def _off_server(url: str, hosts: Collection[str]) -> bool:
 
 def _parse(text: str, as_json: bool) -> Any:
     try:
-        return json.loads(text) if as_json else tomllib.loads(text)
-    except ValueError:  # JSONDecodeError and TOMLDecodeError alike: PyScript reports it
+        return loads(text) if as_json else tomllib.loads(text)
+    except ValueError:  # JSONDecodeError, JSONLimitError and TOMLDecodeError alike: PyScript reports it
         return None
 
 

@@ -60,7 +60,7 @@ logger = logging.getLogger("pyclient")
 PACKAGE = Path(__file__).resolve().parent.parent
 # Package data that ships beside the modules (pyproject.toml's package-data says the same;
 # tests/unit/test_runtime_files.py checks they agree).
-PACKAGE_DATA = ["py.typed", "browser/chat.css", "browser/assets/*"]
+PACKAGE_DATA = ["py.typed", "browser/assets/*"]
 """pyclient's files other than modules that its wheel carries, relative to the package."""
 RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"
 """The environment variable that names the folder the runtime is built in (`default_runtime_dir()`)."""
@@ -71,9 +71,10 @@ name a page's config lists in `"packages"`."""
 WHEEL_PREFIX = DISTRIBUTION.replace("-", "_") + "-"
 
 ASSETS = PACKAGE / "browser" / "assets"
-"""pyclient's JavaScript for the page: `pyclient.js` (the bootstrap a page loads before PyScript)
-and what it imports, served at `/pyclient/` and vendored as `pyclient/`; and `COI_WORKER`. Found
-by path, as package data: importing `pyclient.browser` needs the page's `js`."""
+"""pyclient's files for the page: `pyclient.js` (the bootstrap a page loads before PyScript)
+and what it imports, and `chat.css` (the chat's stylesheet, linked as a file under a strict
+Content-Security-Policy), served at `/pyclient/` and vendored as `pyclient/`; and `COI_WORKER`.
+Found by path, as package data: importing `pyclient.browser` needs the page's `js`."""
 COI_WORKER = ASSETS / "coi-worker.js"
 """The service worker `pyclient vendor` writes at the top of a site, for hosts that cannot send
 headers (cross-origin isolation for worker pages); not vendored in `pyclient/`, whose scope would

@@ -6,7 +6,7 @@ The folder then deploys to any static host, at its root or under a sub-path, wit
 | --- | --- |
 | `pyodide/` | Pyodide's core files, the page's wheels (`pyclient-agui`'s included) and `pyodide-lock.json` |
 | `pyscript/` | PyScript's `dist/` (source maps left out) |
-| `pyclient/` | pyclient's JavaScript for the page: `pyclient.js`, loaded before PyScript, and what it imports |
+| `pyclient/` | pyclient's files for the page: `pyclient.js`, loaded before PyScript, and what it imports; `chat.css`, the chat's stylesheet as a file (a page under a strict Content-Security-Policy links it) |
 | `pyscript.json` | `page_config()`: the interpreter by a relative path, `"packages": ["pyclient-agui"]` |
 | `_headers` | cross-origin isolation (COOP/COEP) for the pages with a `<script type="py" worker>`, on Netlify and Cloudflare Pages |
 | `coi-worker.js` | the same by a service worker, for hosts that cannot send headers (GitHub Pages) |
@@ -58,7 +58,8 @@ PURPOSES = {
     "pyodide/": "Pyodide, the page's wheels (pyclient-agui's included) and pyodide-lock.json, which lists them",
     "pyscript/": "PyScript, which starts Python in the page",
     "pyclient/": "pyclient.js, which pages load before PyScript: worker pages that are not isolated run on the "
-                 "main thread",
+                 "main thread; chat.css, the chat's stylesheet, for pages that link it (a strict "
+                 "Content-Security-Policy)",
     CONFIG_NAME: 'the pages\' PyScript config: the interpreter in pyodide/ and "packages": ["pyclient-agui"]',
     HEADERS_NAME: "COOP/COEP headers for the pages with a <script type=\"py\" worker> (Netlify, Cloudflare Pages)",
     COI_WORKER_NAME: "the same by a service worker, where headers cannot be set (GitHub Pages): pages opt in "

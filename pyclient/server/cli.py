@@ -62,8 +62,8 @@ request it could not serve, with the cause; -v adds each run's AG-UI events."""
 
 VENDOR_HELP = """\
 Write the runtime into the static site folder DIR: pyodide/ (Pyodide, the page's wheels, a
-lock file), pyscript/ (PyScript), pyclient/ (pyclient.js, which pages load before PyScript),
-pyscript.json (a relative interpreter path and "packages": ["pyclient-agui"]), _headers
+lock file), pyscript/ (PyScript), pyclient/ (pyclient.js, which pages load before PyScript, and
+chat.css, the chat's stylesheet as a file), pyscript.json (a relative interpreter path and "packages": ["pyclient-agui"]), _headers
 (COOP/COEP for the pages with a <script type="py" worker>, read by Netlify and Cloudflare
 Pages), coi-worker.js (a service worker that does the same where headers cannot be set, such
 as GitHub Pages; a page opts in with data-coi-worker="coi-worker.js" on pyclient.js's script

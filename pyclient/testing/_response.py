@@ -27,9 +27,15 @@ from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
 
 from .. import MockTransport, Request, TransportError
+from .._json import loads
 from .._transport import MockHTTPResponse
 
-__all__ = ["PLAIN_TEXT", "Event", "Responder", "Response", "in_process", "sse"]
+__all__ = ["PLAIN_TEXT", "REQUEST_MAX_DEPTH", "Event", "Responder", "Response", "in_process", "request_json", "sse"]
+
+REQUEST_MAX_DEPTH = 256
+"""The deepest request body a scripted agent reads. A body nests no deeper than its writer
+serializes (pydantic-core: 255 levels on CPython, about 49 in Pyodide); one deeper is refused
+before it is parsed, as pyclient refuses deep events, rather than exhausting the stack."""
 
 _ENCODER = EventEncoder()
 
@@ -89,6 +95,17 @@ def dropped(index: int) -> TransportError:
     return TransportError(f"The connection dropped after {index} events, as scripted (`drop(after={index})`).")
 
 
+def request_json(body: bytes | str) -> Any:
+    """A request's body as JSON data, read with pyclient's bounded parser (`pyclient._json.loads`).
+
+    Raises:
+        ValueError: the body is not UTF-8, not JSON, or nested deeper than `REQUEST_MAX_DEPTH`
+            (`pyclient._json.JSONLimitError`).
+    """
+    text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
+    return loads(text, max_depth=REQUEST_MAX_DEPTH)
+
+
 def in_process(agent: Responder) -> MockTransport:
     """A `pyclient.MockTransport` whose every request `agent.respond()` answers, with no server.
 
@@ -108,7 +125,7 @@ def in_process(agent: Responder) -> MockTransport:
             await asyncio.Event().wait()
 
     def handle(request: Request) -> Any:
-        response = agent.respond(json.loads(request.body))
+        response = agent.respond(request_json(request.body))
         if response.status != 200 or response.content_type is not None:
             return MockHTTPResponse(response.status, response.body.encode(),
                                     content_type=response.content_type or PLAIN_TEXT)

@@ -55,6 +55,7 @@ from ag_ui.core import (
 )
 
 from .._content import content_of, split_content
+from .._json import loads
 from ._response import Event, Response
 from ._resumes import APPROVAL_SCHEMA, Content, ScriptedInterrupt, approval_outcome, describe, resumes_of
 
@@ -433,8 +434,8 @@ def _arguments(arguments: Mapping[str, Any] | str | None, kwargs: Mapping[str, A
 def _compact(arguments: str) -> str:
     """Arguments as pydantic-ai writes them in an approval's message: compact JSON."""
     try:
-        return json.dumps(json.loads(arguments), separators=(",", ":"), ensure_ascii=False)
-    except ValueError:
+        return json.dumps(loads(arguments), separators=(",", ":"), ensure_ascii=False)
+    except ValueError:  # not JSON, or past the parser's limits (JSONLimitError): as given
         return arguments
 
 

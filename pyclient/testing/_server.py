@@ -16,14 +16,13 @@ with agent.serve() as url:                 # http://127.0.0.1:<free port>/agent
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from ._response import PLAIN_TEXT, Responder, dropped, sse
+from ._response import PLAIN_TEXT, Responder, dropped, request_json, sse
 
 __all__ = ["ServerThread", "agent_app", "read_body"]
 
@@ -56,7 +55,7 @@ def agent_app(agent: Responder, path: str = "/agent") -> ASGIApp:
             await _plain(send, 404 if scope["path"] != path else 405, f"POST {path} is the AG-UI endpoint")
             return
         try:
-            response = agent.respond(json.loads(await read_body(receive)))
+            response = agent.respond(request_json(await read_body(receive)))
         except ValueError as exc:  # not JSON, or not a RunAgentInput
             await _plain(send, 422, f"not a RunAgentInput: {exc}")
             return

@@ -5,9 +5,12 @@
 | `POST <agent_path>` (default `/agent`) | the current `ScriptedAgent` (`site.agent`), unchanged: the page's `Agent(url="/agent")` reaches it |
 | `/pyodide/…` | Pyodide core, the wheels (pyclient's included) and the local `pyodide-lock.json` |
 | `/pyscript/…` | PyScript's `dist/` |
-| `/pyclient/…` | pyclient's page scripts (`pyclient.js`, the worker-mode renderer), as `pyclient serve` serves them |
+| `/pyclient/…` | pyclient's page files (`pyclient.js`, the worker-mode renderer, `chat.css`), as `pyclient serve` serves them |
 | `/pyscript.json` | the folder's own, else `pyclient.server.page_config()` (as `pyclient serve` answers) |
 | `/…` | the author's folder; an HTML page with a worker script, or asked for with `?pyclient-worker=1` (worker mode, `pyclient.testing._worker_pages`), with the cross-origin isolation a worker needs |
+
+`site.page_headers` are sent with every HTML page besides: the headers your host sends, such as
+a `Content-Security-Policy`, so a test sees the page as it will be served.
 
 ```python
 from pathlib import Path
@@ -17,8 +20,10 @@ import httpx
 site = Site(Path("web"), Path("runtime"))
 site.agent = ScriptedAgent()
 site.agent.on("hello").say("Hi")
+site.page_headers = {"Content-Security-Policy": "default-src 'self'"}
 with ServerThread(site) as server:
     print(httpx.post(server.url + "/agent", json={}).status_code)   # 422
+    print(httpx.get(server.url + "/index.html").headers["content-security-policy"])   # default-src 'self'
 ```
 """
 
@@ -28,7 +33,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._server import ASGIApp, Receive, Scope, Send, agent_app
+from ._server import ASGIApp, Message, Receive, Scope, Send, agent_app
 from ._worker_pages import serve_worker_page
 
 if TYPE_CHECKING:
@@ -53,6 +58,8 @@ class Site:
         agent: the `ScriptedAgent` that answers `POST agent_path` (the plugin sets the current
             test's); while None the path answers 503.
         url: `http://127.0.0.1:<port>` while the plugin serves it, else None.
+        page_headers: headers added to every HTML page's response (a `Content-Security-Policy`,
+            say); a test that sets them on the plugin's shared site clears them after.
     """
 
     def __init__(self, root: Path, runtime: Path, agent_path: str = "/agent") -> None:
@@ -61,6 +68,7 @@ class Site:
         self.root, self.agent_path = root, agent_path
         self.agent: ScriptedAgent | None = None
         self.url: str | None = None
+        self.page_headers: dict[str, str] = {}
         self._mounts: list[tuple[str, ASGIApp]] = [
             ("/pyodide", StaticDir(runtime / "pyodide", max_age=RUNTIME_MAX_AGE,
                                    no_cache=frozenset({"pyodide-lock.json"}))),
@@ -72,6 +80,8 @@ class Site:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        if self.page_headers:
+            send = _with_page_headers(send, self.page_headers)
         path = scope["path"]
         if path == self.agent_path:
             if self.agent is None:
@@ -91,6 +101,20 @@ class Site:
             if path == prefix or path.startswith(prefix + "/"):
                 await app({**scope, "root_path": prefix}, receive, send)
                 return
+
+
+def _with_page_headers(send: Send, headers: dict[str, str]) -> Send:
+    """`send`, adding `headers` to the start of an HTML response."""
+    extra = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            own = list(message.get("headers", []))
+            if any(name.lower() == b"content-type" and value.startswith(b"text/html") for name, value in own):
+                message = {**message, "headers": [*own, *extra]}
+        await send(message)
+
+    return sending
 
 
 async def _plain(send: Send, status: int, text: str, media_type: str = "text/plain; charset=utf-8") -> None:

@@ -54,6 +54,12 @@ XSS_TEXT = "\n\n".join(XSS_PAYLOADS)
 # One paragraph of ~27 KB (no blank line: one Markdown block), with Markdown at both ends.
 LONG_PARAGRAPH = "**Start** " + " ".join(f"word{i}" for i in range(4000)) + " *end*."
 
+# Tool arguments nested 30,000 deep, in 60,010 characters: past what pyclient parses (40 levels),
+# and deep enough to exhaust the page's stack if anything parsed them with plain `json.loads`.
+DEEP = "[" * 30_000 + "]" * 30_000
+DEEP_ARGUMENTS = '{"text": ' + DEEP + "}"
+DEEP_MAIL = '{"to": ' + DEEP + "}"
+
 UI_MARKDOWN = ("Here is **bold** and *italic*.\n\n- first item\n- second item\n\n"
                "Run `pip install pyclient` then read [the docs](https://example.org/docs).\n\n"
                "<b>raw html</b> stays text.")
@@ -77,6 +83,8 @@ def script_scenarios(agent: ScriptedAgent) -> None:
     agent.on(exactly("bidi")).call("echo", text="\u202eecila\u200b", chunks=2).then_say(done)
     agent.on(exactly("approve")).say("I will send it once you approve.").call(
         "send_mail", to="alice@example.org", count=2, urgent=False, tone="calm", chunks=2).then_say(done)
+    agent.on(exactly("deep arguments")).call("echo", DEEP_ARGUMENTS, chunks=30).then_say(done)
+    agent.on(exactly("deep approve")).call("send_mail", DEEP_MAIL, chunks=30).then_say(done)
     agent.on(exactly("long paragraph")).say(LONG_PARAGRAPH, chunks=300).slowly(0.004)
     agent.on(exactly("slow 40")).say("".join(f"Paragraph {i} of a long answer.\n\n" for i in range(40)),
                                      chunks=40).slowly(0.1)
@@ -689,6 +697,29 @@ def test_approval_card_edit_form_and_trusted_clicks(page, chat_page, scripted_ag
     assert "sent 3 to bob@example.org" in scripted_agent.tool_messages[-1].content
 
 
+def test_thirty_thousand_deep_arguments_shown_in_an_approval_card_with_no_page_error(page, chat_page,
+                                                                                    scripted_agent):
+    open_chat(chat_page)
+    send(page, "deep approve")
+    card = page.locator(".pyclient-tool[data-tool='send_mail']")
+    expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
+    # The arguments as the model wrote them, and the bar says they cannot be read.
+    assert card.locator(".pyclient-tool-args").evaluate("e => e.textContent") == DEEP_MAIL
+    expect(card.locator(".pyclient-approval-question")).to_have_text("Allow send_mail to run with the arguments above?")
+    expect(card.locator(".pyclient-approval-unread")).to_have_text(re.compile(
+        r"^These arguments cannot be read: JSON nested deeper than 40 levels .* Approved as they are, the call "
+        r"fails; Edit replaces them\.$"))
+    card.locator(".pyclient-approve").click()
+    # Refused as any call with such arguments: the handler never ran, the model is told why.
+    expect(card).to_have_attribute("data-status", "failed", timeout=TIMEOUT)
+    expect(card.locator(".pyclient-tool-result")).to_contain_text("nested deeper than 40 levels")
+    wait_idle(page)
+    assert page.evaluate("window.mailed") is None
+    assert "nested deeper than 40 levels" in scripted_agent.tool_messages[-1].content
+    send(page, "Say hello")  # the page goes on
+    expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
+
+
 # -- renderers ------------------------------------------------------------------------------------
 
 def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
@@ -754,6 +785,23 @@ def test_backend_tool_calls_render_too(page, chat_page):
     expect(card).to_have_attribute("data-state", "output-available")
     wait_idle(page)
     expect(page.locator(".pyclient-assistant").last).to_have_text("Found 3 results.")
+
+
+def test_thirty_thousand_deep_arguments_shown_in_a_card_with_no_page_error(page, chat_page, scripted_agent):
+    open_chat(chat_page)
+    send(page, "deep arguments")
+    card = page.locator(".pyclient-tool[data-tool='echo']")
+    expect(card).to_have_attribute("data-status", "failed", timeout=TIMEOUT)
+    wait_idle(page)
+    # The card shows the arguments as they streamed (not formatted: they cannot be read) and
+    # why the call was refused; the model got the same reason.
+    assert card.locator(".pyclient-tool-args").evaluate("e => e.textContent") == DEEP_ARGUMENTS
+    expect(card.locator(".pyclient-tool-result")).to_contain_text(
+        "The arguments of tool 'echo' were not read (60010 characters): JSON nested deeper than 40 levels")
+    assert "nested deeper than 40 levels" in scripted_agent.tool_messages[-1].content
+    expect(page.locator(".pyclient-assistant").last).to_contain_text("done: The arguments of tool 'echo' were not read")
+    send(page, "Say hello")  # the page goes on
+    expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
 
 
 # -- volume ---------------------------------------------------------------------------------------

@@ -75,10 +75,11 @@ def test_the_wheel_carries_the_page_files_and_its_metadata(installed_wheel):
         dist_info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
         meta = Parser().parsestr(wheel.read(f"{dist_info}/METADATA").decode())
         entry_points = wheel.read(f"{dist_info}/entry_points.txt").decode()
-    assert {"pyclient/browser/chat.css", "pyclient/py.typed", f"{dist_info}/licenses/LICENSE"} <= names
-    # The page's JavaScript (`pyclient serve` serves it at /pyclient/, `pyclient vendor` copies it) and the service worker.
+    assert {"pyclient/py.typed", f"{dist_info}/licenses/LICENSE"} <= names
+    # The page's JavaScript and the chat's stylesheet (`pyclient serve` serves them at /pyclient/,
+    # `pyclient vendor` copies them) and the service worker.
     assert {"pyclient/browser/assets/pyclient.js", "pyclient/browser/assets/renderer.js",
-            "pyclient/browser/assets/coi-worker.js"} <= names
+            "pyclient/browser/assets/chat.css", "pyclient/browser/assets/coi-worker.js"} <= names
     assert not [n for n in names if n.startswith(("tests/", "devserver/", "web/", "stubs/"))]
     assert (meta["Name"], meta["Version"], meta["License-Expression"]) == ("pyclient-agui", pyclient.__version__, "MIT")
     extras = set(meta.get_all("Provides-Extra"))

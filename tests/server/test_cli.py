@@ -16,6 +16,7 @@ import pytest
 
 from devserver.background import free_port
 from pyclient import Agent, client_tool
+from pyclient.server import ASSETS
 from tests.server.cli_process import ROOT, env, pyclient, serving
 
 @client_tool
@@ -183,7 +184,9 @@ def test_vendor_lists_every_file_and_folder_it_wrote_with_what_it_is_for(tmp_pat
                        ".pyclient-vendor.json"}
     assert set(listed) == written | {"total"}, proc.stdout
     assert re.fullmatch(r"  pyclient/ +\d+ files, [\d.]+ kB +pyclient.js, which pages load before PyScript: worker "
-                        r"pages that are not isolated run on the main thread", listed["pyclient/"])
+                        r"pages that are not isolated run on the main thread; chat.css, the chat's stylesheet, for "
+                        r"pages that link it \(a strict Content-Security-Policy\)", listed["pyclient/"])
+    assert (site / "pyclient" / "chat.css").read_bytes() == (ASSETS / "chat.css").read_bytes()
     assert listed["_headers"].endswith('COOP/COEP headers for the pages with a <script type="py" worker> (Netlify, '
                                        "Cloudflare Pages)")
     assert listed["coi-worker.js"].endswith("the same by a service worker, where headers cannot be set (GitHub "

@@ -89,13 +89,15 @@ def test_serve_isolates_every_response_with_coi_always_and_none_with_never(site,
         create_app(site, runtime, coi=True)  # type: ignore[arg-type]
 
 
-def test_serve_serves_pyclients_javascript_from_the_package(site, runtime):
+def test_serve_serves_pyclients_javascript_and_the_chats_stylesheet_from_the_package(site, runtime):
     client = TestClient(create_app(site, runtime))
     for path in sorted(ASSETS.iterdir()):
         response = client.get(f"/pyclient/{path.name}")
         assert response.status_code == 200 and response.content == path.read_bytes(), path.name
-        assert response.headers["content-type"].startswith("text/javascript")
+        kind = "text/css" if path.suffix == ".css" else "text/javascript"
+        assert response.headers["content-type"].startswith(kind), path.name
     assert client.get("/pyclient/pyclient.js").text.startswith('import "./renderer.js";\n')
+    assert client.get("/pyclient/chat.css").text.startswith("/*")
 
 
 def test_the_coi_flags_choose_the_mode(capsys):

@@ -102,6 +102,14 @@ def test_web_links_open_apart_and_images_never_load():
     assert is_safe_link("HTTPS://x") and not is_safe_link("ftp://x")
 
 
+def test_table_alignment_is_a_class_never_a_style_attribute():
+    # A strict Content-Security-Policy (style-src without 'unsafe-inline') refuses style attributes.
+    html = render("| a | b | c | d |\n| :- | :-: | -: | - |\n| 1 | 2 | 3 | 4 |")
+    assert "style=" not in html
+    assert '<th class="pyclient-align-left">a</th>' in html and '<td class="pyclient-align-center">2</td>' in html
+    assert '<td class="pyclient-align-right">3</td>' in html and "<td>4</td>" in html
+
+
 def test_markdown_is_imported_on_first_render_only():
     import subprocess
 

@@ -126,6 +126,7 @@ def test_a_legacy_event_is_mapped_as_ag_ui_langgraph_maps_it():
     (json.dumps("Sure?"), "Sure?"),             # JSON text of a string: the message
     ("not JSON at all", "not JSON at all"),     # text that is not JSON: the message as it is
     (json.dumps({"question": "x"}), None),      # a dict without a message
+    ("[" * 30_000 + "]" * 30_000,) * 2,         # nested past pyclient._json's limit: kept as text, not parsed
 ])
 def test_a_legacy_value_that_is_text(value, message):
     table, _ = interrupts()
