@@ -39,7 +39,7 @@ import inspect
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from ._abort import AbortController, AbortSignal
 from ._context import ToolContext
@@ -171,9 +171,7 @@ async def run_handler(
         except Exception:
             raise
         except BaseException as exc:
-            if _cancelled_from_outside(exc):
-                raise
-            raise _not_an_exception(tool_name, exc) from exc
+            _reraise(tool_name, exc)
 
     loop = asyncio.get_running_loop()
     if not inspect.iscoroutinefunction(handler):
@@ -244,9 +242,7 @@ async def _awaited(tool_name: str, value: Awaitable[Any]) -> Any:
     except Exception:
         raise
     except BaseException as exc:
-        if _cancelled_from_outside(exc):
-            raise
-        raise _not_an_exception(tool_name, exc) from exc
+        _reraise(tool_name, exc)
 
 
 async def _encoded(result: ToolResult | Awaitable[ToolResult]) -> ToolResult:
@@ -269,6 +265,14 @@ def _cancelled_from_outside(exc: BaseException) -> bool:
         return False
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
+
+
+def _reraise(tool_name: str, exc: BaseException) -> NoReturn:
+    """Raise on what a handler raised that is not an Exception: a cancellation from outside as
+    it is, anything else as the `ToolError` that fails the call."""
+    if _cancelled_from_outside(exc):
+        raise exc
+    raise _not_an_exception(tool_name, exc) from exc
 
 
 def _not_an_exception(tool_name: str, exc: BaseException) -> ToolError:
