@@ -399,7 +399,10 @@ class MirrorElement(MirrorNode):
 
     def copy_attributes_of(self, other: MirrorElement) -> None:
         """Take `other`'s attributes, with no operation (a clone's: the page copies the node)."""
-        self._attributes.update(other._attributes)
+        self._attributes.update((name, other.getAttribute(name)) for name in other.getAttributeNames())
+
+    def getAttributeNames(self) -> list[str]:
+        return list(self._attributes)
 
     def getAttribute(self, name: str) -> str | None:
         return self._attributes.get(name.lower())  # type: ignore[no-any-return]

@@ -78,7 +78,11 @@ class Style:
 
     def copy_of(self, other: Style) -> None:
         """Take `other`'s values, with no operation (a clone's: the page copies the node)."""
-        self._values.update(other._values)
+        self._values.update(other.values())
+
+    def values(self) -> dict[str, str]:
+        """The properties set on this style, by name (a copy)."""
+        return dict(self._values)
 
     def setProperty(self, name: str, value: str) -> None:
         self._values[name] = str(value)
