@@ -371,16 +371,23 @@ def _in_chromium(item) -> bool:
     return "/e2e/" in str(item.path).replace("\\", "/") or item.get_closest_marker("chromium") is not None
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
     """Run the Chromium tests (tests/e2e/, and those marked `chromium`) last, in each process.
 
     Playwright's sync API keeps an event loop running in the main thread for the rest of
     the session once it starts, and the CPython tests call `asyncio.run()`, which refuses to
-    run inside a running loop. `./dev test` runs two processes (pytest-xdist, `--dist
-    loadgroup`), each handed a group at a time in this order: a module's CPython tests are one
-    group and its Chromium tests another, so no process gets a CPython test after a Chromium one.
+    run inside a running loop. With `PYCLIENT_TEST_PROCESSES` set, `./dev test` runs that many
+    processes (pytest-xdist, `--dist loadgroup`), each handed a group at a time in this order:
+    a module's CPython tests are one group and its Chromium tests another, so no process gets
+    a CPython test after a Chromium one.
+
+    A wrapper: the groups are marked before every other implementation (pytest-xdist's reads
+    them), and the sort comes after all of them, since pytest's own reorders the items by
+    their module-scoped parameters (the e2e `mode`) and would undo a sort made earlier.
     """
-    items.sort(key=_in_chromium)
     for item in items:
         item.add_marker(pytest.mark.xdist_group(item.module.__name__ + (":chromium" if _in_chromium(item) else "")))
+    result = yield
+    items.sort(key=_in_chromium)
+    return result
