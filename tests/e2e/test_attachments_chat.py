@@ -60,9 +60,13 @@ def pick(page, files) -> None:
         [{"name": name, "mimeType": mime, "buffer": data} for name, mime, data in files])
 
 
-def previews(page) -> list[str]:
-    """The previews' Remove buttons' names, in order."""
-    return page.locator(".pyclient-attachment-remove").evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+def expect_previews(page, names: list[str]) -> None:
+    """Wait until the previews' Remove buttons have these names, in order (in a worker a click's
+    effect reaches the page a task later, so a read right after it could see the old tray)."""
+    page.wait_for_function(
+        """names => JSON.stringify([...document.querySelectorAll('.pyclient-attachment-remove')]
+                                   .map(b => b.getAttribute('aria-label'))) === JSON.stringify(names)""",
+        arg=names)
 
 
 def send(page, text: str) -> None:
@@ -102,19 +106,19 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
     pick(page, [("chart.png", "image/png", CHART), ("notes.txt", "text/plain", b"remember the milk"),
                 ("scan.heic", "image/heic", b"not an image the browser shows")])
     expect(notice).to_have_text("notes.txt was not attached: this chat takes images and PDF files.")
-    assert previews(page) == ["Remove chart.png", "Remove scan.heic"]
+    expect_previews(page, ["Remove chart.png", "Remove scan.heic"])
     tray = page.locator(".pyclient-attachment-list")
     expect(tray.locator("img")).to_have_attribute("alt", "chart.png")
     page.wait_for_function("document.querySelector('.pyclient-attachment img').naturalWidth === 8")
     expect(tray.locator(".pyclient-media-file .pyclient-media-name")).to_have_text("scan.heic")
     # A click on its Remove takes it away.
     page.get_by_role("button", name="Remove scan.heic").click()
-    assert previews(page) == ["Remove chart.png"]
+    expect_previews(page, ["Remove chart.png"])
 
     # A paste into the input: its files are attached (a chip with name and size), and nothing
     # is typed into the input.
     assert paste(page, [("report.pdf", "application/pdf", PDF_BYTES)]) == [True]
-    assert previews(page) == ["Remove chart.png", "Remove report.pdf"]
+    expect_previews(page, ["Remove chart.png", "Remove report.pdf"])
     chip = tray.locator(".pyclient-media-file")
     expect(chip.locator(".pyclient-media-name")).to_have_text("report.pdf")
     expect(chip.locator(".pyclient-media-size")).to_have_text(f"{len(PDF_BYTES)} B")
@@ -140,7 +144,7 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
         f"big.png is {size}, over the 2 kB a file may be. It was not attached.\n"
         f"The attachments come to {(len(CHART) + len(PDF_BYTES) + len(extra) + len(heavy)) / 1000:.1f} kB, "
         "over the 2 kB one message may carry. heavy.png was not attached.")
-    assert previews(page) == ["Remove chart.png", "Remove report.pdf", "Remove extra.png"]
+    expect_previews(page, ["Remove chart.png", "Remove report.pdf", "Remove extra.png"])
     # A drag that leaves without dropping takes the highlight away.
     drag(page, [("x.png", "image/png", SMALL)], ["dragenter", "dragleave"])
     expect(chat).not_to_have_attribute("data-drop", "over")
@@ -153,7 +157,7 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
     page.keyboard.press("Shift+Tab")
     expect(page.get_by_role("button", name="Remove extra.png")).to_be_focused()
     page.keyboard.press("Enter")
-    assert previews(page) == ["Remove chart.png", "Remove report.pdf"]
+    expect_previews(page, ["Remove chart.png", "Remove report.pdf"])
     expect(page.get_by_role("button", name="Remove report.pdf")).to_be_focused()
 
     # Send: the model gets the text and the same bytes and types; the bubble shows them; the
@@ -166,7 +170,7 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
     parts = media_log.bodies[-1]["messages"][-1]["content"]
     assert [part.get("metadata", {}).get("pyclient", {}).get("filename") for part in parts] == [
         None, "chart.png", "report.pdf"]
-    assert previews(page) == []
+    expect_previews(page, [])
     expect(tray).to_be_hidden()
     bubble = page.locator(".pyclient-user").last
     assert bubble.evaluate("e => e.firstChild.data") == "What are these?"
@@ -183,7 +187,7 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
     expect(notice).to_have_text(f"small.png is {len(SMALL)} B, over the 10 B a file may be. "
                                 "Nothing was sent: remove a file and send again.", timeout=TIMEOUT)
     wait_idle(page)
-    assert previews(page) == ["Remove small.png"]
+    expect_previews(page, ["Remove small.png"])
     assert page.locator(".pyclient-form input[name=message]").input_value() == "and this one?"
     assert len(media_log.received) == received
     assert page.locator(".pyclient-user").count() == 1
@@ -234,7 +238,7 @@ def test_a_chat_that_takes_no_files(page, open_page):
     expect(page.get_by_role("button", name="Attach files")).to_be_hidden()
     assert paste(page, [("photo.png", "image/png", SMALL)]) == [True]
     expect(page.locator(".pyclient-attach-notice")).to_have_text("photo.png was not attached: this chat takes no files.")
-    assert previews(page) == []
+    expect_previews(page, [])
     # A drag of files shows no highlight and is refused (cancelled, so the browser does not open the file).
     assert drag(page, [("photo.png", "image/png", SMALL)], ["dragenter", "dragover"]) == [False, True]
     assert page.evaluate("document.querySelector('.pyclient-chat').dataset.drop") is None
