@@ -129,11 +129,11 @@ class CallEntry:
 class MessageEntry:
     """One message of the history. Text messages are assembled; others are kept as given.
 
-    `wired` is True while the message's JSON is part of the history's serialized prefix
-    (`History.dump_json`): the history cuts that prefix before the message changes.
+    A history keeps entries only for the messages no request carried yet (and those that
+    change again): the others live as their JSON (`pyclient._frozen`).
     """
 
-    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "_cache", "wired")
+    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "_cache")
 
     def __init__(self, message_id: str, role: str, base: Any = None, name: str | None = None) -> None:
         self.id = message_id
@@ -144,7 +144,6 @@ class MessageEntry:
         self.name = name
         self.encrypted_value: str | None = None
         self._cache: Any = base
-        self.wired = False
 
     @property
     def assembled(self) -> bool:

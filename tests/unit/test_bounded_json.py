@@ -37,6 +37,7 @@ TRUSTED: dict[tuple[str, str], str] = {
     # Texts pyclient wrote itself a moment before.
     ("_records.py", "RunRequest.input"): "the request body pyclient wrote",
     ("_snapshot.py", "Snapshot.of"): "the history's own dump_json",
+    ("_frozen.py", "Frozen.model"): "a message's JSON as pyclient's own dump_json wrote it",
     ("_answering.py", "ThreadAnswers._edited"): "json.dumps of the edit, on the line before",
     # A saved conversation, as the store's own `save()` wrote it (json.dumps of a snapshot of
     # what pyclient had accepted, within MAX_DEPTH but for the snapshot's own few levels).

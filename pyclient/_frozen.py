@@ -1,0 +1,153 @@
+"""The settled part of a history, kept as its JSON only: models built again on demand.
+
+Once a request has carried a message (`History.dump_json`), the message lives here as the
+bytes the request sent (`pyclient._wire.Wire`), and its id, its calls' ids and the call its
+tool message answers are positions in an `IdIndex`: no model, no entry, no string is kept
+for it. Readers get models built from those bytes (`model`, `find`), equal to the ones they
+were serialized from; a message that must change again (text for an old id, a snapshot, an
+echoed encrypted value) is thawed back into an entry by the history (`thaw_from`), with every
+later one, since the request prefix is cut from there.
+
+```python
+from ag_ui.core import AssistantMessage, FunctionCall, ToolCall
+from pyclient._entries import message_adapter
+from pyclient._frozen import Frozen
+
+frozen = Frozen()
+message = AssistantMessage(id="a1", content="on it", tool_calls=[
+    ToolCall(id="c1", function=FunctionCall(name="save_note", arguments='{"text": "hi"}'))])
+frozen.freeze(message_adapter().dump_json(message, by_alias=True), "a1", "assistant", ["c1"], None)
+print(frozen.model(0) == message, frozen.tool_call("c1").function.name)   # True save_note
+print(frozen.message("nope"), frozen.is_declared("c1"), frozen.is_answered("c1"))   # None True False
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ._entries import message_adapter
+from ._idindex import IdIndex
+from ._wire import Wire
+
+if TYPE_CHECKING:
+    from ag_ui.core import Message, ToolCall, ToolMessage
+
+__all__ = ["Frozen"]
+
+
+class Frozen:
+    """The first `len(frozen)` messages of one history, as JSON (see the module docstring)."""
+
+    __slots__ = ("wire", "_index")
+
+    def __init__(self) -> None:
+        self.wire = Wire()
+        self._index = IdIndex()
+
+    def __len__(self) -> int:
+        return len(self.wire)
+
+    def freeze(self, fragment: bytes, message_id: str, role: str, call_ids: Iterable[str],
+               answers: str | None) -> None:
+        """Keep the next message as `fragment` (its JSON) only, its ids as positions.
+
+        Args:
+            call_ids: the ids of the calls it declares (an assistant message).
+            answers: the call its tool message answers, or None.
+        """
+        position = len(self.wire)
+        self.wire.add(fragment)
+        index = self._index
+        index.set("m", message_id, position)
+        for call_id in call_ids:
+            index.set("c", call_id, position)
+        if answers is not None and role == "tool":
+            index.set("a", answers, position)
+
+    def model(self, position: int) -> Message:
+        """The model of the message at `position` (a new one each call)."""
+        return message_adapter().validate_json(self.wire.json_of(position))
+
+    def models(self) -> list[Message]:
+        validate = message_adapter().validate_json
+        json_of = self.wire.json_of
+        return [validate(json_of(position)) for position in range(len(self.wire))]
+
+    def _found(self, tag: str, ident: str) -> tuple[int, Any] | None:
+        # A hit is a 64-bit hash: the message itself confirms it (`_confirms`).
+        position = self._index.get(tag, ident)
+        if position < 0:
+            return None
+        model = self.model(position)
+        return (position, model) if _confirms(tag, ident, model) else None
+
+    def position(self, message_id: str) -> int:
+        """Where the message with this id is, or -1."""
+        found = self._found("m", message_id)
+        return found[0] if found is not None else -1
+
+    def message(self, message_id: str) -> Message | None:
+        found = self._found("m", message_id)
+        return found[1] if found is not None else None
+
+    def owner(self, call_id: str) -> int:
+        """The position of the message that declares this call, or -1."""
+        found = self._found("c", call_id)
+        return found[0] if found is not None else -1
+
+    def is_declared(self, call_id: str) -> bool:
+        return self.owner(call_id) >= 0
+
+    def is_answered(self, call_id: str) -> bool:
+        return self._found("a", call_id) is not None
+
+    def tool_call(self, call_id: str) -> ToolCall | None:
+        found = self._found("c", call_id)
+        if found is None:
+            return None
+        return next(call for call in found[1].tool_calls if call.id == call_id)
+
+    def tool_result(self, call_id: str) -> ToolMessage | None:
+        found = self._found("a", call_id)
+        return found[1] if found is not None else None
+
+    def forget_call(self, call_id: str) -> None:
+        """A later call uses this id: the history's live tables speak for it now."""
+        self._index.discard("c", call_id)
+        self._index.discard("a", call_id)
+
+    def thaw_from(self, position: int) -> list[tuple[Message, set[str], bool]]:
+        """Give back the messages from `position` on, and keep nothing of them.
+
+        Returns:
+            Each message's model, the ids of its calls the index still named (a later call
+            may have taken an id: `forget_call`), and whether it still answered its call.
+        """
+        thawed: list[tuple[Message, set[str], bool]] = []
+        index = self._index
+        for at in range(position, len(self.wire)):
+            model = self.model(at)
+            if index.get("m", model.id) == at:
+                index.discard("m", model.id)
+            calls = set()
+            for call in getattr(model, "tool_calls", None) or ():
+                if index.get("c", call.id) == at:
+                    index.discard("c", call.id)
+                    calls.add(call.id)
+            answers = getattr(model, "tool_call_id", None)
+            answering = answers is not None and index.get("a", answers) == at
+            if answering:
+                index.discard("a", answers)
+            thawed.append((model, calls, answering))
+        self.wire.cut(position)
+        return thawed
+
+
+def _confirms(tag: str, ident: str, model: Any) -> bool:
+    if tag == "m":
+        return bool(model.id == ident)
+    if tag == "c":
+        return any(call.id == ident for call in getattr(model, "tool_calls", None) or ())
+    return model.role == "tool" and model.tool_call_id == ident
