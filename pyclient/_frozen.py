@@ -107,7 +107,8 @@ class Frozen:
         found = self._found("c", call_id)
         if found is None:
             return None
-        return next(call for call in found[1].tool_calls if call.id == call_id)
+        calls: list[ToolCall] = found[1].tool_calls
+        return next(call for call in calls if call.id == call_id)
 
     def tool_result(self, call_id: str) -> ToolMessage | None:
         found = self._found("a", call_id)
@@ -137,8 +138,8 @@ class Frozen:
                     index.discard("c", call.id)
                     calls.add(call.id)
             answers = getattr(model, "tool_call_id", None)
-            answering = answers is not None and index.get("a", answers) == at
-            if answering:
+            answering = isinstance(answers, str) and index.get("a", answers) == at
+            if isinstance(answers, str) and answering:
                 index.discard("a", answers)
             thawed.append((model, calls, answering))
         self.wire.cut(position)
@@ -150,4 +151,4 @@ def _confirms(tag: str, ident: str, model: Any) -> bool:
         return bool(model.id == ident)
     if tag == "c":
         return any(call.id == ident for call in getattr(model, "tool_calls", None) or ())
-    return model.role == "tool" and model.tool_call_id == ident
+    return bool(model.role == "tool" and model.tool_call_id == ident)
