@@ -43,7 +43,7 @@ from ._parts import ToolPart, ToolPartState
 from ._platform import Platform
 from ._scopes import Registration
 from ._lifecycle import CallStatusName, InterruptStatusName, RunStatus
-from ._store import FileStore, MemoryStore, Store
+from ._store import FileStore, MemoryStore, RecordStore, Store
 from ._listeners import ThreadEvent
 from ._thread import Thread
 from ._results import ToolResult
@@ -77,6 +77,7 @@ __all__ = [
     "Platform",
     "ProtocolError",
     "PyClientError",
+    "RecordStore",
     "Registration",
     "RemoteProtocolError",
     "Request",

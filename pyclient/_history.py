@@ -113,6 +113,11 @@ class History:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def json_size(self) -> int:
+        """The bytes of JSON the messages a request carried are kept as."""
+        return self._frozen.wire.size
+
     def is_answered(self, tool_call_id: str) -> bool:
         """True once a tool message for `tool_call_id` is in the history."""
         return tool_call_id in self._answered or self._frozen.is_answered(tool_call_id)

@@ -173,6 +173,11 @@ class Conversation:
         return self.run_state in _BUSY
 
     @property
+    def history(self) -> History:
+        """The history itself, for the journal's incremental saves (`pyclient._journal`): read it only."""
+        return self._history
+
+    @property
     def state(self) -> Any:
         """The shared agent state (JSON)."""
         return self._history.state

@@ -2,8 +2,9 @@
 
 A thread made with `store=` has a `Persistence`. It takes the thread's lock (a Web Lock in the
 page: one tab answers its calls, the others show it read-only), reads the saved snapshot into
-the machine (`Conversation.restore`), and from then on saves `machine.snapshot()` after every
-transition that matters: it watches the thread's publisher (`pyclient._publisher`) and saves
+the machine (`Conversation.restore`), and from then on saves the thread after every
+transition that matters (what changed as a record, where the store takes records:
+`pyclient._journal`): it watches the thread's publisher (`pyclient._publisher`) and saves
 when the machine's checkpoint moved; while text streams, a timer saves at most every
 `streaming_save_interval` seconds, never once per delta. At most one save is in flight;
 changes made meanwhile are written by the next pass, so the last state is always the one
@@ -36,6 +37,7 @@ import logging
 from collections.abc import Callable, Iterable
 
 from ._errors import ConfigurationError, LocalProtocolError
+from ._journal import Journal
 from ._lifecycle import WRITING, SaveEvent, SaveState, next_save_state
 from ._machine import Conversation
 from ._platform import Platform
@@ -114,7 +116,7 @@ class Persistence:
         self._platform = platform
         self._tools = tools
         self._loaded = loaded
-        self._file_limit = file_limit  # a larger file is saved as a text part that names it
+        self._journal = Journal(store, key, file_limit)  # a larger file is saved as a text part that names it
         self._loading: asyncio.Future[bool] | None = None
         self._saving: asyncio.Future[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -160,7 +162,7 @@ class Persistence:
                 self._move(SaveEvent.SHARE)
             else:
                 self._release, held = release, True
-            data = await self.store.load(self.key)
+            data = await self._journal.load()
             if data is not None and machine.run_status != "closed":
                 try:
                     machine.restore(data, {tool.name: tool for tool in self._tools()})
@@ -203,7 +205,7 @@ class Persistence:
             while self.state in WRITING:
                 self._move(SaveEvent.WRITE)
                 try:
-                    await self.store.save(self.key, self._machine.snapshot(self._file_limit))
+                    await self._journal.save(self._machine)
                 except Exception as exc:
                     logger.warning("pyclient: saving thread %s failed: %s", self._machine.thread_id, exc)
                 self._move(SaveEvent.SAVED)  # DIRTY: one more pass; SAVING: all saved

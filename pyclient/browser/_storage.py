@@ -1,8 +1,11 @@
 """Threads kept across page loads in the page: IndexedDB through `pyscript.storage`, and Web Locks.
 
-`IndexedDbStore` is the `pyclient.Store` behind `agent.thread(..., store=True)`: each thread
-is one JSON text in the `@pyscript/pyclient` IndexedDB store, written with `sync()` so a
-save returns once the browser has it. `hold_thread(key)` takes a Web Lock named after the
+`IndexedDbStore` is the `pyclient.RecordStore` behind `agent.thread(..., store=True)`: each
+thread is one JSON text in the `@pyscript/pyclient` IndexedDB store, and the records appended
+since (`pyclient._journal`: what changed, save by save) one JSON text each in
+`@pyscript/pyclient-records`, under `<key>\x1f<number>`; every write waits for `sync()`, so a
+save returns once the browser has it. The records live in their own store so that the
+threads' own store holds one entry per thread. `hold_thread(key)` takes a Web Lock named after the
 thread without waiting: the first tab holds it until it closes the thread or goes away,
 and any other tab gets None and shows the thread read-only.
 See https://developer.mozilla.org/en-US/docs/Web/API/Web_Locks_API and
@@ -13,7 +16,9 @@ from pyclient.browser import IndexedDbStore
 
 store = IndexedDbStore()
 await store.save("main/support", {"messages": []})
-print(await store.load("main/support"))       # {'messages': []}
+await store.append("main/support", {"seq": 1, "from": 0, "messages": [{"id": "u1"}], "head": {}})
+print((await store.load("main/support"))["messages"])       # [{'id': 'u1'}]
+await store.delete("main/support")
 ```
 """
 
@@ -28,19 +33,25 @@ import js
 from pyodide.ffi import create_once_callable, to_js
 from pyscript.storage import Storage, storage
 
+from .._fold import fold
+
 __all__ = ["IndexedDbStore", "hold_thread"]
 
 
 class IndexedDbStore:
-    """A `pyclient.Store` in the page's IndexedDB (`pyscript.storage`), one JSON text per key.
+    """A `pyclient.RecordStore` in the page's IndexedDB (`pyscript.storage`), one JSON text per
+    key and one per record.
 
     Args:
-        name: the `pyscript.storage` name (the IndexedDB store is `@pyscript/<name>`).
+        name: the `pyscript.storage` name (the IndexedDB store is `@pyscript/<name>`, its
+            records `@pyscript/<name>-records`).
     """
 
     def __init__(self, name: str = "pyclient") -> None:
         self.name = name
         self._opening: asyncio.Future[Storage] | None = None
+        self._opening_records: asyncio.Future[Storage] | None = None
+        self._counts: dict[str, int] = {}  # records kept under each key, once counted
 
     def __repr__(self) -> str:
         return f"<IndexedDbStore {self.name!r}>"
@@ -50,21 +61,60 @@ class IndexedDbStore:
             self._opening = asyncio.ensure_future(storage(self.name))
         return self._opening
 
+    def _open_records(self) -> asyncio.Future[Storage]:
+        if self._opening_records is None:
+            self._opening_records = asyncio.ensure_future(storage(self.name + "-records"))
+        return self._opening_records
+
+    @staticmethod
+    def _record_keys(records: Storage, key: str) -> list[str]:
+        prefix = key + "\x1f"
+        return sorted(name for name in records if name.startswith(prefix))  # numbers are zero-padded
+
     async def load(self, key: str) -> dict[str, Any] | None:
         text = (await self._open()).get(key)
-        return None if text is None else json.loads(text)
+        if text is None:
+            return None
+        data = json.loads(text)
+        records = await self._open_records()
+        names = self._record_keys(records, key)
+        self._counts[key] = len(names)
+        return fold(data, (json.loads(records[name]) for name in names)) if names else data
 
     async def save(self, key: str, data: dict[str, Any]) -> None:
         text = json.dumps(data)
         database = await self._open()
         database[key] = text
         await database.sync()
+        await self._drop_records(key)  # after the new text is in: left-over records are skipped by seq
+
+    async def append(self, key: str, record: dict[str, Any]) -> None:
+        text = json.dumps(record)
+        records = await self._open_records()
+        count = self._counts.get(key)
+        if count is None:
+            count = len(self._record_keys(records, key))
+        records[f"{key}\x1f{count:012d}"] = text
+        self._counts[key] = count + 1
+        await records.sync()
+
+    async def _drop_records(self, key: str) -> None:
+        if self._counts.get(key) == 0:
+            return
+        records = await self._open_records()
+        names = self._record_keys(records, key)
+        for name in names:
+            del records[name]
+        self._counts[key] = 0
+        if names:
+            await records.sync()
 
     async def delete(self, key: str) -> None:
         database = await self._open()
         if key in database:
             del database[key]
             await database.sync()
+        await self._drop_records(key)
 
 
 async def hold_thread(key: str) -> Callable[[], None] | None:

@@ -43,7 +43,9 @@ TRUSTED: dict[tuple[str, str], str] = {
     # what pyclient had accepted, within MAX_DEPTH but for the snapshot's own few levels).
     ("_store.py", "MemoryStore.load"): "the store's own save",
     ("_store.py", "FileStore.load"): "the store's own save",
-    ("browser/_storage.py", "IndexedDbStore.load"): "the store's own save",
+    ("_store.py", "FileStore._records"): "the store's own append",
+    ("browser/_storage.py", "IndexedDbStore.load"): "the store's own save and appends",
+    ("_journal.py", "Journal._record"): "the history's own changed_since_save",
     # CPython-side files and values of pyclient's own, never the wire.
     ("server/_agent.py", "agent_endpoint.endpoint"): "pydantic's own error list (ValidationError.json)",
     ("server/_arguments.py", "_thaw"): "_freeze's json.dumps",

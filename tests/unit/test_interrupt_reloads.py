@@ -38,6 +38,14 @@ class Saves(MemoryStore):
         self.key = key
         self.versions.append((key, copy.deepcopy(data)))
 
+    async def append(self, key: str, record: dict[str, Any]) -> None:
+        # A save of what changed: the version on disk is the thread with it folded in.
+        await super().append(key, record)
+        self.key = key
+        data = await self.load(key)
+        assert data is not None
+        self.versions.append((key, data))
+
     async def dies(self) -> Saves:
         """The page dies now: a fresh store with what this one holds, for the next page."""
         data = await self.load(self.key)

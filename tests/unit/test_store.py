@@ -309,12 +309,18 @@ class SlowStore(MemoryStore):
         self.release = asyncio.Event()
 
     async def save(self, key, data):
+        await self._write(super().save(key, data), key)
+
+    async def append(self, key, record):  # a save of what changed
+        await self._write(super().append(key, record), key)
+
+    async def _write(self, write, key):
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
             await self.release.wait()
-            await super().save(key, data)
-            self.saved.append(data)
+            await write
+            self.saved.append(await self.load(key))
         finally:
             self.in_flight -= 1
 
