@@ -16,7 +16,7 @@ from pyclient._frozen import Frozen
 frozen = Frozen()
 message = AssistantMessage(id="a1", content="on it", tool_calls=[
     ToolCall(id="c1", function=FunctionCall(name="save_note", arguments='{"text": "hi"}'))])
-frozen.freeze(message_adapter().dump_json(message, by_alias=True), "a1", "assistant", ["c1"], None)
+frozen.freeze(message_adapter().dump_json(message, by_alias=True), "a1", "assistant", ["c1"], None, streamed=False)
 print(frozen.model(0) == message, frozen.tool_call("c1").function.name)   # True save_note
 print(frozen.message("nope"), frozen.is_declared("c1"), frozen.is_answered("c1"))   # None True False
 ```
@@ -40,31 +40,39 @@ __all__ = ["Frozen"]
 class Frozen:
     """The first `len(frozen)` messages of one history, as JSON (see the module docstring)."""
 
-    __slots__ = ("wire", "_index")
+    __slots__ = ("wire", "_index", "_streamed")
 
     def __init__(self) -> None:
         self.wire = Wire()
         self._index = IdIndex()
+        self._streamed = bytearray()  # 1: message i was assembled from events (not given as a model)
 
     def __len__(self) -> int:
         return len(self.wire)
 
     def freeze(self, fragment: bytes, message_id: str, role: str, call_ids: Iterable[str],
-               answers: str | None) -> None:
+               answers: str | None, *, streamed: bool) -> None:
         """Keep the next message as `fragment` (its JSON) only, its ids as positions.
 
         Args:
             call_ids: the ids of the calls it declares (an assistant message).
             answers: the call its tool message answers, or None.
+            streamed: it was assembled from events (a thawed one is again: an id-less call
+                may still join the last streamed assistant message).
         """
         position = len(self.wire)
         self.wire.add(fragment)
+        self._streamed.append(1 if streamed else 0)
         index = self._index
         index.set("m", message_id, position)
         for call_id in call_ids:
             index.set("c", call_id, position)
         if answers is not None and role == "tool":
             index.set("a", answers, position)
+
+    def streamed(self, position: int) -> bool:
+        """The message at `position` was assembled from events."""
+        return bool(self._streamed[position])
 
     def model(self, position: int) -> Message:
         """The model of the message at `position` (a new one each call)."""
@@ -119,14 +127,15 @@ class Frozen:
         self._index.discard("c", call_id)
         self._index.discard("a", call_id)
 
-    def thaw_from(self, position: int) -> list[tuple[Message, set[str], bool]]:
+    def thaw_from(self, position: int) -> list[tuple[Message, set[str], bool, bool]]:
         """Give back the messages from `position` on, and keep nothing of them.
 
         Returns:
             Each message's model, the ids of its calls the index still named (a later call
-            may have taken an id: `forget_call`), and whether it still answered its call.
+            may have taken an id: `forget_call`), whether it still answered its call, and
+            whether it was streamed.
         """
-        thawed: list[tuple[Message, set[str], bool]] = []
+        thawed: list[tuple[Message, set[str], bool, bool]] = []
         index = self._index
         for at in range(position, len(self.wire)):
             model = self.model(at)
@@ -141,8 +150,9 @@ class Frozen:
             answering = isinstance(answers, str) and index.get("a", answers) == at
             if isinstance(answers, str) and answering:
                 index.discard("a", answers)
-            thawed.append((model, calls, answering))
+            thawed.append((model, calls, answering, bool(self._streamed[at])))
         self.wire.cut(position)
+        del self._streamed[position:]
         return thawed
 
 

@@ -262,17 +262,32 @@ class History:
         self._freeze()
         return self._frozen.wire.array(before, after)
 
+    def saved_json(self) -> bytes:
+        """The messages as a JSON array, as `dump_json` writes them, for a save: the messages no
+        request carried yet are serialized, not frozen (the run may still change them)."""
+        return self._with_live(self._frozen.wire.array(b"", b""), len(self._frozen))
+
     def changed_since_save(self) -> tuple[int, bytes]:
-        """Where the messages start to differ from the last call's view, and their JSON array
-        from there: what an incremental save writes (`pyclient._journal`).
+        """Where the messages start to differ from what the last call gave, and their JSON
+        array from there: what an incremental save writes (`pyclient._journal`).
 
         Raises:
             pydantic_core.PydanticSerializationError: as `dump_json`.
         """
-        self._freeze()
         start = min(self._unsaved, len(self._entries))
+        frozen = len(self._frozen)
+        array = self._with_live(self._frozen.wire.array_from(start) if start < frozen else b"[]", max(start, frozen))
         self._unsaved = len(self._entries)
-        return start, self._frozen.wire.array_from(start)
+        return start, array
+
+    def _with_live(self, array: bytes, start: int) -> bytes:
+        """`array` (JSON) with the live entries from `start` on appended, serialized now."""
+        dump = message_adapter().dump_json
+        fragments = [dump(entry.model(), by_alias=True) for entry in self._entries[start:]]  # type: ignore[union-attr]
+        if not fragments:
+            return array
+        inner = array[1:-1]
+        return b"".join((b"[", inner, b"," if inner else b"", b",".join(fragments), b"]"))
 
     def _freeze(self) -> None:
         """Serialize the messages no request carried yet, and keep them as JSON only."""
@@ -287,7 +302,7 @@ class History:
             answers = getattr(model, "tool_call_id", None) if entry.role == "tool" else None
             if answers is not None and self._answered.get(answers) is not entry:
                 answers = None
-            frozen.freeze(fragment, entry.id, entry.role, calls, answers)
+            frozen.freeze(fragment, entry.id, entry.role, calls, answers, streamed=entry.base is None)
             entries[position] = None
             if self._by_id.get(entry.id) is entry:
                 del self._by_id[entry.id]
@@ -367,26 +382,34 @@ class History:
         # Only a message an earlier request carried comes here: list.index and a parse are fine.
         logger.debug("pyclient: history: message %d of %d changes after it was sent", position, len(self._entries))
         self._unsaved = min(self._unsaved, position)
-        for offset, (model, calls, answering) in enumerate(self._frozen.thaw_from(position)):
-            entry = self._revive(model, calls, answering)
+        for offset, (model, calls, answering, streamed) in enumerate(self._frozen.thaw_from(position)):
+            entry = self._revive(model, calls, answering, streamed)
             self._entries[position + offset] = entry
             self._by_id[entry.id] = entry
 
-    def _revive(self, message: Message, calls: set[str], answering: bool) -> MessageEntry:
-        """The entry of a message that was frozen (checked when it was first appended); only
-        the calls (and the answer) it still speaks for are indexed again, never over a newer one."""
+    def _revive(self, message: Message, calls: set[str], answering: bool, streamed: bool) -> MessageEntry:
+        """The entry of a message that was frozen (checked when it was first appended), as it
+        was: streamed, or given as a model. Only the calls (and the answer) it still speaks
+        for are indexed again, never over a newer one."""
         from ag_ui.core import AssistantMessage, ToolMessage
 
-        entry = MessageEntry(message.id, message.role, base=message)
+        if streamed:
+            name = getattr(message, "name", None)
+            entry = MessageEntry(message.id, message.role, name=name)
+        else:
+            entry = MessageEntry(message.id, message.role, base=message)
+        entry.encrypted_value = getattr(message, "encrypted_value", None)
         if isinstance(message, AssistantMessage):
             for tool_call in message.tool_calls or ():
-                call = CallEntry(tool_call.id, tool_call.function.name, entry, base=tool_call)
+                call = CallEntry(tool_call.id, tool_call.function.name, entry, base=None if streamed else tool_call)
                 call.parts.append(tool_call.function.arguments)
+                call.encrypted_value = tool_call.encrypted_value
                 entry.calls.append(call)
                 if tool_call.id in calls:
                     self._calls.setdefault(call.id, call)
         if entry.assembled and isinstance(message.content, str):
             entry.parts.append(message.content)
+        entry.changed()  # its model is built again from the parts, as it was
         if isinstance(message, ToolMessage) and answering:
             self._answered.setdefault(message.tool_call_id, entry)
         return entry
@@ -474,6 +497,9 @@ class History:
         owner = self._live(parent_id) if parent_id is not None else None
         if owner is None or owner.role != "assistant":
             last = self._entries[-1] if self._entries else None
+            if last is None and parent_id is None and self._entries and self._frozen.streamed(len(self._entries) - 1):
+                self._thaw(len(self._entries) - 1)  # it may be the assistant message to join, as before
+                last = self._entries[-1]
             if parent_id is None and last is not None and last.role == "assistant" and last.base is None:
                 owner = last  # no parent named: the assistant message being streamed
             else:

@@ -197,7 +197,7 @@ class Snapshot(_Saved):
         try:
             # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
             # runs Python code per model: a save costs little more than the store's own write.
-            messages = json.loads(history.dump_json())
+            messages = json.loads(history.saved_json())
         except PydanticSerializationError:  # a lone surrogate: Python mode writes it as it is
             messages = [m.model_dump(mode="json", by_alias=True) for m in history.messages()]
         if file_limit is not None:
