@@ -116,7 +116,8 @@ class Frozen:
         if found is None:
             return None
         calls: list[ToolCall] = found[1].tool_calls
-        return next(call for call in calls if call.id == call_id)
+        # The last with the id: a later run may have used it again in the same message.
+        return next(call for call in reversed(calls) if call.id == call_id)
 
     def tool_result(self, call_id: str) -> ToolMessage | None:
         found = self._found("a", call_id)

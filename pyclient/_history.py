@@ -113,6 +113,10 @@ class History:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def live_entries(self) -> list[MessageEntry]:
+        """The messages kept as entries (those no request carried yet, or that changed since)."""
+        return [entry for entry in self._entries[len(self._frozen):] if entry is not None]
+
     @property
     def json_size(self) -> int:
         """The bytes of JSON the messages a request carried are kept as."""
@@ -405,8 +409,8 @@ class History:
                 call.parts.append(tool_call.function.arguments)
                 call.encrypted_value = tool_call.encrypted_value
                 entry.calls.append(call)
-                if tool_call.id in calls:
-                    self._calls.setdefault(call.id, call)
+                if tool_call.id in calls:  # the index named this message: no newer call has the id
+                    self._calls[call.id] = call  # the last one with the id, as when it streamed
         if entry.assembled and isinstance(message.content, str):
             entry.parts.append(message.content)
         entry.changed()  # its model is built again from the parts, as it was

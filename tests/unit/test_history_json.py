@@ -1,0 +1,182 @@
+"""A history keeps what requests carried as JSON only (`pyclient._frozen`): models built on
+demand must equal the ones it was serialized from, and requests must not change by a byte.
+
+The reference is the same machine with a history that never freezes (`LiveHistory`: every
+message stays an entry with its model, and every request serializes them all, as pyclient did
+before). Both are driven by the same runs (text, reasoning, sequential/parallel/chunked calls,
+server results, `MESSAGES_SNAPSHOT`s that replace the history, state, interrupts; encrypted
+values echoed for ids of earlier runs, which thaw frozen messages), the same user messages
+(some with a picture), the same tool results (some with files), the same approvals and
+interrupt answers; with the same ids. Every request body, every read (`messages()`,
+`message(id)`, `tool_call`, `arguments`, `tool_result`, `is_declared`, `is_answered`) and the
+saved snapshot must be the same.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from typing import Any
+from unittest import mock
+
+from hypothesis import given, note
+from pydantic_core import PydanticSerializationError
+from hypothesis import strategies as st
+
+from pyclient import Image, RemoteProtocolError, ToolResult
+from pyclient._entries import message_adapter
+from pyclient._history import History
+from pyclient._machine import Conversation
+from pyclient._records import Failed, Idle, RunHandlers, SendRequest, WaitForActions
+from tests.unit.agui_streams import budget, events
+from tests.unit.test_request_body import NOW, REGISTRATION, TOOLS, _decoded, _encrypted_values
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489") + b"\0" * 8
+
+
+class LiveHistory(History):
+    """The history as it was before: nothing frozen, every message serialized by every request."""
+
+    def _freeze(self) -> None:
+        pass
+
+    def dump_json(self, before: bytes = b"", after: bytes = b"") -> bytes:
+        dump = message_adapter().dump_json
+        return b"".join((before, b"[", b",".join(dump(m, by_alias=True) for m in self.messages()), b"]", after))
+
+
+def _ids() -> Any:
+    counter = itertools.count()
+    return lambda: f"id-{next(counter)}"
+
+
+def _drive(live: bool, runs: list[list[Any]], seed: int) -> tuple[Conversation, list[bytes], list[Any]]:
+    """One machine through `runs`, every choice from `seed`; its request bodies and reads after each run."""
+    choose = random.Random(seed)
+    new_id = _ids()
+    with mock.patch("pyclient._machine.new_id", new_id), mock.patch("pyclient._history.new_id", new_id), \
+            mock.patch("pyclient._calls.new_id", new_id), \
+            mock.patch("pyclient._machine.History", LiveHistory if live else History):
+        machine = Conversation("THREAD")
+        bodies: list[bytes] = []
+        reads: list[Any] = []
+        by_name = {tool.name: tool for tool in TOOLS}
+
+        def start() -> Any:
+            request = machine.start_run(TOOLS)
+            bodies.append(request.body.replace(request.run_id.encode(), b"RUN"))
+            return request
+
+        for number, (extra, event_list) in enumerate(runs):
+            files = [Image(data=PNG, mime_type="image/png")] if choose.random() < 0.3 else []
+            machine.add_user_message(f"run {number}", files)
+            start()
+            for event in [*extra, *event_list]:
+                if event is None:
+                    machine.fail(RemoteProtocolError("not an AG-UI event"))
+                    break
+                try:
+                    machine.receive(event)
+                except RemoteProtocolError as exc:
+                    machine.fail(exc)
+                    break
+            else:
+                if machine.busy:
+                    machine.end_stream()
+            for _ in range(100):
+                for call in machine.calls.unavailable():
+                    machine.calls.serve(call.id, by_name[call.name], REGISTRATION)  # type: ignore[arg-type]
+                step = machine.next_step()
+                if isinstance(step, (Idle, Failed)):
+                    break
+                if isinstance(step, RunHandlers):
+                    for call in step.calls:
+                        result = choose.choice([ToolResult.success("ok"), ToolResult.failure("no"),
+                                                ToolResult.success("a picture", (Image(data=PNG, mime_type="image/png"),))])
+                        machine.calls.handler_returned(call.id, call.execution, result)
+                elif isinstance(step, WaitForActions):
+                    for call in machine.pending():
+                        machine.calls.approve(call.id, choose.choice([None, '{"text":"edited"}']))
+                    for record in machine.interrupts.open():
+                        if choose.random() < 0.5:
+                            machine.interrupts.resolve(record.id, {"answer": number}, now=NOW)
+                        else:
+                            machine.interrupts.cancel(record.id)
+                elif isinstance(step, SendRequest):
+                    request = start()
+                    machine.receive(_decoded_one({"type": "RUN_STARTED", "threadId": "THREAD", "runId": request.run_id}))
+                    machine.receive(_decoded_one({"type": "RUN_FINISHED", "threadId": "THREAD", "runId": request.run_id}))
+                    machine.end_stream()
+            reads.append(_reads(machine))
+        return machine, bodies, reads
+
+
+def _decoded_one(event: dict[str, Any]) -> Any:
+    from pyclient._events import decode_event
+
+    return decode_event(json.dumps(event))
+
+
+def _reads(machine: Conversation) -> Any:
+    history = machine.history
+    messages = machine.messages()
+    call_ids = {call.id for m in messages for call in getattr(m, "tool_calls", None) or ()} | set(machine.calls)
+    call_ids |= {"c1", "c2", "nowhere"}
+    return (
+        messages,
+        [history.message(m.id) for m in messages] + [history.message("not-there")],
+        {i: (machine.tool_call(i), history.arguments(i), machine.tool_result(i), history.is_declared(i),
+             history.is_answered(i)) for i in sorted(call_ids)},
+        _or_error(lambda: json.dumps(machine.snapshot(), sort_keys=True)),
+        _or_error(history.saved_json),
+    )
+
+
+def _or_error(read: Any) -> Any:
+    try:
+        return read()
+    except (PydanticSerializationError, UnicodeEncodeError) as exc:  # a lone surrogate: both refuse it alike
+        return type(exc).__name__
+
+
+@budget(ci=80)
+@given(runs=st.lists(events(), min_size=1, max_size=4), data=st.data())
+def test_a_frozen_history_sends_and_reads_what_a_live_one_does(runs: list[list[Any]], data: st.DataObject) -> None:
+    decoded = [([e for e in _decoded(_encrypted_values(data.draw), data.draw) if e is not None],
+                _decoded(run, data.draw)) for run in runs]
+    seed = data.draw(st.integers(0, 2**32))
+    frozen, frozen_bodies, frozen_reads = _drive(False, decoded, seed)
+    live, live_bodies, live_reads = _drive(True, decoded, seed)
+    assert frozen_bodies == live_bodies
+    for got, expected in zip(frozen_reads, live_reads, strict=True):
+        assert got[0] == expected[0]  # messages(): models equal to the originals
+        assert got[1:] == expected[1:]
+    assert len(frozen.history) == len(live.history)
+    note(f"{len(frozen_bodies)} requests, {len(frozen.history)} messages, "
+         f"{len(frozen.history) - sum(1 for _ in frozen.history.live_entries())} frozen")
+
+
+def test_messages_a_request_carried_live_as_their_json_only():
+    from pyclient._records import Idle
+
+    machine = Conversation("t")
+    for i in range(30):
+        machine.add_user_message(f"question {i}")
+        request = machine.start_run(TOOLS)
+        for event in ({"type": "RUN_STARTED", "threadId": "t", "runId": request.run_id},
+                      {"type": "TEXT_MESSAGE_START", "messageId": f"a{i}", "role": "assistant"},
+                      {"type": "TEXT_MESSAGE_CONTENT", "messageId": f"a{i}", "delta": f"answer {i}"},
+                      {"type": "RUN_FINISHED", "threadId": "t", "runId": request.run_id}):
+            machine.receive(_decoded_one(event))
+        machine.end_stream()
+        assert isinstance(machine.next_step(), Idle)
+    machine.add_user_message("last")
+    machine.start_run(TOOLS)
+    history = machine.history
+    # Every message a request carried is JSON only: no entry, no model is kept for it.
+    assert list(history.live_entries()) == []
+    assert history.json_size == len(json.dumps([m.model_dump(mode="json", by_alias=True, exclude_none=True)
+                                                for m in machine.messages()], separators=(",", ":"),
+                                               ensure_ascii=False)) - 2
+    assert machine.messages()[3].content == "answer 1" and history.message("a29").content == "answer 29"
