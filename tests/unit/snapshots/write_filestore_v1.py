@@ -11,6 +11,7 @@ import asyncio
 import json
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from pyclient import Agent, Attachment, FileStore, client_tool
@@ -39,9 +40,10 @@ def server() -> ScriptedAgent:
 
 async def main() -> None:
     shutil.rmtree(HERE, ignore_errors=True)
+    live = Path(tempfile.mkdtemp())
     agent = Agent("main", "http://agent.test/agent", client_tools=[change_background],
                   transport=server().transport(), platform=Platform())
-    thread = agent.thread(thread_id="legacy", store=FileStore(HERE))
+    thread = agent.thread(thread_id="legacy", store=FileStore(live))
     await thread.restore()
     await thread.send("make it blue")
     await thread.send("look at this", attachments=[Attachment(data=PNG, mime_type="image/png", filename="dot.png")])
@@ -50,11 +52,13 @@ async def main() -> None:
     while not thread.interrupts:
         await asyncio.sleep(0.01)
     await thread.saved()
-    sending.cancel()
-    # What this code restores from it.
+    shutil.copytree(live, HERE)  # the page dies here: what it left on disk
+    # What this code restores from it (from a copy: the restored thread saves again).
+    probe = Path(tempfile.mkdtemp()) / "probe"
+    shutil.copytree(HERE, probe)
     again = Agent("main", "http://agent.test/agent", client_tools=[change_background],
                   transport=server().transport(), platform=Platform()).thread(thread_id="legacy",
-                                                                              store=FileStore(HERE))
+                                                                              store=FileStore(probe))
     assert await again.restore()
     machine = again._machine
     expected = {
