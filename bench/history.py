@@ -185,3 +185,95 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# -- issue 26: memory per round trip, and save cost per store, side by side (bench/run.py) ------
+
+
+class WholeStore:
+    """A store with only `load`/`save`/`delete` (a custom store as documented before records):
+    every save writes the whole snapshot, as every store did before."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, str] = {}
+
+    async def load(self, key: str) -> dict[str, Any] | None:
+        return json.loads(self._data[key]) if key in self._data else None
+
+    async def save(self, key: str, data: dict[str, Any]) -> None:
+        self._data[key] = json.dumps(data)
+
+    async def delete(self, key: str) -> None:
+        self._data.pop(key, None)
+
+
+async def _timed(rounds: int, store: Any) -> dict[str, Any]:
+    server = _Server(rounds)
+    agent = Agent("bench", "http://127.0.0.1/agent", client_tools=[bench_echo], transport=server.transport,
+                  platform=Platform())
+    thread = agent.thread(thread_id="t", store=store)
+    times: list[float] = []
+    for i in range(rounds):
+        start = time.perf_counter()
+        await thread.send(f"call the tool with {i}")
+        if store is not None:
+            await thread.saved()
+        times.append(time.perf_counter() - start)
+        assert thread.run_status == "idle", thread.error
+    return {"times": times, "bodies": server.body_sizes}
+
+
+def run_cpython(rounds: int = 1_000, window: int = 100, memory_rounds: int = 600,
+                log: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
+    """Issue 26's CPython cases: memory per round trip vs the history's JSON, and a round trip
+    at `rounds` vs one at the start, with no store and with each store."""
+    import shutil
+    import tempfile
+
+    from pyclient import FileStore
+
+    out: dict[str, Any] = {"rounds": rounds, "window": window}
+    result = asyncio.run(_run(memory_rounds, memory=True))
+    sizes, bodies = result["sizes"], result["bodies"]
+    start = min(100, memory_rounds // 4)
+    span = memory_rounds - start
+    out["memory"] = (sizes[-1] - sizes[start - 1]) / span
+    out["json"] = (bodies[-1] - bodies[2 * start - 1]) / span
+    out["memory_rounds"] = (start, memory_rounds)
+    log(f"memory: {out['memory']:,.0f} B per round trip, history JSON {out['json']:,.0f} B")
+    directory = tempfile.mkdtemp(prefix="pyclient-bench-")
+    stores: list[tuple[str, Callable[[], Any]]] = [
+        ("no store", lambda: None), ("MemoryStore", MemoryStore),
+        ("FileStore", lambda: FileStore(tempfile.mkdtemp(dir=directory))),
+        ("save/load-only store (whole snapshots)", WholeStore)]
+    out["stores"] = {}
+    try:
+        for name, make in stores:
+            times = asyncio.run(_timed(rounds, make()))["times"]
+            first = statistics.median(times[:window]) * 1e3
+            last = statistics.median(times[-window:]) * 1e3
+            mean_last = statistics.fmean(times[-window:]) * 1e3
+            out["stores"][name] = (first, last, mean_last)
+            log(f"saves: {name}: {first:.3f} ms at the start, {last:.3f} ms at {rounds}")
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    return out
+
+
+def report_cpython(r: dict[str, Any]) -> str:
+    n, w = r["rounds"], r["window"]
+    lines = ["issue 26 on CPython: one thread, tool round trips (send -> call -> follow-up -> text), in-process transport",
+             "",
+             f"memory (tracemalloc), round trips {r['memory_rounds'][0]}-{r['memory_rounds'][1]}:",
+             f"  kept per round trip          {r['memory']:>8,.0f} B",
+             f"  the history's JSON           {r['json']:>8,.0f} B   ratio {r['memory'] / r['json']:.2f}x "
+             f"(target <= 2x: {'met' if r['memory'] <= 2 * r['json'] else 'MISSED'})",
+             "",
+             f"a round trip with saves (median ms; a send and its saves): first {w} vs last {w} of {n:,}",
+             f"{'store':<42}{'start':>9}{f'at {n:,}':>10}{'ratio':>8}{'mean at end':>13}"]
+    for name, (first, last, mean_last) in r["stores"].items():
+        verdict = "" if name.startswith("save/load") else ("met" if last <= 1.5 * first else "MISSED")
+        lines.append(f"{name:<42}{first:>9.3f}{last:>10.3f}{last / first:>7.2f}x{mean_last:>13.3f}  {verdict}")
+    lines.append("target: a round trip at the end <= 1.5x one at the start, with each store (the save/load-only "
+                 "store is today's custom-store protocol, shown for comparison)")
+    return "\n".join(lines)

@@ -11,6 +11,9 @@ command exit 1. Each part prints its table and its targets ("met" / "MISSED"):
    Pyodide floors, pyclient's thread path and chat path;
 3. dispatch (bench/dispatch.py): a run's last byte → the follow-up request, vs a JS loop on HttpAgent;
 4. long thread (bench/longthread.py): time per round trip and memory over thousands of round trips;
+6. memory and saves (bench/history.py, CPython, no browser): memory kept per round trip
+   against the history's JSON bytes (tracemalloc), and a round trip at 1,000 against one at
+   the start with no store, MemoryStore, FileStore and a save/load-only store (issue 26);
 5. blocking (bench/blocking.py): the page's main thread with the chat in a worker, on the main
    thread and bare PyScript (long tasks, timer delay, time to ready, answer time), on a second
    dev server with COOP/COEP; its fresh profiles are watched, not routed (routing turns the
@@ -40,11 +43,12 @@ from bench.boot import report_boot, run_boot  # noqa: E402
 from bench.chat import exit_status  # noqa: E402
 from bench.clients import CLIENTS, report_clients, run_clients  # noqa: E402
 from bench.dispatch import report_dispatch, run_dispatch  # noqa: E402
+from bench.history import report_cpython, run_cpython  # noqa: E402
 from bench.longthread import report_long_thread, run_long_thread  # noqa: E402
 from bench.streams import Timeline, routes  # noqa: E402
 from pyclient.testing import PyclientPage  # noqa: E402
 
-PARTS = ("boot", "clients", "dispatch", "long", "blocking")
+PARTS = ("boot", "clients", "dispatch", "long", "blocking", "saves")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -62,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--blocking-runs", type=int, default=3, help="interleaved rounds of the blocking bench")
     parser.add_argument("--blocking-deltas", type=int, default=10_000,
                         help="text deltas of the blocking bench's streamed answer")
+    parser.add_argument("--save-rounds", type=int, default=1_000,
+                        help="round trips of the CPython memory and saves part (window: --per-send)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds one sample may take")
     args = parser.parse_args(argv)
     parts = [part for part in args.only.split(",") if part]
@@ -71,6 +77,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown := set(clients) - set(CLIENTS):
         parser.error(f"unknown client(s) {sorted(unknown)}: use {', '.join(CLIENTS)}")
 
+    tables: list[str] = []
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    if "saves" in parts:  # CPython only: before any browser starts
+        tables.append(report_cpython(run_cpython(args.save_rounds, window=min(args.per_send, args.save_rounds // 2),
+                                                 memory_rounds=max(40, min(600, args.save_rounds)), log=log)))
+        if parts == ["saves"]:
+            print(tables[0])
+            return 0
     from playwright.sync_api import sync_playwright
 
     from devserver.app import create_app
@@ -81,9 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     build()
     timeline = Timeline()
     app = create_app(extra_routes=[*routes(timeline), agui_client.route()])
-    tables: list[str] = []
     timeout_ms = int(args.timeout * 1000)
-    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     started = time.monotonic()
     with ServerThread(app) as server, sync_playwright() as playwright:
         if "boot" in parts:

@@ -281,7 +281,9 @@ class History:
         start = min(self._unsaved, len(self._entries))
         frozen = len(self._frozen)
         array = self._with_live(self._frozen.wire.array_from(start) if start < frozen else b"[]", max(start, frozen))
-        self._unsaved = len(self._entries)
+        # The live entries (no request carried them yet: the run's few) may still change without
+        # a thaw: the next call gives them again; a frozen one that changes is thawed (`_thaw`).
+        self._unsaved = frozen
         return start, array
 
     def _with_live(self, array: bytes, start: int) -> bytes:

@@ -243,3 +243,34 @@ def test_a_filestore_written_before_records_restores_the_same_thread(tmp_path):
         thread.close()
 
     arun(main())
+
+
+def test_a_message_still_streaming_is_saved_again_as_it_grows():
+    # A save mid-run (the streaming timer, a checkpoint) records the message being streamed;
+    # its later text, and a call added to it, are in the next record.
+    from pyclient._events import decode_event
+    from pyclient._machine import Conversation
+
+    async def main() -> None:
+        store = MemoryStore()
+        machine = Conversation("t")
+        journal = Journal(store, "k")
+        machine.add_user_message("hi")
+        await journal.save(machine)
+        request = machine.start_run([])
+        events = [{"type": "RUN_STARTED", "threadId": "t", "runId": request.run_id},
+                  {"type": "TEXT_MESSAGE_START", "messageId": "a1", "role": "assistant"},
+                  {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a1", "delta": "Hel"},
+                  {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a1", "delta": "lo"},
+                  {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "x", "parentMessageId": "a1"},
+                  {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{}"},
+                  {"type": "RUN_FINISHED", "threadId": "t", "runId": request.run_id}]
+        for event in events:
+            machine.receive(decode_event(json.dumps(event)))
+            await journal.save(machine)
+            loaded = await store.load("k")
+            assert loaded is not None and loaded.pop("seq") > 0
+            assert loaded == json.loads(json.dumps(machine.snapshot())), event
+        assert store.count_records("k") == len(events)
+
+    arun(main())
