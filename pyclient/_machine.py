@@ -191,6 +191,10 @@ class Conversation:
         """The history as `ag_ui.core` message models (a new list each call)."""
         return self._history.messages()
 
+    def message(self, message_id: str) -> Message | None:
+        """The message with this id, or None."""
+        return self._history.message(message_id)
+
     def tool_call(self, call_id: str) -> ToolCall | None:
         """The AG-UI `ToolCall` with this id, arguments as assembled so far."""
         return self._history.tool_call(call_id)

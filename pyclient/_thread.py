@@ -282,10 +282,16 @@ class Thread:
     def messages(self) -> list[Message]:
         """The history as `ag_ui.core` message models (a new list on each access).
 
-        The models are the history's own: read them, never change them (each message is
-        serialized once for the requests, so a model changed in place is not sent again).
+        Built on each access from what the history keeps (a message a request carried is kept
+        as its JSON only): changing a model changes nothing, and reading one message is
+        cheaper with `message(id)`.
         """
         return self._machine.messages()
+
+    def message(self, message_id: str) -> Message | None:
+        """The message with this id, or None: one model built, where `messages` builds them all
+        (a message a request carried is kept as its JSON, its model built when read)."""
+        return self._machine.message(message_id)
 
     @property
     def state(self) -> Any:

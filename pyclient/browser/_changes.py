@@ -93,7 +93,7 @@ class Changes:
     """
 
     def __init__(self, run_status: str, *, run_end: Callable[[], RunEnd | None]) -> None:
-        self.messages: set[str] = set()
+        self.messages: dict[str, None] = {}  # an ordered set: new messages arrive in history order
         self.calls: dict[str, None] = {}
         self.names: dict[str, str] = {}
         self.full = True
@@ -115,7 +115,7 @@ class Changes:
         if type(payload) is (_TEXT_CONTENT or _text_content()):  # most events, by far: the fast path
             self._by_id = True
             message_id: str = payload.message_id
-            self.messages.add(message_id)
+            self.messages[message_id] = None
             self.streaming.add(message_id)
             return message_id
         self._event(payload)
@@ -160,7 +160,7 @@ class Changes:
                 self.full = True
                 return
             self._by_id = True
-            self.messages.add(message_id)
+            self.messages[message_id] = None
             if kind == "TEXT_MESSAGE_END":
                 self.streaming.discard(message_id)
             else:

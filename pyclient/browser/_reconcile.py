@@ -242,10 +242,12 @@ class MessageList:
 
     def _update_messages(self) -> None:
         """The bubbles of the messages whose text changed (text deltas)."""
-        wanted = self._changes.messages
         streaming = self._changes.streaming
-        for message in self.thread.messages:
-            if message.id not in wanted:
+        # By id, in the order they changed (new ones arrive in history order): `thread.messages`
+        # would build every message's model, each frame.
+        for message_id in self._changes.messages:
+            message = self.thread.message(message_id)
+            if message is None:
                 continue
             if message.role == "user":
                 self._bubble(message.id, "user").show_content(message.content)

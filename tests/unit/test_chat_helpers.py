@@ -280,7 +280,7 @@ def test_deltas_mark_ids_and_the_rest_reconciles():
     for delta in ("a", "b", "c"):  # each delta and the history change it makes: marked by id only
         assert changes.note(event("event", TextMessageContentEvent(message_id="m1", delta=delta))) == "frame"
         changes.note(event("messages"))
-    assert changes.messages == {"m1"} and changes.streaming == {"m1"} and not changes.full
+    assert list(changes.messages) == ["m1"] and changes.streaming == {"m1"} and not changes.full
     changes.note(event("event", ToolCallStartEvent(tool_call_id="c1", tool_call_name="echo")))
     changes.note(event("messages"))
     changes.note(event("event", ToolCallArgsEvent(tool_call_id="c1", delta="{}")))
