@@ -100,6 +100,18 @@ class ThreadAnswers:
         self._actions[call.id] = (call, action)
         return action
 
+    def forget_settled(self) -> None:
+        """Let go of the actions (and abort signals) of calls whose answer went out (a request
+        carried it): nothing changes them again, and a long thread would keep one per call. `action()` makes a new
+        one if asked; the thread calls this after each request, so it looks at the calls of
+        one round trip."""
+        for call_id, (call, _) in list(self._actions.items()):
+            if call.done and call.sent:
+                del self._actions[call_id]
+                # Its signal too (aborted when it got its answer): a later run may use the id
+                # again, and that call must start with a fresh one.
+                self._executions.forget(call_id)
+
     def action(self, call_id: str) -> Action:
         """The `Action` of a client tool call of this thread, pending or answered.
 

@@ -249,6 +249,7 @@ class Driver:
         while not turn.aborted:
             if isinstance(step, SendRequest):
                 await self._request(turn)
+                self._answers.forget_settled()
                 if turn.aborted:
                     return
                 self.serve_unavailable()
