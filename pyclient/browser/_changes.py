@@ -33,7 +33,7 @@ from pyclient.browser._changes import Changes
 changes = Changes("idle", run_end=lambda: RunEnd("stopped", "stopped by the user"))
 changes.full = False
 print(changes.note(ThreadEvent("event", TextMessageContentEvent(message_id="m1", delta="Hi"))))  # frame
-print(changes.note(ThreadEvent("messages")), changes.messages, changes.full)   # frame {'m1'} False
+print(changes.note(ThreadEvent("messages")), list(changes.messages), changes.full)   # frame ['m1'] False
 changes.note(ThreadEvent("status", "running"))
 print(changes.note(ThreadEvent("status", "idle")), changes.stop_marks)        # now 1
 ```
