@@ -44,6 +44,7 @@ from ._platform import Platform
 from ._scopes import Registration
 from ._lifecycle import CallStatusName, InterruptStatusName, RunStatus
 from ._store import FileStore, MemoryStore, Store
+from ._subagents import Subagent
 from ._listeners import ThreadEvent
 from ._thread import Thread
 from ._results import ToolResult
@@ -85,6 +86,7 @@ __all__ = [
     "RunError",
     "RunStatus",
     "Store",
+    "Subagent",
     "Thread",
     "ThreadEvent",
     "ToolContext",

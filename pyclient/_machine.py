@@ -59,6 +59,8 @@ from ._tools import ClientTool
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
     from ag_ui.core import Context, Message, TextMessageContentEvent, ToolCall, ToolMessage, UserMessage
 
+    from ._subagents import Subagents
+
 __all__ = ["DEFAULT_MAX_FOLLOW_UPS", "Conversation"]
 
 DEFAULT_MAX_FOLLOW_UPS = 10
@@ -185,6 +187,11 @@ class Conversation:
     def messages(self) -> list[Message]:
         """The history as `ag_ui.core` message models (a new list each call)."""
         return self._history.messages()
+
+    @property
+    def subagents(self) -> Subagents:
+        """The subagent invocations of the history (`pyclient._subagents`)."""
+        return self._history.subagents
 
     def tool_call(self, call_id: str) -> ToolCall | None:
         """The AG-UI `ToolCall` with this id, arguments as assembled so far."""
