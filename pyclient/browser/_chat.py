@@ -120,6 +120,7 @@ from ._eventlog import EventLog
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._status import run_view
+from ._steps import StepLine
 from ._stylesheet import install_stylesheet
 
 if TYPE_CHECKING:
@@ -166,6 +167,8 @@ class Chat:
         nonce: the Content-Security-Policy nonce the inline stylesheet carries (a `style-src
             'nonce-…'` policy); None takes the page's own, from the first element that has
             one (`<script nonce>`), if any.
+        steps: show the step the agent is on (`STEP_STARTED` / `STEP_FINISHED`) in a line under
+            the conversation while a run works (`pyclient.browser._steps`); False hides it.
 
     Raises:
         ValueError: `theme` is not None, "light" or "dark"; a pattern of `accept` is not a
@@ -184,6 +187,7 @@ class Chat:
         accept: Iterable[str] | None = None,
         stylesheet: str | None = None,
         nonce: str | None = None,
+        steps: bool = True,
     ) -> None:
         if theme not in (None, "light", "dark"):
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
@@ -220,7 +224,8 @@ class Chat:
                         tabindex="0")
         self._jump = el("button", "pyclient-jump", "Jump to latest ↓", type="button", data_command="jump")
         self._jump.hidden = True
-        body.append(self._empty, self._list, self._jump)
+        self._steps = StepLine() if steps else None  # the run's progress line
+        body.append(self._empty, self._list, *((self._steps.node,) if self._steps else ()), self._jump)
 
         self._form = el("form", "pyclient-form")
         self._input = el("input", "", id=f"{prefix}-input", name="message", autocomplete="off",
@@ -397,6 +402,9 @@ class Chat:
             return
         self._marked_type = None  # the marks are drawn and cleared: the next delta marks again
         self._messages.draw(budget)
+        if self._steps is not None and self._changes.steps.changed:
+            self._changes.steps.changed = False
+            self._steps.show(self._changes.steps.names)
         self._show_status()
         self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()

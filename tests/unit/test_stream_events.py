@@ -154,3 +154,22 @@ def test_a_raising_custom_callback_is_logged_and_never_breaks_the_run(callback_e
     arun(thread.send("go"))
     assert thread.run_status == "idle" and thread.messages[-1].content == "still here" and later == [1]
     assert any("CUSTOM 'progress'" in found and "broken callback" in found for found in callback_errors)
+
+
+def test_pydantic_ais_reasoning_streams_fold_the_same_and_its_signature_goes_back():
+    from tests.servers.dojo_streams import HAIKU, THOUGHT, reasoning_chat
+
+    histories = []
+    for version in (None, "0.1.10"):   # REASONING_* (AG-UI 1.0), then THINKING_* (before 0.1.11)
+        agent = ScriptedAgent()
+        agent.on("haiku").emit(*reasoning_chat(version))
+        agent.on("another").say("Sure")
+        thread = thread_of(agent)
+        arun(thread.send("write a haiku about autumn"))
+        arun(thread.send("another"))
+        histories.append((shape(thread), bodies(thread)[1]["messages"]))
+    (new, new_body), (old, _) = histories
+    assert new == old == [("user", "write a haiku about autumn"), ("reasoning", THOUGHT), ("assistant", HAIKU),
+                          ("user", "another"), ("assistant", "Sure")]
+    [reasoning] = [m for m in new_body if m["role"] == "reasoning"]
+    assert '"signature": "sig-autumn-1"' in reasoning["encryptedValue"]  # pydantic-ai's, echoed as it sent it
