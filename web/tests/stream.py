@@ -40,7 +40,7 @@ def open_chat(url, steps=True, theme=None):
     thread = Agent("stream", url=url).thread(element)
     thread.on_custom("progress", progress.append)
     thread.on_custom("boom", boom)
-    chat = Chat(thread, element, title="Stream", steps=bool(steps), theme=theme or None)
+    chat = Chat(thread, element, title="Assistant", steps=bool(steps), theme=theme or None)
 
 
 def custom():
