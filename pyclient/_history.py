@@ -2,8 +2,11 @@
 
 `History.apply(event)` folds one decoded event into the conversation: streamed text (kept as
 a list of pieces, joined on demand, so a long answer costs linear time), tool calls whose
-arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning,
-`STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch) and `MESSAGES_SNAPSHOT`. `messages()` returns
+arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning
+(messages of role `"reasoning"`, and the encrypted values to echo back: one naming a reasoning
+span with no text becomes an empty reasoning message, so it is sent back),
+`STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch), `MESSAGES_SNAPSHOT`, and subagents (`SUBAGENT_*`
+into `subagents`; a message keeps the `subagentRunId` of the event that started it). `messages()` returns
 `ag_ui.core` message models, ready to be sent back in the next `RunAgentInput`.
 
 Tolerated on purpose (servers do these): `TOOL_CALL_ARGS` after `TOOL_CALL_END` for the same

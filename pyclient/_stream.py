@@ -1,7 +1,9 @@
 """A run's response as AG-UI events: transport bytes → SSE events → `ag_ui.core` models.
 
 The one pipeline under every environment: the transport streams bytes (`pyclient._transport`),
-`SSEDecoder` cuts them into events, `decode_event` maps each onto ag-ui-protocol's models.
+`SSEDecoder` cuts them into events, `decode_event` maps each onto ag-ui-protocol's models
+(and the `THINKING_*` events of servers before AG-UI 1.0 are read as their `REASONING_*` names:
+`pyclient._thinking`).
 Events come in batches, one per chunk the transport delivered: the thread tells its
 listeners about a batch's changes once, so a long answer costs a publish per chunk, not one
 per word. Keep-alives (empty `data:`) are skipped. A body that ends in the middle of an

@@ -13,7 +13,10 @@ AG-UI interrupt naming the call, gets the same bar), a card per other interrupt 
 made from its response schema (`pyclient.browser._interrupt_cards`; a page's
 `agent.interrupt_renderer(reason)` draws its own), an error bubble with a Retry button, a
 "Stopped" marker after a stop and a "Cancelled by the agent" one after a run the agent
-cancelled, the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
+cancelled, the agent's reasoning in a "Thinking" section above its answer
+(`pyclient.browser._thinking`), a subagent's work grouped under its name and status
+(`pyclient.browser._subagent_groups`), the step the run is on (`pyclient.browser._steps`;
+`steps=False` hides it), the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
 "Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
 empty state with suggestions, and an event log panel (`pyclient.browser._eventlog`). It
 follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape

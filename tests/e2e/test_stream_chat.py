@@ -125,6 +125,15 @@ def test_a_subagents_work_is_grouped_under_its_name_and_status(chat, scripted_ag
     expect(researcher.locator(".pyclient-subagent-details")).not_to_have_attribute("open", "")
     assert [(run["name"], run["status"]) for run in json.loads(page.evaluate("window.t.subagents()"))] == [
         ("researcher", "finished"), ("writer", "error")]
+    # A subagent's interrupt is asked inside its group; suspended on it, the group says it waits.
+    (scripted_agent.on("ask").subagent("planner", subagent_run_id="sub-planner").say("One question first.")
+     .end_subagent(suspended=True).finish(outcome={"type": "interrupt", "interrupts": [
+         {"id": "i-day", "reason": "input_required", "message": "Which day?", "subagentRunId": "sub-planner"}]}))
+    send(page, "ask me")
+    planner = page.locator(".pyclient-subagent[data-subagent-run-id='sub-planner']")
+    expect(planner.locator(".pyclient-interrupt")).to_have_count(1, timeout=TIMEOUT)
+    expect(planner.locator(".pyclient-interrupt")).to_contain_text("Which day?")
+    expect(planner.locator(".pyclient-subagent-status")).to_have_text("waiting")
 
 
 def test_the_step_line_shows_while_the_run_works_and_goes_at_its_end(chat, scripted_agent):
