@@ -5,7 +5,8 @@ and opens a new one on the agent at `path` (the tests share one booted page). Ac
 renderers: type `"custom"` draws `.custom-activity` with the content's `label`; type `"boom"`
 raises. The state renderer draws the plan `state["steps"]` (each `{"description", "status"}`) as
 `ol.plan`, and a `.mark-first` button whose (trusted or not) click marks the first step
-completed with `thread.update_state(...)`; `state["document"]` as `.document`. `window.t.state()`
+completed with `thread.update_state(...)`; `state["document"]` as `.document`; `state["recipe"]`
+as `.recipe` (its title and ingredients). `window.t.state()`
 is the JSON of `thread.state`; `window.t.renders()` how many times the state renderer ran. The
 page runs on the main thread and in a worker (`?pyclient-worker=1`): it reaches the page through
 `pyscript.window` and `pyscript.document`, never the `js` module.
@@ -65,6 +66,13 @@ def plan(state):
         text = document.createElement("p")
         text.className = "document"
         text.textContent = str(state["document"])
+        box.append(text)
+    recipe = state.get("recipe") if isinstance(state, dict) else None
+    if isinstance(recipe, dict):
+        text = document.createElement("p")
+        text.className = "recipe"
+        names = ", ".join(str(item.get("name")) for item in recipe.get("ingredients", []))
+        text.textContent = f"{recipe.get('title')}: {names}"
         box.append(text)
     return box if box.childElementCount else None
 
