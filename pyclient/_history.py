@@ -4,10 +4,10 @@
 a list of pieces, joined on demand, so a long answer costs linear time), tool calls whose
 arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning
 (messages of role `"reasoning"`, and the encrypted values to echo back: one naming a reasoning
-span with no text becomes an empty reasoning message, so it is sent back),
-`STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch), `MESSAGES_SNAPSHOT`, and subagents (`SUBAGENT_*`
-into `subagents`; a message keeps the `subagentRunId` of the event that started it). `messages()` returns
-`ag_ui.core` message models, ready to be sent back in the next `RunAgentInput`.
+span with no text becomes an empty reasoning message, so it is sent back), activities
+(`pyclient._activities`), `STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch), `MESSAGES_SNAPSHOT`, and
+subagents (`SUBAGENT_*` into `subagents`; a message keeps the `subagentRunId` of the event that
+started it). `messages()` returns `ag_ui.core` models, ready to be sent back.
 
 Tolerated on purpose (servers do these): `TOOL_CALL_ARGS` after `TOOL_CALL_END` for the same
 id (pydantic-ai with parallel calls), `TOOL_CALL_ARGS` before its `TOOL_CALL_START`, content
@@ -94,6 +94,7 @@ class History:
         self.subagents = Subagents()
         """The subagent invocations (`SUBAGENT_*` events); messages carry their `subagent_run_id`."""
         self._reasoning_spans: set[str] = set()  # REASONING_START ids: an encrypted value may name one
+        self.activity_problems: dict[str, str] = {}  # activity id -> why its last update did not apply
         for message in messages or ():
             self.append(message)
 
@@ -486,6 +487,15 @@ class History:
             ) from exc
         return {"state"}
 
+    def _on_activity(self, event: Any) -> set[str]:
+        from ._activities import fold  # activity messages: their snapshots, patches and problems
+
+        entry = self._by_id.get(event.message_id)
+        message = fold(entry.model() if entry is not None else None, event, self.activity_problems)
+        if message is not None:
+            self._add_entry(MessageEntry(message.id, "activity", base=message))
+        return {"messages"}
+
     def _on_messages_snapshot(self, event: Any) -> set[str]:
         # The server's view of the conversation replaces ours. Calls it leaves unanswered stay
         # indexed, so arguments still streaming are not lost (a later event may bring their
@@ -526,4 +536,6 @@ _HANDLERS: dict[str, str] = {
     "SUBAGENT_STARTED": "_on_subagent",
     "SUBAGENT_FINISHED": "_on_subagent",
     "SUBAGENT_ERROR": "_on_subagent",
+    "ACTIVITY_SNAPSHOT": "_on_activity",
+    "ACTIVITY_DELTA": "_on_activity",
 }

@@ -16,7 +16,9 @@ made from its response schema (`pyclient.browser._interrupt_cards`; a page's
 cancelled, the agent's reasoning in a "Thinking" section above its answer
 (`pyclient.browser._thinking`), a subagent's work grouped under its name and status
 (`pyclient.browser._subagent_groups`), the step the run is on (`pyclient.browser._steps`;
-`steps=False` hides it), the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
+`steps=False` hides it), activity cards (`pyclient.browser._activity_cards`; a page's
+`agent.activity_renderer(activity_type)` draws its own), the shared state drawn by
+`agent.state_renderer(fn)` above the input (`pyclient.browser._state_view`), the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
 "Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
 empty state with suggestions, and an event log panel (`pyclient.browser._eventlog`). It
 follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
@@ -122,6 +124,7 @@ from ._commands import Commands
 from ._eventlog import EventLog
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
+from ._state_view import StateView
 from ._status import run_view
 from ._steps import StepLine
 from ._stylesheet import install_stylesheet
@@ -242,8 +245,9 @@ class Chat:
         files = self._attachments = Attachments(accept=accept, limits=lambda: agent.limits, drop_zone=root,
                                                 paste_target=self._input)
         self._form.append(files.tray, files.button, label, self._input, self._send, self._stop)
+        self._state_view = StateView(thread.thread_id)  # agent.state_renderer's view of thread.state
         # The picker is outside the form: the form's one input is the message.
-        root.append(header, self._log.node, body, self._form, files.picker)
+        root.append(header, self._log.node, body, self._state_view.node, self._form, files.picker)
         dom_node(element).append(root)
 
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
@@ -408,6 +412,9 @@ class Chat:
         if self._steps is not None and self._changes.steps.changed:
             self._changes.steps.changed = False
             self._steps.show(self._changes.steps.names)
+        if self._changes.state:  # once a frame, however many deltas came
+            self._changes.state = False
+            self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()
         self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()

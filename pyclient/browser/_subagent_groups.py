@@ -134,12 +134,15 @@ class Groups:
         self._keys = {None: []}
 
     def keep(self, key: str, node: Any, subagent_run_id: str | None) -> None:
-        """The item `key` (made already) is in the history, in its subagent's list."""
+        """The item `key` (made already) is in the history, in its subagent's list (`node` may
+        be None for an item its own widget added to that list)."""
         if subagent_run_id is not None and subagent_run_id not in self._keys:
             self._keys[None].append("g:" + subagent_run_id)
             self._keys[subagent_run_id] = []
         timeline = self.timeline(subagent_run_id)
         home = self._homes.get(key)
+        if home is None and key in timeline:  # put there by its own widget (an activity's card)
+            self._homes[key] = home = timeline
         if home is not timeline:
             if home is not None:
                 home.remove(key)
