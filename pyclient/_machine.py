@@ -588,6 +588,7 @@ class Conversation:
             self.run_end = None
         elif end is not None:
             self.run_end = end
+            self._history.subagents.turn_ended()  # one still running was cut (a stop, a failure)
         self.checkpoint += 1
         if self.run_status != before:
             self._changed("status")

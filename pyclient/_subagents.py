@@ -13,8 +13,9 @@ thread's `thread.subagents` lists them as `Subagent` records, and a saved thread
 Each invocation's status follows `SUBAGENT_TABLE`: `"running"` from its start, then
 `"finished"`, `"suspended"` or `"error"`; a suspended (or ended) invocation that starts again
 in a later run is running again. An end for an invocation never announced is kept too (its
-name unknown: None). A saved invocation still running when the page died is restored as
-`"interrupted"`.
+name unknown: None). One still running when the thread's turn ends (stopped, failed, or a
+server that never ended it) is `"interrupted"`, and so is a saved one still running when the
+page died, once restored.
 
 ```python
 from ag_ui.core import SubagentErrorEvent, SubagentFinishedEvent, SubagentStartedEvent
@@ -64,6 +65,7 @@ SUBAGENT_TABLE: dict[tuple[SubagentStatus | None, str], SubagentStatus] = {
     ("interrupted", "ERROR"): "error",
     ("finished", "STARTED"): "running",
     ("error", "STARTED"): "running",
+    ("running", "TURN_ENDED"): "interrupted",    # the turn ended (stopped, failed) while it worked
 }
 
 
@@ -144,6 +146,13 @@ class Subagents:
             run = replace(run, status=status, result=event.result)
         self._runs[run_id] = run
         return True
+
+    def turn_ended(self) -> None:
+        """The thread's turn ended: an invocation still running was cut (`"interrupted"`)."""
+        for run_id, run in self._runs.items():
+            status = SUBAGENT_TABLE.get((run.status, "TURN_ENDED"))
+            if status is not None:
+                self._runs[run_id] = replace(run, status=status)
 
     # -- saving --------------------------------------------------------------------------
 

@@ -173,3 +173,25 @@ def test_pydantic_ais_reasoning_streams_fold_the_same_and_its_signature_goes_bac
                           ("user", "another"), ("assistant", "Sure")]
     [reasoning] = [m for m in new_body if m["role"] == "reasoning"]
     assert '"signature": "sig-autumn-1"' in reasoning["encryptedValue"]  # pydantic-ai's, echoed as it sent it
+
+
+def test_a_subagent_still_running_when_the_turn_is_stopped_is_interrupted():
+    import asyncio
+
+    agent = ScriptedAgent()
+    agent.on("slow").subagent("writer", subagent_run_id="s1").say("Writing").hold()
+    agent.on("done").subagent("writer", subagent_run_id="s1").say("Done").end_subagent()
+    thread = thread_of(agent)
+
+    async def stop_while_it_works():
+        task = asyncio.ensure_future(thread.send("slow"))
+        while not thread.subagents:
+            await asyncio.sleep(0.01)
+        assert thread.subagents[0].status == "running"
+        thread.stop()
+        await task
+
+    arun(stop_while_it_works())
+    assert [(run.name, run.status) for run in thread.subagents] == [("writer", "interrupted")]
+    arun(thread.send("done"))   # the same invocation goes on in a later run
+    assert [(run.name, run.status) for run in thread.subagents] == [("writer", "finished")]
