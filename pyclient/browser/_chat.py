@@ -14,7 +14,7 @@ made from its response schema (`pyclient.browser._interrupt_cards`; a page's
 `agent.interrupt_renderer(reason)` draws its own), an error bubble with a Retry button, a
 "Stopped" marker after a stop and a "Cancelled by the agent" one after a run the agent
 cancelled, the agent's reasoning in a "Thinking" section above its answer
-(`pyclient.browser._thinking`), a subagent's work grouped under its name and status
+(`pyclient.browser._thinking_section`), a subagent's work grouped under its name and status
 (`pyclient.browser._subagent_groups`), the step the run is on (`pyclient.browser._steps`;
 `steps=False` hides it), activity cards (`pyclient.browser._activity_cards`; a page's
 `agent.activity_renderer(activity_type)` draws its own), the shared state drawn by

@@ -62,7 +62,7 @@ from ._cards import Card
 from ._error_words import console_line
 from ._interrupt_cards import InterruptCard
 from ._subagent_groups import Groups
-from ._thinking import Thinking
+from ._thinking_section import Thinking
 from ._timeline import Timeline, cancelled_notice, error_notice, stopped_notice
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ characters marked, never HTML. Encrypted reasoning (`encryptedValue`) is never s
 reasoning message with nothing but that gets no section at all.
 
 ```python
-from pyclient.browser._thinking import Thinking
+from pyclient.browser._thinking_section import Thinking
 
 thinking = Thinking("r1", streaming=True)
 thinking.update("First, the venue", streaming=True)
