@@ -43,7 +43,9 @@ from ._parts import ToolPart, ToolPartState
 from ._platform import Platform
 from ._scopes import Registration
 from ._lifecycle import CallStatusName, InterruptStatusName, RunStatus
-from ._store import FileStore, MemoryStore, Store
+from ._store import FileStore, ListingStore, MemoryStore, Store
+from ._saved_threads import SavedThreads
+from ._summaries import ThreadSummary
 from ._listeners import ThreadEvent
 from ._thread import Thread
 from ._results import ToolResult
@@ -71,6 +73,7 @@ __all__ = [
     "Interrupt",
     "InterruptError",
     "InterruptStatusName",
+    "ListingStore",
     "LocalProtocolError",
     "MemoryStore",
     "MockTransport",
@@ -84,9 +87,11 @@ __all__ = [
     "RunAborted",
     "RunError",
     "RunStatus",
+    "SavedThreads",
     "Store",
     "Thread",
     "ThreadEvent",
+    "ThreadSummary",
     "ToolContext",
     "ToolError",
     "ToolPart",
