@@ -1,0 +1,61 @@
+"""Test page for `ThreadList` (tests/e2e/test_thread_list.py, docs/screenshots.py): the saved threads
+of agent "threads" in the page's IndexedDB (`store=True`), listed in `#threads`, shown in a `Chat`
+on `#chat`. The agent is `/agent` (the test's scripted agent on the plugin's site).
+
+`window.t.reset()` deletes every saved thread and makes a new list (which opens a new thread);
+`window.t.records()` is the JSON of the store's own listing (`store.list_threads()`), and
+`window.t.shown()` the id of the thread shown, the list's current id and the chat's messages.
+The page runs on the main thread and in a worker (`?pyclient-worker=1`): it reaches the page
+through `pyscript.window` and `pyscript.document`, never the `js` module (the worker's own scope).
+"""
+
+import json
+
+import js
+from pyodide.ffi import create_proxy, to_js
+from pyscript import document, window
+
+from pyclient import Agent
+from pyclient.browser import ThreadList, log_to_console
+
+log_to_console()
+params = js.URLSearchParams.new(window.location.search)
+agent = Agent("threads", url="/agent")
+theme = params.get("theme") or None
+threads = None
+
+
+def make_list():
+    global threads
+    threads = ThreadList(agent, "#threads", store=True, chat="#chat", theme=theme,
+                         chat_options={"title": "Assistant", "theme": theme})
+    return threads
+
+
+async def reset():
+    global threads
+    if threads is not None:
+        threads.dispose()
+        if threads.thread is not None:
+            threads.thread.close()
+    store = agent.platform.default_store()
+    for key in await store.list_threads():
+        await store.delete(key)
+    document.querySelector("#chat").replaceChildren()
+    await make_list().ready
+
+
+async def records():
+    return json.dumps(await agent.platform.default_store().list_threads())
+
+
+def shown():
+    thread = threads.thread
+    return json.dumps({"thread": thread.thread_id if thread else None, "current": threads.current,
+                       "messages": [m.content for m in thread.messages] if thread else []})
+
+
+make_list()
+window.t = to_js({"reset": create_proxy(reset), "records": create_proxy(records), "shown": create_proxy(shown)},
+                 dict_converter=js.Object.fromEntries)
+document.documentElement.dataset.pyclient = "ready"
