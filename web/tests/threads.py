@@ -3,8 +3,9 @@ of agent "threads" in the page's IndexedDB (`store=True`), listed in `#threads`,
 on `#chat`. The agent is `/agent` (the test's scripted agent on the plugin's site).
 
 `window.t.reset()` deletes every saved thread and makes a new list (which opens a new thread);
-`window.t.records()` is the JSON of the store's own listing (`store.list_threads()`), and
-`window.t.shown()` the id of the thread shown, the list's current id and the chat's messages.
+`window.t.records()` is the JSON of the store's own listing (`store.list_threads()`),
+`window.t.shown()` the id of the thread shown, the list's current id and the chat's messages,
+and `window.t.age(title, seconds)` makes the thread with that title older (for the screenshots).
 The page runs on the main thread and in a worker (`?pyclient-worker=1`): it reaches the page
 through `pyscript.window` and `pyscript.document`, never the `js` module (the worker's own scope).
 """
@@ -49,6 +50,14 @@ async def records():
     return json.dumps(await agent.platform.default_store().list_threads())
 
 
+async def age(title, seconds):
+    store = agent.platform.default_store()
+    for summary in threads.summaries:
+        if summary.title == title:
+            await store.update_summary(summary.key, {"updated_at": summary.updated_at - seconds})
+    await threads.refresh()
+
+
 def shown():
     thread = threads.thread
     return json.dumps({"thread": thread.thread_id if thread else None, "current": threads.current,
@@ -56,6 +65,7 @@ def shown():
 
 
 make_list()
-window.t = to_js({"reset": create_proxy(reset), "records": create_proxy(records), "shown": create_proxy(shown)},
+window.t = to_js({"reset": create_proxy(reset), "records": create_proxy(records), "shown": create_proxy(shown),
+                  "age": create_proxy(age)},
                  dict_converter=js.Object.fromEntries)
 document.documentElement.dataset.pyclient = "ready"
