@@ -48,7 +48,7 @@ import logging
 import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._errors import ConfigurationError
 from .._saved_threads import SavedThreads
@@ -62,10 +62,22 @@ from ._thread_words import full_time, iso_time, shown_title, updated_words
 from ._window import page_window
 
 if TYPE_CHECKING:
-    from .._agent import Agent
+    from .._platform import Platform
     from .._thread import Thread
 
 __all__ = ["ThreadList"]
+
+
+class _Agent(Protocol):
+    """What a `ThreadList` needs of an `Agent` (the agent imports the page, not the other way)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def platform(self) -> Platform: ...
+    @property
+    def threads(self) -> list[Thread]: ...
+    def thread(self, element_or_selector: Any = None, thread_id: str | None = None, **options: Any) -> Thread: ...
 
 logger = logging.getLogger("pyclient")
 
@@ -154,7 +166,7 @@ class ThreadList:
 
     def __init__(
         self,
-        agent: Agent,
+        agent: _Agent,
         element: Any,
         *,
         store: Store | bool = True,

@@ -254,3 +254,17 @@ def test_title_of_reads_the_first_user_messages_text():
     assert title_of([UserMessage(id="u", content=parts)]) == "look at this"
     assert title_of([UserMessage(id="u", content="   "), UserMessage(id="v", content="second")]) == "second"
     assert title_of([]) == ""
+
+
+def test_a_list_says_when_in_words():
+    from pyclient.browser._thread_words import full_time, iso_time, shown_title, updated_words
+
+    day = 86400
+    assert [updated_words(1000.0, 1000.0 + ago) for ago in (-5, 59, 60, 3599, 3600, day - 1, day, 2 * day, 6 * day)] == [
+        "just now", "just now", "1 min ago", "59 min ago", "1 h ago", "23 h ago", "yesterday", "2 days ago",
+        "6 days ago"]
+    then = 1_780_000_000.0          # 2026-05-28
+    assert updated_words(then, then + 10 * day).startswith("May ") and "," not in updated_words(then, then + 10 * day)
+    assert updated_words(then, then + 400 * day).endswith(", 2026")
+    assert iso_time(0.0) == "1970-01-01T00:00:00Z" and len(full_time(then)) == 16
+    assert shown_title("") == "New chat" and shown_title("Trip") == "Trip"
