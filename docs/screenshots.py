@@ -15,6 +15,7 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `dark.png` | a conversation in dark mode |
 | `attachments.png`, `attachments-dark.png` | a message sent with files, and more files waiting in the composer (one refused) |
 | `thread-list.png`, `thread-list-dark.png` | saved threads beside the chat (`ThreadList`): one renamed, one asking to be deleted |
+| `activity-state.png`, `activity-state-dark.png` | an activity's default card and a state renderer's plan (web/tests/state.html, a scripted agent) |
 
     ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
 
@@ -40,13 +41,13 @@ VIEWPORT = {"width": 1200, "height": 760}
 TIMEOUT_MS = 60_000
 
 
-def open_demo(browser, url: str, *, dark: bool = False):
+def open_demo(browser, url: str, *, dark: bool = False, path: str = "/"):
     context = browser.new_context(viewport=VIEWPORT, color_scheme="dark" if dark else "light",
                                   device_scale_factor=1)
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
                   else route.abort())
     page = context.new_page()
-    page.goto(url + "/")
+    page.goto(url + path)
     page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=TIMEOUT_MS)
     return context, page
 
@@ -227,6 +228,39 @@ def capture_thread_list(browser, url: str, out: Path, *, dark: bool) -> Path:
     return path
 
 
+def capture_activity_state(browser, out: Path) -> list[Path]:
+    """An activity card (the default one: its type and a summary of its content) and the shared
+    state drawn by a state renderer (a plan, two steps of four done), from `pyclient.testing`'s
+    scripted agent on the test page web/tests/state.html, light and dark."""
+    from pyclient.server import build as build_runtime
+    from pyclient.testing import ScriptedAgent
+    from pyclient.testing._server import ServerThread as SiteThread
+    from pyclient.testing._site import Site
+
+    steps = [{"description": text, "status": "completed" if i < 2 else "pending"}
+             for i, text in enumerate(["Search flights to Lisbon", "Compare three hotels", "Book the hotel",
+                                       "Send the itinerary"])]
+    agent = ScriptedAgent()
+    (agent.on("trip").activity("search", {"query": "flights to Lisbon, 12-15 May", "sources": ["tap.pt", "kayak.com"],
+                                          "found": 14, "status": "done"})
+     .state({"steps": steps}).say("I found 14 flights and compared three hotels. Two steps of the plan are done."))
+    site = Site(ROOT / "web", build_runtime())
+    site.agent = agent
+    shots = []
+    with SiteThread(site) as server:
+        for dark in (False, True):
+            context, page = open_demo(browser, server.url, dark=dark, path="/tests/state.html?agent=/agent")
+            send(page, "Plan my trip to Lisbon")
+            page.wait_for_selector(".pyclient-state ol.plan", timeout=TIMEOUT_MS)
+            wait_idle(page)
+            page.wait_for_timeout(300)
+            path = out / ("activity-state-dark.png" if dark else "activity-state.png")
+            page.screenshot(path=str(path))
+            shots.append(path)
+            context.close()
+    return shots
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images", help="where the PNGs go")
@@ -239,7 +273,7 @@ def main() -> None:
     with ServerThread(create_app()) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
         try:
-            for path in capture(browser, server.url, args.out):
+            for path in [*capture(browser, server.url, args.out), *capture_activity_state(browser, args.out)]:
                 print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
         finally:
             browser.close()

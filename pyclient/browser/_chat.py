@@ -13,7 +13,9 @@ AG-UI interrupt naming the call, gets the same bar), a card per other interrupt 
 made from its response schema (`pyclient.browser._interrupt_cards`; a page's
 `agent.interrupt_renderer(reason)` draws its own), an error bubble with a Retry button, a
 "Stopped" marker after a stop and a "Cancelled by the agent" one after a run the agent
-cancelled, the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
+cancelled, activity cards (`pyclient.browser._activity_cards`; a page's
+`agent.activity_renderer(activity_type)` draws its own), the shared state drawn by
+`agent.state_renderer(fn)` above the input (`pyclient.browser._state_view`), the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
 "Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
 empty state with suggestions, and an event log panel (`pyclient.browser._eventlog`). It
 follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
@@ -119,6 +121,7 @@ from ._commands import Commands
 from ._eventlog import EventLog
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
+from ._state_view import StateView
 from ._status import run_view
 from ._stylesheet import install_stylesheet
 
@@ -234,8 +237,9 @@ class Chat:
         files = self._attachments = Attachments(accept=accept, limits=lambda: agent.limits, drop_zone=root,
                                                 paste_target=self._input)
         self._form.append(files.tray, files.button, label, self._input, self._send, self._stop)
+        self._state_view = StateView(thread.thread_id)  # agent.state_renderer's view of thread.state
         # The picker is outside the form: the form's one input is the message.
-        root.append(header, self._log.node, body, self._form, files.picker)
+        root.append(header, self._log.node, body, self._state_view.node, self._form, files.picker)
         dom_node(element).append(root)
 
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
@@ -397,6 +401,9 @@ class Chat:
             return
         self._marked_type = None  # the marks are drawn and cleared: the next delta marks again
         self._messages.draw(budget)
+        if self._changes.state:  # once a frame, however many deltas came
+            self._changes.state = False
+            self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()
         self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()
