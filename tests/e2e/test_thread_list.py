@@ -92,6 +92,14 @@ def test_the_list_shows_saved_threads_newest_first_and_opens_one(page):
     state = shown(page)
     assert state["thread"] == state["current"] and state["messages"] == ["Plan a trip to Lisbon", "Sure, let us talk about it."]
     assert page.locator(".pyclient-chat:not(.pyclient-thread-list)").count() == 1    # one chat: the last one was disposed
+    # on_open heard each thread opened or started: the first new one, the second, the first again.
+    first, second = state["opened"][0], state["opened"][1]
+    assert state["opened"] == [first, second, first] and first == state["current"] != second
+
+    # A list with on_open only (no chat=) lists the same, opens the newest, and mounts nothing.
+    bare = json.loads(page.evaluate("window.t.bare()"))
+    assert bare == {"heading": "Saved", "theme": "dark", "titles": ["Write a poem about the sea", "Plan a trip to Lisbon"],
+                    "current": "Plan a trip to Lisbon", "opened": [second, first], "thread": True, "chats": 1}
 
     # Talking in the older thread moves it to the top.
     send(page, "And a day in Sintra")
