@@ -151,7 +151,8 @@ class ThreadList:
         on_open: called with the thread id each time a thread is opened or started.
         title: the list's heading.
         theme: "light" or "dark" forces that theme; None follows the system.
-        stylesheet, nonce: as for `Chat`.
+        stylesheet: the URL of `chat.css` to link instead of putting it inline (as for `Chat`).
+        nonce: the Content-Security-Policy nonce of the inline stylesheet (as for `Chat`).
 
     Raises:
         ConfigurationError: the store cannot list its threads (it names the two methods it
