@@ -234,7 +234,7 @@ class ThreadList:
         self._finalizer = weakref.finalize(self, listeners.release)
         self._unwatch = self.saved.watch(self._heard)
         self._timer: asyncio.TimerHandle | None = None
-        self.ready: asyncio.Future[None] = asyncio.ensure_future(self._start())
+        self.ready: asyncio.Future[None] = self._spawn(self._start())   # a failure is logged too
 
     def __repr__(self) -> str:
         return f"<ThreadList {self.agent.name!r} {len(self._summaries)} threads, showing {self.current!r}>"
