@@ -16,6 +16,7 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `attachments.png`, `attachments-dark.png` | a message sent with files, and more files waiting in the composer (one refused) |
 | `reasoning.png`, `reasoning-dark.png` | an answer with its reasoning in the "Thinking" section, opened again |
 | `subagents.png`, `subagents-dark.png` | two subagents' work in groups: a researcher that finished, a writer that failed |
+| `thread-list.png`, `thread-list-dark.png` | saved threads beside the chat (`ThreadList`): one renamed, one asking to be deleted |
 | `activity-state.png`, `activity-state-dark.png` | an activity's default card and a state renderer's plan (web/tests/state.html, a scripted agent) |
 
     ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
@@ -248,7 +249,43 @@ def capture(browser, url: str, out: Path) -> list[Path]:
     shots.append(capture_attachments(browser, url, out, dark=True))
     for dark in (False, True):
         shots += capture_stream(browser, url, out, dark=dark)
+    shots.extend(capture_thread_list(browser, url, out, dark=dark) for dark in (False, True))
     return shots
+
+
+def capture_thread_list(browser, url: str, out: Path, *, dark: bool) -> Path:
+    """web/tests/threads.html: three saved threads beside the chat, one renamed, older ones aged,
+    the one shown second in the list, and the last one asking to be deleted."""
+    context = browser.new_context(viewport={"width": 1100, "height": 620}, color_scheme="dark" if dark else "light",
+                                  device_scale_factor=1)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url) else route.abort())
+    page = context.new_page()
+    page.goto(url + "/tests/threads.html")
+    page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=TIMEOUT_MS)
+    page.evaluate("window.t.reset()")
+    for text in ("Plan a weekend in Lisbon", "Make the background #1e3a8a", "Summarise the meeting notes"):
+        page.locator(".pyclient-thread-new").click()
+        page.wait_for_function("!document.querySelector('.pyclient-message')", timeout=TIMEOUT_MS)  # the new chat
+        send(page, text)
+        wait_idle(page)
+        page.locator(".pyclient-thread-title", has_text=text[:12]).wait_for(timeout=TIMEOUT_MS)
+    page.evaluate("window.t.age('Plan a weekend in Lisbon', 26 * 3600)")
+    page.evaluate("window.t.age('Make the background #1e3a8a', 3 * 3600)")
+    lisbon = page.locator(".pyclient-thread", has_text="Lisbon")
+    lisbon.locator(".pyclient-thread-rename").click()
+    lisbon.locator(".pyclient-thread-input").fill("Lisbon trip")
+    page.keyboard.press("Enter")
+    page.locator(".pyclient-thread-title", has_text="Lisbon trip").wait_for(timeout=TIMEOUT_MS)
+    page.locator(".pyclient-thread", has_text="background").locator(".pyclient-thread-open").click()
+    page.locator(".pyclient-user", has_text="background").wait_for(timeout=TIMEOUT_MS)
+    wait_idle(page)
+    page.locator(".pyclient-thread", has_text="Lisbon").locator(".pyclient-thread-delete").click()
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(300)
+    path = out / ("thread-list-dark.png" if dark else "thread-list.png")
+    page.screenshot(path=str(path))
+    context.close()
+    return path
 
 
 def capture_activity_state(browser, out: Path) -> list[Path]:

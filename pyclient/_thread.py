@@ -164,7 +164,7 @@ class Thread:
             self._persistence = Persistence(kept, f"{agent.name}/{machine.thread_id}", machine, platform,
                                             self._publisher, self.registered_tools,
                                             lambda restored: driver.restored(self.read_only) if restored else None,
-                                            agent.limits.max_stored_file_bytes)
+                                            agent.limits.max_stored_file_bytes, agent.name)
         driver = self._driver = Driver(machine, self.scope, agent, platform, executions, answers, self._publisher,
                                        self._listeners, self._persistence.saved if self._persistence else None)
         self._unmount: Callable[[], None] | None = None
