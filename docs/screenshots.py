@@ -14,11 +14,17 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `error.png` | a failed run, in words, with Retry |
 | `dark.png` | a conversation in dark mode |
 | `attachments.png`, `attachments-dark.png` | a message sent with files, and more files waiting in the composer (one refused) |
+| `reasoning.png`, `reasoning-dark.png` | an answer with its reasoning in the "Thinking" section, opened again |
+| `subagents.png`, `subagents-dark.png` | two subagents' work in groups: a researcher that finished, a writer that failed |
+| `thread-list.png`, `thread-list-dark.png` | saved threads beside the chat (`ThreadList`): one renamed, one asking to be deleted |
+| `activity-state.png`, `activity-state-dark.png` | an activity's default card and a state renderer's plan (web/tests/state.html, a scripted agent) |
 
     ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
 
 Every request outside 127.0.0.1 is aborted; the agent's failure in `error.png` is one
-request answered 503 by Playwright's router.
+request answered 503 by Playwright's router. The reasoning and subagent shots are of the test
+page `web/tests/stream.html`, its agent's requests answered by Playwright's router with the events
+of a `pyclient.testing.ScriptedAgent` (the embedded agent neither reasons nor delegates).
 """
 
 from __future__ import annotations
@@ -39,13 +45,13 @@ VIEWPORT = {"width": 1200, "height": 760}
 TIMEOUT_MS = 60_000
 
 
-def open_demo(browser, url: str, *, dark: bool = False):
+def open_demo(browser, url: str, *, dark: bool = False, path: str = "/"):
     context = browser.new_context(viewport=VIEWPORT, color_scheme="dark" if dark else "light",
                                   device_scale_factor=1)
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
                   else route.abort())
     page = context.new_page()
-    page.goto(url + "/")
+    page.goto(url + path)
     page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=TIMEOUT_MS)
     return context, page
 
@@ -121,6 +127,60 @@ def capture_attachments(browser, url: str, out: Path, *, dark: bool) -> Path:
     return path
 
 
+def scripted_stream(page, agent) -> None:
+    """Answer the page's `/agent` requests with `agent` (a `ScriptedAgent`), its events as SSE."""
+    import json
+
+    from pyclient.testing._response import sse
+
+    def answer(route):
+        response = agent.respond(json.loads(route.request.post_data or "{}"))
+        route.fulfill(status=200, headers={"Content-Type": "text/event-stream"},
+                      body=b"".join(sse(event) for event in response.events))
+
+    page.route("**/agent", answer)
+
+
+def capture_stream(browser, url: str, out: Path, *, dark: bool) -> list[Path]:
+    """`reasoning.png` and `subagents.png` (or their `-dark` twins), on the stream test page."""
+    from pyclient.testing import ScriptedAgent
+
+    agent = ScriptedAgent()
+    agent.on("offsite").reason(
+        "The team is twelve people, mostly in Lyon. A venue near Part-Dieu keeps travel short; "
+        "early October avoids the trade fair. Budget per head matters more than the view.").say(
+        "I suggest **Thursday 9 October** at *La Halle* near Part-Dieu: 12 seats, a terrace, "
+        "and €48 a head with lunch.")
+    (agent.on("invite").say("I'll ask my helpers.")
+     .subagent("researcher", description="finds venues and prices").reason("Compare three venues by price per head")
+     .server_call("search_venues", city="Lyon", guests=12, result={"venues": 3, "cheapest": "La Halle, €48"})
+     .say("Found 3 venues; La Halle is the cheapest at €48 a head.").end_subagent()
+     .subagent("writer", description="drafts the invitation").say("Drafting the invitation…")
+     .end_subagent(error="the template service timed out")
+     .say("The venue is settled; the invitation needs another try."))
+    theme = "dark" if dark else "light"
+    context = browser.new_context(viewport=VIEWPORT, color_scheme=theme, device_scale_factor=1)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
+                  else route.abort())
+    page = context.new_page()
+    page.goto(url + "/tests/stream.html")
+    page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=TIMEOUT_MS)
+    scripted_stream(page, agent)
+    shots = []
+    for said, name in (("Plan our team offsite in Lyon", "reasoning"), ("Book it and send the invite", "subagents")):
+        page.evaluate("theme => window.t.open('/agent', true, theme)", theme)
+        send(page, said)
+        page.wait_for_selector(".pyclient-chat[data-status='idle'] .pyclient-assistant", timeout=TIMEOUT_MS)
+        if name == "reasoning":
+            page.click(".pyclient-thinking-summary")   # folded once the answer started: opened again
+        page.wait_for_timeout(300)
+        path = out / (f"{name}-dark.png" if dark else f"{name}.png")
+        page.screenshot(path=str(path))
+        shots.append(path)
+    context.close()
+    return shots
+
+
 def capture(browser, url: str, out: Path) -> list[Path]:
     shots: list[Path] = []
 
@@ -187,6 +247,77 @@ def capture(browser, url: str, out: Path) -> list[Path]:
 
     shots.append(capture_attachments(browser, url, out, dark=False))
     shots.append(capture_attachments(browser, url, out, dark=True))
+    for dark in (False, True):
+        shots += capture_stream(browser, url, out, dark=dark)
+    shots.extend(capture_thread_list(browser, url, out, dark=dark) for dark in (False, True))
+    return shots
+
+
+def capture_thread_list(browser, url: str, out: Path, *, dark: bool) -> Path:
+    """web/tests/threads.html: three saved threads beside the chat, one renamed, older ones aged,
+    the one shown second in the list, and the last one asking to be deleted."""
+    context = browser.new_context(viewport={"width": 1100, "height": 620}, color_scheme="dark" if dark else "light",
+                                  device_scale_factor=1)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url) else route.abort())
+    page = context.new_page()
+    page.goto(url + "/tests/threads.html")
+    page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=TIMEOUT_MS)
+    page.evaluate("window.t.reset()")
+    for text in ("Plan a weekend in Lisbon", "Make the background #1e3a8a", "Summarise the meeting notes"):
+        page.locator(".pyclient-thread-new").click()
+        page.wait_for_function("!document.querySelector('.pyclient-message')", timeout=TIMEOUT_MS)  # the new chat
+        send(page, text)
+        wait_idle(page)
+        page.locator(".pyclient-thread-title", has_text=text[:12]).wait_for(timeout=TIMEOUT_MS)
+    page.evaluate("window.t.age('Plan a weekend in Lisbon', 26 * 3600)")
+    page.evaluate("window.t.age('Make the background #1e3a8a', 3 * 3600)")
+    lisbon = page.locator(".pyclient-thread", has_text="Lisbon")
+    lisbon.locator(".pyclient-thread-rename").click()
+    lisbon.locator(".pyclient-thread-input").fill("Lisbon trip")
+    page.keyboard.press("Enter")
+    page.locator(".pyclient-thread-title", has_text="Lisbon trip").wait_for(timeout=TIMEOUT_MS)
+    page.locator(".pyclient-thread", has_text="background").locator(".pyclient-thread-open").click()
+    page.locator(".pyclient-user", has_text="background").wait_for(timeout=TIMEOUT_MS)
+    wait_idle(page)
+    page.locator(".pyclient-thread", has_text="Lisbon").locator(".pyclient-thread-delete").click()
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(300)
+    path = out / ("thread-list-dark.png" if dark else "thread-list.png")
+    page.screenshot(path=str(path))
+    context.close()
+    return path
+
+
+def capture_activity_state(browser, out: Path) -> list[Path]:
+    """An activity card (the default one: its type and a summary of its content) and the shared
+    state drawn by a state renderer (a plan, two steps of four done), from `pyclient.testing`'s
+    scripted agent on the test page web/tests/state.html, light and dark."""
+    from pyclient.server import build as build_runtime
+    from pyclient.testing import ScriptedAgent
+    from pyclient.testing._server import ServerThread as SiteThread
+    from pyclient.testing._site import Site
+
+    steps = [{"description": text, "status": "completed" if i < 2 else "pending"}
+             for i, text in enumerate(["Search flights to Lisbon", "Compare three hotels", "Book the hotel",
+                                       "Send the itinerary"])]
+    agent = ScriptedAgent()
+    (agent.on("trip").activity("search", {"query": "flights to Lisbon, 12-15 May", "sources": ["tap.pt", "kayak.com"],
+                                          "found": 14, "status": "done"})
+     .state({"steps": steps}).say("I found 14 flights and compared three hotels. Two steps of the plan are done."))
+    site = Site(ROOT / "web", build_runtime())
+    site.agent = agent
+    shots = []
+    with SiteThread(site) as server:
+        for dark in (False, True):
+            context, page = open_demo(browser, server.url, dark=dark, path="/tests/state.html?agent=/agent")
+            send(page, "Plan my trip to Lisbon")
+            page.wait_for_selector(".pyclient-state ol.plan", timeout=TIMEOUT_MS)
+            wait_idle(page)
+            page.wait_for_timeout(300)
+            path = out / ("activity-state-dark.png" if dark else "activity-state.png")
+            page.screenshot(path=str(path))
+            shots.append(path)
+            context.close()
     return shots
 
 
@@ -202,7 +333,7 @@ def main() -> None:
     with ServerThread(create_app()) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
         try:
-            for path in capture(browser, server.url, args.out):
+            for path in [*capture(browser, server.url, args.out), *capture_activity_state(browser, args.out)]:
                 print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
         finally:
             browser.close()

@@ -43,7 +43,10 @@ from ._parts import ToolPart, ToolPartState
 from ._platform import Platform
 from ._scopes import Registration
 from ._lifecycle import CallStatusName, InterruptStatusName, RunStatus
-from ._store import FileStore, MemoryStore, RecordStore, Store
+from ._store import FileStore, ListingStore, MemoryStore, RecordStore, Store
+from ._saved_threads import SavedThreads
+from ._subagents import Subagent
+from ._summaries import ThreadSummary
 from ._listeners import ThreadEvent
 from ._thread import Thread
 from ._results import ToolResult
@@ -71,6 +74,7 @@ __all__ = [
     "Interrupt",
     "InterruptError",
     "InterruptStatusName",
+    "ListingStore",
     "LocalProtocolError",
     "MemoryStore",
     "MockTransport",
@@ -85,9 +89,12 @@ __all__ = [
     "RunAborted",
     "RunError",
     "RunStatus",
+    "SavedThreads",
     "Store",
+    "Subagent",
     "Thread",
     "ThreadEvent",
+    "ThreadSummary",
     "ToolContext",
     "ToolError",
     "ToolPart",

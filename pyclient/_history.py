@@ -2,10 +2,14 @@
 
 `History.apply(event)` folds one decoded event into the conversation: streamed text (kept as
 a list of pieces, joined on demand, so a long answer costs linear time), tool calls whose
-arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning,
-`STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch) and `MESSAGES_SNAPSHOT`. `messages()` returns
-`ag_ui.core` message models, ready to be sent back in the next `RunAgentInput`; a message a
-request carried is kept as that JSON only, its model built again when read (`pyclient._frozen`).
+arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning
+(messages of role `"reasoning"`, and the encrypted values to echo back: one naming a reasoning
+span with no text becomes an empty reasoning message, so it is sent back), activities
+(`pyclient._activities`), `STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch), `MESSAGES_SNAPSHOT`, and
+subagents (`SUBAGENT_*` into `subagents`; a message keeps the `subagentRunId` of the event that
+started it).
+`messages()` returns `ag_ui.core` models, ready to be sent back; a message a request carried is
+kept as that JSON only, its model built again when read (`pyclient._frozen`).
 
 Tolerated on purpose (servers do these): `TOOL_CALL_ARGS` after `TOOL_CALL_END` for the same
 id (pydantic-ai with parallel calls), `TOOL_CALL_ARGS` before its `TOOL_CALL_START`, content
@@ -38,6 +42,7 @@ from ._errors import LocalProtocolError, RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
 from ._frozen import Frozen
 from ._json import repair, repair_all
+from ._subagents import Subagents
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
     from ag_ui.core import Context, Message, Tool, ToolCall, ToolMessage
@@ -89,6 +94,10 @@ class History:
         self._chunk_call_id: str | None = None
         self._run = 0
         self.state: Any = {} if state is None else state
+        self.subagents = Subagents()
+        """The subagent invocations (`SUBAGENT_*` events); messages carry their `subagent_run_id`."""
+        self._reasoning_spans: set[str] = set()  # REASONING_START ids: an encrypted value may name one
+        self.activity_problems: dict[str, str] = {}  # activity id -> why its last update did not apply
         for message in messages or ():
             self.append(message)
 
@@ -104,6 +113,20 @@ class History:
         models = self._frozen.models()
         models.extend(entry.model() for entry in self._entries[frozen:])  # type: ignore[union-attr]
         return models
+
+    def view(self) -> Sequence[Message]:
+        """The history as a sequence that builds a model only for the message read (its length,
+        its last message, the first user message cost one parse each, not the history's)."""
+        return _View(self)
+
+    def model_at(self, position: int) -> Message:
+        """The model of the message at `position` (0 <= position < len(self))."""
+        if position < len(self._frozen):
+            return self._frozen.model(position)
+        entry = self._entries[position]
+        assert entry is not None
+        model: Message = entry.model()
+        return model
 
     def message(self, message_id: str) -> Message | None:
         """The message with this id, or None."""
@@ -158,6 +181,7 @@ class History:
         """A new run starts: id-less `*_CHUNK` events no longer continue the last run's message,
         and a `toolCallId` an earlier run used starts a new call."""
         self._chunk_message_id = self._chunk_call_id = None
+        self._reasoning_spans.clear()
         self._run += 1
 
     # -- writing -------------------------------------------------------------------------
@@ -401,7 +425,8 @@ class History:
 
         if streamed:
             name = getattr(message, "name", None)
-            entry = MessageEntry(message.id, message.role, name=name)
+            entry = MessageEntry(message.id, message.role, name=name,
+                                 subagent_run_id=getattr(message, "subagent_run_id", None))
         else:
             entry = MessageEntry(message.id, message.role, base=message)
         entry.encrypted_value = getattr(message, "encrypted_value", None)
@@ -426,17 +451,19 @@ class History:
     def _add_text(self, entry: MessageEntry, delta: str) -> None:
         entry.add_text(delta)
 
-    def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None) -> MessageEntry:
+    def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None,
+                    subagent_run_id: str | None = None) -> MessageEntry:
         if message_id is not None:
             existing = self._live(message_id)
             if existing is not None:
                 return existing
-        entry = MessageEntry(message_id or new_id(), role if role in TEXT_ROLES else "assistant", name=name)
+        entry = MessageEntry(message_id or new_id(), role if role in TEXT_ROLES else "assistant", name=name,
+                             subagent_run_id=subagent_run_id)
         self._add_entry(entry)
         return entry
 
     def _on_text_start(self, event: Any) -> set[str]:
-        self._text_entry(event.message_id, event.role or "assistant", event.name)
+        self._text_entry(event.message_id, event.role or "assistant", event.name, event.subagent_run_id)
         return {"messages"}
 
     def add_text(self, message_id: str, text: str) -> None:
@@ -458,7 +485,7 @@ class History:
     def _on_text_chunk(self, event: Any, role: str | None = None) -> set[str]:
         message_id = event.message_id or self._chunk_message_id
         entry = self._text_entry(message_id, role or getattr(event, "role", None) or "assistant",
-                                 getattr(event, "name", None))
+                                 getattr(event, "name", None), event.subagent_run_id)
         self._chunk_message_id = entry.id
         if event.delta:
             self._add_text(entry, event.delta)
@@ -468,12 +495,22 @@ class History:
         return self._on_text_chunk(event, "reasoning")
 
     def _on_reasoning_start(self, event: Any) -> set[str]:
-        self._text_entry(event.message_id, "reasoning")
+        self._text_entry(event.message_id, "reasoning", subagent_run_id=event.subagent_run_id)
         return {"messages"}
 
+    def _on_reasoning_span(self, event: Any) -> set[str]:
+        # REASONING_START opens a span, not a message: only an encrypted value naming the span
+        # (pydantic-ai's reasoning with no text) makes it one.
+        self._reasoning_spans.add(event.message_id)
+        return set()
+
     def _on_reasoning_content(self, event: Any) -> set[str]:
-        self._add_text(self._text_entry(event.message_id, "reasoning"), event.delta)
+        self._add_text(self._text_entry(event.message_id, "reasoning", subagent_run_id=event.subagent_run_id),
+                       event.delta)
         return {"messages"}
+
+    def _on_subagent(self, event: Any) -> set[str]:
+        return {"messages"} if self.subagents.apply(event) else set()
 
     def _on_encrypted_value(self, event: Any) -> set[str]:
         # Servers (pydantic-ai) ask for this opaque value to be echoed back on the entity.
@@ -483,6 +520,10 @@ class History:
             call.changed()
             self._touch(call.owner)
             return {"messages"}
+        if event.subtype == "message" and event.entity_id in self._reasoning_spans:
+            # Reasoning with no text, only its encrypted value: kept as a reasoning message
+            # whose content is empty, so it is sent back (never shown).
+            self._text_entry(event.entity_id, "reasoning", subagent_run_id=event.subagent_run_id)
         entry = self._live(event.entity_id) if event.subtype == "message" else None
         if entry is not None:
             entry.encrypted_value = event.encrypted_value
@@ -490,7 +531,7 @@ class History:
             return {"messages"}
         return set()
 
-    def _start_call(self, call_id: str, name: str, parent_id: str | None) -> CallEntry:
+    def _start_call(self, call_id: str, name: str, parent_id: str | None, subagent_run_id: str | None = None) -> CallEntry:
         existing = self._calls.get(call_id)
         if existing is not None and existing.run == self._run:  # started twice in one run: the same call
             return existing
@@ -509,7 +550,8 @@ class History:
             if parent_id is None and last is not None and last.role == "assistant" and last.base is None:
                 owner = last  # no parent named: the assistant message being streamed
             else:
-                owner = self._text_entry(parent_id if owner is None else None, "assistant")
+                owner = self._text_entry(parent_id if owner is None else None, "assistant",
+                                         subagent_run_id=subagent_run_id)
         call = CallEntry(call_id, name, owner, run=self._run)
         call.parts.extend(self._early_args.pop(call_id, ()))
         owner.calls.append(call)
@@ -530,7 +572,7 @@ class History:
         self._touch(call.owner)
 
     def _on_call_start(self, event: Any) -> set[str]:
-        self._start_call(event.tool_call_id, event.tool_call_name, event.parent_message_id)
+        self._start_call(event.tool_call_id, event.tool_call_name, event.parent_message_id, event.subagent_run_id)
         return {"messages"}
 
     def _on_call_args(self, event: Any) -> set[str]:
@@ -546,7 +588,7 @@ class History:
         if call_id is None:
             call_id = new_id()
         if event.tool_call_name:  # a repeat in the same run returns the call being assembled
-            self._start_call(call_id, event.tool_call_name, event.parent_message_id)
+            self._start_call(call_id, event.tool_call_name, event.parent_message_id, event.subagent_run_id)
         self._chunk_call_id = call_id
         if event.delta:
             self._add_args(call_id, event.delta)
@@ -566,7 +608,8 @@ class History:
             return set()
         from ag_ui.core import ToolMessage
 
-        self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content))
+        self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content,
+                                subagent_run_id=event.subagent_run_id))
         return {"messages"}
 
     def _on_state_snapshot(self, event: Any) -> set[str]:
@@ -587,6 +630,15 @@ class History:
             ) from exc
         return {"state"}
 
+    def _on_activity(self, event: Any) -> set[str]:
+        from ._activities import fold  # activity messages: their snapshots, patches and problems
+
+        entry = self._live(event.message_id)
+        message = fold(entry.model() if entry is not None else None, event, self.activity_problems)
+        if message is not None:
+            self._add_entry(MessageEntry(message.id, "activity", base=message))
+        return {"messages"}
+
     def _on_messages_snapshot(self, event: Any) -> set[str]:
         # The server's view of the conversation replaces ours. Calls it leaves unanswered stay
         # indexed, so arguments still streaming are not lost (a later event may bring their
@@ -606,11 +658,31 @@ class History:
         return {"messages"}
 
 
+class _View(Sequence["Message"]):
+    """`History.view()`: each item built when read."""
+
+    def __init__(self, history: History) -> None:
+        self._history = history
+
+    def __len__(self) -> int:
+        return len(self._history)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._history.model_at(i) for i in range(*index.indices(len(self._history)))]
+        if index < 0:
+            index += len(self._history)
+        if not 0 <= index < len(self._history):
+            raise IndexError(index)
+        return self._history.model_at(index)
+
+
 # Which method folds each event type (looked up on the history: one table, no copies).
 _HANDLERS: dict[str, str] = {
     "TEXT_MESSAGE_START": "_on_text_start",
     "TEXT_MESSAGE_CONTENT": "_on_text_content",
     "TEXT_MESSAGE_CHUNK": "_on_text_chunk",
+    "REASONING_START": "_on_reasoning_span",
     "REASONING_MESSAGE_START": "_on_reasoning_start",
     "REASONING_MESSAGE_CONTENT": "_on_reasoning_content",
     "REASONING_MESSAGE_CHUNK": "_on_reasoning_chunk",
@@ -623,4 +695,9 @@ _HANDLERS: dict[str, str] = {
     "STATE_SNAPSHOT": "_on_state_snapshot",
     "STATE_DELTA": "_on_state_delta",
     "MESSAGES_SNAPSHOT": "_on_messages_snapshot",
+    "SUBAGENT_STARTED": "_on_subagent",
+    "SUBAGENT_FINISHED": "_on_subagent",
+    "SUBAGENT_ERROR": "_on_subagent",
+    "ACTIVITY_SNAPSHOT": "_on_activity",
+    "ACTIVITY_DELTA": "_on_activity",
 }

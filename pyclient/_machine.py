@@ -59,6 +59,8 @@ from ._tools import ClientTool
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
     from ag_ui.core import Context, Message, TextMessageContentEvent, ToolCall, ToolMessage, UserMessage
 
+    from ._subagents import Subagents
+
 __all__ = ["DEFAULT_MAX_FOLLOW_UPS", "Conversation"]
 
 DEFAULT_MAX_FOLLOW_UPS = 10
@@ -68,7 +70,7 @@ DEFAULT_MAX_FOLLOW_UPS = 10
 # Wire names: ag-ui's EventType is a str enum whose members equal (and hash as) their names.
 _CHECKPOINT_EVENTS = frozenset({
     "TEXT_MESSAGE_END", "TOOL_CALL_END", "TOOL_CALL_RESULT", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT",
-    "STATE_DELTA", "RUN_FINISHED", "RUN_ERROR", "REASONING_MESSAGE_END",
+    "STATE_DELTA", "RUN_FINISHED", "RUN_ERROR", "REASONING_MESSAGE_END", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA",
 })
 _MESSAGES = Change("messages")  # a text delta's change, queued once for a run of them
 _BUSY = frozenset({RunState.STREAMING, RunState.ENDED, RunState.AWAITING_TOOLS})
@@ -194,6 +196,16 @@ class Conversation:
     def message(self, message_id: str) -> Message | None:
         """The message with this id, or None."""
         return self._history.message(message_id)
+
+    @property
+    def subagents(self) -> Subagents:
+        """The subagent invocations of the history (`pyclient._subagents`)."""
+        return self._history.subagents
+
+    @property
+    def activity_problems(self) -> dict[str, str]:
+        """Activity message id -> why its last update did not apply (`pyclient._activities`)."""
+        return self._history.activity_problems
 
     def tool_call(self, call_id: str) -> ToolCall | None:
         """The AG-UI `ToolCall` with this id, arguments as assembled so far."""
@@ -585,6 +597,7 @@ class Conversation:
             self.run_end = None
         elif end is not None:
             self.run_end = end
+            self._history.subagents.turn_ended()  # one still running was cut (a stop, a failure)
         self.checkpoint += 1
         if self.run_status != before:
             self._changed("status")

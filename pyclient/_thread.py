@@ -42,9 +42,6 @@ asyncio.run(main())
 
 from __future__ import annotations
 
-
-from __future__ import annotations
-
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
@@ -56,6 +53,7 @@ from ._driver import Driver, Endpoint
 from ._errors import ConfigurationError, LocalProtocolError
 from ._executions import Executions
 from ._interrupt import Interrupt
+from ._custom import custom_listener
 from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
 from ._content import read_attachments
@@ -66,7 +64,9 @@ from ._projection import tool_part, tool_parts
 from ._publisher import Publisher
 from ._records import RunEnd, SendRequest
 from ._scopes import AgentScope, Registration, ThreadScope
+from ._shared_state import patched
 from ._store import Store
+from ._subagents import Subagent
 from ._lifecycle import RunStatus
 from ._entries import new_id
 from ._tools import ClientTool
@@ -93,6 +93,8 @@ class Host(Endpoint, Protocol):
     def scope(self) -> AgentScope: ...
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None: ...
     def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None: ...
+    def renderer_for_activity(self, activity_type: str) -> Callable[[Any], Any] | None: ...
+    def renderer_for_state(self) -> Callable[[Any], Any] | None: ...
 
 
 class Thread:
@@ -162,7 +164,7 @@ class Thread:
             self._persistence = Persistence(kept, f"{agent.name}/{machine.thread_id}", machine, platform,
                                             self._publisher, self.registered_tools,
                                             lambda restored: driver.restored(self.read_only) if restored else None,
-                                            agent.limits.max_stored_file_bytes)
+                                            agent.limits.max_stored_file_bytes, agent.name)
         driver = self._driver = Driver(machine, self.scope, agent, platform, executions, answers, self._publisher,
                                        self._listeners, self._persistence.saved if self._persistence else None)
         self._unmount: Callable[[], None] | None = None
@@ -302,6 +304,16 @@ class Thread:
     def state(self, value: Any) -> None:
         self._machine.state = value
         self._publisher.publish()
+
+    def update_state(self, patch: Iterable[Any]) -> None:
+        """JSON Patch `state` now, all or none (else `LocalProtocolError`), sent with the next request
+        (and while a run streams: `pyclient._shared_state`)."""
+        self.state = patched(self._machine.state, patch)
+
+    @property
+    def activity_problems(self) -> dict[str, str]:
+        """Activity message id -> why its last update did not apply (the UI shows the last good content)."""
+        return self._machine.activity_problems
 
     @property
     def run_status(self) -> RunStatus:
@@ -457,6 +469,21 @@ class Thread:
         `subscribe(..., events=False)` for the changes. Returns the function that unsubscribes.
         """
         return self._listeners.add_events(callback)
+
+    def on_custom(self, name: str, callback: Callable[..., Any]) -> Callable[[], None]:
+        """Call `callback(value)` for each `CUSTOM` event named `name` (`"*"`: every one, as
+        `callback(name, value)`); see `pyclient._custom`. Returns the function that unsubscribes."""
+        return self._listeners.add_events(custom_listener(name, callback))
+
+    @property
+    def subagents(self) -> list[Subagent]:
+        """The subagent invocations the agent announced (`SUBAGENT_*` events), in order; a
+        message a subagent produced carries its `subagent_run_id` (see `pyclient._subagents`)."""
+        return self._machine.subagents.runs()
+
+    def subagent(self, subagent_run_id: str | None) -> Subagent | None:
+        """The subagent invocation with this id, or None."""
+        return self._machine.subagents.get(subagent_run_id)
 
     # -- running -------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ The chat's listeners do no DOM work: they hand each AG-UI event to `Changes.even
 other `ThreadEvent` to `Changes.note()`, which only mark what changed, and the chat applies
 the marks once per animation frame (`pyclient.browser._reconcile`). The marks:
 
-- a message id, for a text delta (`TEXT_MESSAGE_*` events): that bubble is updated;
+- a message id, for a text delta (`TEXT_MESSAGE_*` events; `REASONING_MESSAGE_*` for a
+  "Thinking" section): that bubble is updated;
 - a tool call id, for a `TOOL_CALL_*` event or a call's `"action"` change: that card is updated
   (the names of new calls are kept from `TOOL_CALL_START`, so their cards are made in order);
 - an interrupt id, for an `"interrupt"` change (one appeared, was answered, cancelled or
@@ -15,8 +16,12 @@ the marks once per animation frame (`pyclient.browser._reconcile`). The marks:
 - `stop_marks`, for a run the chat saw running that ended stopped: the thread says how its
   last turn ended (`thread.run_end`, read on the `"status"` change), and a `"stopped"` one
   gets a "Stopped" marker (a Stop click, Escape, `thread.stop()` from code alike);
+- `steps`, the open steps of the run (`STEP_STARTED` / `STEP_FINISHED`), emptied when it ends;
 - `cancel_marks`, for a run the agent cancelled (`thread.run_end.how == "cancelled"`): a
-  "Cancelled by the agent" marker.
+  "Cancelled by the agent" marker;
+- `state`, for a `"state"` change: the state panel is drawn again (`pyclient.browser._state_view`),
+  once a frame however many deltas came; `broken_activities`, for an activity event whose
+  fields did not validate (an `UnknownEvent`): a notice says so (`pyclient.browser._activity_cards`).
 
 A `"messages"` change right after a delta that was marked by id is that delta, so it marks
 nothing more: a long answer costs one bubble update per frame, not a reconcile per delta.
@@ -44,8 +49,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._events import event_type
+from .._activities import ACTIVITY_EVENTS
+from .._events import UnknownEvent, event_type
 from .._listeners import ThreadEvent
+from ._active_steps import ActiveSteps
 
 if TYPE_CHECKING:
     from ag_ui.core import TextMessageContentEvent
@@ -69,7 +76,11 @@ def _text_content() -> type[TextMessageContentEvent]:
     return _TEXT_CONTENT
 
 
-_TEXT_EVENTS = frozenset({"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK"})
+_TEXT_EVENTS = frozenset({"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK",
+                          # a reasoning message streams into its "Thinking" section the same way
+                          "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END",
+                          "REASONING_MESSAGE_CHUNK"})
+_ENDS = frozenset({"TEXT_MESSAGE_END", "REASONING_MESSAGE_END"})
 _CALL_EVENTS = frozenset({"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK"})
 
 
@@ -90,6 +101,10 @@ class Changes:
         stop_marks: stopped runs whose "Stopped" marker is not in the list yet.
         interrupts: ids of interrupts whose card may have changed (a dict used as an ordered set).
         cancel_marks: the reasons of the runs the agent cancelled whose marker is not in the list yet.
+        owners: tool call id -> the `subagentRunId` its `TOOL_CALL_START` carried (its card's group).
+        steps: the run's open steps (`STEP_STARTED` / `STEP_FINISHED`), for the progress line.
+        state: draw the state panel again.
+        broken_activities: what was wrong with the activity events that did not validate, not shown yet.
     """
 
     def __init__(self, run_status: str, *, run_end: Callable[[], RunEnd | None]) -> None:
@@ -101,6 +116,10 @@ class Changes:
         self.stop_marks = 0
         self.interrupts: dict[str, None] = {}
         self.cancel_marks: list[str | None] = []
+        self.owners: dict[str, str | None] = {}
+        self.steps = ActiveSteps()
+        self.state = True
+        self.broken_activities: list[str] = []
         self._status = run_status
         self._run_end = run_end
         self._by_id = False          # the last event was a delta marked by id
@@ -147,7 +166,9 @@ class Changes:
             return self._run_status(str(event.payload))
         elif kind == "closed":
             return "closed"
-        else:  # error, tools, state, mounted
+        elif kind == "state":
+            self.state = True
+        else:  # error, tools, mounted
             self.full = True
         return "frame"
 
@@ -161,7 +182,7 @@ class Changes:
                 return
             self._by_id = True
             self.messages[message_id] = None
-            if kind == "TEXT_MESSAGE_END":
+            if kind in _ENDS:
                 self.streaming.discard(message_id)
             else:
                 self.streaming.add(message_id)
@@ -174,10 +195,17 @@ class Changes:
             name = getattr(payload, "tool_call_name", None)
             if isinstance(name, str) and call_id not in self.names:
                 self.names[call_id] = name
+                self.owners[call_id] = getattr(payload, "subagent_run_id", None)
             # A result adds a tool message: its "messages" change reconciles (it answers a card).
             self._by_id = kind != "TOOL_CALL_RESULT"
         elif kind == "MESSAGES_SNAPSHOT":
             self.full = True
+        elif kind == "STEP_STARTED" or kind == "STEP_FINISHED":
+            name = getattr(payload, "step_name", None)
+            if isinstance(name, str):
+                (self.steps.started if kind == "STEP_STARTED" else self.steps.finished)(name)
+        elif kind in ACTIVITY_EVENTS and isinstance(payload, UnknownEvent):
+            self.broken_activities.append(_invalid(kind, payload))
 
     def _run_status(self, status: str) -> When:
         previous, self._status = self._status, status
@@ -191,4 +219,14 @@ class Changes:
             elif end is not None and end.how == "cancelled":
                 self.cancel_marks.append(end.reason)
         self.streaming.clear()
+        self.steps.clear()  # however the run ended, no step of it is open any more
         return "now"
+
+
+def _invalid(kind: str, event: UnknownEvent) -> str:
+    """What was wrong with an activity event that did not validate, in a line: its field and why."""
+    lines = (event.error or "").splitlines()
+    field, why = (lines[1].split(".", 1)[-1], lines[2].split(" [", 1)[0].strip()) if len(lines) > 2 else ("", "")
+    activity = event.raw.get("activityType")
+    named = f" {activity!r:.40}" if isinstance(activity, str) else ""
+    return f"the server's {kind}{named}: {field}: {why}" if field else f"the server's {kind}{named} did not validate"

@@ -13,7 +13,12 @@ AG-UI interrupt naming the call, gets the same bar), a card per other interrupt 
 made from its response schema (`pyclient.browser._interrupt_cards`; a page's
 `agent.interrupt_renderer(reason)` draws its own), an error bubble with a Retry button, a
 "Stopped" marker after a stop and a "Cancelled by the agent" one after a run the agent
-cancelled, the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
+cancelled, the agent's reasoning in a "Thinking" section above its answer
+(`pyclient.browser._thinking_section`), a subagent's work grouped under its name and status
+(`pyclient.browser._subagent_groups`), the step the run is on (`pyclient.browser._steps`;
+`steps=False` hides it), activity cards (`pyclient.browser._activity_cards`; a page's
+`agent.activity_renderer(activity_type)` draws its own), the shared state drawn by
+`agent.state_renderer(fn)` above the input (`pyclient.browser._state_view`), the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
 "Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
 empty state with suggestions, and an event log panel (`pyclient.browser._eventlog`). It
 follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
@@ -119,7 +124,9 @@ from ._commands import Commands
 from ._eventlog import EventLog
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
+from ._state_view import StateView
 from ._status import run_view
+from ._steps import StepLine
 from ._stylesheet import install_stylesheet
 
 if TYPE_CHECKING:
@@ -166,6 +173,8 @@ class Chat:
         nonce: the Content-Security-Policy nonce the inline stylesheet carries (a `style-src
             'nonce-…'` policy); None takes the page's own, from the first element that has
             one (`<script nonce>`), if any.
+        steps: show the step the agent is on (`STEP_STARTED` / `STEP_FINISHED`) in a line under
+            the conversation while a run works (`pyclient.browser._steps`); False hides it.
 
     Raises:
         ValueError: `theme` is not None, "light" or "dark"; a pattern of `accept` is not a
@@ -184,6 +193,7 @@ class Chat:
         accept: Iterable[str] | None = None,
         stylesheet: str | None = None,
         nonce: str | None = None,
+        steps: bool = True,
     ) -> None:
         if theme not in (None, "light", "dark"):
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
@@ -220,7 +230,8 @@ class Chat:
                         tabindex="0")
         self._jump = el("button", "pyclient-jump", "Jump to latest ↓", type="button", data_command="jump")
         self._jump.hidden = True
-        body.append(self._empty, self._list, self._jump)
+        self._steps = StepLine() if steps else None  # the run's progress line
+        body.append(self._empty, self._list, *((self._steps.node,) if self._steps else ()), self._jump)
 
         self._form = el("form", "pyclient-form")
         self._input = el("input", "", id=f"{prefix}-input", name="message", autocomplete="off",
@@ -234,8 +245,9 @@ class Chat:
         files = self._attachments = Attachments(accept=accept, limits=lambda: agent.limits, drop_zone=root,
                                                 paste_target=self._input)
         self._form.append(files.tray, files.button, label, self._input, self._send, self._stop)
+        self._state_view = StateView(thread.thread_id)  # agent.state_renderer's view of thread.state
         # The picker is outside the form: the form's one input is the message.
-        root.append(header, self._log.node, body, self._form, files.picker)
+        root.append(header, self._log.node, body, self._state_view.node, self._form, files.picker)
         dom_node(element).append(root)
 
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
@@ -397,6 +409,12 @@ class Chat:
             return
         self._marked_type = None  # the marks are drawn and cleared: the next delta marks again
         self._messages.draw(budget)
+        if self._steps is not None and self._changes.steps.changed:
+            self._changes.steps.changed = False
+            self._steps.show(self._changes.steps.names)
+        if self._changes.state:  # once a frame, however many deltas came
+            self._changes.state = False
+            self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()
         self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()

@@ -1,11 +1,13 @@
 """Threads kept across page loads in the page: IndexedDB through `pyscript.storage`, and Web Locks.
 
-`IndexedDbStore` is the `pyclient.RecordStore` behind `agent.thread(..., store=True)`: each
-thread is one JSON text in the `@pyscript/pyclient` IndexedDB store, and the records appended
-since (`pyclient._journal`: what changed, save by save) one JSON text each in
-`@pyscript/pyclient-records`, under `<key>\x1f<number>`; every write waits for `sync()`, so a
-save returns once the browser has it. The records live in their own store so that the
-threads' own store holds one entry per thread. `hold_thread(key)` takes a Web Lock named after the
+`IndexedDbStore` is the `pyclient.ListingStore` and `pyclient.RecordStore` behind
+`agent.thread(..., store=True)`: each thread is one JSON text in the `@pyscript/pyclient`
+IndexedDB store, and the records appended since (`pyclient._journal`: what changed, save by
+save) one JSON text each in `@pyscript/pyclient-records`, under `<key>\x1f<number>`; every
+write waits for `sync()`, so a save returns once the browser has it. Its summary record (what a
+thread list shows) is kept in a store of its own, `@pyscript/pyclient.threads`:
+`pyscript.storage` reads a whole store when it opens it, so a list opens the small summaries
+only, never the snapshots (nor the records). `hold_thread(key)` takes a Web Lock named after the
 thread without waiting: the first tab holds it until it closes the thread or goes away,
 and any other tab gets None and shows the thread read-only.
 See https://developer.mozilla.org/en-US/docs/Web/API/Web_Locks_API and
@@ -18,7 +20,9 @@ store = IndexedDbStore()
 await store.save("main/support", {"messages": []})
 await store.append("main/support", {"seq": 1, "from": 0, "messages": [{"id": "u1"}], "head": {}})
 print((await store.load("main/support"))["messages"])       # [{'id': 'u1'}]
-await store.delete("main/support")
+await store.update_summary("main/support", {"title": "Hi"})
+print(await store.list_threads("main/"))      # {'main/support': {'title': 'Hi'}}
+await store.delete("main/support")            # the snapshot, its records and its summary
 ```
 """
 
@@ -39,12 +43,12 @@ __all__ = ["IndexedDbStore", "hold_thread"]
 
 
 class IndexedDbStore:
-    """A `pyclient.RecordStore` in the page's IndexedDB (`pyscript.storage`), one JSON text per
-    key and one per record.
+    """A `pyclient.ListingStore` and `pyclient.RecordStore` in the page's IndexedDB
+    (`pyscript.storage`), one JSON text per key and one per record.
 
     Args:
         name: the `pyscript.storage` name (the IndexedDB store is `@pyscript/<name>`, its
-            records `@pyscript/<name>-records`).
+            records `@pyscript/<name>-records`, the summaries `@pyscript/<name>.threads`).
     """
 
     def __init__(self, name: str = "pyclient") -> None:
@@ -52,6 +56,7 @@ class IndexedDbStore:
         self._opening: asyncio.Future[Storage] | None = None
         self._opening_records: asyncio.Future[Storage] | None = None
         self._counts: dict[str, int] = {}  # records kept under each key, once counted
+        self._opening_summaries: asyncio.Future[Storage] | None = None
 
     def __repr__(self) -> str:
         return f"<IndexedDbStore {self.name!r}>"
@@ -115,6 +120,27 @@ class IndexedDbStore:
             del database[key]
             await database.sync()
         await self._drop_records(key)
+        summaries = await self._summaries()
+        if key in summaries:
+            del summaries[key]
+            await summaries.sync()
+
+    def _summaries(self) -> asyncio.Future[Storage]:
+        if self._opening_summaries is None:
+            self._opening_summaries = asyncio.ensure_future(storage(f"{self.name}.threads"))
+        return self._opening_summaries
+
+    async def list_threads(self, prefix: str = "") -> dict[str, dict[str, Any]]:
+        summaries = await self._summaries()
+        return {str(key): json.loads(text) for key, text in summaries.items() if str(key).startswith(prefix)}
+
+    async def update_summary(self, key: str, fields: dict[str, Any]) -> None:
+        summaries = await self._summaries()
+        text = summaries.get(key)
+        record = {} if text is None else json.loads(text)
+        record.update(fields)
+        summaries[key] = json.dumps(record)
+        await summaries.sync()
 
 
 async def hold_thread(key: str) -> Callable[[], None] | None:

@@ -56,6 +56,7 @@ from ag_ui.core import (
 
 from .._content import content_of, split_content
 from .._json import loads
+from ._framing import Custom, EndSubagent, Framed, Framing, Reason, Step, StartSubagent
 from ._response import Event, Response
 from ._resumes import APPROVAL_SCHEMA, Content, ScriptedInterrupt, approval_outcome, describe, resumes_of
 
@@ -89,6 +90,25 @@ class _Emitted:
     events: tuple[Event, ...]
 
 
+@dataclass
+class _Activity:
+    activity_type: str
+    content: Any
+    patch: list[Any] | None
+    message_id: str | None      # None: a fresh id each response (a delta: the last of its type)
+    replace: bool | None
+
+    def event(self, ids: dict[str, str]) -> dict[str, Any]:
+        """The wire event, as given (content or patch that ag-ui would refuse included)."""
+        message_id = self.message_id or ids.get(self.activity_type) or f"act_{uuid.uuid4().hex[:12]}"
+        ids[self.activity_type] = message_id
+        event: dict[str, Any] = {"messageId": message_id, "activityType": self.activity_type}
+        if self.patch is not None:
+            return {"type": "ACTIVITY_DELTA", **event, "patch": self.patch}
+        extra = {"replace": self.replace} if self.replace is not None else {}
+        return {"type": "ACTIVITY_SNAPSHOT", **event, "content": self.content, **extra}
+
+
 class Turn:
     """One scripted exchange: what the agent does for a matching user message, and after."""
 
@@ -97,7 +117,7 @@ class Turn:
         self.limit = times
         # What the first response streams, in script order: texts (text, chunks), calls and
         # events given as they are.
-        self._steps: list[_Text | _Call | _Emitted] = []
+        self._steps: list[_Text | _Call | _Emitted | _Activity | Framed] = []
         self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
         self._interrupts: list[ScriptedInterrupt] = []
         self._approvals: dict[str, tuple[str, Content]] = {}  # interrupt id -> (call id, result), latest response
@@ -239,6 +259,51 @@ class Turn:
         self._steps.append(_Emitted(events))
         return self
 
+    # Reasoning, steps, custom events and subagents: their events are written by `_framing`.
+
+    def reason(self, text: str, *, encrypted: str | None = None, chunks: int = 1, legacy: bool = False) -> Turn:
+        """Stream reasoning: `text` in `chunks` deltas as a reasoning message (`REASONING_*`), and
+        `encrypted`, the provider's opaque value, as its `REASONING_ENCRYPTED_VALUE` (the page
+        keeps it and sends it back; `text` may be "" for encrypted reasoning alone). `legacy=True`
+        sends the `THINKING_*` events of servers before AG-UI 1.0 instead (no encrypted value)."""
+        if legacy and encrypted is not None:
+            raise ValueError("THINKING_* events have no encrypted value: script `reason(text, encrypted=...)` "
+                             "without `legacy=True`.")
+        self._steps.append(Reason(text, encrypted, max(1, chunks), legacy))
+        return self
+
+    def step(self, name: str) -> Turn:
+        """Start the step `name` (`STEP_STARTED`): it wraps what is scripted after it, and its
+        `STEP_FINISHED` comes before the next `step()` starts, or after the turn's last event."""
+        self._steps.append(Step(name))
+        return self
+
+    def custom(self, name: str, value: Any = None) -> Turn:
+        """Send a `CUSTOM` event `name` with `value` (what `thread.on_custom(name, ...)` receives)."""
+        self._steps.append(Custom(name, value))
+        return self
+
+    def subagent(self, name: str, *, description: str | None = None, subagent_run_id: str | None = None,
+                 parent_tool_call_id: str | None = None) -> Turn:
+        """Start a subagent (`SUBAGENT_STARTED`): what is scripted after it (texts, calls,
+        reasoning, steps, custom events) carries its `subagentRunId` until `end_subagent()`,
+        the next `subagent()`, or the turn's last event (then it is finished).
+
+        Args:
+            name: the subagent's name.
+            description: what it is for.
+            subagent_run_id: the invocation's id (by default a fresh one each time the turn answers).
+            parent_tool_call_id: the tool call that spawned it.
+        """
+        self._steps.append(StartSubagent(name, description, subagent_run_id, parent_tool_call_id))
+        return self
+
+    def end_subagent(self, *, error: str | None = None, result: Any = None, suspended: bool = False) -> Turn:
+        """End the open subagent: `SUBAGENT_FINISHED` (with `result`, and the `"suspended"`
+        outcome when `suspended`), or `SUBAGENT_ERROR` with the message `error`."""
+        self._steps.append(EndSubagent(error, result, suspended))
+        return self
+
     def finish(self, **fields: Any) -> Turn:
         """Add `fields` to the turn's `RUN_FINISHED`, under their wire names (AG-UI 1.0's
         `outcome={"type": "success", "pendingToolCallIds": [...]}`, say), sent as given.
@@ -312,6 +377,35 @@ class Turn:
         self._state = snapshot
         return self
 
+    # -- activities and shared state (AG-UI 1.0) --------------------------------------------
+
+    def activity(self, activity_type: str, content: Any = None, *, message_id: str | None = None,
+                 patch: list[Any] | None = None, replace: bool | None = None) -> Turn:
+        """Stream an AG-UI activity, in script order: `ACTIVITY_SNAPSHOT` with `content` (a
+        dict; anything else is sent as given, for malformed-activity tests), or with `patch`
+        an `ACTIVITY_DELTA` (JSON Patch operations on its content, sent as given).
+
+        Args:
+            activity_type: the `activityType` (`"search"`, `"plan"`...).
+            content: the snapshot's content.
+            message_id: the activity message's id; by default a fresh one each response for a
+                snapshot, and for a delta the id of the turn's last activity of this type.
+            patch: make it a delta with these operations.
+            replace: the snapshot's `replace` (sent only when given; `False`: a client keeps
+                the content it has for this id).
+        """
+        if (patch is None) == (content is None):
+            raise ValueError("Turn.activity() takes `content` (a snapshot) or `patch=` (a delta), one of the two.")
+        self._steps.append(_Activity(activity_type, content, list(patch) if patch is not None else None,
+                                     message_id, replace))
+        return self
+
+    def state_delta(self, patch: Iterable[Any]) -> Turn:
+        """Stream a `STATE_DELTA` with these JSON Patch operations (sent as given), in script order
+        (`state(snapshot)` sends the turn's first `STATE_SNAPSHOT`)."""
+        self._steps.append(_Emitted(({"type": "STATE_DELTA", "delta": list(patch)},)))
+        return self
+
     # -- responses --------------------------------------------------------------------------
 
     def first(self, run: RunAgentInput, *, before: Iterable[Event] = ()) -> Response:
@@ -323,7 +417,17 @@ class Turn:
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
         self._sent_ids = set()
         call_ids: dict[int, str] = {}
+        framing = Framing()
+        activity_ids: dict[str, str] = {}
         for index, step in enumerate(self._steps):
+            if framing.fresh_message:  # a subagent started or ended: its texts and calls are its own
+                message_id, framing.fresh_message = f"msg_{uuid.uuid4().hex[:12]}", False
+            if isinstance(step, Framed):
+                events += step.events(framing, len(events))
+                continue
+            if isinstance(step, _Activity):
+                events.append(step.event(activity_ids))
+                continue
             if isinstance(step, _Text):
                 message_id = step.message_id or f"msg_{uuid.uuid4().hex[:12]}"
                 events += _text_events(message_id, step.text, step.chunks)
@@ -343,6 +447,8 @@ class Turn:
             events.append(ToolCallEndEvent(tool_call_id=call_id))
             if step.result is not None and not step.approval:
                 events.append(_result_event(call_id, step.result))
+        events += framing.close(len(events), finish=not self._hold)
+        framing.attribute(events)
         finish = self._finish
         raised = self._raise(call_ids, events)
         if raised:
