@@ -191,12 +191,19 @@ class Snapshot(_Saved):
     @classmethod
     def of(cls, *, thread_id: str, run_state: RunState, run_start: int, history: History, calls: Iterable[Call],
            interrupted: Iterable[str], interrupts: Iterable[InterruptRecord] = (),
-           file_limit: int | None = None) -> Snapshot:
+           file_limit: int | None = None, with_messages: bool = True) -> Snapshot:
         """The snapshot of a machine's parts, built without validating them (they are its own).
 
         A file over `file_limit` bytes, in a message (a call's answer included), is kept as a
         text part that names it (`pyclient._content.keep_within`); None keeps every file.
+        `with_messages=False` leaves the messages out: the head a record carries (`pyclient._journal`).
         """
+        if not with_messages:
+            return cls.model_construct(
+                thread_id=thread_id, run_state=run_state, run_start=run_start, messages=[], state=history.state,
+                calls=[SavedCall.of(call) for call in calls], interrupted=list(interrupted),
+                interrupts=[SavedInterrupt.of(record) for record in interrupts], subagents=history.subagents.saved(),
+            )
         try:
             # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
             # runs Python code per model: a save costs little more than the store's own write.
