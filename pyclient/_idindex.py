@@ -1,8 +1,8 @@
 """Positions by id, for the messages and calls a history keeps as JSON only: 16 bytes a slot, no objects.
 
 A `dict[str, int]` costs about 130 bytes an entry (the key string, its slot, the int), more
-than the message's own JSON. `IdIndex` keeps a 64-bit hash of `(tag, id)` and a position in
-two `array("q")`s (open addressing, linear probing, at most half full). A hash names an id
+than the message's own JSON. `IdIndex` keeps a 64-bit hash of `(tag, id)` (on every platform)
+and a position in two `array("q")`s (open addressing, linear probing, at most half full). A hash names an id
 with no proof: callers check a hit against the message itself (`History` parses it anyway),
 and a miss is certain (an id that is there always hashes to its key).
 
@@ -28,7 +28,14 @@ _EMPTY = 0  # no key hashes to 0 (see _key)
 
 
 def _key(tag: str, ident: str) -> int:
-    return hash((tag, ident)) or 1
+    # 64 bits on every platform: Pyodide's hash() is 32 bits wide (wasm32), too few for a
+    # thread's ids; two 32-bit halves of two different hashes make one signed 64-bit key.
+    high = hash((tag, ident)) & 0xFFFFFFFF
+    low = hash((ident, tag, 0)) & 0xFFFFFFFF
+    key = (high << 32) | low
+    if key >= 1 << 63:
+        key -= 1 << 64
+    return key or 1
 
 
 class IdIndex:

@@ -180,3 +180,22 @@ def test_messages_a_request_carried_live_as_their_json_only():
                                                 for m in machine.messages()], separators=(",", ":"),
                                                ensure_ascii=False)) - 2
     assert machine.messages()[3].content == "answer 1" and history.message("a29").content == "answer 29"
+
+
+@budget(ci=60)
+@given(operations=st.lists(st.tuples(st.sampled_from(["set", "discard"]), st.sampled_from("mca"),
+                                     st.text(max_size=3), st.integers(0, 10**6)), max_size=300))
+def test_the_id_index_answers_as_a_dict_does(operations: list[tuple[str, str, str, int]]) -> None:
+    from pyclient._idindex import IdIndex
+
+    index, expected = IdIndex(), {}
+    for operation, tag, ident, position in operations:
+        if operation == "set":
+            index.set(tag, ident, position)
+            expected[(tag, ident)] = position
+        else:
+            index.discard(tag, ident)
+            expected.pop((tag, ident), None)
+        assert index.get(tag, ident) == expected.get((tag, ident), -1)
+    assert len(index) == len(expected)
+    assert all(index.get(tag, ident) == position for (tag, ident), position in expected.items())
