@@ -42,7 +42,7 @@ from ._records import Call, InterruptRecord
 from ._results import ToolResult
 from ._tools import ClientTool
 
-__all__ = ["SNAPSHOT_VERSION", "SavedCall", "SavedInterrupt", "SavedResult", "Snapshot"]
+__all__ = ["SNAPSHOT_VERSION", "SavedCall", "SavedFork", "SavedInterrupt", "SavedResult", "Snapshot"]
 
 SNAPSHOT_VERSION: Literal[1] = 1
 """The `version` this pyclient writes and reads."""
@@ -159,6 +159,16 @@ class SavedInterrupt(_Saved):
         return record
 
 
+class SavedFork(_Saved):
+    """One fork of the history (`pyclient._branches`): the message before it, which
+    alternative the history shows, and every alternative as AG-UI JSON (None for the shown
+    one, which is in `messages`)."""
+
+    parent: str | None = None
+    shown: int
+    alternatives: list[list[dict[str, Any]] | None]
+
+
 class Snapshot(_Saved):
     """A thread as a store keeps it; `Conversation.snapshot()` makes one, `restore()` reads one.
 
@@ -173,6 +183,10 @@ class Snapshot(_Saved):
         interrupted: the ids of messages whose text a reload cut.
         interrupts: every AG-UI interrupt the thread tracks (added in place: a save without
             them has none).
+        branches: the alternatives a regenerate or an edit put aside (`pyclient._branches`;
+            added in place: a save without them has none).
+        feedback: the person's ratings of answers by message id (`pyclient._feedback`; added
+            in place).
     """
 
     version: Literal[1] = SNAPSHOT_VERSION
@@ -184,11 +198,14 @@ class Snapshot(_Saved):
     calls: list[SavedCall] = []
     interrupted: list[str] = []
     interrupts: list[SavedInterrupt] = []
+    branches: list[SavedFork] = []
+    feedback: dict[str, Literal["up", "down"]] = {}
 
     @classmethod
     def of(cls, *, thread_id: str, run_state: RunState, run_start: int, history: History, calls: Iterable[Call],
            interrupted: Iterable[str], interrupts: Iterable[InterruptRecord] = (),
-           file_limit: int | None = None) -> Snapshot:
+           file_limit: int | None = None, branches: Iterable[Mapping[str, Any]] = (),
+           feedback: Mapping[str, str] | None = None) -> Snapshot:
         """The snapshot of a machine's parts, built without validating them (they are its own).
 
         A file over `file_limit` bytes, in a message (a call's answer included), is kept as a
@@ -208,6 +225,7 @@ class Snapshot(_Saved):
             thread_id=thread_id, run_state=run_state, run_start=run_start, messages=messages, state=history.state,
             calls=[SavedCall.of(call) for call in calls], interrupted=list(interrupted),
             interrupts=[SavedInterrupt.of(record) for record in interrupts],
+            branches=[SavedFork.model_construct(**fork) for fork in branches], feedback=dict(feedback or {}),
         )
 
     @classmethod
