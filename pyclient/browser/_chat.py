@@ -107,7 +107,7 @@ import asyncio
 import itertools
 import logging
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 
@@ -117,6 +117,7 @@ from ._changes import Changes
 from ._document import dom_node, scroll_to_end
 from ._commands import Commands
 from ._eventlog import EventLog
+from ._message_bar import BAR_COMMANDS, MessageBars
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._status import run_view
@@ -124,6 +125,7 @@ from ._stylesheet import install_stylesheet
 
 if TYPE_CHECKING:
     from .._events import AGUIEvent
+    from .._feedback import Rating
     from .._listeners import ThreadEvent
     from .._thread import Thread
 
@@ -166,6 +168,9 @@ class Chat:
         nonce: the Content-Security-Policy nonce the inline stylesheet carries (a `style-src
             'nonce-…'` policy); None takes the page's own, from the first element that has
             one (`<script nonce>`), if any.
+        on_feedback: called as `on_feedback(message_id, "up" | "down" | None)` when the person
+            rates an answer with its thumbs (None: the rating was cleared); the rating is kept
+            with the thread (`thread.feedback(message_id)`). None (the default) shows no thumbs.
 
     Raises:
         ValueError: `theme` is not None, "light" or "dark"; a pattern of `accept` is not a
@@ -184,6 +189,7 @@ class Chat:
         accept: Iterable[str] | None = None,
         stylesheet: str | None = None,
         nonce: str | None = None,
+        on_feedback: Callable[[str, Rating | None], Any] | None = None,
     ) -> None:
         if theme not in (None, "light", "dark"):
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
@@ -242,6 +248,9 @@ class Chat:
         self._messages = MessageList(thread, self._list, self._changes)
         self._commands = Commands(thread, suggestions=self.suggestions, bar=self._messages.bar,
                                   form=self._messages.form, changed=self._redraw, sending_text=self._sending_text)
+        self._bars = MessageBars(thread, on_feedback=on_feedback, act=self._commands.act)
+        self._bars_drawn: tuple[int, bool] | None = None  # the pass and the busy flag the bars show
+        root.append(self._bars.notice)
         self._follow = True
         self._disposed = False
         self._frames = FrameScheduler(self, "_flush")
@@ -256,6 +265,7 @@ class Chat:
         listeners.listen(root, "submit", "_on_submit", prevent="always")
         listeners.listen(self._input, "keydown", "_on_key", prevent="escape")
         listeners.listen(self._list, "scroll", "_on_scroll")
+        listeners.listen(self._list, "keydown", "_on_list_key")
         # Events apart from changes: a long answer is tens of thousands of events, and this
         # way each costs one call, with no `ThreadEvent` built for it.
         self._unsubscribe = thread.subscribe(self._on_thread, events=False)
@@ -329,6 +339,12 @@ class Chat:
             event.preventDefault()
             self._commands.stop()
 
+    def _on_list_key(self, event: Any) -> None:
+        if event.key == "Escape":  # in a message's edit box: close it
+            holder = event.target.closest(".pyclient-editor")
+            if holder:
+                self._bars.key("Escape", _attribute(holder, "data-message-id"))
+
     def _on_scroll(self, event: Any) -> None:
         box = self._list
         at_bottom = box.scrollHeight - box.scrollTop - box.clientHeight <= _FOLLOW_SLACK
@@ -353,6 +369,11 @@ class Chat:
                 scroll_to_end(self._list, _FOLLOW_SLACK)
         elif command == "download-log":
             self._log.download()
+        elif command in BAR_COMMANDS:  # a message's action bar (trusted clicks only)
+            holder = target.closest("[data-message-id]")
+            self._bars.click(command, trusted=bool(event.isTrusted),
+                             message_id=_attribute(holder, "data-message-id") if holder else None,
+                             index=_attribute(target, "data-index"), rating=_attribute(target, "data-rating"))
         else:  # what acts on the thread: the commands (trusted clicks only, but Stop)
             card = target.closest(".pyclient-tool")
             asked = target.closest("[data-interrupt-id]")  # a server tool's approval bar, an interrupt card
@@ -397,6 +418,10 @@ class Chat:
             return
         self._marked_type = None  # the marks are drawn and cleared: the next delta marks again
         self._messages.draw(budget)
+        busy = self.thread.run_status == "running" or self._commands.sending
+        if self._bars_drawn != (self._messages.reconciled, busy):
+            self._bars_drawn = (self._messages.reconciled, busy)
+            self._bars.update(self._messages.bubble_nodes(), busy=busy)
         self._show_status()
         self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()
