@@ -111,7 +111,7 @@ class MessageBar:
         picker.append(self._previous, self._count, self._next)
         picker.hidden = True
         self._copy = _icon_button("pyclient-copy", "copy", "Copy message", "copy-message")
-        node.append(picker, self._copy)
+        node.append(self._copy)  # the picker goes on the outer side: first for an answer, last for the user
         self._edit = self._regenerate = None
         self._thumbs: dict[str, Any] = {}
         self.editor: Any = None   # the edit box, while it is open
@@ -119,10 +119,11 @@ class MessageBar:
         self._box: Any = None
         if role == "user":
             self._edit = _icon_button("pyclient-edit", "edit", "Edit message", "edit-message")
-            node.append(self._edit)
+            node.append(self._edit, picker)
         else:
             self._regenerate = _icon_button("pyclient-regenerate", "regenerate", "Regenerate answer", "regenerate")
             self._regenerate.hidden = True
+            node.prepend(picker)
             node.append(self._regenerate)
             if feedback:
                 for rating, label in (("up", "Good answer"), ("down", "Bad answer")):
