@@ -7,8 +7,9 @@ edited message and its answer) another. The person pages through a fork's altern
 (‹ 1/2 ›); the history then reads with the alternative shown, and the next request carries only
 it.
 
-A fork is keyed by the message before it (`parent`; None at the very start) and holds every
-alternative of what follows it, in the order they were made: the one shown lives in the
+A fork is keyed by the message before it (`parent`, its id and its text: an edited message
+keeps its id, so the forks under each of its versions are told apart by their text; None at the
+very start) and holds every alternative of what follows it, in the order they were made: the one shown lives in the
 history itself, the others here, as AG-UI JSON (serialized once, when they are put aside; a
 save writes them as they are). An alternative is kept as it was last shown, forks inside it
 included: a fork whose parent is not in the history waits until its alternative is shown
@@ -40,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._entries import as_message, message_adapter, new_id
+from ._entries import as_message, message_adapter
 from ._errors import LocalProtocolError
 
 if TYPE_CHECKING:
@@ -70,12 +71,31 @@ class BranchPoint:
 class _Fork:
     """The alternatives after one message: JSON messages, None for the one the history shows."""
 
-    __slots__ = ("alternatives", "parent", "shown")
+    __slots__ = ("after", "alternatives", "parent", "shown")
 
-    def __init__(self, parent: str | None, alternatives: list[list[dict[str, Any]] | None], shown: int) -> None:
+    def __init__(self, parent: str | None, after: str, alternatives: list[list[dict[str, Any]] | None],
+                 shown: int) -> None:
         self.parent = parent
+        self.after = after
         self.alternatives = alternatives
         self.shown = shown
+
+
+_Key = tuple[str | None, str]
+
+
+def _key(messages: Sequence[Message], index: int) -> _Key:
+    """The fork before `messages[index]`: the id and the text of the message before it."""
+    if index == 0:
+        return None, ""
+    before = messages[index - 1]
+    return before.id, _text(before)
+
+
+def _text(message: Message) -> str:
+    from ._content import split_parts
+
+    return split_parts(getattr(message, "content", None))[0]
 
 
 def _dump(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -102,22 +122,23 @@ class Branches:
     """
 
     def __init__(self, saved: Iterable[Mapping[str, Any]] = ()) -> None:
-        self._forks: dict[str | None, _Fork] = {}
+        self._forks: dict[_Key, _Fork] = {}
         for item in saved:
             parent, shown, alternatives = item.get("parent"), item.get("shown"), item.get("alternatives")
+            after = item.get("after") or ""
             if not (isinstance(alternatives, list) and isinstance(shown, int) and 0 <= shown < len(alternatives)
                     and len(alternatives) >= 2 and alternatives[shown] is None
                     and sum(alternative is None for alternative in alternatives) == 1):
                 logger.warning("pyclient: dropped a saved branch point after %r that does not hold together", parent)
                 continue
-            self._forks[parent] = _Fork(parent, list(alternatives), shown)
+            self._forks[parent, str(after)] = _Fork(parent, str(after), list(alternatives), shown)
 
     def __bool__(self) -> bool:
         return bool(self._forks)
 
     def saved(self) -> list[dict[str, Any]]:
         """The forks as JSON data (what a snapshot keeps; `Branches(saved)` reads it back)."""
-        return [{"parent": fork.parent, "shown": fork.shown, "alternatives": list(fork.alternatives)}
+        return [{"parent": fork.parent, "after": fork.after, "shown": fork.shown, "alternatives": list(fork.alternatives)}
                 for fork in self._forks.values()]
 
     # -- reading ----------------------------------------------------------------------------
@@ -134,13 +155,13 @@ class Branches:
         """Every message of `messages` that has alternatives, in history order."""
         if not self._forks:
             return []
+        parents = {parent for parent, _ in self._forks}
         points = []
-        parent: str | None = None
-        for message in messages:
-            fork = self._forks.get(parent)
-            if fork is not None:
-                points.append(BranchPoint(message.id, fork.shown, len(fork.alternatives)))
-            parent = message.id
+        for index, message in enumerate(messages):
+            if (messages[index - 1].id if index else None) in parents:
+                fork = self._forks.get(_key(messages, index))
+                if fork is not None:
+                    points.append(BranchPoint(message.id, fork.shown, len(fork.alternatives)))
         return points
 
     # -- making and paging through alternatives -------------------------------------------
@@ -161,14 +182,15 @@ class Branches:
             raise LocalProtocolError(
                 "Cannot regenerate: the thread has no user message yet. Send one first (`await thread.send(text)`)."
             )
-        if last + 1 < len(messages):
-            self._fork(messages[last].id, messages[last + 1:])
-        return list(messages[:last + 1])
+        return self._put_aside(messages, last + 1)
 
     def edit(self, messages: Sequence[Message], message_id: str, text: str) -> list[Message]:
         """Replace the user message `message_id` with `text`: returns the history before it and
-        the edited message (a new id, the same files), the old message and all after it kept
-        as an alternative.
+        the edited message, the old message and all after it kept as an alternative.
+
+        The edited message keeps the id and the files: a server that keeps its own history per
+        thread (ag-ui-langgraph with a checkpointer) sees an edit of that message and forks its
+        history there, where a new id would add a message after the old ones.
 
         Raises:
             LocalProtocolError: `message_id` is not a user message of `messages`, or `text` is
@@ -189,8 +211,12 @@ class Branches:
         from ._json import repair
 
         files = split_parts(original.content)[1]
-        edited = as_message({"id": new_id(), "role": "user", "content": content_of(repair(text), files)})
-        self._fork(messages[index - 1].id if index else None, messages[index:])
+        text = repair(text)
+        if text == split_parts(original.content)[0]:
+            # The same words again: its answers are what changes (a regenerate from there).
+            return self._put_aside(messages, index + 1)
+        edited = as_message({"id": original.id, "role": "user", "content": content_of(text, files)})
+        self._fork(_key(messages, index), messages[index:])
         return [*messages[:index], edited]
 
     def show(self, messages: Sequence[Message], message_id: str, index: int) -> list[Message]:
@@ -203,7 +229,7 @@ class Branches:
                 `index` is not one of its alternatives.
         """
         at = _index(messages, message_id)
-        fork = self._forks.get(messages[at - 1].id if at else None)
+        fork = self._forks.get(_key(messages, at))
         if fork is None:
             raise LocalProtocolError(
                 f"Message {message_id!r} has no other branches: only an edited message or a "
@@ -224,13 +250,19 @@ class Branches:
         fork.shown = index
         return [*messages[:at], *(as_message(message) for message in chosen)]
 
-    def _fork(self, parent: str | None, tail: Sequence[Message]) -> None:
-        """`tail`, the messages after `parent`, is put aside; a new alternative (empty until the
-        next run fills it) is shown."""
+    def _put_aside(self, messages: Sequence[Message], index: int) -> list[Message]:
+        """The messages from `index` on are put aside (when there are any): returns the rest."""
+        if index < len(messages):
+            self._fork(_key(messages, index), messages[index:])
+        return list(messages[:index])
+
+    def _fork(self, key: _Key, tail: Sequence[Message]) -> None:
+        """`tail`, the messages after the fork's message, is put aside; a new alternative (empty
+        until the next run fills it) is shown."""
         kept = _dump(tail)
-        fork = self._forks.get(parent)
+        fork = self._forks.get(key)
         if fork is None:
-            self._forks[parent] = _Fork(parent, [kept, None], 1)
+            self._forks[key] = _Fork(key[0], key[1], [kept, None], 1)
             return
         fork.alternatives[fork.shown] = kept
         fork.alternatives.append(None)

@@ -8,7 +8,7 @@ index)`, `thread.feedback(message_id)`, `thread.set_feedback(message_id, rating)
   a branch (`pyclient._branches`), the agent runs, and it returns when the thread is idle, as
   `send()` does. The new answer's first message has the alternatives: `thread.branches(id)`
   is `BranchPoint(id, index=1, count=2)`.
-- `await thread.edit(message_id, text)` replaces a user message with `text` (a new message id;
+- `await thread.edit(message_id, text)` replaces a user message with `text` (the same message id;
   its files are kept) and runs from there; the old message and all that followed it are a
   branch, reached from the edited message.
 - `thread.show_branch(message_id, index)` shows another alternative (index from 0) of a message

@@ -160,11 +160,12 @@ class SavedInterrupt(_Saved):
 
 
 class SavedFork(_Saved):
-    """One fork of the history (`pyclient._branches`): the message before it, which
-    alternative the history shows, and every alternative as AG-UI JSON (None for the shown
-    one, which is in `messages`)."""
+    """One fork of the history (`pyclient._branches`): the message before it (its id and its
+    text), which alternative the history shows, and every alternative as AG-UI JSON (None for
+    the shown one, which is in `messages`)."""
 
     parent: str | None = None
+    after: str = ""
     shown: int
     alternatives: list[list[dict[str, Any]] | None]
 

@@ -131,7 +131,8 @@ def test_edit_resends_from_the_edited_message_with_its_files_and_keeps_the_old_o
         original = thread.messages[0]
         await thread.edit(original.id, "bye now")
         edited = thread.messages[0]
-        assert edited.id != original.id and texts(thread) == ["Goodbye"]
+        # The same id: a server that keeps its own history sees an edit of that message.
+        assert edited.id == original.id and edited.content != original.content and texts(thread) == ["Goodbye"]
         assert thread.branches(edited.id) == BranchPoint(edited.id, 1, 2)
         # The edited message keeps the file; the request holds only the edited branch.
         parts = [part.type for part in edited.content]
@@ -143,7 +144,7 @@ def test_edit_resends_from_the_edited_message_with_its_files_and_keeps_the_old_o
         # The old message and its calls come back whole, tool message included.
         thread.show_branch(edited.id, 0)
         assert [m.role for m in thread.messages] == ["user", "assistant", "tool", "assistant"]
-        assert thread.messages[0].id == original.id and texts(thread) == ["Echoing.", "said e"]
+        assert thread.messages[0] == original and texts(thread) == ["Echoing.", "said e"]
         call_id = thread.messages[1].tool_calls[0].id
         assert thread.tool_part(call_id).output == "e"
 
@@ -290,11 +291,12 @@ def test_an_old_snapshot_without_branches_restores():
 
 
 def test_a_saved_fork_that_does_not_hold_together_is_dropped():
-    good = {"parent": "u1", "shown": 1, "alternatives": [[{"id": "a1", "role": "assistant", "content": "x"}], None]}
+    good = {"parent": "u1", "after": "hi", "shown": 1,
+            "alternatives": [[{"id": "a1", "role": "assistant", "content": "x"}], None]}
     bad = [{"parent": "u2", "shown": 2, "alternatives": [[], None]},
            {"parent": "u3", "shown": 0, "alternatives": [None]},
            {"parent": "u4", "shown": 0, "alternatives": [None, None]}]
     branches = Branches([good, *bad])
     assert branches.saved() == [good]
-    shown = [UserMessage(id="u1", content="greet"), AssistantMessage(id="a2", content="y")]
+    shown = [UserMessage(id="u1", content="hi"), AssistantMessage(id="a2", content="y")]
     assert branches.points(shown) == [BranchPoint("a2", 1, 2)]
