@@ -98,12 +98,12 @@ class MessageActions:
     def point(self, message_id: str) -> BranchPoint | None:
         """The alternatives of a message of the history shown, or None."""
         machine = self._machine
-        return machine.branches.point(machine.messages(), message_id)
+        return machine.branches.point(machine.messages(), message_id) if machine.branches else None
 
     def points(self) -> list[BranchPoint]:
         """Every message of the history shown that has alternatives, in order."""
         machine = self._machine
-        return machine.branches.points(machine.messages())
+        return machine.branches.points(machine.messages()) if machine.branches else []
 
     def show(self, message_id: str, index: int) -> BranchPoint:
         """Show alternative `index` of `message_id`'s; the point of the alternative now shown."""

@@ -15,7 +15,9 @@ made from its response schema (`pyclient.browser._interrupt_cards`; a page's
 "Stopped" marker after a stop and a "Cancelled by the agent" one after a run the agent
 cancelled, the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
 "Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
-empty state with suggestions, and an event log panel (`pyclient.browser._eventlog`). It
+empty state with suggestions, an event log panel (`pyclient.browser._eventlog`), and under
+each bubble its actions (`pyclient.browser._message_bar`): copy, edit and resend, regenerate,
+‹ 1/2 › between the branches those keep, and thumbs that call `on_feedback`. It
 follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
 in the input stops a run. While the run waits for nothing but the person (open interrupts
 or approvals: `thread.waiting_for_person`) the input and Send stay enabled: a new message

@@ -292,7 +292,12 @@ class MessageBars:
             bar.close_editor()
 
     def _rate(self, message_id: str, rating: Rating | None) -> None:
-        self.thread.set_feedback(message_id, rating)
+        try:
+            self.thread.set_feedback(message_id, rating)
+        except LocalProtocolError as exc:  # another tab holds the thread: nothing to keep here
+            self.say("Could not rate: this conversation is open in another tab")
+            logger.info("pyclient: %s", exc)
+            return
         if self._on_feedback is not None:
             try:
                 self._on_feedback(message_id, rating)
