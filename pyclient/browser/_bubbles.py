@@ -106,9 +106,7 @@ class Bubble:
             content.append(self._blocks, self._live)
             node.append(content, self._tail_box)
         else:
-            text = el("span", "pyclient-message-text")  # hidden while its edit box is open
-            text.append(self._text_node)
-            node.append(text)
+            node.append(self._text_node)
         self._splitter = BlockSplitter()
         self._frozen = 0        # text[:_frozen] is in _blocks
         self._tail = 0          # characters at the end of `text` shown as plain text

@@ -60,7 +60,7 @@ COPIED = "Copied"
 _SAY_FOR_S = 2.0  # how long the live region keeps its words
 
 # The icons: our own constant SVG (never model output), drawn in the button's text colour.
-_SVG = ('<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false" fill="none" '
+_SVG = ('<svg class="pyclient-icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false" fill="none" '
         'stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">{}</svg>')
 _THUMB = ('<path d="M7 10v11"/><path d="M15 5.9 14 10h5.8a2 2 0 0 1 1.9 2.6l-2.3 7A2 2 0 0 1 17.5 21H4a1 1 0 '
           '0 1-1-1v-9a1 1 0 0 1 1-1h2.8a2 2 0 0 0 1.8-1.1L12 2a3 3 0 0 1 3 3.9Z"/>')
