@@ -15,6 +15,8 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `dark.png` | a conversation in dark mode |
 | `attachments.png`, `attachments-dark.png` | a message sent with files, and more files waiting in the composer (one refused) |
 | `message-actions.png`, `message-actions-dark.png` | an edited message and a regenerated answer, each ‹ 2/2 ›, and the answer's action bar (copy, regenerate, thumbs) |
+| `thread-list.png`, `thread-list-dark.png` | saved threads beside the chat (`ThreadList`): one renamed, one asking to be deleted |
+| `activity-state.png`, `activity-state-dark.png` | an activity's default card and a state renderer's plan (web/tests/state.html, a scripted agent) |
 
     ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
 
@@ -40,13 +42,13 @@ VIEWPORT = {"width": 1200, "height": 760}
 TIMEOUT_MS = 60_000
 
 
-def open_demo(browser, url: str, *, dark: bool = False):
+def open_demo(browser, url: str, *, dark: bool = False, path: str = "/"):
     context = browser.new_context(viewport=VIEWPORT, color_scheme="dark" if dark else "light",
                                   device_scale_factor=1)
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
                   else route.abort())
     page = context.new_page()
-    page.goto(url + "/")
+    page.goto(url + path)
     page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=TIMEOUT_MS)
     return context, page
 
@@ -220,6 +222,75 @@ def capture(browser, url: str, out: Path) -> list[Path]:
     shots.append(capture_attachments(browser, url, out, dark=True))
     shots.append(capture_message_actions(browser, url, out, dark=False))
     shots.append(capture_message_actions(browser, url, out, dark=True))
+    shots.extend(capture_thread_list(browser, url, out, dark=dark) for dark in (False, True))
+    return shots
+
+
+def capture_thread_list(browser, url: str, out: Path, *, dark: bool) -> Path:
+    """web/tests/threads.html: three saved threads beside the chat, one renamed, older ones aged,
+    the one shown second in the list, and the last one asking to be deleted."""
+    context = browser.new_context(viewport={"width": 1100, "height": 620}, color_scheme="dark" if dark else "light",
+                                  device_scale_factor=1)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url) else route.abort())
+    page = context.new_page()
+    page.goto(url + "/tests/threads.html")
+    page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=TIMEOUT_MS)
+    page.evaluate("window.t.reset()")
+    for text in ("Plan a weekend in Lisbon", "Make the background #1e3a8a", "Summarise the meeting notes"):
+        page.locator(".pyclient-thread-new").click()
+        page.wait_for_function("!document.querySelector('.pyclient-message')", timeout=TIMEOUT_MS)  # the new chat
+        send(page, text)
+        wait_idle(page)
+        page.locator(".pyclient-thread-title", has_text=text[:12]).wait_for(timeout=TIMEOUT_MS)
+    page.evaluate("window.t.age('Plan a weekend in Lisbon', 26 * 3600)")
+    page.evaluate("window.t.age('Make the background #1e3a8a', 3 * 3600)")
+    lisbon = page.locator(".pyclient-thread", has_text="Lisbon")
+    lisbon.locator(".pyclient-thread-rename").click()
+    lisbon.locator(".pyclient-thread-input").fill("Lisbon trip")
+    page.keyboard.press("Enter")
+    page.locator(".pyclient-thread-title", has_text="Lisbon trip").wait_for(timeout=TIMEOUT_MS)
+    page.locator(".pyclient-thread", has_text="background").locator(".pyclient-thread-open").click()
+    page.locator(".pyclient-user", has_text="background").wait_for(timeout=TIMEOUT_MS)
+    wait_idle(page)
+    page.locator(".pyclient-thread", has_text="Lisbon").locator(".pyclient-thread-delete").click()
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(300)
+    path = out / ("thread-list-dark.png" if dark else "thread-list.png")
+    page.screenshot(path=str(path))
+    context.close()
+    return path
+
+
+def capture_activity_state(browser, out: Path) -> list[Path]:
+    """An activity card (the default one: its type and a summary of its content) and the shared
+    state drawn by a state renderer (a plan, two steps of four done), from `pyclient.testing`'s
+    scripted agent on the test page web/tests/state.html, light and dark."""
+    from pyclient.server import build as build_runtime
+    from pyclient.testing import ScriptedAgent
+    from pyclient.testing._server import ServerThread as SiteThread
+    from pyclient.testing._site import Site
+
+    steps = [{"description": text, "status": "completed" if i < 2 else "pending"}
+             for i, text in enumerate(["Search flights to Lisbon", "Compare three hotels", "Book the hotel",
+                                       "Send the itinerary"])]
+    agent = ScriptedAgent()
+    (agent.on("trip").activity("search", {"query": "flights to Lisbon, 12-15 May", "sources": ["tap.pt", "kayak.com"],
+                                          "found": 14, "status": "done"})
+     .state({"steps": steps}).say("I found 14 flights and compared three hotels. Two steps of the plan are done."))
+    site = Site(ROOT / "web", build_runtime())
+    site.agent = agent
+    shots = []
+    with SiteThread(site) as server:
+        for dark in (False, True):
+            context, page = open_demo(browser, server.url, dark=dark, path="/tests/state.html?agent=/agent")
+            send(page, "Plan my trip to Lisbon")
+            page.wait_for_selector(".pyclient-state ol.plan", timeout=TIMEOUT_MS)
+            wait_idle(page)
+            page.wait_for_timeout(300)
+            path = out / ("activity-state-dark.png" if dark else "activity-state.png")
+            page.screenshot(path=str(path))
+            shots.append(path)
+            context.close()
     return shots
 
 
@@ -241,7 +312,7 @@ def main() -> None:
             elif args.only is not None:
                 parser.error(f"--only {args.only!r}: the one group is 'message-actions'")
             else:
-                paths = capture(browser, server.url, args.out)
+                paths = [*capture(browser, server.url, args.out), *capture_activity_state(browser, args.out)]
             for path in paths:
                 print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
         finally:

@@ -45,7 +45,9 @@ from ._parts import ToolPart, ToolPartState
 from ._platform import Platform
 from ._scopes import Registration
 from ._lifecycle import CallStatusName, InterruptStatusName, RunStatus
-from ._store import FileStore, MemoryStore, Store
+from ._store import FileStore, ListingStore, MemoryStore, Store
+from ._saved_threads import SavedThreads
+from ._summaries import ThreadSummary
 from ._listeners import ThreadEvent
 from ._thread import Thread
 from ._results import ToolResult
@@ -74,6 +76,7 @@ __all__ = [
     "Interrupt",
     "InterruptError",
     "InterruptStatusName",
+    "ListingStore",
     "LocalProtocolError",
     "MemoryStore",
     "MockTransport",
@@ -88,9 +91,11 @@ __all__ = [
     "RunAborted",
     "RunError",
     "RunStatus",
+    "SavedThreads",
     "Store",
     "Thread",
     "ThreadEvent",
+    "ThreadSummary",
     "ToolContext",
     "ToolError",
     "ToolPart",

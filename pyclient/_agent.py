@@ -148,6 +148,8 @@ class Agent:
         self.name = name
         self._renderers: dict[str, Callable[[ToolPart], Any]] = {}
         self._interrupt_renderers: dict[str, Callable[[Interrupt], Any]] = {}
+        self._activity_renderers: dict[str, Callable[[Any], Any]] = {}
+        self._state_renderers: dict[str, Callable[[Any], Any]] = {}
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {self.url}>"
@@ -365,6 +367,75 @@ class Agent:
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None:
         """The renderer set with `tool_renderer` for `tool_name` (or `"*"`), or None."""
         return self._renderers.get(tool_name) or self._renderers.get("*")
+
+    def activity_renderer(
+        self, activity_type: str, *, replace: bool = False
+    ) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+        """Decorator: render the AG-UI activities of this `activity_type` in the chat, in place of its default card.
+
+        An activity (`ACTIVITY_SNAPSHOT`, patched by `ACTIVITY_DELTA`) is an `ag_ui.core.ActivityMessage`
+        of the history: `id`, `activity_type`, `content` (a dict). The renderer gets it each time
+        it changes and returns an element, a string or None (the default card: the type and a
+        summary of the content). `"*"` renders every activity no other renderer takes. A renderer
+        that raises shows a fallback card with the error; the conversation goes on.
+
+        ```python
+        from pyclient import Agent
+
+        agent = Agent("main", url="/agent")
+
+        @agent.activity_renderer("search")
+        def sources(activity):
+            return f"Searching: {len(activity.content.get('sources', []))} sources"
+
+        print(agent.renderer_for_activity("search") is sources)   # True
+        ```
+
+        Raises:
+            ConfigurationError: `activity_type` is not a string, the renderer is not callable,
+                or one is set for it and `replace` is False.
+        """
+        return _renderer_table(self._activity_renderers, "activity_renderer", activity_type, "search",
+                               "an ActivityMessage", self.name, replace)
+
+    def renderer_for_activity(self, activity_type: str) -> Callable[[Any], Any] | None:
+        """The renderer set with `activity_renderer` for `activity_type` (or `"*"`), or None."""
+        return self._activity_renderers.get(activity_type) or self._activity_renderers.get("*")
+
+    def state_renderer(self, render: Callable[[Any], Any] | None = None, *, replace: bool = False) -> Any:
+        """Render the thread's shared state in the chat: `@agent.state_renderer` or `agent.state_renderer(fn)`.
+
+        `render(state)` gets `thread.state` (the JSON the agent and the page share: a plan's
+        steps, a document being written) and returns an element, a string or None (nothing
+        shown). The chat shows it below the conversation and calls it again when the state
+        changes (`STATE_SNAPSHOT`, `STATE_DELTA`, `thread.state = ...`, `thread.update_state`),
+        at most once an animation frame. A renderer that raises shows a fallback with the error.
+
+        ```python
+        from pyclient import Agent
+
+        agent = Agent("main", url="/agent")
+
+        @agent.state_renderer
+        def plan(state):
+            return " / ".join(step["description"] for step in state.get("steps", []))
+
+        print(agent.renderer_for_state() is plan)   # True
+        ```
+
+        Raises:
+            ConfigurationError: the renderer is not callable, or one is set and `replace` is False.
+        """
+        if self._state_renderers and not replace:
+            raise ConfigurationError(f"Agent {self.name!r} already has a state renderer. Pass "
+                                     "state_renderer(fn, replace=True) to take over from it.")
+        register = _renderer_table(self._state_renderers, "state_renderer", "state", "state", "the state",
+                                   self.name, True)
+        return register if render is None else register(render)
+
+    def renderer_for_state(self) -> Callable[[Any], Any] | None:
+        """The renderer set with `state_renderer`, or None."""
+        return self._state_renderers.get("state")
 
     async def aclose(self) -> None:
         """Close the transport (its pooled connections)."""

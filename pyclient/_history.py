@@ -3,8 +3,8 @@
 `History.apply(event)` folds one decoded event into the conversation: streamed text (kept as
 a list of pieces, joined on demand, so a long answer costs linear time), tool calls whose
 arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning,
-`STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch) and `MESSAGES_SNAPSHOT`. `messages()` returns
-`ag_ui.core` message models, ready to be sent back in the next `RunAgentInput`.
+activities (`pyclient._activities`), `STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch) and
+`MESSAGES_SNAPSHOT`. `messages()` returns `ag_ui.core` models, ready to be sent back.
 
 Tolerated on purpose (servers do these): `TOOL_CALL_ARGS` after `TOOL_CALL_END` for the same
 id (pydantic-ai with parallel calls), `TOOL_CALL_ARGS` before its `TOOL_CALL_START`, content
@@ -87,6 +87,7 @@ class History:
         self._wire = bytearray()
         self._wire_ends = array("q")
         self.state: Any = {} if state is None else state
+        self.activity_problems: dict[str, str] = {}  # activity id -> why its last update did not apply
         for message in messages or ():
             self.append(message)
 
@@ -460,6 +461,15 @@ class History:
             ) from exc
         return {"state"}
 
+    def _on_activity(self, event: Any) -> set[str]:
+        from ._activities import fold  # activity messages: their snapshots, patches and problems
+
+        entry = self._by_id.get(event.message_id)
+        message = fold(entry.model() if entry is not None else None, event, self.activity_problems)
+        if message is not None:
+            self._add_entry(MessageEntry(message.id, "activity", base=message))
+        return {"messages"}
+
     def _on_messages_snapshot(self, event: Any) -> set[str]:
         # The server's view of the conversation replaces ours. Calls it leaves unanswered stay
         # indexed, so arguments still streaming are not lost (a later event may bring their
@@ -496,4 +506,6 @@ _HANDLERS: dict[str, str] = {
     "STATE_SNAPSHOT": "_on_state_snapshot",
     "STATE_DELTA": "_on_state_delta",
     "MESSAGES_SNAPSHOT": "_on_messages_snapshot",
+    "ACTIVITY_SNAPSHOT": "_on_activity",
+    "ACTIVITY_DELTA": "_on_activity",
 }

@@ -70,7 +70,7 @@ DEFAULT_MAX_FOLLOW_UPS = 10
 # Wire names: ag-ui's EventType is a str enum whose members equal (and hash as) their names.
 _CHECKPOINT_EVENTS = frozenset({
     "TEXT_MESSAGE_END", "TOOL_CALL_END", "TOOL_CALL_RESULT", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT",
-    "STATE_DELTA", "RUN_FINISHED", "RUN_ERROR", "REASONING_MESSAGE_END",
+    "STATE_DELTA", "RUN_FINISHED", "RUN_ERROR", "REASONING_MESSAGE_END", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA",
 })
 _MESSAGES = Change("messages")  # a text delta's change, queued once for a run of them
 _BUSY = frozenset({RunState.STREAMING, RunState.ENDED, RunState.AWAITING_TOOLS})
@@ -189,6 +189,11 @@ class Conversation:
     def messages(self) -> list[Message]:
         """The history as `ag_ui.core` message models (a new list each call)."""
         return self._history.messages()
+
+    @property
+    def activity_problems(self) -> dict[str, str]:
+        """Activity message id -> why its last update did not apply (`pyclient._activities`)."""
+        return self._history.activity_problems
 
     def tool_call(self, call_id: str) -> ToolCall | None:
         """The AG-UI `ToolCall` with this id, arguments as assembled so far."""

@@ -8,7 +8,8 @@ when the machine's checkpoint moved; while text streams, a timer saves at most e
 `streaming_save_interval` seconds, never once per delta. At most one save is in flight;
 changes made meanwhile are written by the next pass, so the last state is always the one
 saved. Where it is (loading, held, saving, dirty while saving, read-only, closed) is the save
-table of `pyclient._lifecycle`.
+table of `pyclient._lifecycle`. After a save, a listing store also gets the thread's summary
+record when what a list shows of it changed (`pyclient._summaries.SummaryWriter`).
 
 ```python
 import asyncio
@@ -42,6 +43,7 @@ from ._platform import Platform
 from ._publisher import Publisher
 from ._records import Change
 from ._store import Store
+from ._summaries import SummaryWriter
 from ._tools import ClientTool
 
 __all__ = ["STREAMING_SAVE_INTERVAL", "Persistence", "resolve_store"]
@@ -88,6 +90,8 @@ class Persistence:
         publisher: the thread's publisher, watched for checkpoints.
         tools: the tools the thread serves now, to give restored calls their tool.
         loaded: called once the load ended, with True when a saved conversation was restored.
+        file_limit: the largest file saved with its bytes.
+        agent: the agent's name, for the thread's summary record.
 
     Attributes:
         state: the `SaveState`.
@@ -105,6 +109,7 @@ class Persistence:
         tools: Callable[[], Iterable[ClientTool]],
         loaded: Callable[[bool], None],
         file_limit: int | None = None,
+        agent: str = "",
     ) -> None:
         self.store = store
         self.key = key
@@ -120,6 +125,7 @@ class Persistence:
         self._timer: asyncio.TimerHandle | None = None
         self._release: Callable[[], None] | None = None
         self._checkpoint = machine.checkpoint
+        self._summary = SummaryWriter(store, key, agent, machine.thread_id, machine.messages)
         publisher.watch(self._heard)
 
     def __repr__(self) -> str:
@@ -172,6 +178,7 @@ class Persistence:
                 self._move(SaveEvent.HOLD if held else SaveEvent.SHARE)
         if restored:
             logger.info("pyclient: restored thread %s (%d messages)", machine.thread_id, len(machine.messages()))
+        self._summary.loaded(restored)
         self._loaded(restored)
         return restored
 
@@ -206,6 +213,8 @@ class Persistence:
                     await self.store.save(self.key, self._machine.snapshot(self._file_limit))
                 except Exception as exc:
                     logger.warning("pyclient: saving thread %s failed: %s", self._machine.thread_id, exc)
+                else:
+                    await self._summary.saved()
                 self._move(SaveEvent.SAVED)  # DIRTY: one more pass; SAVING: all saved
         finally:
             self._saving = None

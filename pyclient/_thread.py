@@ -42,9 +42,6 @@ asyncio.run(main())
 
 from __future__ import annotations
 
-
-from __future__ import annotations
-
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
@@ -69,6 +66,7 @@ from ._projection import tool_part, tool_parts
 from ._publisher import Publisher
 from ._records import RunEnd, SendRequest
 from ._scopes import AgentScope, Registration, ThreadScope
+from ._shared_state import patched
 from ._store import Store
 from ._lifecycle import RunStatus
 from ._entries import new_id
@@ -96,6 +94,8 @@ class Host(Endpoint, Protocol):
     def scope(self) -> AgentScope: ...
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None: ...
     def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None: ...
+    def renderer_for_activity(self, activity_type: str) -> Callable[[Any], Any] | None: ...
+    def renderer_for_state(self) -> Callable[[Any], Any] | None: ...
 
 
 class Thread:
@@ -165,7 +165,7 @@ class Thread:
             self._persistence = Persistence(kept, f"{agent.name}/{machine.thread_id}", machine, platform,
                                             self._publisher, self.registered_tools,
                                             lambda restored: driver.restored(self.read_only) if restored else None,
-                                            agent.limits.max_stored_file_bytes)
+                                            agent.limits.max_stored_file_bytes, agent.name)
         driver = self._driver = Driver(machine, self.scope, agent, platform, executions, answers, self._publisher,
                                        self._listeners, self._persistence.saved if self._persistence else None)
         self._message_actions = MessageActions(machine, publish=self._publisher.publish, ready=self._ready,
@@ -301,6 +301,16 @@ class Thread:
     def state(self, value: Any) -> None:
         self._machine.state = value
         self._publisher.publish()
+
+    def update_state(self, patch: Iterable[Any]) -> None:
+        """JSON Patch `state` now, all or none (else `LocalProtocolError`), sent with the next request
+        (and while a run streams: `pyclient._shared_state`)."""
+        self.state = patched(self._machine.state, patch)
+
+    @property
+    def activity_problems(self) -> dict[str, str]:
+        """Activity message id -> why its last update did not apply (the UI shows the last good content)."""
+        return self._machine.activity_problems
 
     @property
     def run_status(self) -> RunStatus:

@@ -50,6 +50,10 @@ CALLBACK_ERRORS = (
     "pyclient: the renderer of tool %r raised on call %s",
     # pyclient/browser/_interrupt_cards.py, InterruptCard._render: an interrupt renderer raised (a fallback)
     "pyclient: the interrupt renderer of %r raised on interrupt %s",
+    # pyclient/browser/_activity_cards.py, ActivityCard.update: an activity renderer raised (a fallback)
+    "pyclient: the activity renderer of %r raised on activity %s",
+    # pyclient/browser/_state_view.py, StateView.update: the state renderer raised (a fallback)
+    "pyclient: the state renderer raised in thread %s",
     # pyclient/_thread.py, Thread._save_loop: the store's save() raised (a warning)
     "pyclient: saving thread %s failed: %s",
 )

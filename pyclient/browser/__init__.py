@@ -5,7 +5,7 @@
 `AbortController`s behind `AbortSignal.js`, threads and registrations that follow DOM
 elements (the rules of `pyclient._elements` over the page's DOM), and threads kept across
 page loads (`store=True`: IndexedDB, with a Web Lock so one tab holds a thread). Also
-here: the `Chat` UI, `log_to_console()`, `show_startup_errors()` (the page's errors wrapped,
+here: the `Chat` UI, `ThreadList` (the saved threads beside it), `log_to_console()`, `show_startup_errors()` (the page's errors wrapped,
 in the chat's element; on from `import pyclient`), and `pyclient.browser.toolkit`, ready-made
 tools (selection, clipboard, storage, page text, DOM, background, toasts).
 
@@ -39,10 +39,11 @@ if TYPE_CHECKING:
     from ._platform import BrowserPlatform
     from ._startup import show_startup_errors
     from ._storage import IndexedDbStore
+    from ._thread_list import ThreadList
     from . import toolkit
 
 __all__ = ["BrowserDom", "BrowserPlatform", "Chat", "ConsoleHandler", "ElementRegistration",
-           "FetchTransport", "IndexedDbStore", "log_to_console", "show_startup_errors", "toolkit"]
+           "FetchTransport", "IndexedDbStore", "ThreadList", "log_to_console", "show_startup_errors", "toolkit"]
 
 # Each public name and the module that defines it.
 _HOMES = {
@@ -55,6 +56,7 @@ _HOMES = {
     "IndexedDbStore": "._storage",
     "log_to_console": "._console",
     "show_startup_errors": "._startup",
+    "ThreadList": "._thread_list",
     "toolkit": ".toolkit",   # a subpackage: the module itself
 }
 

@@ -16,7 +16,10 @@ the marks once per animation frame (`pyclient.browser._reconcile`). The marks:
   last turn ended (`thread.run_end`, read on the `"status"` change), and a `"stopped"` one
   gets a "Stopped" marker (a Stop click, Escape, `thread.stop()` from code alike);
 - `cancel_marks`, for a run the agent cancelled (`thread.run_end.how == "cancelled"`): a
-  "Cancelled by the agent" marker.
+  "Cancelled by the agent" marker;
+- `state`, for a `"state"` change: the state panel is drawn again (`pyclient.browser._state_view`),
+  once a frame however many deltas came; `broken_activities`, for an activity event whose
+  fields did not validate (an `UnknownEvent`): a notice says so (`pyclient.browser._activity_cards`).
 
 A `"messages"` change right after a delta that was marked by id is that delta, so it marks
 nothing more: a long answer costs one bubble update per frame, not a reconcile per delta.
@@ -44,7 +47,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._events import event_type
+from .._activities import ACTIVITY_EVENTS
+from .._events import UnknownEvent, event_type
 from .._listeners import ThreadEvent
 
 if TYPE_CHECKING:
@@ -90,6 +94,8 @@ class Changes:
         stop_marks: stopped runs whose "Stopped" marker is not in the list yet.
         interrupts: ids of interrupts whose card may have changed (a dict used as an ordered set).
         cancel_marks: the reasons of the runs the agent cancelled whose marker is not in the list yet.
+        state: draw the state panel again.
+        broken_activities: what was wrong with the activity events that did not validate, not shown yet.
     """
 
     def __init__(self, run_status: str, *, run_end: Callable[[], RunEnd | None]) -> None:
@@ -101,6 +107,8 @@ class Changes:
         self.stop_marks = 0
         self.interrupts: dict[str, None] = {}
         self.cancel_marks: list[str | None] = []
+        self.state = True
+        self.broken_activities: list[str] = []
         self._status = run_status
         self._run_end = run_end
         self._by_id = False          # the last event was a delta marked by id
@@ -147,7 +155,9 @@ class Changes:
             return self._run_status(str(event.payload))
         elif kind == "closed":
             return "closed"
-        else:  # error, tools, state, mounted
+        elif kind == "state":
+            self.state = True
+        else:  # error, tools, mounted
             self.full = True
         return "frame"
 
@@ -178,6 +188,8 @@ class Changes:
             self._by_id = kind != "TOOL_CALL_RESULT"
         elif kind == "MESSAGES_SNAPSHOT":
             self.full = True
+        elif kind in ACTIVITY_EVENTS and isinstance(payload, UnknownEvent):
+            self.broken_activities.append(_invalid(kind, payload))
 
     def _run_status(self, status: str) -> When:
         previous, self._status = self._status, status
@@ -192,3 +204,12 @@ class Changes:
                 self.cancel_marks.append(end.reason)
         self.streaming.clear()
         return "now"
+
+
+def _invalid(kind: str, event: UnknownEvent) -> str:
+    """What was wrong with an activity event that did not validate, in a line: its field and why."""
+    lines = (event.error or "").splitlines()
+    field, why = (lines[1].split(".", 1)[-1], lines[2].split(" [", 1)[0].strip()) if len(lines) > 2 else ("", "")
+    activity = event.raw.get("activityType")
+    named = f" {activity!r:.40}" if isinstance(activity, str) else ""
+    return f"the server's {kind}{named}: {field}: {why}" if field else f"the server's {kind}{named} did not validate"

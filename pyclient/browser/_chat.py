@@ -13,7 +13,9 @@ AG-UI interrupt naming the call, gets the same bar), a card per other interrupt 
 made from its response schema (`pyclient.browser._interrupt_cards`; a page's
 `agent.interrupt_renderer(reason)` draws its own), an error bubble with a Retry button, a
 "Stopped" marker after a stop and a "Cancelled by the agent" one after a run the agent
-cancelled, the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
+cancelled, activity cards (`pyclient.browser._activity_cards`; a page's
+`agent.activity_renderer(activity_type)` draws its own), the shared state drawn by
+`agent.state_renderer(fn)` above the input (`pyclient.browser._state_view`), the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
 "Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
 empty state with suggestions, an event log panel (`pyclient.browser._eventlog`), and under
 each bubble its actions (`pyclient.browser._message_bar`): copy, edit and resend, regenerate,
@@ -122,6 +124,7 @@ from ._eventlog import EventLog
 from ._message_bar import BAR_COMMANDS, MessageBars
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
+from ._state_view import StateView
 from ._status import run_view
 from ._stylesheet import install_stylesheet
 
@@ -242,8 +245,9 @@ class Chat:
         files = self._attachments = Attachments(accept=accept, limits=lambda: agent.limits, drop_zone=root,
                                                 paste_target=self._input)
         self._form.append(files.tray, files.button, label, self._input, self._send, self._stop)
+        self._state_view = StateView(thread.thread_id)  # agent.state_renderer's view of thread.state
         # The picker is outside the form: the form's one input is the message.
-        root.append(header, self._log.node, body, self._form, files.picker)
+        root.append(header, self._log.node, body, self._state_view.node, self._form, files.picker)
         dom_node(element).append(root)
 
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
@@ -424,6 +428,9 @@ class Chat:
         if self._bars_drawn != (self._messages.reconciled, busy):
             self._bars_drawn = (self._messages.reconciled, busy)
             self._bars.update(self._messages.bubble_nodes(), busy=busy)
+        if self._changes.state:  # once a frame, however many deltas came
+            self._changes.state = False
+            self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()
         self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()

@@ -55,6 +55,7 @@ import js
 
 from .._errors import LocalProtocolError
 from .._lifecycle import ASKING_USER, TERMINAL, CallStatus
+from ._activity_cards import ActivityCards
 from ._approval import OPEN, ApprovalBar, approval_bar, interrupt_approval_bar, interrupted_bar
 from ._bubbles import Bubble
 from ._cards import Card
@@ -108,6 +109,7 @@ class MessageList:
         self._cards: dict[str, Card] = {}          # tool call id -> its card
         self._bars: dict[str, ApprovalBar] = {}    # tool call id -> its approval bar
         self._asks: dict[str, InterruptCard] = {}  # interrupt id -> its card
+        self._activities = ActivityCards(self._timeline)  # activity message id -> its card
         self._renderers: dict[str, Any] = {}       # tool name -> its renderer, looked up once a draw
         self._waiting: set[str] = set()            # call ids waiting for the user
         self._working: set[str] = set()            # call ids whose handler runs
@@ -187,6 +189,9 @@ class MessageList:
             role = message.role
             if role == "tool":
                 continue
+            if role == "activity":
+                keys.append(self._activities.show(message, thread))  # type: ignore[arg-type]
+                continue
             key = "m:" + message.id
             text = text_of(message) if role == "assistant" else ""
             if (role == "user" or role == "assistant" and text) and key not in seen:
@@ -213,6 +218,7 @@ class MessageList:
                 if message.id in interrupted:
                     card.node.dataset.interrupted = "true"
         for key in self._timeline.place(keys):  # gone from the history (a snapshot)
+            self._activities.forget(key)
             self._bubbles.pop(key[2:], None)
             self._cards.pop(key[2:], None)
             self._bars.pop(key[2:], None)
@@ -321,8 +327,10 @@ class MessageList:
 
     def _show_notices(self) -> None:
         """The "Stopped" and "Cancelled by the agent" markers (after the last item when the run
-        ended so) and the error bubble."""
+        ended so), the activities no card shows, and the error bubble."""
         changes = self._changes
+        if changes.broken_activities or self.thread.activity_problems:
+            self._activities.notices(self.thread.activity_problems, changes.broken_activities)
         while changes.stop_marks:
             changes.stop_marks -= 1
             self._stops += 1

@@ -1,8 +1,10 @@
 """Threads kept across page loads in the page: IndexedDB through `pyscript.storage`, and Web Locks.
 
-`IndexedDbStore` is the `pyclient.Store` behind `agent.thread(..., store=True)`: each thread
-is one JSON text in the `@pyscript/pyclient` IndexedDB store, written with `sync()` so a
-save returns once the browser has it. `hold_thread(key)` takes a Web Lock named after the
+`IndexedDbStore` is the `pyclient.ListingStore` behind `agent.thread(..., store=True)`: each
+thread is one JSON text in the `@pyscript/pyclient` IndexedDB store, written with `sync()` so a
+save returns once the browser has it. Its summary record (what a thread list shows) is kept in
+a store of its own, `@pyscript/pyclient.threads`: `pyscript.storage` reads a whole store when
+it opens it, so a list opens the small summaries only, never the snapshots. `hold_thread(key)` takes a Web Lock named after the
 thread without waiting: the first tab holds it until it closes the thread or goes away,
 and any other tab gets None and shows the thread read-only.
 See https://developer.mozilla.org/en-US/docs/Web/API/Web_Locks_API and
@@ -14,6 +16,9 @@ from pyclient.browser import IndexedDbStore
 store = IndexedDbStore()
 await store.save("main/support", {"messages": []})
 print(await store.load("main/support"))       # {'messages': []}
+await store.update_summary("main/support", {"title": "Hi"})
+print(await store.list_threads("main/"))      # {'main/support': {'title': 'Hi'}}
+await store.delete("main/support")            # the snapshot and its summary
 ```
 """
 
@@ -32,15 +37,17 @@ __all__ = ["IndexedDbStore", "hold_thread"]
 
 
 class IndexedDbStore:
-    """A `pyclient.Store` in the page's IndexedDB (`pyscript.storage`), one JSON text per key.
+    """A `pyclient.ListingStore` in the page's IndexedDB (`pyscript.storage`), one JSON text per key.
 
     Args:
-        name: the `pyscript.storage` name (the IndexedDB store is `@pyscript/<name>`).
+        name: the `pyscript.storage` name (the IndexedDB store is `@pyscript/<name>`; the
+            summaries are in `@pyscript/<name>.threads`).
     """
 
     def __init__(self, name: str = "pyclient") -> None:
         self.name = name
         self._opening: asyncio.Future[Storage] | None = None
+        self._opening_summaries: asyncio.Future[Storage] | None = None
 
     def __repr__(self) -> str:
         return f"<IndexedDbStore {self.name!r}>"
@@ -65,6 +72,27 @@ class IndexedDbStore:
         if key in database:
             del database[key]
             await database.sync()
+        summaries = await self._summaries()
+        if key in summaries:
+            del summaries[key]
+            await summaries.sync()
+
+    def _summaries(self) -> asyncio.Future[Storage]:
+        if self._opening_summaries is None:
+            self._opening_summaries = asyncio.ensure_future(storage(f"{self.name}.threads"))
+        return self._opening_summaries
+
+    async def list_threads(self, prefix: str = "") -> dict[str, dict[str, Any]]:
+        summaries = await self._summaries()
+        return {str(key): json.loads(text) for key, text in summaries.items() if str(key).startswith(prefix)}
+
+    async def update_summary(self, key: str, fields: dict[str, Any]) -> None:
+        summaries = await self._summaries()
+        text = summaries.get(key)
+        record = {} if text is None else json.loads(text)
+        record.update(fields)
+        summaries[key] = json.dumps(record)
+        await summaries.sync()
 
 
 async def hold_thread(key: str) -> Callable[[], None] | None:

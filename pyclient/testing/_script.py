@@ -89,6 +89,25 @@ class _Emitted:
     events: tuple[Event, ...]
 
 
+@dataclass
+class _Activity:
+    activity_type: str
+    content: Any
+    patch: list[Any] | None
+    message_id: str | None      # None: a fresh id each response (a delta: the last of its type)
+    replace: bool | None
+
+    def event(self, ids: dict[str, str]) -> dict[str, Any]:
+        """The wire event, as given (content or patch that ag-ui would refuse included)."""
+        message_id = self.message_id or ids.get(self.activity_type) or f"act_{uuid.uuid4().hex[:12]}"
+        ids[self.activity_type] = message_id
+        event: dict[str, Any] = {"messageId": message_id, "activityType": self.activity_type}
+        if self.patch is not None:
+            return {"type": "ACTIVITY_DELTA", **event, "patch": self.patch}
+        extra = {"replace": self.replace} if self.replace is not None else {}
+        return {"type": "ACTIVITY_SNAPSHOT", **event, "content": self.content, **extra}
+
+
 class Turn:
     """One scripted exchange: what the agent does for a matching user message, and after."""
 
@@ -97,7 +116,7 @@ class Turn:
         self.limit = times
         # What the first response streams, in script order: texts (text, chunks), calls and
         # events given as they are.
-        self._steps: list[_Text | _Call | _Emitted] = []
+        self._steps: list[_Text | _Call | _Emitted | _Activity] = []
         self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
         self._interrupts: list[ScriptedInterrupt] = []
         self._approvals: dict[str, tuple[str, Content]] = {}  # interrupt id -> (call id, result), latest response
@@ -312,6 +331,35 @@ class Turn:
         self._state = snapshot
         return self
 
+    # -- activities and shared state (AG-UI 1.0) --------------------------------------------
+
+    def activity(self, activity_type: str, content: Any = None, *, message_id: str | None = None,
+                 patch: list[Any] | None = None, replace: bool | None = None) -> Turn:
+        """Stream an AG-UI activity, in script order: `ACTIVITY_SNAPSHOT` with `content` (a
+        dict; anything else is sent as given, for malformed-activity tests), or with `patch`
+        an `ACTIVITY_DELTA` (JSON Patch operations on its content, sent as given).
+
+        Args:
+            activity_type: the `activityType` (`"search"`, `"plan"`...).
+            content: the snapshot's content.
+            message_id: the activity message's id; by default a fresh one each response for a
+                snapshot, and for a delta the id of the turn's last activity of this type.
+            patch: make it a delta with these operations.
+            replace: the snapshot's `replace` (sent only when given; `False`: a client keeps
+                the content it has for this id).
+        """
+        if (patch is None) == (content is None):
+            raise ValueError("Turn.activity() takes `content` (a snapshot) or `patch=` (a delta), one of the two.")
+        self._steps.append(_Activity(activity_type, content, list(patch) if patch is not None else None,
+                                     message_id, replace))
+        return self
+
+    def state_delta(self, patch: Iterable[Any]) -> Turn:
+        """Stream a `STATE_DELTA` with these JSON Patch operations (sent as given), in script order
+        (`state(snapshot)` sends the turn's first `STATE_SNAPSHOT`)."""
+        self._steps.append(_Emitted(({"type": "STATE_DELTA", "delta": list(patch)},)))
+        return self
+
     # -- responses --------------------------------------------------------------------------
 
     def first(self, run: RunAgentInput, *, before: Iterable[Event] = ()) -> Response:
@@ -323,7 +371,11 @@ class Turn:
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
         self._sent_ids = set()
         call_ids: dict[int, str] = {}
+        activity_ids: dict[str, str] = {}
         for index, step in enumerate(self._steps):
+            if isinstance(step, _Activity):
+                events.append(step.event(activity_ids))
+                continue
             if isinstance(step, _Text):
                 message_id = step.message_id or f"msg_{uuid.uuid4().hex[:12]}"
                 events += _text_events(message_id, step.text, step.chunks)

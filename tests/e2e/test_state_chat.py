@@ -1,0 +1,166 @@
+"""AG-UI activities and shared state in the chat, in Chromium, against the scripted agent.
+
+The page is web/tests/state.html (its Python, web/tests/state.py), booted once per mode on the
+plugin's site: each test opens a new `Chat` on a new thread of an Agent at the site's `/agent`,
+the test's `scripted_agent` (`window.t.open(url)`). The page has activity renderers for the
+types "custom" (an element) and "boom" (raises), and a state renderer that draws a plan's steps
+with a button that changes the state (`thread.update_state`). The AG-UI dojo's "agentic
+generative UI" (steps in state, STATE_DELTA updates), "shared state" and "predictive state
+updates" streams are replayed into the chat. Every test runs with the page's Python on the main
+thread and in a worker (`BOTH_MODES`); an uncaught error in the page fails it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ag_ui.core import CustomEvent, StateSnapshotEvent
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import BOTH_MODES, boot_once, checked
+
+pytestmark = BOTH_MODES
+
+TIMEOUT = 30_000
+
+
+def send(page, text: str) -> None:
+    page.locator(".pyclient-form input").fill(text)
+    page.locator(".pyclient-send").click()
+
+
+def wait_idle(page) -> None:
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def scripted_guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, mode):
+    """The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
+    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
+    yield boot_once(context, watch_callback_errors, "/tests/state.html", mode)
+    context.close()
+
+
+@pytest.fixture
+def page(scripted_guard, pyclient_site, scripted_agent):
+    """A new chat on this test's `scripted_agent`; the page it is on."""
+    pyclient_site.agent = scripted_agent
+    try:
+        with checked(scripted_guard) as guard:
+            guard.page.evaluate("url => window.t.open(url)", "/agent")
+            yield guard.page
+    finally:
+        pyclient_site.agent = None
+
+
+def steps(n: int, done: int = 0) -> list[dict]:
+    return [{"description": f"Step {i + 1}", "status": "completed" if i < done else "pending"} for i in range(n)]
+
+
+# -- activities ---------------------------------------------------------------------------------
+
+def test_activity_cards_default_and_custom_in_their_place(page, scripted_agent):
+    (scripted_agent.on("search").activity("search", {"query": "pyodide", "sources": []}).say("Looking it up")
+     .activity("search", patch=[{"op": "add", "path": "/sources/-", "value": "pyodide.org"},
+                                {"op": "add", "path": "/sources/-", "value": "pyscript.net"}])
+     .activity("custom", {"label": "hello <b>"}))
+    send(page, "search")
+    wait_idle(page)
+    search = page.locator(".pyclient-activity[data-activity-type='search']")
+    expect(search.locator(".pyclient-activity-type")).to_have_text("search")
+    expect(search.locator("dt")).to_have_text(["query", "sources"])
+    expect(search.locator("dd")).to_have_text(["pyodide", "pyodide.org, pyscript.net"])  # the delta applied
+    custom = page.locator(".pyclient-activity[data-activity-type='custom']")
+    expect(custom.locator(".custom-activity")).to_have_text("Custom: hello <b>")  # text, never HTML
+    expect(custom.locator(".pyclient-activity-summary")).to_be_hidden()
+    # The user message, the search card, the answer, the custom card: history order.
+    order = page.evaluate("[...document.querySelectorAll('.pyclient-messages > li')].map(li => "
+                          "li.dataset.activityType || (li.textContent.includes('Looking') ? 'answer' : 'user'))")
+    assert order == ["user", "search", "answer", "custom"]
+
+
+@pytest.mark.callback_errors_expected
+def test_malformed_activities_and_a_raising_renderer_never_break_the_chat(page, scripted_agent):
+    (scripted_agent.on("break").activity("boom", {"n": 1})
+     .activity("search", {"n": 1}, message_id="a1")
+     .activity("search", patch=[{"op": "remove", "path": "/missing"}], message_id="a1")
+     .activity("search", [1, 2], message_id="a2")                                          # not an object
+     .activity("search", patch=[{"op": "add", "path": "/x", "value": 1}], message_id="gone")  # no such activity
+     .say("still here"))
+    send(page, "break")
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant").last).to_have_text("still here")
+    boom = page.locator(".pyclient-activity[data-activity-type='boom']")
+    expect(boom.locator(".pyclient-render-error")).to_contain_text("RuntimeError: the activity renderer broke <b>")
+    expect(boom.locator("dd")).to_have_text("1")  # the default summary stays under the fallback
+    bad = page.locator(".pyclient-activity[data-activity-id='a1']")
+    expect(bad.locator(".pyclient-activity-problem")).to_contain_text("the patch does not apply")
+    expect(bad.locator("dd")).to_have_text("1")  # the last good content
+    notices = page.locator(".pyclient-activity-broken")
+    expect(notices).to_have_count(2)
+    expect(notices.nth(0)).to_contain_text("no activity of the history has this id")
+    expect(notices.nth(1)).to_contain_text("content: Input should be a valid dictionary")
+    # The run went on, and the next one too.
+    scripted_agent.otherwise().say("and again")
+    send(page, "more")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("and again", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-activity-broken")).to_have_count(2)  # each told once
+
+
+# -- shared state --------------------------------------------------------------------------------
+
+def test_dojo_agentic_generative_ui_steps_redrawn_as_deltas_arrive_once_a_frame(page, scripted_agent):
+    turn = scripted_agent.on("plan").state({"steps": steps(10)}).slowly(0.004)
+    for i in range(10):
+        turn.state_delta([{"op": "replace", "path": f"/steps/{i}/status", "value": "completed"}])
+        for _ in range(3):  # the dojo's pacing is slower; more deltas than frames proves the batching
+            turn.state_delta([{"op": "replace", "path": f"/steps/{i}/description", "value": f"Step {i + 1}"}])
+    turn.say("All ten steps are done")
+    send(page, "plan")
+    plan = page.locator(".pyclient-state ol.plan li")
+    expect(plan).to_have_count(10, timeout=TIMEOUT)
+    wait_idle(page)
+    expect(plan.filter(has_text="✓")).to_have_count(10)
+    expect(page.locator(".pyclient-assistant").last).to_have_text("All ten steps are done")
+    renders = page.evaluate("window.t.renders()")
+    assert 1 <= renders < 40, renders  # 41 state changes (a snapshot, 40 deltas), drawn once a frame at most
+    assert json.loads(page.evaluate("window.t.state()")) == {"steps": steps(10, done=10)}
+
+
+def test_update_state_from_the_page_reaches_the_agent(page, scripted_agent):
+    scripted_agent.on("plan").state({"steps": steps(3)}).say("Here is the plan")
+    scripted_agent.on("go on").say("Going on")
+    send(page, "plan")
+    wait_idle(page)
+    page.locator(".pyclient-state .mark-first").click()  # the renderer's button: thread.update_state(...)
+    expect(page.locator(".pyclient-state li").first).to_have_attribute("data-status", "completed")
+    send(page, "go on")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Going on", timeout=TIMEOUT)
+    assert scripted_agent.requests[-1].state == {"steps": steps(3, done=1)}
+
+
+def test_dojo_shared_state_and_predictive_state_updates_are_shown(page, scripted_agent):
+    # Shared state: the agent's STATE_SNAPSHOT of the recipe, shown; it goes back with the next run.
+    recipe = {"title": "Pancakes", "skill_level": "Beginner", "cooking_time": "15 min",
+              "ingredients": [{"icon": "🥚", "name": "Eggs", "amount": "2"}, {"icon": "🥛", "name": "Milk", "amount": "1 cup"}],
+              "instructions": ["Mix", "Fry"]}
+    scripted_agent.on("improve").state({"recipe": recipe}).say("I improved the recipe")
+    send(page, "improve the recipe")
+    expect(page.locator(".pyclient-state .recipe")).to_have_text("Pancakes: Eggs, Milk", timeout=TIMEOUT)
+    wait_idle(page)
+    # Predictive state updates: PredictState, the tool writing the document, then the state.
+    scripted_agent.on("write").emit(
+        CustomEvent(name="PredictState", value=[{"state_key": "document", "tool": "write_document",
+                                                 "tool_argument": "document"}]),
+    ).server_call("write_document", document="Once upon a time", result="written", chunks=4).emit(
+        StateSnapshotEvent(snapshot={"document": "Once upon a time"}),
+    ).say("I wrote the story")
+    send(page, "write")
+    expect(page.locator(".pyclient-state .document")).to_have_text("Once upon a time", timeout=TIMEOUT)
+    wait_idle(page)
+    card = page.locator(".pyclient-tool[data-tool='write_document']")
+    expect(card.locator(".pyclient-badge")).to_have_text("done")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("I wrote the story")
+    assert scripted_agent.requests[-1].state == {"recipe": recipe}  # the shared state went back
+    assert page.locator(".pyclient-state .plan").count() == 0

@@ -1,0 +1,179 @@
+"""`ThreadList` in Chromium: the page's IndexedDB store lists its threads, and the list beside a chat
+shows them newest first, opens one (its messages in the chat), starts a new one, renames one in
+place and deletes one after a confirm; the list survives a reload.
+
+The page is web/tests/threads.html on the plugin's site (`/agent` is each test's `scripted_agent`),
+booted once per mode (`BOTH_MODES`: the page's Python on the main thread and in a worker, where
+the store is the worker's IndexedDB); each test starts from `window.t.reset()` (no saved thread,
+a new list). Every click and key is Playwright's, a trusted one; a script's `click()` does nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import BOTH_MODES, READY, boot_once, checked
+
+pytestmark = BOTH_MODES
+
+TIMEOUT = 20_000
+
+
+@pytest.fixture(scope="module")
+def guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, mode):
+    """The page on the plugin's site, booted once for the module (in each mode)."""
+    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
+    yield boot_once(context, watch_callback_errors, "/tests/threads.html", mode)
+    context.close()
+
+
+@pytest.fixture
+def page(guard, pyclient_site, scripted_agent):
+    """The shared page, reset: no saved thread, a new list showing a new thread."""
+    pyclient_site.agent = scripted_agent
+    scripted_agent.otherwise().say("Sure, let us talk about it.")
+    try:
+        with checked(guard):
+            guard.page.evaluate("window.t.reset()")
+            yield guard.page
+    finally:
+        pyclient_site.agent = None
+
+
+def send(page, text: str) -> None:
+    page.locator(".pyclient-form input").fill(text)
+    page.locator(".pyclient-send").click()
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Sure, let us talk about it.", timeout=TIMEOUT)
+
+
+def titles(page):
+    return page.locator(".pyclient-thread-title")
+
+
+def item(page, title: str):
+    return page.locator(".pyclient-thread", has=page.locator(".pyclient-thread-title", has_text=title))
+
+
+def shown(page) -> dict:
+    return json.loads(page.evaluate("window.t.shown()"))
+
+
+def two_threads(page) -> None:
+    """Talk in the new thread, then in a second new one: listed newest first."""
+    expect(page.locator(".pyclient-threads-empty")).to_be_visible()
+    send(page, "Plan a trip to Lisbon")
+    expect(titles(page)).to_have_text(["Plan a trip to Lisbon"], timeout=TIMEOUT)   # after its first save
+    page.locator(".pyclient-thread-new").click()
+    expect(page.locator(".pyclient-message")).to_have_count(0)
+    expect(page.locator(".pyclient-thread[data-current]")).to_have_count(0)          # not listed until it has a message
+    send(page, "Write a poem about the sea")
+    expect(titles(page)).to_have_text(["Write a poem about the sea", "Plan a trip to Lisbon"], timeout=TIMEOUT)
+
+
+def test_the_list_shows_saved_threads_newest_first_and_opens_one(page):
+    two_threads(page)
+    records = json.loads(page.evaluate("window.t.records()"))   # the IndexedDB store's own listing
+    assert sorted(record["title"] for record in records.values()) == ["Plan a trip to Lisbon", "Write a poem about the sea"]
+    assert all(record["messages"] == 2 and record["agent"] == "threads" for record in records.values())
+    assert sorted(records) == sorted(f"threads/{record['thread_id']}" for record in records.values())
+    newest = item(page, "Write a poem")
+    expect(newest).to_have_attribute("data-current", "true")
+    expect(newest.locator(".pyclient-thread-open")).to_have_attribute("aria-current", "true")
+    expect(newest.locator(".pyclient-thread-time")).to_have_text("just now")
+
+    item(page, "Plan a trip").locator(".pyclient-thread-open").click()
+    expect(page.locator(".pyclient-user")).to_have_text(["Plan a trip to Lisbon"], timeout=TIMEOUT)
+    expect(page.locator(".pyclient-assistant")).to_have_text(["Sure, let us talk about it."])
+    expect(item(page, "Plan a trip")).to_have_attribute("data-current", "true")
+    expect(page.locator(".pyclient-thread[data-current]")).to_have_count(1)
+    state = shown(page)
+    assert state["thread"] == state["current"] and state["messages"] == ["Plan a trip to Lisbon", "Sure, let us talk about it."]
+    assert page.locator(".pyclient-chat:not(.pyclient-thread-list)").count() == 1    # one chat: the last one was disposed
+    # on_open heard each thread opened or started: the first new one, the second, the first again.
+    first, second = state["opened"][0], state["opened"][1]
+    assert state["opened"] == [first, second, first] and first == state["current"] != second
+
+    # A list with on_open only (no chat=) lists the same, opens the newest, and mounts nothing.
+    bare = json.loads(page.evaluate("window.t.bare()"))
+    assert bare == {"heading": "Saved", "theme": "dark", "titles": ["Write a poem about the sea", "Plan a trip to Lisbon"],
+                    "current": "Plan a trip to Lisbon", "opened": [second, first], "thread": True, "chats": 1}
+
+    # Talking in the older thread moves it to the top.
+    send(page, "And a day in Sintra")
+    expect(titles(page)).to_have_text(["Plan a trip to Lisbon", "Write a poem about the sea"], timeout=TIMEOUT)
+
+
+def test_rename_in_place_from_the_keyboard_and_escape_cancels(page):
+    two_threads(page)
+    older = item(page, "Plan a trip")
+    older.locator(".pyclient-thread-rename").focus()
+    page.keyboard.press("Enter")
+    field = older.locator(".pyclient-thread-input")
+    expect(field).to_be_focused()
+    expect(field).to_have_value("Plan a trip to Lisbon")
+    page.keyboard.type("Lisbon, May")          # the text was selected: typing replaces it
+    page.keyboard.press("Enter")
+    expect(titles(page)).to_have_text(["Write a poem about the sea", "Lisbon, May"], timeout=TIMEOUT)
+    expect(item(page, "Lisbon, May").locator(".pyclient-thread-open")).to_be_focused()
+    records = json.loads(page.evaluate("window.t.records()"))
+    assert sorted(record.get("name") or "" for record in records.values()) == ["", "Lisbon, May"]
+
+    newest = item(page, "Write a poem")
+    newest.locator(".pyclient-thread-rename").click()
+    newest.locator(".pyclient-thread-input").fill("never saved")
+    page.keyboard.press("Escape")
+    expect(newest.locator(".pyclient-thread-input")).to_be_hidden()
+    expect(newest.locator(".pyclient-thread-rename")).to_be_focused()
+    expect(titles(page)).to_have_text(["Write a poem about the sea", "Lisbon, May"])
+
+    # A script's clicks do nothing: only the person's.
+    page.evaluate("document.querySelector('.pyclient-thread-rename').click()")
+    page.evaluate("document.querySelector('.pyclient-thread-new').click()")
+    page.wait_for_timeout(300)
+    expect(page.locator(".pyclient-thread-input:visible")).to_have_count(0)
+    expect(page.locator(".pyclient-user")).to_have_text(["Write a poem about the sea"])
+
+
+def test_delete_asks_first_and_deleting_the_open_thread_starts_a_new_one(page):
+    two_threads(page)
+    older = item(page, "Plan a trip")
+    older.locator(".pyclient-thread-delete").click()
+    confirm = older.locator(".pyclient-thread-confirm")
+    expect(confirm.locator(".pyclient-thread-question")).to_have_text("Delete “Plan a trip to Lisbon”?")
+    expect(confirm.locator(".pyclient-thread-cancel")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(confirm).to_be_hidden()
+    expect(titles(page)).to_have_count(2)
+
+    older.locator(".pyclient-thread-delete").click()
+    confirm.locator(".pyclient-thread-confirm-delete").click()
+    expect(titles(page)).to_have_text(["Write a poem about the sea"], timeout=TIMEOUT)
+    expect(page.locator(".pyclient-user")).to_have_text(["Write a poem about the sea"])   # the open one stays
+    expect(page.locator(".pyclient-thread-list [role=status]")).to_have_text("Deleted “Plan a trip to Lisbon”")
+
+    # The open thread: a new one is started, and the store forgets the old one.
+    item(page, "Write a poem").locator(".pyclient-thread-delete").click()
+    page.locator(".pyclient-thread-confirm-delete").click()
+    expect(page.locator(".pyclient-threads-empty")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".pyclient-message")).to_have_count(0)
+    expect(page.locator(".pyclient-thread-new")).to_be_focused()
+    assert json.loads(page.evaluate("window.t.records()")) == {}
+    state = shown(page)
+    assert state["thread"] == state["current"] and state["messages"] == []
+
+
+def test_the_list_survives_a_reload_and_opens_the_newest(page, guard, mode):
+    two_threads(page)
+    item(page, "Plan a trip").locator(".pyclient-thread-rename").click()
+    item(page, "Plan a trip").locator(".pyclient-thread-input").fill("Lisbon")
+    page.keyboard.press("Enter")
+    expect(titles(page)).to_have_text(["Write a poem about the sea", "Lisbon"], timeout=TIMEOUT)
+    guard.reload(ready=READY)
+    expect(titles(page)).to_have_text(["Write a poem about the sea", "Lisbon"], timeout=TIMEOUT)
+    expect(item(page, "Write a poem")).to_have_attribute("data-current", "true")
+    expect(page.locator(".pyclient-user")).to_have_text(["Write a poem about the sea"], timeout=TIMEOUT)
+    item(page, "Lisbon").locator(".pyclient-thread-open").click()
+    expect(page.locator(".pyclient-user")).to_have_text(["Plan a trip to Lisbon"], timeout=TIMEOUT)
