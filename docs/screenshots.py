@@ -15,13 +15,17 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `dark.png` | a conversation in dark mode |
 | `attachments.png`, `attachments-dark.png` | a message sent with files, and more files waiting in the composer (one refused) |
 | `message-actions.png`, `message-actions-dark.png` | an edited message and a regenerated answer, each ‹ 2/2 ›, and the answer's action bar (copy, regenerate, thumbs) |
+| `reasoning.png`, `reasoning-dark.png` | an answer with its reasoning in the "Thinking" section, opened again |
+| `subagents.png`, `subagents-dark.png` | two subagents' work in groups: a researcher that finished, a writer that failed |
 | `thread-list.png`, `thread-list-dark.png` | saved threads beside the chat (`ThreadList`): one renamed, one asking to be deleted |
 | `activity-state.png`, `activity-state-dark.png` | an activity's default card and a state renderer's plan (web/tests/state.html, a scripted agent) |
 
     ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
 
 Every request outside 127.0.0.1 is aborted; the agent's failure in `error.png` is one
-request answered 503 by Playwright's router.
+request answered 503 by Playwright's router. The reasoning and subagent shots are of the test
+page `web/tests/stream.html`, its agent's requests answered by Playwright's router with the events
+of a `pyclient.testing.ScriptedAgent` (the embedded agent neither reasons nor delegates).
 """
 
 from __future__ import annotations
@@ -154,6 +158,60 @@ def capture_message_actions(browser, url: str, out: Path, *, dark: bool) -> Path
     return path
 
 
+def scripted_stream(page, agent) -> None:
+    """Answer the page's `/agent` requests with `agent` (a `ScriptedAgent`), its events as SSE."""
+    import json
+
+    from pyclient.testing._response import sse
+
+    def answer(route):
+        response = agent.respond(json.loads(route.request.post_data or "{}"))
+        route.fulfill(status=200, headers={"Content-Type": "text/event-stream"},
+                      body=b"".join(sse(event) for event in response.events))
+
+    page.route("**/agent", answer)
+
+
+def capture_stream(browser, url: str, out: Path, *, dark: bool) -> list[Path]:
+    """`reasoning.png` and `subagents.png` (or their `-dark` twins), on the stream test page."""
+    from pyclient.testing import ScriptedAgent
+
+    agent = ScriptedAgent()
+    agent.on("offsite").reason(
+        "The team is twelve people, mostly in Lyon. A venue near Part-Dieu keeps travel short; "
+        "early October avoids the trade fair. Budget per head matters more than the view.").say(
+        "I suggest **Thursday 9 October** at *La Halle* near Part-Dieu: 12 seats, a terrace, "
+        "and €48 a head with lunch.")
+    (agent.on("invite").say("I'll ask my helpers.")
+     .subagent("researcher", description="finds venues and prices").reason("Compare three venues by price per head")
+     .server_call("search_venues", city="Lyon", guests=12, result={"venues": 3, "cheapest": "La Halle, €48"})
+     .say("Found 3 venues; La Halle is the cheapest at €48 a head.").end_subagent()
+     .subagent("writer", description="drafts the invitation").say("Drafting the invitation…")
+     .end_subagent(error="the template service timed out")
+     .say("The venue is settled; the invitation needs another try."))
+    theme = "dark" if dark else "light"
+    context = browser.new_context(viewport=VIEWPORT, color_scheme=theme, device_scale_factor=1)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
+                  else route.abort())
+    page = context.new_page()
+    page.goto(url + "/tests/stream.html")
+    page.wait_for_function("document.documentElement.dataset.pyclient === 'ready'", timeout=TIMEOUT_MS)
+    scripted_stream(page, agent)
+    shots = []
+    for said, name in (("Plan our team offsite in Lyon", "reasoning"), ("Book it and send the invite", "subagents")):
+        page.evaluate("theme => window.t.open('/agent', true, theme)", theme)
+        send(page, said)
+        page.wait_for_selector(".pyclient-chat[data-status='idle'] .pyclient-assistant", timeout=TIMEOUT_MS)
+        if name == "reasoning":
+            page.click(".pyclient-thinking-summary")   # folded once the answer started: opened again
+        page.wait_for_timeout(300)
+        path = out / (f"{name}-dark.png" if dark else f"{name}.png")
+        page.screenshot(path=str(path))
+        shots.append(path)
+    context.close()
+    return shots
+
+
 def capture(browser, url: str, out: Path) -> list[Path]:
     shots: list[Path] = []
 
@@ -222,6 +280,8 @@ def capture(browser, url: str, out: Path) -> list[Path]:
     shots.append(capture_attachments(browser, url, out, dark=True))
     shots.append(capture_message_actions(browser, url, out, dark=False))
     shots.append(capture_message_actions(browser, url, out, dark=True))
+    for dark in (False, True):
+        shots += capture_stream(browser, url, out, dark=dark)
     shots.extend(capture_thread_list(browser, url, out, dark=dark) for dark in (False, True))
     return shots
 

@@ -47,6 +47,7 @@ from ._scopes import Registration
 from ._lifecycle import CallStatusName, InterruptStatusName, RunStatus
 from ._store import FileStore, ListingStore, MemoryStore, Store
 from ._saved_threads import SavedThreads
+from ._subagents import Subagent
 from ._summaries import ThreadSummary
 from ._listeners import ThreadEvent
 from ._thread import Thread
@@ -93,6 +94,7 @@ __all__ = [
     "RunStatus",
     "SavedThreads",
     "Store",
+    "Subagent",
     "Thread",
     "ThreadEvent",
     "ThreadSummary",

@@ -133,9 +133,11 @@ class MessageEntry:
     (`History.dump_json`): the history cuts that prefix before the message changes.
     """
 
-    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "_cache", "wired")
+    __slots__ = ("id", "role", "parts", "calls", "base", "name", "encrypted_value", "subagent_run_id", "_cache",
+                 "wired")
 
-    def __init__(self, message_id: str, role: str, base: Any = None, name: str | None = None) -> None:
+    def __init__(self, message_id: str, role: str, base: Any = None, name: str | None = None,
+                 subagent_run_id: str | None = None) -> None:
         self.id = message_id
         self.role = role
         self.parts: list[str] = []
@@ -143,6 +145,8 @@ class MessageEntry:
         self.base = base            # the model it came from (a snapshot, a client message)
         self.name = name
         self.encrypted_value: str | None = None
+        # The subagent invocation that produced it (`pyclient._subagents`); a given message's own.
+        self.subagent_run_id = getattr(base, "subagent_run_id", None) if base is not None else subagent_run_id
         self._cache: Any = base
         self.wired = False
 
@@ -174,6 +178,8 @@ class MessageEntry:
             update["content"] = text or ""
         if self.encrypted_value is not None:
             update["encrypted_value"] = self.encrypted_value
+        if self.subagent_run_id is not None and self.base is None:
+            update["subagent_run_id"] = self.subagent_run_id
         if self.base is not None:
             model = self.base.model_copy(update=update)
         else:

@@ -2,9 +2,12 @@
 
 `History.apply(event)` folds one decoded event into the conversation: streamed text (kept as
 a list of pieces, joined on demand, so a long answer costs linear time), tool calls whose
-arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning,
-activities (`pyclient._activities`), `STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch) and
-`MESSAGES_SNAPSHOT`. `messages()` returns `ag_ui.core` models, ready to be sent back.
+arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning
+(messages of role `"reasoning"`, and the encrypted values to echo back: one naming a reasoning
+span with no text becomes an empty reasoning message, so it is sent back), activities
+(`pyclient._activities`), `STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch), `MESSAGES_SNAPSHOT`, and
+subagents (`SUBAGENT_*` into `subagents`; a message keeps the `subagentRunId` of the event that
+started it). `messages()` returns `ag_ui.core` models, ready to be sent back.
 
 Tolerated on purpose (servers do these): `TOOL_CALL_ARGS` after `TOOL_CALL_END` for the same
 id (pydantic-ai with parallel calls), `TOOL_CALL_ARGS` before its `TOOL_CALL_START`, content
@@ -37,6 +40,7 @@ from ._entries import TEXT_ROLES, CallEntry, MessageEntry, message_adapter, new_
 from ._errors import LocalProtocolError, RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
 from ._json import repair, repair_all
+from ._subagents import Subagents
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
     from ag_ui.core import Context, Message, Tool, ToolCall, ToolMessage
@@ -87,6 +91,9 @@ class History:
         self._wire = bytearray()
         self._wire_ends = array("q")
         self.state: Any = {} if state is None else state
+        self.subagents = Subagents()
+        """The subagent invocations (`SUBAGENT_*` events); messages carry their `subagent_run_id`."""
+        self._reasoning_spans: set[str] = set()  # REASONING_START ids: an encrypted value may name one
         self.activity_problems: dict[str, str] = {}  # activity id -> why its last update did not apply
         for message in messages or ():
             self.append(message)
@@ -131,6 +138,7 @@ class History:
         """A new run starts: id-less `*_CHUNK` events no longer continue the last run's message,
         and a `toolCallId` an earlier run used starts a new call."""
         self._chunk_message_id = self._chunk_call_id = None
+        self._reasoning_spans.clear()
         self._run += 1
 
     # -- writing -------------------------------------------------------------------------
@@ -304,15 +312,17 @@ class History:
         if entry.wired:
             self._cut(entry)
 
-    def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None) -> MessageEntry:
+    def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None,
+                    subagent_run_id: str | None = None) -> MessageEntry:
         if message_id is not None and message_id in self._by_id:
             return self._by_id[message_id]
-        entry = MessageEntry(message_id or new_id(), role if role in TEXT_ROLES else "assistant", name=name)
+        entry = MessageEntry(message_id or new_id(), role if role in TEXT_ROLES else "assistant", name=name,
+                             subagent_run_id=subagent_run_id)
         self._add_entry(entry)
         return entry
 
     def _on_text_start(self, event: Any) -> set[str]:
-        self._text_entry(event.message_id, event.role or "assistant", event.name)
+        self._text_entry(event.message_id, event.role or "assistant", event.name, event.subagent_run_id)
         return {"messages"}
 
     def add_text(self, message_id: str, text: str) -> None:
@@ -336,7 +346,7 @@ class History:
     def _on_text_chunk(self, event: Any, role: str | None = None) -> set[str]:
         message_id = event.message_id or self._chunk_message_id
         entry = self._text_entry(message_id, role or getattr(event, "role", None) or "assistant",
-                                 getattr(event, "name", None))
+                                 getattr(event, "name", None), event.subagent_run_id)
         self._chunk_message_id = entry.id
         if event.delta:
             self._add_text(entry, event.delta)
@@ -346,12 +356,22 @@ class History:
         return self._on_text_chunk(event, "reasoning")
 
     def _on_reasoning_start(self, event: Any) -> set[str]:
-        self._text_entry(event.message_id, "reasoning")
+        self._text_entry(event.message_id, "reasoning", subagent_run_id=event.subagent_run_id)
         return {"messages"}
 
+    def _on_reasoning_span(self, event: Any) -> set[str]:
+        # REASONING_START opens a span, not a message: only an encrypted value naming the span
+        # (pydantic-ai's reasoning with no text) makes it one.
+        self._reasoning_spans.add(event.message_id)
+        return set()
+
     def _on_reasoning_content(self, event: Any) -> set[str]:
-        self._add_text(self._text_entry(event.message_id, "reasoning"), event.delta)
+        self._add_text(self._text_entry(event.message_id, "reasoning", subagent_run_id=event.subagent_run_id),
+                       event.delta)
         return {"messages"}
+
+    def _on_subagent(self, event: Any) -> set[str]:
+        return {"messages"} if self.subagents.apply(event) else set()
 
     def _on_encrypted_value(self, event: Any) -> set[str]:
         # Servers (pydantic-ai) ask for this opaque value to be echoed back on the entity.
@@ -361,6 +381,10 @@ class History:
             call.changed()
             self._touch(call.owner)
             return {"messages"}
+        if event.subtype == "message" and event.entity_id in self._reasoning_spans:
+            # Reasoning with no text, only its encrypted value: kept as a reasoning message
+            # whose content is empty, so it is sent back (never shown).
+            self._text_entry(event.entity_id, "reasoning", subagent_run_id=event.subagent_run_id)
         if event.subtype == "message" and event.entity_id in self._by_id:
             entry = self._by_id[event.entity_id]
             entry.encrypted_value = event.encrypted_value
@@ -368,7 +392,7 @@ class History:
             return {"messages"}
         return set()
 
-    def _start_call(self, call_id: str, name: str, parent_id: str | None) -> CallEntry:
+    def _start_call(self, call_id: str, name: str, parent_id: str | None, subagent_run_id: str | None = None) -> CallEntry:
         existing = self._calls.get(call_id)
         if existing is not None:
             if existing.run == self._run:  # started twice in one run: the same call
@@ -383,7 +407,8 @@ class History:
             if parent_id is None and last is not None and last.role == "assistant" and last.base is None:
                 owner = last  # no parent named: the assistant message being streamed
             else:
-                owner = self._text_entry(parent_id if owner is None else None, "assistant")
+                owner = self._text_entry(parent_id if owner is None else None, "assistant",
+                                         subagent_run_id=subagent_run_id)
         call = CallEntry(call_id, name, owner, run=self._run)
         call.parts.extend(self._early_args.pop(call_id, ()))
         owner.calls.append(call)
@@ -404,7 +429,7 @@ class History:
         self._touch(call.owner)
 
     def _on_call_start(self, event: Any) -> set[str]:
-        self._start_call(event.tool_call_id, event.tool_call_name, event.parent_message_id)
+        self._start_call(event.tool_call_id, event.tool_call_name, event.parent_message_id, event.subagent_run_id)
         return {"messages"}
 
     def _on_call_args(self, event: Any) -> set[str]:
@@ -420,7 +445,7 @@ class History:
         if call_id is None:
             call_id = new_id()
         if event.tool_call_name:  # a repeat in the same run returns the call being assembled
-            self._start_call(call_id, event.tool_call_name, event.parent_message_id)
+            self._start_call(call_id, event.tool_call_name, event.parent_message_id, event.subagent_run_id)
         self._chunk_call_id = call_id
         if event.delta:
             self._add_args(call_id, event.delta)
@@ -440,7 +465,8 @@ class History:
             return set()
         from ag_ui.core import ToolMessage
 
-        self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content))
+        self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content,
+                                subagent_run_id=event.subagent_run_id))
         return {"messages"}
 
     def _on_state_snapshot(self, event: Any) -> set[str]:
@@ -494,6 +520,7 @@ _HANDLERS: dict[str, str] = {
     "TEXT_MESSAGE_START": "_on_text_start",
     "TEXT_MESSAGE_CONTENT": "_on_text_content",
     "TEXT_MESSAGE_CHUNK": "_on_text_chunk",
+    "REASONING_START": "_on_reasoning_span",
     "REASONING_MESSAGE_START": "_on_reasoning_start",
     "REASONING_MESSAGE_CONTENT": "_on_reasoning_content",
     "REASONING_MESSAGE_CHUNK": "_on_reasoning_chunk",
@@ -506,6 +533,9 @@ _HANDLERS: dict[str, str] = {
     "STATE_SNAPSHOT": "_on_state_snapshot",
     "STATE_DELTA": "_on_state_delta",
     "MESSAGES_SNAPSHOT": "_on_messages_snapshot",
+    "SUBAGENT_STARTED": "_on_subagent",
+    "SUBAGENT_FINISHED": "_on_subagent",
+    "SUBAGENT_ERROR": "_on_subagent",
     "ACTIVITY_SNAPSHOT": "_on_activity",
     "ACTIVITY_DELTA": "_on_activity",
 }

@@ -61,6 +61,8 @@ from ._tools import ClientTool
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
     from ag_ui.core import Context, Message, TextMessageContentEvent, ToolCall, ToolMessage, UserMessage
 
+    from ._subagents import Subagents
+
 __all__ = ["DEFAULT_MAX_FOLLOW_UPS", "Conversation"]
 
 DEFAULT_MAX_FOLLOW_UPS = 10
@@ -189,6 +191,11 @@ class Conversation:
     def messages(self) -> list[Message]:
         """The history as `ag_ui.core` message models (a new list each call)."""
         return self._history.messages()
+
+    @property
+    def subagents(self) -> Subagents:
+        """The subagent invocations of the history (`pyclient._subagents`)."""
+        return self._history.subagents
 
     @property
     def activity_problems(self) -> dict[str, str]:
@@ -602,6 +609,7 @@ class Conversation:
             self.run_end = None
         elif end is not None:
             self.run_end = end
+            self._history.subagents.turn_ended()  # one still running was cut (a stop, a failure)
         self.checkpoint += 1
         if self.run_status != before:
             self._changed("status")

@@ -40,6 +40,7 @@ from ._history import History
 from ._lifecycle import CallStatus, InterruptStatus, RunState
 from ._records import Call, InterruptRecord
 from ._results import ToolResult
+from ._subagents import Subagents
 from ._tools import ClientTool
 
 __all__ = ["SNAPSHOT_VERSION", "SavedCall", "SavedFork", "SavedInterrupt", "SavedResult", "Snapshot"]
@@ -184,6 +185,7 @@ class Snapshot(_Saved):
         interrupted: the ids of messages whose text a reload cut.
         interrupts: every AG-UI interrupt the thread tracks (added in place: a save without
             them has none).
+        subagents: the subagent invocations (`pyclient._subagents`; added in place too).
         branches: the alternatives a regenerate or an edit put aside (`pyclient._branches`;
             added in place: a save without them has none).
         feedback: the person's ratings of answers by message id (`pyclient._feedback`; added
@@ -199,6 +201,7 @@ class Snapshot(_Saved):
     calls: list[SavedCall] = []
     interrupted: list[str] = []
     interrupts: list[SavedInterrupt] = []
+    subagents: list[dict[str, Any]] = []
     branches: list[SavedFork] = []
     feedback: dict[str, Literal["up", "down"]] = {}
 
@@ -225,7 +228,7 @@ class Snapshot(_Saved):
         return cls.model_construct(
             thread_id=thread_id, run_state=run_state, run_start=run_start, messages=messages, state=history.state,
             calls=[SavedCall.of(call) for call in calls], interrupted=list(interrupted),
-            interrupts=[SavedInterrupt.of(record) for record in interrupts],
+            interrupts=[SavedInterrupt.of(record) for record in interrupts], subagents=history.subagents.saved(),
             branches=[SavedFork.model_construct(**fork) for fork in branches], feedback=dict(feedback or {}),
         )
 
@@ -260,7 +263,9 @@ class Snapshot(_Saved):
             LocalProtocolError: a saved message is not an AG-UI message.
         """
         try:
-            return History([as_message(m) for m in self.messages], self.state, on_call_started=on_call_started)
+            history = History([as_message(m) for m in self.messages], self.state, on_call_started=on_call_started)
+            history.subagents = Subagents.from_saved(self.subagents)
+            return history
         except (TypeError, ValueError, ValidationError) as exc:
             raise LocalProtocolError(
                 f"Cannot restore thread {self.thread_id!r}: its snapshot is damaged "

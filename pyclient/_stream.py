@@ -1,7 +1,9 @@
 """A run's response as AG-UI events: transport bytes → SSE events → `ag_ui.core` models.
 
 The one pipeline under every environment: the transport streams bytes (`pyclient._transport`),
-`SSEDecoder` cuts them into events, `decode_event` maps each onto ag-ui-protocol's models.
+`SSEDecoder` cuts them into events, `decode_event` maps each onto ag-ui-protocol's models
+(and the `THINKING_*` events of servers before AG-UI 1.0 are read as their `REASONING_*` names:
+`pyclient._thinking`).
 Events come in batches, one per chunk the transport delivered: the thread tells its
 listeners about a batch's changes once, so a long answer costs a publish per chunk, not one
 per word. Keep-alives (empty `data:`) are skipped. A body that ends in the middle of an
@@ -32,8 +34,9 @@ from collections.abc import AsyncGenerator, Iterator
 
 from ._abort import AbortSignal
 from ._errors import RemoteProtocolError, RunAborted
-from ._events import AGUIEvent, decode_event
+from ._events import AGUIEvent, UnknownEvent, decode_event
 from ._sse import SSEDecoder
+from ._thinking import LegacyThinking
 from ._transport import Request, Transport
 
 __all__ = ["read_event_batches"]
@@ -65,6 +68,7 @@ async def read_event_batches(transport: Transport, request: Request, signal: Abo
     # Bytes since the chunk that completed the last event: the unfinished event is within
     # them (a character is at least a byte), so it is measured only once they pass the limit.
     window = 0
+    legacy = LegacyThinking()  # older servers' THINKING_* events, read as REASONING_*
     try:
         async for chunk in stream:
             events = decoder.feed_data(chunk)
@@ -75,7 +79,7 @@ async def read_event_batches(transport: Transport, request: Request, signal: Abo
                     and decoder.pending_size > max_event_chars:
                 raise _too_large(request, max_event_chars, f"{decoder.pending_size:,} characters have arrived")
             if events:
-                yield _decode(events, signal, request, max_event_chars)
+                yield _decode(events, signal, request, max_event_chars, legacy)
     finally:
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
@@ -90,14 +94,15 @@ async def read_event_batches(transport: Transport, request: Request, signal: Abo
 
 
 def _decode(events: list[str], signal: AbortSignal, request: Request,
-            max_event_chars: int | None) -> Iterator[AGUIEvent]:
+            max_event_chars: int | None, legacy: LegacyThinking) -> Iterator[AGUIEvent]:
     for data in events:
         if signal.aborted:
             raise RunAborted(signal.reason)
         if max_event_chars is not None and len(data) > max_event_chars:
             raise _too_large(request, max_event_chars, f"it has {len(data):,} characters")
         if data.strip():  # an empty data line is a keep-alive
-            yield decode_event(data)
+            event = decode_event(data)
+            yield legacy.translate(event) if type(event) is UnknownEvent else event
 
 
 def _too_large(request: Request, limit: int, size: str) -> RemoteProtocolError:

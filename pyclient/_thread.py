@@ -55,6 +55,7 @@ from ._errors import ConfigurationError, LocalProtocolError
 from ._executions import Executions
 from ._feedback import Rating
 from ._interrupt import Interrupt
+from ._custom import custom_listener
 from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
 from ._message_actions import MessageActions
@@ -68,6 +69,7 @@ from ._records import RunEnd, SendRequest
 from ._scopes import AgentScope, Registration, ThreadScope
 from ._shared_state import patched
 from ._store import Store
+from ._subagents import Subagent
 from ._lifecycle import RunStatus
 from ._entries import new_id
 from ._tools import ClientTool
@@ -466,6 +468,21 @@ class Thread:
         `subscribe(..., events=False)` for the changes. Returns the function that unsubscribes.
         """
         return self._listeners.add_events(callback)
+
+    def on_custom(self, name: str, callback: Callable[..., Any]) -> Callable[[], None]:
+        """Call `callback(value)` for each `CUSTOM` event named `name` (`"*"`: every one, as
+        `callback(name, value)`); see `pyclient._custom`. Returns the function that unsubscribes."""
+        return self._listeners.add_events(custom_listener(name, callback))
+
+    @property
+    def subagents(self) -> list[Subagent]:
+        """The subagent invocations the agent announced (`SUBAGENT_*` events), in order; a
+        message a subagent produced carries its `subagent_run_id` (see `pyclient._subagents`)."""
+        return self._machine.subagents.runs()
+
+    def subagent(self, subagent_run_id: str | None) -> Subagent | None:
+        """The subagent invocation with this id, or None."""
+        return self._machine.subagents.get(subagent_run_id)
 
     # -- running -------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ The chat's listeners do no DOM work: they hand each AG-UI event to `Changes.even
 other `ThreadEvent` to `Changes.note()`, which only mark what changed, and the chat applies
 the marks once per animation frame (`pyclient.browser._reconcile`). The marks:
 
-- a message id, for a text delta (`TEXT_MESSAGE_*` events): that bubble is updated;
+- a message id, for a text delta (`TEXT_MESSAGE_*` events; `REASONING_MESSAGE_*` for a
+  "Thinking" section): that bubble is updated;
 - a tool call id, for a `TOOL_CALL_*` event or a call's `"action"` change: that card is updated
   (the names of new calls are kept from `TOOL_CALL_START`, so their cards are made in order);
 - an interrupt id, for an `"interrupt"` change (one appeared, was answered, cancelled or
@@ -15,6 +16,7 @@ the marks once per animation frame (`pyclient.browser._reconcile`). The marks:
 - `stop_marks`, for a run the chat saw running that ended stopped: the thread says how its
   last turn ended (`thread.run_end`, read on the `"status"` change), and a `"stopped"` one
   gets a "Stopped" marker (a Stop click, Escape, `thread.stop()` from code alike);
+- `steps`, the open steps of the run (`STEP_STARTED` / `STEP_FINISHED`), emptied when it ends;
 - `cancel_marks`, for a run the agent cancelled (`thread.run_end.how == "cancelled"`): a
   "Cancelled by the agent" marker;
 - `state`, for a `"state"` change: the state panel is drawn again (`pyclient.browser._state_view`),
@@ -50,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._activities import ACTIVITY_EVENTS
 from .._events import UnknownEvent, event_type
 from .._listeners import ThreadEvent
+from ._active_steps import ActiveSteps
 
 if TYPE_CHECKING:
     from ag_ui.core import TextMessageContentEvent
@@ -73,7 +76,11 @@ def _text_content() -> type[TextMessageContentEvent]:
     return _TEXT_CONTENT
 
 
-_TEXT_EVENTS = frozenset({"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK"})
+_TEXT_EVENTS = frozenset({"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK",
+                          # a reasoning message streams into its "Thinking" section the same way
+                          "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END",
+                          "REASONING_MESSAGE_CHUNK"})
+_ENDS = frozenset({"TEXT_MESSAGE_END", "REASONING_MESSAGE_END"})
 _CALL_EVENTS = frozenset({"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK"})
 
 
@@ -94,6 +101,8 @@ class Changes:
         stop_marks: stopped runs whose "Stopped" marker is not in the list yet.
         interrupts: ids of interrupts whose card may have changed (a dict used as an ordered set).
         cancel_marks: the reasons of the runs the agent cancelled whose marker is not in the list yet.
+        owners: tool call id -> the `subagentRunId` its `TOOL_CALL_START` carried (its card's group).
+        steps: the run's open steps (`STEP_STARTED` / `STEP_FINISHED`), for the progress line.
         state: draw the state panel again.
         broken_activities: what was wrong with the activity events that did not validate, not shown yet.
     """
@@ -107,6 +116,8 @@ class Changes:
         self.stop_marks = 0
         self.interrupts: dict[str, None] = {}
         self.cancel_marks: list[str | None] = []
+        self.owners: dict[str, str | None] = {}
+        self.steps = ActiveSteps()
         self.state = True
         self.broken_activities: list[str] = []
         self._status = run_status
@@ -171,7 +182,7 @@ class Changes:
                 return
             self._by_id = True
             self.messages.add(message_id)
-            if kind == "TEXT_MESSAGE_END":
+            if kind in _ENDS:
                 self.streaming.discard(message_id)
             else:
                 self.streaming.add(message_id)
@@ -184,10 +195,15 @@ class Changes:
             name = getattr(payload, "tool_call_name", None)
             if isinstance(name, str) and call_id not in self.names:
                 self.names[call_id] = name
+                self.owners[call_id] = getattr(payload, "subagent_run_id", None)
             # A result adds a tool message: its "messages" change reconciles (it answers a card).
             self._by_id = kind != "TOOL_CALL_RESULT"
         elif kind == "MESSAGES_SNAPSHOT":
             self.full = True
+        elif kind == "STEP_STARTED" or kind == "STEP_FINISHED":
+            name = getattr(payload, "step_name", None)
+            if isinstance(name, str):
+                (self.steps.started if kind == "STEP_STARTED" else self.steps.finished)(name)
         elif kind in ACTIVITY_EVENTS and isinstance(payload, UnknownEvent):
             self.broken_activities.append(_invalid(kind, payload))
 
@@ -203,6 +219,7 @@ class Changes:
             elif end is not None and end.how == "cancelled":
                 self.cancel_marks.append(end.reason)
         self.streaming.clear()
+        self.steps.clear()  # however the run ended, no step of it is open any more
         return "now"
 
 

@@ -13,7 +13,10 @@ AG-UI interrupt naming the call, gets the same bar), a card per other interrupt 
 made from its response schema (`pyclient.browser._interrupt_cards`; a page's
 `agent.interrupt_renderer(reason)` draws its own), an error bubble with a Retry button, a
 "Stopped" marker after a stop and a "Cancelled by the agent" one after a run the agent
-cancelled, activity cards (`pyclient.browser._activity_cards`; a page's
+cancelled, the agent's reasoning in a "Thinking" section above its answer
+(`pyclient.browser._thinking_section`), a subagent's work grouped under its name and status
+(`pyclient.browser._subagent_groups`), the step the run is on (`pyclient.browser._steps`;
+`steps=False` hides it), activity cards (`pyclient.browser._activity_cards`; a page's
 `agent.activity_renderer(activity_type)` draws its own), the shared state drawn by
 `agent.state_renderer(fn)` above the input (`pyclient.browser._state_view`), the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
 "Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
@@ -126,6 +129,7 @@ from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._state_view import StateView
 from ._status import run_view
+from ._steps import StepLine
 from ._stylesheet import install_stylesheet
 
 if TYPE_CHECKING:
@@ -173,6 +177,8 @@ class Chat:
         nonce: the Content-Security-Policy nonce the inline stylesheet carries (a `style-src
             'nonce-…'` policy); None takes the page's own, from the first element that has
             one (`<script nonce>`), if any.
+        steps: show the step the agent is on (`STEP_STARTED` / `STEP_FINISHED`) in a line under
+            the conversation while a run works (`pyclient.browser._steps`); False hides it.
         on_feedback: called as `on_feedback(message_id, "up" | "down" | None)` when the person
             rates an answer with its thumbs (None: the rating was cleared); the rating is kept
             with the thread (`thread.feedback(message_id)`). None (the default) shows no thumbs.
@@ -194,6 +200,7 @@ class Chat:
         accept: Iterable[str] | None = None,
         stylesheet: str | None = None,
         nonce: str | None = None,
+        steps: bool = True,
         on_feedback: Callable[[str, Rating | None], Any] | None = None,
     ) -> None:
         if theme not in (None, "light", "dark"):
@@ -231,7 +238,8 @@ class Chat:
                         tabindex="0")
         self._jump = el("button", "pyclient-jump", "Jump to latest ↓", type="button", data_command="jump")
         self._jump.hidden = True
-        body.append(self._empty, self._list, self._jump)
+        self._steps = StepLine() if steps else None  # the run's progress line
+        body.append(self._empty, self._list, *((self._steps.node,) if self._steps else ()), self._jump)
 
         self._form = el("form", "pyclient-form")
         self._input = el("input", "", id=f"{prefix}-input", name="message", autocomplete="off",
@@ -424,6 +432,9 @@ class Chat:
             return
         self._marked_type = None  # the marks are drawn and cleared: the next delta marks again
         self._messages.draw(budget)
+        if self._steps is not None and self._changes.steps.changed:
+            self._changes.steps.changed = False
+            self._steps.show(self._changes.steps.names)
         busy = self.thread.run_status == "running" or self._commands.sending
         if self._bars_drawn != (self._messages.reconciled, busy):
             self._bars_drawn = (self._messages.reconciled, busy)

@@ -61,6 +61,8 @@ from ._bubbles import Bubble
 from ._cards import Card
 from ._error_words import console_line
 from ._interrupt_cards import InterruptCard
+from ._subagent_groups import Groups
+from ._thinking_section import Thinking
 from ._timeline import Timeline, cancelled_notice, error_notice, stopped_notice
 
 if TYPE_CHECKING:
@@ -105,7 +107,9 @@ class MessageList:
         self.node = node
         self._changes = changes
         self._timeline = Timeline(node)            # the list's items by key, in order
+        self._groups = Groups(self._timeline, thread.subagent)  # a subagent's items go in its group
         self._bubbles: dict[str, Bubble] = {}      # message id -> its bubble
+        self._thoughts: dict[str, Thinking] = {}   # reasoning message id -> its "Thinking" section
         self._cards: dict[str, Card] = {}          # tool call id -> its card
         self._bars: dict[str, ApprovalBar] = {}    # tool call id -> its approval bar
         self._asks: dict[str, InterruptCard] = {}  # interrupt id -> its card
@@ -170,9 +174,10 @@ class MessageList:
                 self._update_messages()
             for call_id in changes.calls:
                 if call_id not in self._cards and call_id in changes.names:
-                    self._card(call_id, changes.names[call_id])
+                    self._card(call_id, changes.names[call_id], changes.owners.get(call_id))
         changes.messages.clear()
         self._update_cards(started + budget)
+        self._groups.refresh()
         self._update_interrupts(full)
         self._show_notices()
 
@@ -183,21 +188,34 @@ class MessageList:
         streaming = self._changes.streaming
         queued = self._changes.calls
         interrupted = set(thread.interrupted_messages)
-        keys: list[str] = []
+        groups = self._groups
+        groups.begin()
         seen: set[str] = set()
+        thinking: list[Thinking] = []  # shown before the answer that follows them: it folds them
         for message in thread.messages:
             role = message.role
             if role == "tool":
                 continue
-            if role == "activity":
-                keys.append(self._activities.show(message, thread))  # type: ignore[arg-type]
+            if role == "activity":  # its card is in the conversation's list (ActivityCards puts it there)
+                groups.keep(self._activities.show(message, thread), None, None)  # type: ignore[arg-type]
                 continue
             key = "m:" + message.id
+            sub = getattr(message, "subagent_run_id", None)
+            if role == "reasoning":
+                if message.content and key not in seen:  # encrypted reasoning alone: never shown
+                    seen.add(key)
+                    thought = self._thought(message.id, sub)
+                    thought.update(text_of(message), streaming=message.id in streaming)
+                    groups.keep(key, thought.node, sub)
+                    thinking.append(thought)
+                continue
             text = text_of(message) if role == "assistant" else ""
+            if thinking and (text or getattr(message, "tool_calls", None)):
+                _fold(thinking)
             if (role == "user" or role == "assistant" and text) and key not in seen:
                 seen.add(key)
-                keys.append(key)
-                bubble = self._bubble(message.id, role)
+                bubble = self._bubble(message.id, role, sub)
+                groups.keep(key, bubble.node, sub)
                 if role == "user":
                     bubble.show_content(message.content)
                 else:
@@ -209,17 +227,20 @@ class MessageList:
                 if key in seen:
                     continue  # an id a later run used again: one card
                 seen.add(key)
-                keys.append(key)
                 card = self._cards.get(call.id)
                 if card is None:
-                    card = self._card(call.id, call.function.name)
+                    card = self._card(call.id, call.function.name, sub)
+                groups.keep(key, card.node, sub)
                 if card.status not in TERMINAL:
                     queued[call.id] = None
                 if message.id in interrupted:
                     card.node.dataset.interrupted = "true"
-        for key in self._timeline.place(keys):  # gone from the history (a snapshot)
+        if thinking and thread.run_status != "running":
+            _fold(thinking)  # the run ended on its reasoning: nothing more streams into it
+        for key in groups.place():  # gone from the history (a snapshot)
             self._activities.forget(key)
             self._bubbles.pop(key[2:], None)
+            self._thoughts.pop(key[2:], None)
             self._cards.pop(key[2:], None)
             self._bars.pop(key[2:], None)
 
@@ -248,7 +269,8 @@ class MessageList:
                 if interrupt.is_approval and interrupt.tool_call_id in self._cards:
                     continue  # the tool card's approval bar shows it
                 card = self._asks[interrupt.id] = InterruptCard(interrupt)
-                self._timeline.add_notice("i:" + interrupt.id, card.node, after=self._timeline.last_item)
+                timeline = self._groups.timeline(interrupt.subagent_run_id)  # a subagent's: in its group
+                timeline.add_notice("i:" + interrupt.id, card.node, after=timeline.last_item)
             card.update(interrupt, self.thread.interrupt_renderer(interrupt.reason))
         marked.clear()
 
@@ -256,15 +278,24 @@ class MessageList:
         """The bubbles of the messages whose text changed (text deltas)."""
         wanted = self._changes.messages
         streaming = self._changes.streaming
+        thinking: list[Thinking] = []
         for message in self.thread.messages:
+            if message.role == "reasoning" and message.id in self._thoughts:
+                thinking.append(self._thoughts[message.id])
             if message.id not in wanted:
                 continue
+            sub = getattr(message, "subagent_run_id", None)
             if message.role == "user":
-                self._bubble(message.id, "user").show_content(message.content)
+                self._bubble(message.id, "user", sub).show_content(message.content)
             elif message.role == "assistant":
                 text = text_of(message)
                 if text or message.id in self._bubbles:
-                    self._bubble(message.id, "assistant").update(text, streaming=message.id in streaming)
+                    self._bubble(message.id, "assistant", sub).update(text, streaming=message.id in streaming)
+                    _fold(thinking)  # the answer started
+            elif message.role == "reasoning" and text_of(message):
+                thought = self._thought(message.id, sub)
+                thought.update(text_of(message), streaming=message.id in streaming)
+                thinking.append(thought)
 
     def _update_cards(self, deadline: float) -> None:
         """Update the queued cards, in order, until `deadline` (`time.perf_counter()`)."""
@@ -277,16 +308,24 @@ class MessageList:
             if done % 4 == 0 and time.perf_counter() > deadline:
                 return
 
-    def _bubble(self, message_id: str, role: str) -> Bubble:
+    def _bubble(self, message_id: str, role: str, sub: str | None = None) -> Bubble:
         bubble = self._bubbles.get(message_id)
         if bubble is None:
             bubble = self._bubbles[message_id] = Bubble(message_id, role)
-            self._timeline.add("m:" + message_id, bubble.node)
+            self._groups.put("m:" + message_id, bubble.node, sub)
         return bubble
 
-    def _card(self, call_id: str, name: str) -> Card:
+    def _thought(self, message_id: str, sub: str | None) -> Thinking:
+        thought = self._thoughts.get(message_id)
+        if thought is None:
+            thought = self._thoughts[message_id] = Thinking(message_id, streaming=message_id in self._changes.streaming)
+            self._groups.put("m:" + message_id, thought.node, sub)
+        return thought
+
+    def _card(self, call_id: str, name: str, sub: str | None = None) -> Card:
         card = self._cards[call_id] = Card(call_id, name)
-        self._timeline.add("c:" + call_id, card.node)
+        self._groups.put("c:" + call_id, card.node, sub)
+        _fold(list(self._thoughts.values()))  # a call: the answer started
         return card
 
     def _renderer(self, tool_name: str) -> Any:
@@ -349,6 +388,13 @@ class MessageList:
             # The developer's detail goes to the console; the bubble speaks to the user.
             js.console.error(console_line(thread.thread_id, error))
             self._timeline.add_notice("n:error", error_notice(error), after=None)
+
+
+def _fold(thinking: list[Thinking]) -> None:
+    """The answer after these "Thinking" sections started: fold them (each once)."""
+    for thought in thinking:
+        thought.fold()
+    thinking.clear()
 
 
 def _bar_status(part: ToolPart) -> str | None:

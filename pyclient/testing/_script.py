@@ -56,6 +56,7 @@ from ag_ui.core import (
 
 from .._content import content_of, split_content
 from .._json import loads
+from ._framing import Custom, EndSubagent, Framed, Framing, Reason, Step, StartSubagent
 from ._response import Event, Response
 from ._resumes import APPROVAL_SCHEMA, Content, ScriptedInterrupt, approval_outcome, describe, resumes_of
 
@@ -116,7 +117,7 @@ class Turn:
         self.limit = times
         # What the first response streams, in script order: texts (text, chunks), calls and
         # events given as they are.
-        self._steps: list[_Text | _Call | _Emitted | _Activity] = []
+        self._steps: list[_Text | _Call | _Emitted | _Activity | Framed] = []
         self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
         self._interrupts: list[ScriptedInterrupt] = []
         self._approvals: dict[str, tuple[str, Content]] = {}  # interrupt id -> (call id, result), latest response
@@ -258,6 +259,51 @@ class Turn:
         self._steps.append(_Emitted(events))
         return self
 
+    # Reasoning, steps, custom events and subagents: their events are written by `_framing`.
+
+    def reason(self, text: str, *, encrypted: str | None = None, chunks: int = 1, legacy: bool = False) -> Turn:
+        """Stream reasoning: `text` in `chunks` deltas as a reasoning message (`REASONING_*`), and
+        `encrypted`, the provider's opaque value, as its `REASONING_ENCRYPTED_VALUE` (the page
+        keeps it and sends it back; `text` may be "" for encrypted reasoning alone). `legacy=True`
+        sends the `THINKING_*` events of servers before AG-UI 1.0 instead (no encrypted value)."""
+        if legacy and encrypted is not None:
+            raise ValueError("THINKING_* events have no encrypted value: script `reason(text, encrypted=...)` "
+                             "without `legacy=True`.")
+        self._steps.append(Reason(text, encrypted, max(1, chunks), legacy))
+        return self
+
+    def step(self, name: str) -> Turn:
+        """Start the step `name` (`STEP_STARTED`): it wraps what is scripted after it, and its
+        `STEP_FINISHED` comes before the next `step()` starts, or after the turn's last event."""
+        self._steps.append(Step(name))
+        return self
+
+    def custom(self, name: str, value: Any = None) -> Turn:
+        """Send a `CUSTOM` event `name` with `value` (what `thread.on_custom(name, ...)` receives)."""
+        self._steps.append(Custom(name, value))
+        return self
+
+    def subagent(self, name: str, *, description: str | None = None, subagent_run_id: str | None = None,
+                 parent_tool_call_id: str | None = None) -> Turn:
+        """Start a subagent (`SUBAGENT_STARTED`): what is scripted after it (texts, calls,
+        reasoning, steps, custom events) carries its `subagentRunId` until `end_subagent()`,
+        the next `subagent()`, or the turn's last event (then it is finished).
+
+        Args:
+            name: the subagent's name.
+            description: what it is for.
+            subagent_run_id: the invocation's id (by default a fresh one each time the turn answers).
+            parent_tool_call_id: the tool call that spawned it.
+        """
+        self._steps.append(StartSubagent(name, description, subagent_run_id, parent_tool_call_id))
+        return self
+
+    def end_subagent(self, *, error: str | None = None, result: Any = None, suspended: bool = False) -> Turn:
+        """End the open subagent: `SUBAGENT_FINISHED` (with `result`, and the `"suspended"`
+        outcome when `suspended`), or `SUBAGENT_ERROR` with the message `error`."""
+        self._steps.append(EndSubagent(error, result, suspended))
+        return self
+
     def finish(self, **fields: Any) -> Turn:
         """Add `fields` to the turn's `RUN_FINISHED`, under their wire names (AG-UI 1.0's
         `outcome={"type": "success", "pendingToolCallIds": [...]}`, say), sent as given.
@@ -371,8 +417,14 @@ class Turn:
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
         self._sent_ids = set()
         call_ids: dict[int, str] = {}
+        framing = Framing()
         activity_ids: dict[str, str] = {}
         for index, step in enumerate(self._steps):
+            if framing.fresh_message:  # a subagent started or ended: its texts and calls are its own
+                message_id, framing.fresh_message = f"msg_{uuid.uuid4().hex[:12]}", False
+            if isinstance(step, Framed):
+                events += step.events(framing, len(events))
+                continue
             if isinstance(step, _Activity):
                 events.append(step.event(activity_ids))
                 continue
@@ -395,6 +447,8 @@ class Turn:
             events.append(ToolCallEndEvent(tool_call_id=call_id))
             if step.result is not None and not step.approval:
                 events.append(_result_event(call_id, step.result))
+        events += framing.close(len(events), finish=not self._hold)
+        framing.attribute(events)
         finish = self._finish
         raised = self._raise(call_ids, events)
         if raised:

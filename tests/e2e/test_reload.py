@@ -115,6 +115,8 @@ def test_reload_at_every_step_of_a_round_trip(pyclient_page, scripted_agent, mod
     # The reply is streaming: the server has the follow-up (saved as sent before it went out).
     expect(page.locator(".pyclient-assistant").last).to_have_text("Thanks, I am", timeout=TIMEOUT)
     assert len(scripted_agent.requests) == before + 1
+    # The timed save of streaming text has kept it: the reload cuts a reply the store holds.
+    wait_saved(page, "| Thanks, I am")
     reload()
 
     # 6. The follow-up is not sent again; the conversation goes on.
@@ -127,8 +129,10 @@ def test_reload_at_every_step_of_a_round_trip(pyclient_page, scripted_agent, mod
     requests = scripted_agent.requests
     assert len(requests) == 4        # call hold, call pair, the follow-up, thanks
     assert {r.thread_id for r in requests} == {thread}
-    # 8 messages: call hold, On it. + call1, call1's answer, call pair, On it. + call2 + call2b, two answers, thanks
-    assert len(requests[-1].messages) == 8
+    # 9 messages: call hold, On it. + call1, call1's answer, call pair, On it. + call2 + call2b, two
+    # answers, the cut "Thanks, I am" (kept, and sent as the text the person saw), thanks
+    assert len(requests[-1].messages) == 9
+    assert [m.content for m in requests[-1].messages if m.role == "assistant"][-1] == "Thanks, I am"
     assert answers_delivered(requests) == {"call2": 1, "call2b": 1}
     last = requests[-1].messages
     assert Counter(m.tool_call_id for m in last if m.role == "tool") == {"call1": 1, "call2": 1, "call2b": 1}

@@ -53,7 +53,9 @@ class Recording:
     async def save(self, key, data):
         await self.store.save(key, data)
         calls = " ".join(f"{c['id']}={c['status']}{'/sent' if c['sent'] else ''}" for c in data["calls"])
-        document.documentElement.dataset.saved = f"{data['run_state']} {calls}".strip()
+        last = data["messages"][-1].get("content") if data["messages"] else None
+        text = f" | {last}" if isinstance(last, str) else ""   # the last message's text, as saved
+        document.documentElement.dataset.saved = f"{data['run_state']} {calls}".strip() + text
 
     async def delete(self, key):
         await self.store.delete(key)

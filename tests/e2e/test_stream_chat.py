@@ -1,0 +1,203 @@
+"""What an AG-UI 1.0 agent streams besides text and tool calls, in the chat, in Chromium: the
+"Thinking" section of reasoning, subagent groups, the step line, custom events and RAW events,
+and the AG-UI dojo's "agentic chat with reasoning" and "backend tool rendering" scenarios as
+pydantic-ai's `AGUIAdapter` streams them (`tests/servers/dojo_streams.py`, replayed).
+
+The page is web/tests/stream.html on the plugin's site, booted once per mode (`BOTH_MODES`);
+each test opens a new `Chat` on a new thread of the running test's `scripted_agent`
+(`window.t.open(url, steps)`). Streams that must be seen while they stream go `slowly()`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ag_ui.core import RawEvent
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import BOTH_MODES, boot_once, checked
+from tests.servers.dojo_streams import HAIKU, THOUGHT, WEATHER, backend_tool_rendering, reasoning_chat
+
+pytestmark = BOTH_MODES
+
+TIMEOUT = 30_000
+
+
+def send(page, text: str) -> None:
+    """Type and send `text`; returns once the thread took it (its bubble shows: in a worker the
+    click reaches Python a task later, and the run status is still the last run's until then)."""
+    sent = page.locator(".pyclient-user")
+    count = sent.count()
+    page.locator(".pyclient-form input").fill(text)
+    page.locator(".pyclient-send").click()
+    expect(sent).to_have_count(count + 1, timeout=TIMEOUT)
+
+
+def wait_idle(page) -> None:
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, mode):
+    """The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
+    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
+    yield boot_once(context, watch_callback_errors, "/tests/stream.html", mode)
+    context.close()
+
+
+@pytest.fixture
+def chat(guard, pyclient_site, scripted_agent):
+    """`chat(steps=True)`: a new chat on this test's `scripted_agent`; the page it is on."""
+    pyclient_site.agent = scripted_agent
+    try:
+        with checked(guard) as checked_guard:
+            def open_(steps: bool = True):
+                checked_guard.page.evaluate("([url, steps]) => window.t.open(url, steps)", ["/agent", steps])
+                return checked_guard.page
+            yield open_
+    finally:
+        pyclient_site.agent = None
+
+
+def test_thinking_is_open_while_it_streams_and_folds_when_the_answer_starts(chat, scripted_agent):
+    scripted_agent.on("think").reason("Weighing the venue, then the date, then the guests.", chunks=5,
+                                      encrypted="opaque-reasoning-value").say("Book the hall for Friday.",
+                                                                              chunks=3).slowly(0.15)
+    page = chat()
+    send(page, "think it through")
+    streaming = page.locator(".pyclient-thinking[data-streaming='true'] details[open]")
+    expect(streaming).to_have_count(1, timeout=TIMEOUT)   # open while it streams
+    expect(page.locator(".pyclient-thinking-summary")).to_have_text("Thinking…")
+    wait_idle(page)
+    thinking = page.locator(".pyclient-thinking")
+    expect(thinking.locator("details")).not_to_have_attribute("open", "")   # folded: the answer started
+    expect(thinking.locator(".pyclient-thinking-summary")).to_have_text("Thinking")
+    expect(thinking.locator(".pyclient-thinking-text")).to_have_text("Weighing the venue, then the date, then the guests.")
+    # Above its answer, in the conversation's order.
+    items = page.locator(".pyclient-messages > li")
+    expect(items.nth(1)).to_have_class("pyclient-thinking")
+    expect(items.nth(2)).to_have_text("Book the hall for Friday.")
+    # The encrypted value is kept and sent back, never shown.
+    assert "opaque-reasoning-value" not in page.locator(".pyclient-chat").text_content()
+    scripted_agent.on("again").say("ok")
+    send(page, "again")
+    wait_idle(page)
+    [reasoning] = [m for m in scripted_agent.requests[-1].messages if m.role == "reasoning"]
+    assert reasoning.encrypted_value == "opaque-reasoning-value"
+    # A person who opens it again keeps it open.
+    thinking.locator("summary").click()
+    expect(thinking.locator("details")).to_have_attribute("open", "")
+
+
+def test_a_subagents_work_is_grouped_under_its_name_and_status(chat, scripted_agent):
+    (scripted_agent.on("plan").say("Asking my helpers.")
+     .subagent("researcher", description="finds venues").reason("Where to look first")
+     .server_call("search_venues", city="Lyon", result="3 venues").say("Found 3 venues.").end_subagent()
+     .subagent("writer").say("Drafting the invite").end_subagent(error="out of ink")
+     .say("Here is the plan.").slowly(0.05))
+    page = chat()
+    send(page, "plan the party")
+    groups = page.locator(".pyclient-subagent")
+    expect(groups.first).to_have_attribute("data-status", "running", timeout=TIMEOUT)
+    wait_idle(page)
+    expect(groups).to_have_count(2)
+    researcher, writer = groups.nth(0), groups.nth(1)
+    expect(researcher.locator(".pyclient-subagent-name")).to_have_text("researcher")
+    expect(researcher.locator(".pyclient-subagent-status")).to_have_text("finished")
+    expect(researcher).to_have_attribute("data-status", "finished")
+    # Its reasoning, its tool call and its text are inside the group, in order.
+    inside = researcher.locator(".pyclient-subagent-items > li")
+    expect(inside).to_have_count(3)
+    expect(inside.nth(0)).to_have_class("pyclient-thinking")
+    expect(inside.nth(1).locator(".pyclient-tool-result")).to_have_text("3 venues")
+    expect(inside.nth(2)).to_have_text("Found 3 venues.")
+    expect(writer.locator(".pyclient-subagent-status")).to_have_text("failed: out of ink")
+    expect(writer).to_have_attribute("data-status", "error")
+    expect(writer.locator(".pyclient-subagent-items > li")).to_have_text(["Drafting the invite"])
+    # The parent's own messages stay in the conversation, around the groups.
+    top = page.locator(".pyclient-messages > li")
+    assert [top.nth(i).get_attribute("class").split()[0] for i in range(top.count())] == [
+        "pyclient-message", "pyclient-message", "pyclient-subagent", "pyclient-subagent", "pyclient-message"]
+    expect(top.last).to_have_text("Here is the plan.")
+    # The header folds the group.
+    researcher.locator(".pyclient-subagent-summary").click()
+    expect(researcher.locator(".pyclient-subagent-details")).not_to_have_attribute("open", "")
+    assert [(run["name"], run["status"]) for run in json.loads(page.evaluate("window.t.subagents()"))] == [
+        ("researcher", "finished"), ("writer", "error")]
+    # A subagent's interrupt is asked inside its group; suspended on it, the group says it waits.
+    (scripted_agent.on("ask").subagent("planner", subagent_run_id="sub-planner").say("One question first.")
+     .end_subagent(suspended=True).finish(outcome={"type": "interrupt", "interrupts": [
+         {"id": "i-day", "reason": "input_required", "message": "Which day?", "subagentRunId": "sub-planner"}]}))
+    send(page, "ask me")
+    planner = page.locator(".pyclient-subagent[data-subagent-run-id='sub-planner']")
+    expect(planner.locator(".pyclient-interrupt")).to_have_count(1, timeout=TIMEOUT)
+    expect(planner.locator(".pyclient-interrupt")).to_contain_text("Which day?")
+    expect(planner.locator(".pyclient-subagent-status")).to_have_text("waiting")
+
+
+def test_the_step_line_shows_while_the_run_works_and_goes_at_its_end(chat, scripted_agent):
+    scripted_agent.on("go", times=2).step("search").say("Searching the venues", chunks=4).step("book").say(
+        "Booked", chunks=3).slowly(0.12)
+    page = chat()
+    send(page, "go")
+    line = page.locator(".pyclient-steps")
+    expect(line).to_have_text("search", timeout=TIMEOUT)
+    expect(line).to_be_visible()
+    expect(line).to_have_text("book", timeout=TIMEOUT)
+    wait_idle(page)
+    expect(line).to_be_hidden()   # the run ended: no step is open
+
+    page = chat(steps=False)   # Chat(steps=False): no line at all
+    send(page, "go")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Booked", timeout=TIMEOUT)
+    wait_idle(page)
+    assert page.locator(".pyclient-steps").count() == 0
+
+
+@pytest.mark.callback_errors_expected
+def test_a_raising_custom_callback_does_not_break_the_chat_and_raw_events_are_logged(chat, guard, scripted_agent):
+    guard.allow_error("the custom callback broke")   # logged to the console, as any listener's error
+    (scripted_agent.on("custom").custom("progress", {"done": 1}).custom("boom", 2).custom("progress", {"done": 2})
+     .emit(RawEvent(event={"provider": "langgraph", "node": "planner"}, source="langgraph"))
+     .say("Still here."))
+    page = chat()
+    send(page, "custom events")
+    wait_idle(page)
+    expect(page.locator(".pyclient-assistant").last).to_have_text("Still here.")
+    assert json.loads(page.evaluate("window.t.custom()")) == [{"done": 1}, {"done": 2}]
+    page.locator(".pyclient-log-toggle").click()
+    log = page.locator(".pyclient-log")
+    raw = log.locator(".pyclient-log-row", has=page.locator(".pyclient-log-type", has_text="RAW"))
+    expect(raw).to_have_count(1)
+    expect(raw.locator(".pyclient-log-excerpt")).to_contain_text('"node":"planner"')
+    assert log.locator(".pyclient-log-type", has_text="CUSTOM").count() == 3
+
+
+def test_the_dojo_scenarios_replayed_as_pydantic_ai_streams_them(chat, scripted_agent):
+    scripted_agent.on("haiku", times=1).emit(*reasoning_chat())
+    scripted_agent.on("older haiku").emit(*reasoning_chat("0.1.10"))   # THINKING_* events
+    scripted_agent.on("weather").emit(*backend_tool_rendering())
+    page = chat()
+    for said in ("write a haiku", "an older haiku", "the weather in Paris"):
+        send(page, said)
+        wait_idle(page)
+    thinking = page.locator(".pyclient-thinking")
+    expect(thinking).to_have_count(2)
+    expect(thinking.locator(".pyclient-thinking-text")).to_have_text([THOUGHT, THOUGHT])
+    expect(thinking.locator("details[open]")).to_have_count(0)
+    answers = page.locator(".pyclient-assistant")
+    assert answers.nth(0).inner_text().split() == HAIKU.split() == answers.nth(1).inner_text().split()
+    card = page.locator(".pyclient-tool[data-tool='get_weather']")
+    expect(card.locator(".pyclient-badge")).to_have_text("done")
+    result = card.locator(".pyclient-tool-result")
+    expect(result).to_contain_text('"conditions": "light rain"')
+    assert json.loads(result.text_content()) == WEATHER
+    expect(answers.last).to_have_text("It is 18 °C in Paris with light rain.")
+    # The signature pydantic-ai sent as the encrypted value goes back with the next request.
+    scripted_agent.on("thanks").say("You're welcome")
+    send(page, "thanks")
+    wait_idle(page)
+    reasoning = [m for m in scripted_agent.requests[-1].messages if m.role == "reasoning"]
+    assert len(reasoning) == 2 and "sig-autumn-1" in (reasoning[0].encrypted_value or "")
+    assert reasoning[1].encrypted_value is None   # the old events have none
