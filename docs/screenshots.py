@@ -14,6 +14,7 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `error.png` | a failed run, in words, with Retry |
 | `dark.png` | a conversation in dark mode |
 | `attachments.png`, `attachments-dark.png` | a message sent with files, and more files waiting in the composer (one refused) |
+| `message-actions.png`, `message-actions-dark.png` | an edited message and a regenerated answer, each ‹ 2/2 ›, and the answer's action bar (copy, regenerate, thumbs) |
 | `reasoning.png`, `reasoning-dark.png` | an answer with its reasoning in the "Thinking" section, opened again |
 | `subagents.png`, `subagents-dark.png` | two subagents' work in groups: a researcher that finished, a writer that failed |
 | `thread-list.png`, `thread-list-dark.png` | saved threads beside the chat (`ThreadList`): one renamed, one asking to be deleted |
@@ -122,6 +123,36 @@ def capture_attachments(browser, url: str, out: Path, *, dark: bool) -> Path:
     page.wait_for_function("[...document.querySelectorAll('.pyclient-chat img')].every(i => i.complete)")
     page.wait_for_timeout(300)
     path = out / ("attachments-dark.png" if dark else "attachments.png")
+    page.screenshot(path=str(path))
+    context.close()
+    return path
+
+
+def capture_message_actions(browser, url: str, out: Path, *, dark: bool) -> Path:
+    """A message edited and sent again, its answer regenerated: both show their branches
+    (‹ 2/2 ›); the answer rated, with its action bar shown (the pointer on it)."""
+    context, page = open_demo(browser, url, dark=dark)
+    send(page, "Make the background #1e3a8a")
+    wait_idle(page)
+    user = page.locator(".pyclient-user").last
+    user.hover()
+    user.get_by_role("button", name="Edit message").click()
+    page.get_by_label("Edit your message").fill("Make it teal and set the heading to Welcome")
+    page.locator(".pyclient-edit-send").click()
+    page.wait_for_selector(".pyclient-user .pyclient-branch-count[data-count='2/2']", timeout=TIMEOUT_MS)
+    wait_idle(page)
+    answer = page.locator(".pyclient-assistant").last
+    answer.hover()
+    answer.get_by_role("button", name="Regenerate answer").click()
+    page.wait_for_selector(".pyclient-assistant .pyclient-branch-count[data-count='2/2']", timeout=TIMEOUT_MS)
+    wait_idle(page)
+    answer = page.locator(".pyclient-assistant").last
+    answer.hover()
+    answer.get_by_role("button", name="Good answer").click()
+    page.wait_for_selector(".pyclient-rate-up[aria-pressed='true']", timeout=TIMEOUT_MS)
+    answer.locator(".pyclient-copy").hover()
+    page.wait_for_timeout(400)
+    path = out / ("message-actions-dark.png" if dark else "message-actions.png")
     page.screenshot(path=str(path))
     context.close()
     return path
@@ -247,6 +278,8 @@ def capture(browser, url: str, out: Path) -> list[Path]:
 
     shots.append(capture_attachments(browser, url, out, dark=False))
     shots.append(capture_attachments(browser, url, out, dark=True))
+    shots.append(capture_message_actions(browser, url, out, dark=False))
+    shots.append(capture_message_actions(browser, url, out, dark=True))
     for dark in (False, True):
         shots += capture_stream(browser, url, out, dark=dark)
     shots.extend(capture_thread_list(browser, url, out, dark=dark) for dark in (False, True))
@@ -324,6 +357,7 @@ def capture_activity_state(browser, out: Path) -> list[Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images", help="where the PNGs go")
+    parser.add_argument("--only", default=None, help="capture only this group: message-actions")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -333,7 +367,13 @@ def main() -> None:
     with ServerThread(create_app()) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
         try:
-            for path in [*capture(browser, server.url, args.out), *capture_activity_state(browser, args.out)]:
+            if args.only == "message-actions":
+                paths = [capture_message_actions(browser, server.url, args.out, dark=dark) for dark in (False, True)]
+            elif args.only is not None:
+                parser.error(f"--only {args.only!r}: the one group is 'message-actions'")
+            else:
+                paths = [*capture(browser, server.url, args.out), *capture_activity_state(browser, args.out)]
+            for path in paths:
                 print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
         finally:
             browser.close()

@@ -19,6 +19,7 @@ print(change_background.to_agui_tool().model_dump_json())
 from ._abort import AbortController, AbortSignal
 from ._actions import Action
 from ._agent import Agent
+from ._branches import BranchPoint
 from ._context import ToolContext
 from ._errors import (
     AttachmentError,
@@ -37,6 +38,7 @@ from ._errors import (
 )
 from ._environment import use_client_tool
 from ._events import UnknownEvent
+from ._feedback import Rating
 from ._interrupt import Interrupt
 from ._media import Attachment, Audio, Document, Image, Video
 from ._parts import ToolPart, ToolPartState
@@ -63,6 +65,7 @@ __all__ = [
     "Attachment",
     "AttachmentError",
     "Audio",
+    "BranchPoint",
     "CallStatusName",
     "ClientTool",
     "ConfigurationError",
@@ -81,6 +84,7 @@ __all__ = [
     "Platform",
     "ProtocolError",
     "PyClientError",
+    "Rating",
     "RecordStore",
     "Registration",
     "RemoteProtocolError",

@@ -127,7 +127,7 @@ class Journal:
         self._base_bytes, self._log_bytes = history.json_size, 0
 
     def _record(self, machine: Conversation) -> dict[str, Any]:
-        from ._snapshot import SavedCall, SavedInterrupt, Snapshot
+        from ._snapshot import SavedCall, SavedInterrupt
 
         start, array = machine.history.changed_since_save()
         messages: list[dict[str, Any]] = json.loads(array)
@@ -161,9 +161,7 @@ class Journal:
                 interrupts.append(saved)
                 self._interrupts[interrupt.id] = saved
         # Every other key of a whole snapshot (run state, shared state, subagents...), as it writes them.
-        head = Snapshot.of(thread_id=machine.thread_id, run_state=machine.run_state, run_start=machine.run.start,
-                           history=machine.history, calls=(), interrupted=machine.interrupted,
-                           with_messages=False).dump()
+        head = machine.snapshot(self._file_limit, whole=False)
         for key in ("messages", "calls", "interrupts"):
             del head[key]
         return {"seq": self._seq + 1, "from": start, "messages": messages, "head": head, "calls": calls,

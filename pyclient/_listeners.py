@@ -18,6 +18,7 @@ changes are told once: a long answer's thousands of text deltas in one chunk are
 | `"error"` | the exception | `thread.error` was set |
 | `"mounted"` | True or False | in the page: the thread's element was connected or disconnected |
 | `"closed"` | None | `thread.close()` |
+| `"feedback"` | None | a rating of an answer was set or cleared (`thread.set_feedback`) |
 
 A listener that raises is logged and never breaks the run or the other listeners.
 
@@ -45,7 +46,7 @@ __all__ = ["ChangeKind", "Listener", "Listeners", "ThreadEvent"]
 logger = logging.getLogger("pyclient")
 
 ChangeKind = Literal["event", "messages", "state", "status", "action", "interrupt", "tools", "error", "mounted",
-                     "closed"]
+                     "closed", "feedback"]
 """What changed: the one vocabulary of the machine's changes and of `ThreadEvent.kind` (the table above)."""
 
 

@@ -36,10 +36,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
+from ._branches import Branches
 from ._calls import Calls
 from ._entries import as_contexts, as_message, new_id
 from ._errors import CLOSED_HINT, FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
 from ._events import AGUIEvent, UnknownEvent, event_type, text_content_class
+from ._feedback import Feedback
 from ._history import History
 from ._interrupts import LEGACY_EVENT, Interrupts
 from ._json import repair
@@ -136,6 +138,8 @@ class Conversation:
         self._history = History([as_message(m) for m in messages], state, on_call_started=self._call_started)
         self.calls = Calls(thread_id, self._history, self._tracked_changed)
         self.interrupts = Interrupts(thread_id, self._tracked_changed)
+        self.branches = Branches()
+        self.feedback = Feedback(changed=self._feedback_changed)
 
     def __repr__(self) -> str:
         return f"<Conversation {self.thread_id!r} {self.run_state}>"
@@ -234,14 +238,18 @@ class Conversation:
 
     # -- saving and restoring -----------------------------------------------------------
 
-    def snapshot(self, file_limit: int | None = None) -> dict[str, Any]:
+    def snapshot(self, file_limit: int | None = None, *, whole: bool = True) -> dict[str, Any]:
         """The conversation as JSON data for a store (`pyclient._snapshot.Snapshot`); `restore()`
-        reads it. A file over `file_limit` bytes is kept as a text part that names it."""
+        reads it. A file over `file_limit` bytes is kept as a text part that names it.
+        `whole=False`: without the messages, calls and interrupts (the head of a record,
+        `pyclient._journal`)."""
         from ._snapshot import Snapshot
 
         return Snapshot.of(thread_id=self.thread_id, run_state=self.run_state, run_start=self.run.start,
-                           history=self._history, calls=self.calls.values(), interrupted=self.interrupted,
-                           interrupts=self.interrupts.values(), file_limit=file_limit).dump()
+                           history=self._history, calls=self.calls.values() if whole else (),
+                           interrupted=self.interrupted, interrupts=self.interrupts.values() if whole else (),
+                           file_limit=file_limit, branches=self.branches.saved(), feedback=self.feedback.saved(),
+                           with_messages=whole).dump()
 
     @classmethod
     def from_snapshot(
@@ -296,6 +304,8 @@ class Conversation:
         self.run_state = RunState.IDLE if snapshot.run_state is RunState.CLOSED else snapshot.run_state
         self.run = RunRecord(start=snapshot.run_start)
         self.interrupted = list(snapshot.interrupted)
+        self.branches = Branches(fork.model_dump() for fork in snapshot.branches)
+        self.feedback = Feedback(snapshot.feedback, changed=self._feedback_changed)
         calls, idempotent = snapshot.saved_calls(tools)
         for call in calls:
             self.calls.add_saved(call)
@@ -319,6 +329,20 @@ class Conversation:
         self._changed("messages")
         self._changed("state")
         self._changed("status")
+        self.checkpoint += 1
+
+    def show_messages(self, messages: list[Message], what: str) -> None:
+        """Show another branch (`pyclient._branches`): the history becomes `messages`, and the
+        next request carries them.
+
+        Raises:
+            LocalProtocolError: a run is in flight or the thread is closed (`what` names the act).
+        """
+        self.check_can_start(what)
+        from ag_ui.core import MessagesSnapshotEvent
+
+        self._history.apply(MessagesSnapshotEvent(messages=messages))
+        self._changed("messages")
         self.checkpoint += 1
 
     # -- a turn ---------------------------------------------------------------------------
@@ -601,6 +625,9 @@ class Conversation:
         self.checkpoint += 1
         if self.run_status != before:
             self._changed("status")
+
+    def _feedback_changed(self) -> None:
+        self._tracked_changed(Change("feedback"))
 
     def _tracked_changed(self, change: Change) -> None:
         self._changes.append(change)  # a call's or an interrupt's: each a transition that matters

@@ -43,7 +43,7 @@ from ._results import ToolResult
 from ._subagents import Subagents
 from ._tools import ClientTool
 
-__all__ = ["SNAPSHOT_VERSION", "SavedCall", "SavedInterrupt", "SavedResult", "Snapshot"]
+__all__ = ["SNAPSHOT_VERSION", "SavedCall", "SavedFork", "SavedInterrupt", "SavedResult", "Snapshot"]
 
 SNAPSHOT_VERSION: Literal[1] = 1
 """The `version` this pyclient writes and reads."""
@@ -160,6 +160,17 @@ class SavedInterrupt(_Saved):
         return record
 
 
+class SavedFork(_Saved):
+    """One fork of the history (`pyclient._branches`): the message before it (its id and its
+    text), which alternative the history shows, and every alternative as AG-UI JSON (None for
+    the shown one, which is in `messages`)."""
+
+    parent: str | None = None
+    after: str = ""
+    shown: int
+    alternatives: list[list[dict[str, Any]] | None]
+
+
 class Snapshot(_Saved):
     """A thread as a store keeps it; `Conversation.snapshot()` makes one, `restore()` reads one.
 
@@ -175,6 +186,10 @@ class Snapshot(_Saved):
         interrupts: every AG-UI interrupt the thread tracks (added in place: a save without
             them has none).
         subagents: the subagent invocations (`pyclient._subagents`; added in place too).
+        branches: the alternatives a regenerate or an edit put aside (`pyclient._branches`;
+            added in place: a save without them has none).
+        feedback: the person's ratings of answers by message id (`pyclient._feedback`; added
+            in place).
     """
 
     version: Literal[1] = SNAPSHOT_VERSION
@@ -187,27 +202,24 @@ class Snapshot(_Saved):
     interrupted: list[str] = []
     interrupts: list[SavedInterrupt] = []
     subagents: list[dict[str, Any]] = []
+    branches: list[SavedFork] = []
+    feedback: dict[str, Literal["up", "down"]] = {}
 
     @classmethod
     def of(cls, *, thread_id: str, run_state: RunState, run_start: int, history: History, calls: Iterable[Call],
            interrupted: Iterable[str], interrupts: Iterable[InterruptRecord] = (),
-           file_limit: int | None = None, with_messages: bool = True) -> Snapshot:
+           file_limit: int | None = None, branches: Iterable[Mapping[str, Any]] = (),
+           feedback: Mapping[str, str] | None = None, with_messages: bool = True) -> Snapshot:
         """The snapshot of a machine's parts, built without validating them (they are its own).
 
         A file over `file_limit` bytes, in a message (a call's answer included), is kept as a
         text part that names it (`pyclient._content.keep_within`); None keeps every file.
         `with_messages=False` leaves the messages out: the head a record carries (`pyclient._journal`).
         """
-        if not with_messages:
-            return cls.model_construct(
-                thread_id=thread_id, run_state=run_state, run_start=run_start, messages=[], state=history.state,
-                calls=[SavedCall.of(call) for call in calls], interrupted=list(interrupted),
-                interrupts=[SavedInterrupt.of(record) for record in interrupts], subagents=history.subagents.saved(),
-            )
         try:
             # From the JSON the requests keep (parsed in C) rather than ag-ui's serializer, which
             # runs Python code per model: a save costs little more than the store's own write.
-            messages = json.loads(history.saved_json())
+            messages = json.loads(history.saved_json()) if with_messages else []
         except PydanticSerializationError:  # a lone surrogate: Python mode writes it as it is
             messages = [m.model_dump(mode="json", by_alias=True) for m in history.messages()]
         if file_limit is not None:
@@ -218,6 +230,7 @@ class Snapshot(_Saved):
             thread_id=thread_id, run_state=run_state, run_start=run_start, messages=messages, state=history.state,
             calls=[SavedCall.of(call) for call in calls], interrupted=list(interrupted),
             interrupts=[SavedInterrupt.of(record) for record in interrupts], subagents=history.subagents.saved(),
+            branches=[SavedFork.model_construct(**fork) for fork in branches], feedback=dict(feedback or {}),
         )
 
     @classmethod

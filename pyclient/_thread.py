@@ -49,13 +49,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._actions import Action
 from ._answering import ThreadAnswers
+from ._branches import BranchPoint
 from ._driver import Driver, Endpoint
 from ._errors import ConfigurationError, LocalProtocolError
 from ._executions import Executions
+from ._feedback import Rating
 from ._interrupt import Interrupt
 from ._custom import custom_listener
 from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
+from ._message_actions import MessageActions
 from ._content import read_attachments
 from ._parts import ToolPart
 from ._persistence import Persistence, resolve_store
@@ -167,6 +170,8 @@ class Thread:
                                             agent.limits.max_stored_file_bytes, agent.name)
         driver = self._driver = Driver(machine, self.scope, agent, platform, executions, answers, self._publisher,
                                        self._listeners, self._persistence.saved if self._persistence else None)
+        self._message_actions = MessageActions(machine, publish=self._publisher.publish, ready=self._ready,
+                                               writable=self._check_writable, run=self.run)
         self._unmount: Callable[[], None] | None = None
         platform.warm_up()
         if self._persistence is not None:
@@ -565,6 +570,61 @@ class Thread:
         self._build_schemas()
         await self._driver.run_turn(SendRequest())
         await self.saved()  # idle means nothing in flight: the last save included
+
+    # -- message actions (pyclient._message_actions: branches, feedback) ----------------------
+
+    async def regenerate(self) -> None:
+        """Answer the last user message again, keeping the answer it replaces as a branch;
+        returns when idle, as `run()` does.
+
+        Raises:
+            LocalProtocolError: a run is in flight or waits for an answer (`stop()` first), no
+                user message, the thread is closed or read-only here; nothing changes then.
+        """
+        await self._message_actions.regenerate()
+
+    async def edit(self, message_id: str, text: str) -> None:
+        """Replace the user message `message_id` with `text` (files kept) and run from there, the
+        old message and its answers kept as a branch; returns when idle.
+
+        Raises:
+            LocalProtocolError: as `regenerate()`, or `message_id` is not a user message shown.
+        """
+        await self._message_actions.edit(message_id, text)
+
+    def branches(self, message_id: str) -> BranchPoint | None:
+        """The alternatives of a message shown (`BranchPoint(message_id, index, count)`), or None."""
+        return self._message_actions.point(message_id)
+
+    def branch_points(self) -> list[BranchPoint]:
+        """Every message shown that has alternatives, in history order."""
+        return self._message_actions.points()
+
+    def show_branch(self, message_id: str, index: int) -> BranchPoint:
+        """Show alternative `index` (from 0) of `message_id`'s: the history and the next request
+        read with it. Returns the `BranchPoint` of the one now shown.
+
+        Raises:
+            LocalProtocolError: as `regenerate()`, or no such message or alternative.
+        """
+        return self._message_actions.show(message_id, index)
+
+    def feedback(self, message_id: str) -> Rating | None:
+        """The person's rating of an answer: `"up"`, `"down"` or None."""
+        return self._message_actions.rating(message_id)
+
+    def set_feedback(self, message_id: str, rating: Rating | None) -> None:
+        """Rate an assistant message shown `"up"` or `"down"` (None clears); saved with the thread.
+
+        Raises:
+            LocalProtocolError: not an assistant message shown, not a rating, or read-only here.
+        """
+        self._message_actions.rate(message_id, rating)
+
+    async def _ready(self, what: str) -> None:
+        await self.restore()
+        self._check_writable(what)
+        self._build_schemas()
 
     def _build_schemas(self) -> None:
         """Build the schemas of the tools this thread serves, if not yet: a hint with no JSON

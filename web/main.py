@@ -176,6 +176,13 @@ TOOLS = [change_background, set_heading, create_task, pick_colour, clear_notes, 
 # up to 1 MB (its --max-body): the files of one message stay well under it.
 agent = Agent("demo", url="/agent", client_tools=TOOLS, max_attachment_bytes=400_000, max_message_bytes=600_000)
 thread = agent.thread("#chat")
+
+
+def thank(message_id, rating):
+    """The chat's thumbs: a page would send the rating to its own backend here."""
+    status.textContent = f"Thanks for the feedback ({rating or 'cleared'})."
+
+
 chat = Chat(
     thread,
     document.getElementById("chat"),
@@ -190,6 +197,7 @@ chat = Chat(
         'Show a toast saying "Saved!"',
         "What is on the canvas?",
     ],
+    on_feedback=thank,
 )
 
 tools = ", ".join(tool.name for tool in agent.client_tools)

@@ -20,7 +20,9 @@ cancelled, the agent's reasoning in a "Thinking" section above its answer
 `agent.activity_renderer(activity_type)` draws its own), the shared state drawn by
 `agent.state_renderer(fn)` above the input (`pyclient.browser._state_view`), the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
 "Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
-empty state with suggestions, and an event log panel (`pyclient.browser._eventlog`). It
+empty state with suggestions, an event log panel (`pyclient.browser._eventlog`), and under
+each bubble its actions (`pyclient.browser._message_bar`): copy, edit and resend, regenerate,
+‹ 1/2 › between the branches those keep, and thumbs that call `on_feedback`. It
 follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
 in the input stops a run. While the run waits for nothing but the person (open interrupts
 or approvals: `thread.waiting_for_person`) the input and Send stay enabled: a new message
@@ -112,7 +114,7 @@ import asyncio
 import itertools
 import logging
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 
@@ -122,6 +124,7 @@ from ._changes import Changes
 from ._document import dom_node, scroll_to_end
 from ._commands import Commands
 from ._eventlog import EventLog
+from ._message_bar import BAR_COMMANDS, MessageBars
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._state_view import StateView
@@ -131,6 +134,7 @@ from ._stylesheet import install_stylesheet
 
 if TYPE_CHECKING:
     from .._events import AGUIEvent
+    from .._feedback import Rating
     from .._listeners import ThreadEvent
     from .._thread import Thread
 
@@ -175,6 +179,9 @@ class Chat:
             one (`<script nonce>`), if any.
         steps: show the step the agent is on (`STEP_STARTED` / `STEP_FINISHED`) in a line under
             the conversation while a run works (`pyclient.browser._steps`); False hides it.
+        on_feedback: called as `on_feedback(message_id, "up" | "down" | None)` when the person
+            rates an answer with its thumbs (None: the rating was cleared); the rating is kept
+            with the thread (`thread.feedback(message_id)`). None (the default) shows no thumbs.
 
     Raises:
         ValueError: `theme` is not None, "light" or "dark"; a pattern of `accept` is not a
@@ -194,6 +201,7 @@ class Chat:
         stylesheet: str | None = None,
         nonce: str | None = None,
         steps: bool = True,
+        on_feedback: Callable[[str, Rating | None], Any] | None = None,
     ) -> None:
         if theme not in (None, "light", "dark"):
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
@@ -254,6 +262,9 @@ class Chat:
         self._messages = MessageList(thread, self._list, self._changes)
         self._commands = Commands(thread, suggestions=self.suggestions, bar=self._messages.bar,
                                   form=self._messages.form, changed=self._redraw, sending_text=self._sending_text)
+        self._bars = MessageBars(thread, on_feedback=on_feedback, act=self._commands.act)
+        self._bars_drawn: tuple[int, bool] | None = None  # the pass and the busy flag the bars show
+        root.append(self._bars.notice)
         self._follow = True
         self._disposed = False
         self._frames = FrameScheduler(self, "_flush")
@@ -268,6 +279,7 @@ class Chat:
         listeners.listen(root, "submit", "_on_submit", prevent="always")
         listeners.listen(self._input, "keydown", "_on_key", prevent="escape")
         listeners.listen(self._list, "scroll", "_on_scroll")
+        listeners.listen(self._list, "keydown", "_on_list_key")
         # Events apart from changes: a long answer is tens of thousands of events, and this
         # way each costs one call, with no `ThreadEvent` built for it.
         self._unsubscribe = thread.subscribe(self._on_thread, events=False)
@@ -341,6 +353,12 @@ class Chat:
             event.preventDefault()
             self._commands.stop()
 
+    def _on_list_key(self, event: Any) -> None:
+        if event.key == "Escape":  # in a message's edit box: close it
+            holder = event.target.closest(".pyclient-editor")
+            if holder:
+                self._bars.key("Escape", _attribute(holder, "data-message-id"))
+
     def _on_scroll(self, event: Any) -> None:
         box = self._list
         at_bottom = box.scrollHeight - box.scrollTop - box.clientHeight <= _FOLLOW_SLACK
@@ -365,6 +383,11 @@ class Chat:
                 scroll_to_end(self._list, _FOLLOW_SLACK)
         elif command == "download-log":
             self._log.download()
+        elif command in BAR_COMMANDS:  # a message's action bar (trusted clicks only)
+            holder = target.closest("[data-message-id]")
+            self._bars.click(command, trusted=bool(event.isTrusted),
+                             message_id=_attribute(holder, "data-message-id") if holder else None,
+                             index=_attribute(target, "data-index"), rating=_attribute(target, "data-rating"))
         else:  # what acts on the thread: the commands (trusted clicks only, but Stop)
             card = target.closest(".pyclient-tool")
             asked = target.closest("[data-interrupt-id]")  # a server tool's approval bar, an interrupt card
@@ -412,6 +435,10 @@ class Chat:
         if self._steps is not None and self._changes.steps.changed:
             self._changes.steps.changed = False
             self._steps.show(self._changes.steps.names)
+        busy = self.thread.run_status == "running" or self._commands.sending
+        if self._bars_drawn != (self._messages.reconciled, busy):
+            self._bars_drawn = (self._messages.reconciled, busy)
+            self._bars.update(self._messages.bubble_nodes(), busy=busy)
         if self._changes.state:  # once a frame, however many deltas came
             self._changes.state = False
             self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())

@@ -200,6 +200,14 @@ class Commands:
         thread = self.thread
         return can_send(thread.run_status, sending=self.sending, read_only=thread.read_only)
 
+    def act(self, start: Callable[[], Coroutine[Any, Any, None]]) -> bool:
+        """Run `start()` (a message action: a regenerate, an edit) as the chat's own send, when a
+        rerun may go now (nothing scheduled, no run in flight). Returns True when it started."""
+        if not self._can_run():
+            return False
+        self._run(start())
+        return True
+
     def dispose(self) -> None:
         """Stop telling the chat: it is gone (what is scheduled still runs)."""
         self._disposed = True

@@ -120,6 +120,7 @@ class MessageList:
         self._stops = 0
         self._cancels = 0
         self._error_shown: BaseException | None = None
+        self.reconciled = 0  # full passes so far: the chat's action bars follow each
 
     def __bool__(self) -> bool:
         """True once the list shows anything."""
@@ -145,6 +146,10 @@ class MessageList:
         """Card updates are left for the next frame."""
         return bool(self._changes.calls)
 
+    def bubble_nodes(self) -> dict[str, Any]:
+        """Each bubble's `<li>` by message id, in history order (the action bars go under them)."""
+        return {message_id: bubble.node for message_id, bubble in self._bubbles.items()}
+
     def bar(self, call_id: str) -> ApprovalBar | None:
         """The approval bar of a call, while it awaits approval."""
         return self._bars.get(call_id)
@@ -163,6 +168,7 @@ class MessageList:
         if full:
             changes.full = False
             self._reconcile()
+            self.reconciled += 1
         else:
             if changes.messages:
                 self._update_messages()

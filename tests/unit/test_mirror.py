@@ -188,3 +188,14 @@ def test_unknown_properties_say_what_to_do(page):
         node.onclick = print
     node.spellcheck = False  # a plain property: set on the page, read back here
     assert node.spellcheck is False
+
+
+def test_a_text_node_s_replaced_data_reaches_the_page(page):
+    # A user's bubble is one text node: an edited message (same id, new words) sets its `data`.
+    document = page.document()
+    text = document.createTextNode("first question")
+    text.appendData("!")
+    text.data = "second question"
+    page.scheduled[0]()
+    assert page.ops()[-2:] == [["data", text.node_id, "!"], ["p", text.node_id, "data", "second question"]]
+    assert text.data == text.textContent == text.nodeValue == "second question"

@@ -312,34 +312,43 @@ def _index(nodes: list[MirrorNode], node: MirrorNode) -> int:
 
 
 class MirrorText(MirrorNode):
-    """A text node (`appendData` streams text into it)."""
+    """A text node (`appendData` streams text into it; setting `data` or `textContent` replaces it)."""
 
     nodeType = TEXT_NODE
 
     def __init__(self, owner: Owner, text: str, *, emit: bool = True) -> None:
         super().__init__(owner)
-        self.data = text
+        self._data = text
         if emit:
             owner.op(["t", self.node_id, text])
 
     def _blank(self) -> MirrorText:
-        return MirrorText(self._owner, self.data, emit=False)
+        return MirrorText(self._owner, self._data, emit=False)
+
+    @property
+    def data(self) -> str:
+        return self._data
+
+    @data.setter
+    def data(self, text: str) -> None:
+        # A replaced text (a user's message edited, or rewritten by a snapshot) reaches the page too.
+        self._data = str(text)
+        self._owner.op(["p", self.node_id, "data", self._data])
 
     @property
     def textContent(self) -> str:
-        return self.data
+        return self._data
 
     @textContent.setter
     def textContent(self, text: str) -> None:
-        self.data = str(text)
-        self._owner.op(["p", self.node_id, "data", self.data])
+        self.data = text
 
     @property
     def nodeValue(self) -> str:
-        return self.data
+        return self._data
 
     def appendData(self, text: str) -> None:
-        self.data += text
+        self._data += text
         self._owner.op(["data", self.node_id, text])
 
 
