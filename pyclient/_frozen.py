@@ -79,6 +79,9 @@ class Frozen:
         return message_adapter().validate_json(self.wire.json_of(position))
 
     def models(self) -> list[Message]:
+        """The models of every frozen message, in order (a new list each call)."""
+        if not len(self.wire):  # ag-ui's models are imported on first use: a new chat has none
+            return []
         validate = message_adapter().validate_json
         json_of = self.wire.json_of
         return [validate(json_of(position)) for position in range(len(self.wire))]
