@@ -2,9 +2,9 @@
 
 Once a request has carried a message (`History.dump_json`), the message lives here as the
 bytes the request sent (`pyclient._wire.Wire`), and its id, its calls' ids and the call its
-tool message answers are positions in an `IdIndex`: no model, no entry, no string is kept
-for it. Readers get models built from those bytes (`model`, `find`), equal to the ones they
-were serialized from; a message that must change again (text for an old id, a snapshot, an
+tool message answers are positions in an `IdIndex`: no entry and no string is kept for it.
+Readers get models built from those bytes on their first read (`model`, `models`), equal to
+the ones they were serialized from, and kept from then on (a thread nobody reads holds none); a message that must change again (text for an old id, a snapshot, an
 echoed encrypted value) is thawed back into an entry by the history (`thaw_from`), with every
 later one, since the request prefix is cut from there.
 
@@ -40,12 +40,16 @@ __all__ = ["Frozen"]
 class Frozen:
     """The first `len(frozen)` messages of one history, as JSON (see the module docstring)."""
 
-    __slots__ = ("wire", "_index", "_streamed")
+    __slots__ = ("wire", "_index", "_streamed", "_models")
 
     def __init__(self) -> None:
         self.wire = Wire()
         self._index = IdIndex()
         self._streamed = bytearray()  # 1: message i was assembled from events (not given as a model)
+        # The models readers asked for, kept once built (as a live entry keeps its own): the chat
+        # reads the whole history on each full redraw, and parsing thousands of messages each
+        # frame blocked the page for seconds. A thread nobody reads keeps none.
+        self._models: list[Message | None] = []
 
     def __len__(self) -> int:
         return len(self.wire)
@@ -63,6 +67,7 @@ class Frozen:
         position = len(self.wire)
         self.wire.add(fragment)
         self._streamed.append(1 if streamed else 0)
+        self._models.append(None)
         index = self._index
         index.set("m", message_id, position)
         for call_id in call_ids:
@@ -75,16 +80,17 @@ class Frozen:
         return bool(self._streamed[position])
 
     def model(self, position: int) -> Message:
-        """The model of the message at `position` (a new one each call)."""
-        return message_adapter().validate_json(self.wire.json_of(position))
+        """The model of the message at `position` (built on the first read, then kept)."""
+        model = self._models[position]
+        if model is None:
+            model = self._models[position] = message_adapter().validate_json(self.wire.json_of(position))
+        return model
 
     def models(self) -> list[Message]:
         """The models of every frozen message, in order (a new list each call)."""
         if not len(self.wire):  # ag-ui's models are imported on first use: a new chat has none
             return []
-        validate = message_adapter().validate_json
-        json_of = self.wire.json_of
-        return [validate(json_of(position)) for position in range(len(self.wire))]
+        return [self.model(position) for position in range(len(self.wire))]
 
     def _found(self, tag: str, ident: str) -> tuple[int, Any] | None:
         # A hit is a 64-bit hash: the message itself confirms it (`_confirms`).
@@ -141,8 +147,9 @@ class Frozen:
         """
         thawed: list[tuple[Message, set[str], bool, bool]] = []
         index = self._index
+        validate = message_adapter().validate_json
         for at in range(position, len(self.wire)):
-            model = self.model(at)
+            model = validate(self.wire.json_of(at))  # a new model: the entry it becomes changes it
             if index.get("m", model.id) == at:
                 index.discard("m", model.id)
             calls = set()
@@ -157,6 +164,7 @@ class Frozen:
             thawed.append((model, calls, answering, bool(self._streamed[at])))
         self.wire.cut(position)
         del self._streamed[position:]
+        del self._models[position:]
         return thawed
 
 
