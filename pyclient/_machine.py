@@ -55,6 +55,7 @@ from ._records import (
     Call, Change, Failed, Idle, RunEnd, RunHandlers, RunRecord, RunRequest, SendRequest, Step, WaitForActions,
     merge_changes,
 )
+from ._request_body import request_body
 from ._results import ToolResult
 from ._tools import ClientTool
 
@@ -408,8 +409,8 @@ class Conversation:
         if legacy:  # LangGraph's channel before AG-UI 1.0, for this request only
             base = forwarded_props if isinstance(forwarded_props, dict) else {}
             forwarded_props = {**base, "command": {**(base.get("command") or {}), "resume": resume_value}}
-        body = self._history.request_body(  # before the transition: a bad state raises cleanly
-            thread_id=self.thread_id, run_id=run_id, tools=[tool.to_agui_tool() for tool in tools],
+        body = request_body(  # before the transition: a bad state raises cleanly
+            self._history, thread_id=self.thread_id, run_id=run_id, tools=[tool.to_agui_tool() for tool in tools],
             context=self.context, forwarded_props=forwarded_props,
             # One channel: `resume[]` as soon as one answer came in a 1.0 outcome (ag-ui-langgraph
             # reads a legacy interrupt's answer there too, by its id), else the legacy command.
