@@ -9,7 +9,8 @@ says what the driver (`pyclient._driver`) must do next: `SendRequest`, `RunHandl
 `LocalProtocolError` naming the state and the input. What changed is queued for the driver to
 publish (`drain()`), after the input is fully applied, so a listener always sees a
 consistent machine; `checkpoint` counts the transitions that matter, after which a thread
-kept in a store saves `snapshot()`.
+kept in a store saves `snapshot()`. What the run's events and the end of its stream mean for
+the run is `pyclient._run_stream`; what a restored snapshot becomes, `pyclient._restoring`.
 
 ```python
 from ag_ui.core import RunFinishedEvent, RunStartedEvent, TextMessageContentEvent

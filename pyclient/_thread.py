@@ -6,7 +6,7 @@ machine (`pyclient._machine`); the drive loop sends the requests it asks for and
 handlers it names (`pyclient._driver`); calls are answered through their `Action`s
 (`pyclient._answering`); changes are told to listeners (`pyclient._publisher`); a thread
 kept in a store is restored and saved by `pyclient._persistence`; renderers' `ToolPart`s are
-projected by `pyclient._projection`.
+projected by `pyclient._projection`; `send()` and `run()` are taken through by `pyclient._turns`.
 
 `await thread.send(text)` appends a user message and runs the agent until the thread is
 idle: every client tool call is answered and followed up automatically. HTTP errors,
