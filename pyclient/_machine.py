@@ -56,7 +56,7 @@ from ._records import (
     Call, Change, Failed, Idle, RunEnd, RunHandlers, RunRecord, RunRequest, SendRequest, Step, WaitForActions,
     merge_changes,
 )
-from ._request_body import request_body
+from ._request_body import run_body
 from ._restoring import restored
 from ._run_stream import CHECKPOINT_EVENTS, end_of_stream, note_event
 from ._tools import ClientTool
@@ -358,17 +358,9 @@ class Conversation:
             follow_ups = 0  # a resume carries the person's answers: not a follow-up the model ran away with
         next_run_state(self.run_state, RunEvent.START)  # a run in flight or a closed thread raises here
         run_id = new_id()
-        forwarded_props = self.forwarded_props
-        legacy, resume_value = self.interrupts.legacy_resume()
-        if legacy:  # LangGraph's channel before AG-UI 1.0, for this request only
-            base = forwarded_props if isinstance(forwarded_props, dict) else {}
-            forwarded_props = {**base, "command": {**(base.get("command") or {}), "resume": resume_value}}
-        body = request_body(  # before the transition: a bad state raises cleanly
-            self._history, thread_id=self.thread_id, run_id=run_id, tools=[tool.to_agui_tool() for tool in tools],
-            context=self.context, forwarded_props=forwarded_props,
-            # One channel: `resume[]` as soon as one answer came in a 1.0 outcome (ag-ui-langgraph
-            # reads a legacy interrupt's answer there too, by its id), else the legacy command.
-            resume=self.interrupts.resume_entries(),
+        body = run_body(  # before the transition: a bad state raises cleanly
+            self._history, self.interrupts, thread_id=self.thread_id, run_id=run_id, tools=tools,
+            context=self.context, forwarded_props=self.forwarded_props,
         )
         self._follow_ups = follow_ups
         self._transition(RunEvent.START)

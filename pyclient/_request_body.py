@@ -3,7 +3,8 @@
 `request_body(history, ...)` is byte for byte `RunAgentInput(...).model_dump_json(by_alias=True)`
 without serializing the whole history again: the messages come as the array `History.dump_json`
 keeps (each message serialized once, the first time a request carries it), and the fields
-around them are serialized by ag-ui's model itself. A lone UTF-16 surrogate nothing repaired
+around them are serialized by ag-ui's model itself. `run_body` adds a conversation's tools
+and its interrupts' answers (`resume[]`, or LangGraph's legacy `command.resume`). A lone UTF-16 surrogate nothing repaired
 is replaced with U+FFFD rather than never sending again.
 
 ```python
@@ -33,8 +34,10 @@ if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.
     from ag_ui.core import Context, Tool
 
     from ._history import History
+    from ._interrupts import Interrupts
+    from ._tools import ClientTool
 
-__all__ = ["PROTOCOL_VERSION", "request_body"]
+__all__ = ["PROTOCOL_VERSION", "request_body", "run_body"]
 
 logger = logging.getLogger("pyclient")
 
@@ -89,3 +92,24 @@ def request_body(history: History, *, thread_id: str, run_id: str, tools: Sequen
     # model_dump's Python mode encodes nothing, so it cannot fail on them.
     repaired = RunAgentInput.model_validate(repair_all(run_input.model_dump(by_alias=True)))
     return repaired.model_dump_json(by_alias=True).encode()
+
+
+def run_body(history: History, interrupts: Interrupts, *, thread_id: str, run_id: str, tools: Sequence[ClientTool],
+             context: Sequence[Context], forwarded_props: Any) -> bytes:
+    """`request_body` for the next run of a conversation, with its tools' AG-UI declarations and
+    its interrupts' answers.
+
+    Raises:
+        LocalProtocolError: as `request_body`.
+    """
+    legacy, resume_value = interrupts.legacy_resume()
+    if legacy:  # LangGraph's channel before AG-UI 1.0, for this request only
+        base = forwarded_props if isinstance(forwarded_props, dict) else {}
+        forwarded_props = {**base, "command": {**(base.get("command") or {}), "resume": resume_value}}
+    return request_body(
+        history, thread_id=thread_id, run_id=run_id, tools=[tool.to_agui_tool() for tool in tools],
+        context=context, forwarded_props=forwarded_props,
+        # One channel: `resume[]` as soon as one answer came in a 1.0 outcome (ag-ui-langgraph
+        # reads a legacy interrupt's answer there too, by its id), else the legacy command.
+        resume=interrupts.resume_entries(),
+    )
