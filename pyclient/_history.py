@@ -7,7 +7,7 @@ arguments are assembled per `toolCallId` (never per "current call"), tool result
 span with no text becomes an empty reasoning message, so it is sent back), activities
 (`pyclient._activities`), `STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch), `MESSAGES_SNAPSHOT`, and
 subagents (`SUBAGENT_*` into `subagents`; a message keeps the `subagentRunId` of the event that
-started it).
+started it). The table of which operation folds each event type is `pyclient._folding`'s.
 `messages()` returns `ag_ui.core` models, ready to be sent back; a message a request carried is
 kept as that JSON only, its model built again when read (`pyclient._frozen`).
 
@@ -35,27 +35,19 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic_core import PydanticSerializationError
-
 from ._entries import TEXT_ROLES, CallEntry, MessageEntry, message_adapter, new_id
-from ._errors import LocalProtocolError, RemoteProtocolError
-from ._events import AGUIEvent, UnknownEvent, event_type
+from ._events import AGUIEvent
+from ._folding import Folding
 from ._frozen import Frozen
-from ._json import repair, repair_all
+from ._message_view import MessageView
 from ._subagents import Subagents
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
-    from ag_ui.core import Context, Message, Tool, ToolCall, ToolMessage
+    from ag_ui.core import Message, ToolCall, ToolMessage
 
-__all__ = ["PROTOCOL_VERSION", "History"]
+__all__ = ["History"]
 
 logger = logging.getLogger("pyclient")
-
-PROTOCOL_VERSION = "1.0"
-"""Sent as `protocolVersion`: servers (pydantic-ai) only report pending tool calls to 1.0 clients."""
-
-_EMPTY_MESSAGES_END = b'[]}'
-_EMPTY_INPUT_START = b'{"threadId":"","runId":"","messages":[]'
 
 
 class History:
@@ -90,14 +82,12 @@ class History:
         self._unsaved = 0  # messages from here on may differ from what `changed_since_save` gave
         self._early_args: dict[str, list[str]] = {}
         self._on_call_started = on_call_started
-        self._chunk_message_id: str | None = None
-        self._chunk_call_id: str | None = None
         self._run = 0
         self.state: Any = {} if state is None else state
         self.subagents = Subagents()
         """The subagent invocations (`SUBAGENT_*` events); messages carry their `subagent_run_id`."""
-        self._reasoning_spans: set[str] = set()  # REASONING_START ids: an encrypted value may name one
         self.activity_problems: dict[str, str] = {}  # activity id -> why its last update did not apply
+        self._folding = Folding(self)  # the event-dispatch table, and what one run's stream knows
         for message in messages or ():
             self.append(message)
 
@@ -117,7 +107,7 @@ class History:
     def view(self) -> Sequence[Message]:
         """The history as a sequence that builds a model only for the message read (its length,
         its last message, the first user message cost one parse each, not the history's)."""
-        return _View(self)
+        return MessageView(self)
 
     def model_at(self, position: int) -> Message:
         """The model of the message at `position` (0 <= position < len(self))."""
@@ -180,8 +170,7 @@ class History:
     def begin_run(self) -> None:
         """A new run starts: id-less `*_CHUNK` events no longer continue the last run's message,
         and a `toolCallId` an earlier run used starts a new call."""
-        self._chunk_message_id = self._chunk_call_id = None
-        self._reasoning_spans.clear()
+        self._folding.begin_run()
         self._run += 1
 
     # -- writing -------------------------------------------------------------------------
@@ -234,7 +223,7 @@ class History:
             entry.parts.append(message.content)
         if isinstance(message, ToolMessage):
             self._answered[message.tool_call_id] = entry
-        self._add_entry(entry)
+        self.add_entry(entry)
 
     def _open_call(self, call_id: str) -> bool:
         """A call with this id is in the history (or streaming) without a tool message."""
@@ -242,8 +231,9 @@ class History:
             return call_id not in self._answered and not self._frozen.is_answered(call_id)
         return self._frozen.is_declared(call_id) and not self.is_answered(call_id)
 
-    def _add_entry(self, entry: MessageEntry) -> None:
-        previous = self._live(entry.id)
+    def add_entry(self, entry: MessageEntry) -> None:
+        """Add `entry`; one with the same id replaces that message in place."""
+        previous = self.live(entry.id)
         if previous is not None:  # the same id again replaces the message in place
             self._entries[self._entries.index(previous)] = entry
         else:
@@ -262,10 +252,7 @@ class History:
         Raises:
             RemoteProtocolError: a `STATE_DELTA` that cannot be applied to the current state.
         """
-        if isinstance(event, UnknownEvent):
-            return set()
-        name = _HANDLERS.get(event_type(event))
-        return getattr(self, name)(event) if name is not None else set()
+        return self._folding.apply(event)
 
     # -- the wire: each message serialized once ------------------------------------------
 
@@ -341,52 +328,7 @@ class History:
             if answers is not None:
                 del self._answered[answers]
 
-    def request_body(self, *, thread_id: str, run_id: str, tools: Sequence[Tool], context: Sequence[Context],
-                     forwarded_props: Any, resume: list[dict[str, Any]] | None = None) -> bytes:
-        """The JSON body of the `RunAgentInput` for the next run, without serializing the history again.
-
-        Byte for byte `RunAgentInput(...).model_dump_json(by_alias=True)`: the fields before
-        `messages` and those after it are serialized by ag-ui's model itself, as two inputs
-        with no messages: one ends `"messages":[]}` (every field after it is unset, so left
-        out) and one starts `{"threadId":"","runId":"","messages":[]`. A JSON object is its
-        fields' JSON in field order, so `dump_json`'s array between the two is the model's
-        dump (`tests/unit/test_request_body.py` compares them).
-
-        Raises:
-            LocalProtocolError: the state, context or forwarded_props is not JSON.
-        """
-        from ag_ui.core import RunAgentInput
-
-        state = self.state if self.state is not None else {}
-        forwarded_props = forwarded_props if forwarded_props is not None else {}
-        try:
-            head = RunAgentInput(thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION,
-                                 state=state, messages=[]).model_dump_json(by_alias=True).encode()
-            tail = RunAgentInput(thread_id="", run_id="", messages=[], tools=list(tools), context=list(context),
-                                 forwarded_props=forwarded_props,
-                                 resume=resume).model_dump_json(by_alias=True).encode()  # type: ignore[arg-type]
-            assert head.endswith(_EMPTY_MESSAGES_END) and tail.startswith(_EMPTY_INPUT_START)
-            return self.dump_json(head[:-len(_EMPTY_MESSAGES_END)], tail[len(_EMPTY_INPUT_START):])
-        except PydanticSerializationError as exc:
-            if "surrogates not allowed" not in str(exc):
-                raise LocalProtocolError(
-                    f"Cannot send a run of thread {thread_id!r}: its state, context or "
-                    f"forwarded_props is not JSON ({exc}). Keep `thread.state` and "
-                    "`thread.forwarded_props` to dicts, lists, strings, numbers, booleans and None."
-                ) from None
-        # A lone UTF-16 surrogate from somewhere no repair covers (a server's snapshot, the
-        # page's state): replace it everywhere rather than never send again.
-        logger.warning("pyclient: lone surrogates in thread %s replaced with U+FFFD", thread_id)
-        run_input = RunAgentInput(
-            thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION, messages=self.messages(),
-            tools=list(tools), state=state, context=list(context), forwarded_props=forwarded_props,
-            resume=resume,  # type: ignore[arg-type]
-        )
-        # model_dump's Python mode encodes nothing, so it cannot fail on them.
-        repaired = RunAgentInput.model_validate(repair_all(run_input.model_dump(by_alias=True)))
-        return repaired.model_dump_json(by_alias=True).encode()
-
-    def _live(self, message_id: str) -> MessageEntry | None:
+    def live(self, message_id: str) -> MessageEntry | None:
         """The entry of this message, thawed if it was frozen (it is about to change), or None."""
         entry = self._by_id.get(message_id)
         if entry is None and len(self._frozen):
@@ -396,7 +338,7 @@ class History:
                 entry = self._by_id.get(message_id)
         return entry
 
-    def _live_call(self, call_id: str) -> CallEntry | None:
+    def live_call(self, call_id: str) -> CallEntry | None:
         """The entry of this call, its message thawed if it was frozen, or None."""
         call = self._calls.get(call_id)
         if call is None and len(self._frozen):
@@ -445,26 +387,17 @@ class History:
             self._answered.setdefault(message.tool_call_id, entry)
         return entry
 
-    def _touch(self, entry: MessageEntry) -> None:
-        entry.changed()
-
-    def _add_text(self, entry: MessageEntry, delta: str) -> None:
-        entry.add_text(delta)
-
-    def _text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None,
-                    subagent_run_id: str | None = None) -> MessageEntry:
+    def text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None,
+                   subagent_run_id: str | None = None) -> MessageEntry:
+        """The text message `message_id` (thawed), started if it is not in the history."""
         if message_id is not None:
-            existing = self._live(message_id)
+            existing = self.live(message_id)
             if existing is not None:
                 return existing
         entry = MessageEntry(message_id or new_id(), role if role in TEXT_ROLES else "assistant", name=name,
                              subagent_run_id=subagent_run_id)
-        self._add_entry(entry)
+        self.add_entry(entry)
         return entry
-
-    def _on_text_start(self, event: Any) -> set[str]:
-        self._text_entry(event.message_id, event.role or "assistant", event.name, event.subagent_run_id)
-        return {"messages"}
 
     def add_text(self, message_id: str, text: str) -> None:
         """Append `text` to the text message `message_id`, as a `TEXT_MESSAGE_CONTENT` does.
@@ -472,66 +405,14 @@ class History:
         `text` may be one event's delta or a run of one message's deltas joined: the history
         is the same either way. A message that was never started is started (as assistant).
         """
-        entry = self._by_id.get(message_id) or self._live(message_id)
+        entry = self._by_id.get(message_id) or self.live(message_id)
         if entry is None:
             logger.debug("pyclient: content for message %s that was never started", message_id)
-            entry = self._text_entry(message_id)
+            entry = self.text_entry(message_id)
         entry.add_text(text)
 
-    def _on_text_content(self, event: Any) -> set[str]:
-        self.add_text(event.message_id, event.delta)
-        return {"messages"}
-
-    def _on_text_chunk(self, event: Any, role: str | None = None) -> set[str]:
-        message_id = event.message_id or self._chunk_message_id
-        entry = self._text_entry(message_id, role or getattr(event, "role", None) or "assistant",
-                                 getattr(event, "name", None), event.subagent_run_id)
-        self._chunk_message_id = entry.id
-        if event.delta:
-            self._add_text(entry, event.delta)
-        return {"messages"}
-
-    def _on_reasoning_chunk(self, event: Any) -> set[str]:
-        return self._on_text_chunk(event, "reasoning")
-
-    def _on_reasoning_start(self, event: Any) -> set[str]:
-        self._text_entry(event.message_id, "reasoning", subagent_run_id=event.subagent_run_id)
-        return {"messages"}
-
-    def _on_reasoning_span(self, event: Any) -> set[str]:
-        # REASONING_START opens a span, not a message: only an encrypted value naming the span
-        # (pydantic-ai's reasoning with no text) makes it one.
-        self._reasoning_spans.add(event.message_id)
-        return set()
-
-    def _on_reasoning_content(self, event: Any) -> set[str]:
-        self._add_text(self._text_entry(event.message_id, "reasoning", subagent_run_id=event.subagent_run_id),
-                       event.delta)
-        return {"messages"}
-
-    def _on_subagent(self, event: Any) -> set[str]:
-        return {"messages"} if self.subagents.apply(event) else set()
-
-    def _on_encrypted_value(self, event: Any) -> set[str]:
-        # Servers (pydantic-ai) ask for this opaque value to be echoed back on the entity.
-        call = self._live_call(event.entity_id) if event.subtype == "tool-call" else None
-        if call is not None:
-            call.encrypted_value = event.encrypted_value
-            call.changed()
-            self._touch(call.owner)
-            return {"messages"}
-        if event.subtype == "message" and event.entity_id in self._reasoning_spans:
-            # Reasoning with no text, only its encrypted value: kept as a reasoning message
-            # whose content is empty, so it is sent back (never shown).
-            self._text_entry(event.entity_id, "reasoning", subagent_run_id=event.subagent_run_id)
-        entry = self._live(event.entity_id) if event.subtype == "message" else None
-        if entry is not None:
-            entry.encrypted_value = event.encrypted_value
-            self._touch(entry)
-            return {"messages"}
-        return set()
-
-    def _start_call(self, call_id: str, name: str, parent_id: str | None, subagent_run_id: str | None = None) -> CallEntry:
+    def start_call(self, call_id: str, name: str, parent_id: str | None, subagent_run_id: str | None = None) -> CallEntry:
+        """Start a tool call in its parent (or the assistant message being streamed), as `TOOL_CALL_START` does."""
         existing = self._calls.get(call_id)
         if existing is not None and existing.run == self._run:  # started twice in one run: the same call
             return existing
@@ -541,7 +422,7 @@ class History:
             logger.debug("pyclient: tool call id %s used again by a later run: a new call", call_id)
             self._answered.pop(call_id, None)
             self._frozen.forget_call(call_id)
-        owner = self._live(parent_id) if parent_id is not None else None
+        owner = self.live(parent_id) if parent_id is not None else None
         if owner is None or owner.role != "assistant":
             last = self._entries[-1] if self._entries else None
             if last is None and parent_id is None and self._entries and self._frozen.streamed(len(self._entries) - 1):
@@ -550,51 +431,30 @@ class History:
             if parent_id is None and last is not None and last.role == "assistant" and last.base is None:
                 owner = last  # no parent named: the assistant message being streamed
             else:
-                owner = self._text_entry(parent_id if owner is None else None, "assistant",
-                                         subagent_run_id=subagent_run_id)
+                owner = self.text_entry(parent_id if owner is None else None, "assistant",
+                                        subagent_run_id=subagent_run_id)
         call = CallEntry(call_id, name, owner, run=self._run)
         call.parts.extend(self._early_args.pop(call_id, ()))
         owner.calls.append(call)
-        self._touch(owner)
+        owner.changed()
         self._calls[call_id] = call
         if self._on_call_started is not None:
             self._on_call_started(call_id, name)
         return call
 
-    def _add_args(self, call_id: str, delta: str) -> None:
-        call = self._calls.get(call_id) or self._live_call(call_id)
+    def add_args(self, call_id: str, delta: str) -> None:
+        """Append argument text to the call `call_id`, kept until it starts if it has not."""
+        call = self._calls.get(call_id) or self.live_call(call_id)
         if call is None:  # ARGS before START: keep them until the call starts
             self._early_args.setdefault(call_id, []).append(delta)
             return
         # Appended even after END: pydantic-ai ends a parallel call before its arguments.
         call.parts.append(delta)
         call.changed()
-        self._touch(call.owner)
+        call.owner.changed()
 
-    def _on_call_start(self, event: Any) -> set[str]:
-        self._start_call(event.tool_call_id, event.tool_call_name, event.parent_message_id, event.subagent_run_id)
-        return {"messages"}
-
-    def _on_call_args(self, event: Any) -> set[str]:
-        self._add_args(event.tool_call_id, event.delta)
-        return {"messages"}
-
-    def _on_call_end(self, event: Any) -> set[str]:
-        # Nothing to fold: arguments may still follow (pydantic-ai ends parallel calls first).
-        return set()
-
-    def _on_call_chunk(self, event: Any) -> set[str]:
-        call_id = event.tool_call_id or self._chunk_call_id
-        if call_id is None:
-            call_id = new_id()
-        if event.tool_call_name:  # a repeat in the same run returns the call being assembled
-            self._start_call(call_id, event.tool_call_name, event.parent_message_id, event.subagent_run_id)
-        self._chunk_call_id = call_id
-        if event.delta:
-            self._add_args(call_id, event.delta)
-        return {"messages"}
-
-    def _on_call_result(self, event: Any) -> set[str]:
+    def add_result(self, event: Any) -> set[str]:
+        """Fold a `TOOL_CALL_RESULT`: the call's tool message, unless it has one or no message declares it."""
         previous = self._by_id.get(event.message_id) or self._frozen.message(event.message_id)
         if self.is_answered(event.tool_call_id) and not (previous is not None and previous.role == "tool"):
             # A second result for an answered call: a call has one tool message (a repeated
@@ -612,34 +472,8 @@ class History:
                                 subagent_run_id=event.subagent_run_id))
         return {"messages"}
 
-    def _on_state_snapshot(self, event: Any) -> set[str]:
-        self.state = event.snapshot
-        return {"state"}
-
-    def _on_state_delta(self, event: Any) -> set[str]:
-        import jsonpatch  # only servers with shared state need it
-
-        operations = [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else op for op in event.delta]
-        try:
-            self.state = jsonpatch.apply_patch(self.state, operations)  # copies: in_place=False
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-            raise RemoteProtocolError(
-                f"The server sent a STATE_DELTA that does not apply to the current state ({exc}): "
-                f"{operations!r:.200}. The client and server state diverged; the server should send "
-                "a STATE_SNAPSHOT."
-            ) from exc
-        return {"state"}
-
-    def _on_activity(self, event: Any) -> set[str]:
-        from ._activities import fold  # activity messages: their snapshots, patches and problems
-
-        entry = self._live(event.message_id)
-        message = fold(entry.model() if entry is not None else None, event, self.activity_problems)
-        if message is not None:
-            self._add_entry(MessageEntry(message.id, "activity", base=message))
-        return {"messages"}
-
-    def _on_messages_snapshot(self, event: Any) -> set[str]:
+    def replace_messages(self, messages: Sequence[Message]) -> set[str]:
+        """Fold a `MESSAGES_SNAPSHOT`: `messages` replace the history."""
         # The server's view of the conversation replaces ours. Calls it leaves unanswered stay
         # indexed, so arguments still streaming are not lost (a later event may bring their
         # message back); a call it dropped is not declared any more, so it is never answered.
@@ -650,54 +484,9 @@ class History:
         open_calls = {call_id: call for call_id, call in previous.items() if call_id not in self._answered}
         self._entries, self._by_id, self._answered = [], {}, {}
         self._calls = {}
-        for message in event.messages:
+        for message in messages:
             self.append(message, streamed=open_calls)
         for call_id, call in previous.items():
             if call_id not in self._answered:
                 self._calls.setdefault(call_id, call)
         return {"messages"}
-
-
-class _View(Sequence["Message"]):
-    """`History.view()`: each item built when read."""
-
-    def __init__(self, history: History) -> None:
-        self._history = history
-
-    def __len__(self) -> int:
-        return len(self._history)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [self._history.model_at(i) for i in range(*index.indices(len(self._history)))]
-        if index < 0:
-            index += len(self._history)
-        if not 0 <= index < len(self._history):
-            raise IndexError(index)
-        return self._history.model_at(index)
-
-
-# Which method folds each event type (looked up on the history: one table, no copies).
-_HANDLERS: dict[str, str] = {
-    "TEXT_MESSAGE_START": "_on_text_start",
-    "TEXT_MESSAGE_CONTENT": "_on_text_content",
-    "TEXT_MESSAGE_CHUNK": "_on_text_chunk",
-    "REASONING_START": "_on_reasoning_span",
-    "REASONING_MESSAGE_START": "_on_reasoning_start",
-    "REASONING_MESSAGE_CONTENT": "_on_reasoning_content",
-    "REASONING_MESSAGE_CHUNK": "_on_reasoning_chunk",
-    "REASONING_ENCRYPTED_VALUE": "_on_encrypted_value",
-    "TOOL_CALL_START": "_on_call_start",
-    "TOOL_CALL_ARGS": "_on_call_args",
-    "TOOL_CALL_END": "_on_call_end",
-    "TOOL_CALL_CHUNK": "_on_call_chunk",
-    "TOOL_CALL_RESULT": "_on_call_result",
-    "STATE_SNAPSHOT": "_on_state_snapshot",
-    "STATE_DELTA": "_on_state_delta",
-    "MESSAGES_SNAPSHOT": "_on_messages_snapshot",
-    "SUBAGENT_STARTED": "_on_subagent",
-    "SUBAGENT_FINISHED": "_on_subagent",
-    "SUBAGENT_ERROR": "_on_subagent",
-    "ACTIVITY_SNAPSHOT": "_on_activity",
-    "ACTIVITY_DELTA": "_on_activity",
-}

@@ -9,7 +9,8 @@ says what the driver (`pyclient._driver`) must do next: `SendRequest`, `RunHandl
 `LocalProtocolError` naming the state and the input. What changed is queued for the driver to
 publish (`drain()`), after the input is fully applied, so a listener always sees a
 consistent machine; `checkpoint` counts the transitions that matter, after which a thread
-kept in a store saves `snapshot()`.
+kept in a store saves `snapshot()`. What the run's events and the end of its stream mean for
+the run is `pyclient._run_stream`; what a restored snapshot becomes, `pyclient._restoring`.
 
 ```python
 from ag_ui.core import RunFinishedEvent, RunStartedEvent, TextMessageContentEvent
@@ -39,23 +40,25 @@ from typing import TYPE_CHECKING, Any, cast
 from ._branches import Branches
 from ._calls import Calls
 from ._entries import as_contexts, as_message, new_id
-from ._errors import CLOSED_HINT, FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError
-from ._events import AGUIEvent, UnknownEvent, event_type, text_content_class
+from ._errors import CLOSED_HINT, LocalProtocolError
+from ._events import AGUIEvent, event_type, text_content_class
 from ._feedback import Feedback
 from ._history import History
-from ._interrupts import LEGACY_EVENT, Interrupts
+from ._interrupts import Interrupts
 from ._json import repair
-from ._content import content_of, split_parts
+from ._content import content_of
 from ._media import Media
 from ._lifecycle import (
-    ASKING_USER, RESTORE_RUN, RUN_STATUS, CallEvent, CallStatus, RunEvent, RunState, RunStatus, next_run_state,
+    ASKING_USER, RUN_STATUS, CallStatus, RunEvent, RunState, RunStatus, next_run_state,
 )
 from ._listeners import ChangeKind
 from ._records import (
     Call, Change, Failed, Idle, RunEnd, RunHandlers, RunRecord, RunRequest, SendRequest, Step, WaitForActions,
     merge_changes,
 )
-from ._results import ToolResult
+from ._request_body import run_body
+from ._restoring import restored
+from ._run_stream import CHECKPOINT_EVENTS, end_of_stream, note_event
 from ._tools import ClientTool
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
@@ -67,23 +70,10 @@ __all__ = ["DEFAULT_MAX_FOLLOW_UPS", "Conversation"]
 
 DEFAULT_MAX_FOLLOW_UPS = 10
 
-# The events that complete something (a message, a call's arguments, the run, the state): a
-# thread kept in a store saves after these, never after a text or argument delta.
-# Wire names: ag-ui's EventType is a str enum whose members equal (and hash as) their names.
-_CHECKPOINT_EVENTS = frozenset({
-    "TEXT_MESSAGE_END", "TOOL_CALL_END", "TOOL_CALL_RESULT", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT",
-    "STATE_DELTA", "RUN_FINISHED", "RUN_ERROR", "REASONING_MESSAGE_END", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA",
-})
 _MESSAGES = Change("messages")  # a text delta's change, queued once for a run of them
 _BUSY = frozenset({RunState.STREAMING, RunState.ENDED, RunState.AWAITING_TOOLS})
 
 logger = logging.getLogger("pyclient")
-
-
-def _field(event: AGUIEvent, name: str) -> Any:
-    if isinstance(event, UnknownEvent):
-        return event.raw.get(name)
-    return getattr(event, name, None)
 
 
 class Conversation:
@@ -275,13 +265,8 @@ class Conversation:
     def restore(self, data: Mapping[str, Any], tools: Mapping[str, ClientTool]) -> None:
         """Take the conversation a `snapshot()` saved, as it must go on after the page died.
 
-        The saved states are loaded, then `pyclient._lifecycle.RESTORE_RUN` / `RESTORE_CALL`
-        say what becomes of what was in flight: a streaming run is not resumed (its partial
-        messages are listed in `interrupted`, its unanswered calls cancelled); an executing
-        call is interrupted (an idempotent tool's call waits to run again); a call awaiting
-        approval or input waits for its registration again; a finished run whose answers were
-        not sent yet stays in AWAITING_TOOLS, so `next_step()` asks for the follow-up. Every
-        change is queued for `drain()`, and the checkpoint moves.
+        The saved states are loaded, then the restore rules (`pyclient._restoring`) say what
+        becomes of what was in flight. Every change is queued for `drain()`, and the checkpoint moves.
 
         Args:
             data: what `snapshot()` returned (through JSON).
@@ -290,45 +275,15 @@ class Conversation:
         Raises:
             LocalProtocolError: `data` is not a snapshot this version can read; nothing changed.
         """
-        from ._snapshot import Snapshot
-
-        snapshot = Snapshot.load(data)
-        history = snapshot.history(on_call_started=self._call_started)
-        self.thread_id = snapshot.thread_id
-        self._history = history
-        self.calls = Calls(self.thread_id, history, self._tracked_changed)
-        self.interrupts = Interrupts(self.thread_id, self._tracked_changed)
-        for record in snapshot.saved_interrupts():
-            self.interrupts.add_saved(record)
-        # A closed thread was never saved; a new thread on the same id goes on.
-        self.run_state = RunState.IDLE if snapshot.run_state is RunState.CLOSED else snapshot.run_state
-        self.run = RunRecord(start=snapshot.run_start)
-        self.interrupted = list(snapshot.interrupted)
-        self.branches = Branches(fork.model_dump() for fork in snapshot.branches)
-        self.feedback = Feedback(snapshot.feedback, changed=self._feedback_changed)
-        calls, idempotent = snapshot.saved_calls(tools)
-        for call in calls:
-            self.calls.add_saved(call)
-        self._apply_restore_rules(idempotent)
-
-    def _apply_restore_rules(self, idempotent: set[str]) -> None:
-        streaming = self.run_state in (RunState.STREAMING, RunState.ENDED)
-        self.calls.apply_restore_rules(idempotent)
-        if streaming:
-            partial = [m.id for m in self._history.messages()[self.run.start:]
-                       if m.role in ("assistant", "reasoning") and m.id not in self.interrupted]
-            self.interrupted.extend(partial)
-        run_event = RESTORE_RUN[self.run_state]
-        if run_event is not None:
-            self._transition(run_event)
-        for call in self.calls.values():
-            if call.status is not CallStatus.STREAMING:
-                self._changed("action", call.id)
-        for interrupt_id in self.interrupts:
-            self._changed("interrupt", interrupt_id)
-        self._changed("messages")
-        self._changed("state")
-        self._changed("status")
+        parts = restored(data, tools, on_call_started=self._call_started, changed=self._tracked_changed,
+                         feedback_changed=self._feedback_changed)
+        self.thread_id, self._history, self.calls, self.interrupts = (parts.thread_id, parts.history, parts.calls,
+                                                                      parts.interrupts)
+        self.run_state, self.run, self.interrupted = parts.run_state, parts.run, parts.interrupted
+        self.branches, self.feedback = parts.branches, parts.feedback
+        if parts.run_event is not None:
+            self._transition(parts.run_event)
+        self._changes.extend(parts.changes)
         self.checkpoint += 1
 
     def show_messages(self, messages: list[Message], what: str) -> None:
@@ -403,17 +358,9 @@ class Conversation:
             follow_ups = 0  # a resume carries the person's answers: not a follow-up the model ran away with
         next_run_state(self.run_state, RunEvent.START)  # a run in flight or a closed thread raises here
         run_id = new_id()
-        forwarded_props = self.forwarded_props
-        legacy, resume_value = self.interrupts.legacy_resume()
-        if legacy:  # LangGraph's channel before AG-UI 1.0, for this request only
-            base = forwarded_props if isinstance(forwarded_props, dict) else {}
-            forwarded_props = {**base, "command": {**(base.get("command") or {}), "resume": resume_value}}
-        body = self._history.request_body(  # before the transition: a bad state raises cleanly
-            thread_id=self.thread_id, run_id=run_id, tools=[tool.to_agui_tool() for tool in tools],
-            context=self.context, forwarded_props=forwarded_props,
-            # One channel: `resume[]` as soon as one answer came in a 1.0 outcome (ag-ui-langgraph
-            # reads a legacy interrupt's answer there too, by its id), else the legacy command.
-            resume=self.interrupts.resume_entries(),
+        body = run_body(  # before the transition: a bad state raises cleanly
+            self._history, self.interrupts, thread_id=self.thread_id, run_id=run_id, tools=tools,
+            context=self.context, forwarded_props=self.forwarded_props,
         )
         self._follow_ups = follow_ups
         self._transition(RunEvent.START)
@@ -455,25 +402,12 @@ class Conversation:
                 changes.append(_MESSAGES)
             return False
         changed = self._history.apply(event)
-        kind = event.type  # EventType is a str enum: it equals an UnknownEvent's str type
-        ended = False
-        if kind == "RUN_FINISHED":
-            run.finished, ended = event, True
-        elif kind == "RUN_ERROR":
-            run.error, ended = event, True
-        elif kind == "CUSTOM" and _field(event, "name") == LEGACY_EVENT:
-            self.interrupts.legacy_event(_field(event, "value"), _field(event, "raw_event") or _field(event, "rawEvent"),
-                                         run.run_id)
-        elif kind == "TOOL_CALL_RESULT" and not isinstance(event, UnknownEvent):
-            call = self.calls.get(_field(event, "tool_call_id"))
-            if call is not None and not call.done:  # a server-side tool's result
-                self.calls.settle(call, CallEvent.SUCCEED, ToolResult.success(*split_parts(_field(event, "content"))),
-                                  message=False)
+        ended = note_event(event, run, self.calls, self.interrupts)  # the run's end, legacy interrupts, results
         if "messages" in changed:
             self._changed("messages")
         if "state" in changed:
             self._changed("state")
-        if kind in _CHECKPOINT_EVENTS:
+        if event.type in CHECKPOINT_EVENTS:
             self.checkpoint += 1
         if ended and self.run_state is RunState.STREAMING:
             self._transition(RunEvent.END)
@@ -495,37 +429,12 @@ class Conversation:
         """
         if self.run_state is not RunState.STREAMING and self.run_state is not RunState.ENDED:
             raise LocalProtocolError(f"Cannot end a stream in run state {self.run_state}: no request is in flight.")
-        run = self.run
-        if run.error is not None:
-            # An UnknownEvent's raw JSON may carry anything: the error's words are text.
-            message, code = _field(run.error, "message"), _field(run.error, "code")
-            self.fail(RunError(str(message) if message not in (None, "") else "(no message)", code))
-            return
-        if run.finished is None:
-            self.fail(RemoteProtocolError(
-                f"The stream from {source} ended before RUN_FINISHED (after {run.events} events): "
-                "the server closed the connection early or crashed. What arrived is kept; "
-                "`await thread.run()` retries."
-            ))
-            return
-        outcome = _field(run.finished, "outcome")
-        raised = self.interrupts.finish_run(run.run_id, outcome)
-        held = {record.tool_call_id for record in raised if record.tool_call_id}
-        pending = self.calls.pending_of(run, outcome, held=held, by_name=bool(raised))
-        kind = outcome.get("type") if isinstance(outcome, dict) else getattr(outcome, "type", None)
-        if kind == "cancelled":  # nothing is waited for: the calls it left are not run
-            for call in pending:
-                self.calls.settle(call, CallEvent.CANCEL, ToolResult.failure("Not run: the agent cancelled the run."))
-            self._transition(RunEvent.FINISH_IDLE, RunEnd("cancelled", "Cancelled by the agent", run.run_id))
-            return
-        if not pending and not raised:
-            self._transition(RunEvent.FINISH_IDLE, RunEnd("finished", None, run.run_id))
-            return
-        if pending and self._follow_ups >= self.max_follow_ups:
-            self.fail(FollowUpLimitError(self._follow_ups, sorted({call.name for call in pending})))
-            return
-        self.calls.dispatch(pending, run)
-        self._transition(RunEvent.FINISH_PENDING)
+        verdict = end_of_stream(self.run, self.calls, self.interrupts, follow_ups=self._follow_ups,
+                                max_follow_ups=self.max_follow_ups, source=source)  # `pyclient._run_stream`
+        if isinstance(verdict, BaseException):
+            self.fail(verdict)
+        else:
+            self._transition(*verdict)
 
     def next_step(self) -> Step:
         """What the driver does next; see the module docstring.

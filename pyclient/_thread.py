@@ -6,7 +6,7 @@ machine (`pyclient._machine`); the drive loop sends the requests it asks for and
 handlers it names (`pyclient._driver`); calls are answered through their `Action`s
 (`pyclient._answering`); changes are told to listeners (`pyclient._publisher`); a thread
 kept in a store is restored and saved by `pyclient._persistence`; renderers' `ToolPart`s are
-projected by `pyclient._projection`.
+projected by `pyclient._projection`; `send()` and `run()` are taken through by `pyclient._turns`.
 
 `await thread.send(text)` appends a user message and runs the agent until the thread is
 idle: every client tool call is answered and followed up automatically. HTTP errors,
@@ -45,59 +45,43 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ._actions import Action
 from ._answering import ThreadAnswers
 from ._branches import BranchPoint
-from ._driver import Driver, Endpoint
-from ._errors import ConfigurationError, LocalProtocolError
+from ._driver import Driver
+from ._errors import ConfigurationError
 from ._executions import Executions
+from ._host import Host
 from ._feedback import Rating
 from ._interrupt import Interrupt
 from ._custom import custom_listener
 from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
 from ._message_actions import MessageActions
-from ._content import read_attachments
 from ._parts import ToolPart
 from ._persistence import Persistence, resolve_store
-from ._platform import Platform
 from ._projection import tool_part, tool_parts
 from ._publisher import Publisher
-from ._records import RunEnd, SendRequest
-from ._scopes import AgentScope, Registration, ThreadScope
+from ._records import RunEnd
+from ._scopes import Registration, ThreadScope
 from ._shared_state import patched
 from ._store import Store
 from ._subagents import Subagent
 from ._lifecycle import RunStatus
 from ._entries import new_id
 from ._tools import ClientTool
+from ._turns import Turns
 
 if TYPE_CHECKING:
     from ag_ui.core import Context, Message
 
     from ._events import AGUIEvent
 
-__all__ = ["Host", "Thread"]
+__all__ = ["Thread"]
 
 logger = logging.getLogger("pyclient")
-
-
-class Host(Endpoint, Protocol):
-    """What a thread takes from its agent (`pyclient.Agent` is one): the endpoint, the agent's
-    name, platform and registrations, and its renderers."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def platform(self) -> Platform: ...
-    @property
-    def scope(self) -> AgentScope: ...
-    def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None: ...
-    def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None: ...
-    def renderer_for_activity(self, activity_type: str) -> Callable[[Any], Any] | None: ...
-    def renderer_for_state(self) -> Callable[[Any], Any] | None: ...
 
 
 class Thread:
@@ -170,8 +154,9 @@ class Thread:
                                             agent.limits.max_stored_file_bytes, agent.name)
         driver = self._driver = Driver(machine, self.scope, agent, platform, executions, answers, self._publisher,
                                        self._listeners, self._persistence.saved if self._persistence else None)
-        self._message_actions = MessageActions(machine, publish=self._publisher.publish, ready=self._ready,
-                                               writable=self._check_writable, run=self.run)
+        turns = self._turns = Turns(agent, machine, driver, self._publisher, self.scope, self._persistence)
+        self._message_actions = MessageActions(machine, publish=self._publisher.publish, ready=turns.ready,
+                                               writable=turns.check_writable, run=self.run)
         self._unmount: Callable[[], None] | None = None
         platform.warm_up()
         if self._persistence is not None:
@@ -216,7 +201,7 @@ class Thread:
     @property
     def read_only(self) -> bool:
         """True when another tab holds this stored thread: it is shown here; `send()`/`run()` raise."""
-        return self._persistence is not None and self._persistence.read_only
+        return self._turns.read_only
 
     @property
     def streaming_save_interval(self) -> float:
@@ -246,14 +231,11 @@ class Thread:
         Returns:
             True when a saved conversation was restored.
         """
-        if self._persistence is None:
-            return False
-        return await self._persistence.restore()
+        return await self._turns.restore()
 
     async def saved(self) -> None:
         """Wait until the latest state is saved (nothing when the thread has no store)."""
-        if self._persistence is not None:
-            await self._persistence.saved()
+        await self._turns.saved()
 
     # -- reading -------------------------------------------------------------------------
 
@@ -523,35 +505,7 @@ class Thread:
             ConfigurationError: a tool this thread serves has a type hint with no JSON Schema
                 (its schema is built on first need; nothing is sent and no message is added).
         """
-        if not isinstance(text, str):
-            raise LocalProtocolError(
-                f"thread.send() takes the user's message as a str, got {type(text).__name__}. "
-                "Pass the text, e.g. `await thread.send('make it blue')`."
-            )
-        limits = self.agent.limits
-        files = await read_attachments(attachments, self.agent.platform.read_media,
-                                       per_file=limits.max_attachment_bytes, per_message=limits.max_message_bytes)
-        await self.restore()
-        self._check_writable("send a message")
-        self._build_schemas()
-        machine = self._machine
-        # The run waits only for the person, who wrote instead: what is open is cancelled and
-        # the request that carries the message tells the agent (the turn in flight sends it).
-        if machine.waiting_for_person and any(record.legacy for record in machine.interrupts.open()):
-            # ag-ui-langgraph drops the new messages of a request that resumes: after its
-            # interrupts the cancellation goes first, alone, and the message after it.
-            machine.interrupts.cancel_open("the user sent a new message instead")
-            self._driver.changed()
-            await self._driver.turn_finished()
-        if machine.waiting_for_person:
-            machine.add_user_message(text, files)
-            self._driver.changed()
-            await self._driver.turn_finished()
-            await self.saved()
-            return
-        machine.add_user_message(text, files)
-        self._publisher.publish()
-        await self.run()
+        await self._turns.send(text, attachments)
 
     async def run(self) -> None:
         """Run the agent on the current history until idle; retries after an error.
@@ -564,12 +518,7 @@ class Thread:
             ConfigurationError: a tool this thread serves has a type hint with no JSON Schema.
             asyncio.CancelledError: the task awaiting this was cancelled (the run is stopped first).
         """
-        await self.restore()
-        self._check_writable("start a run")
-        self._machine.check_can_start("start a run")
-        self._build_schemas()
-        await self._driver.run_turn(SendRequest())
-        await self.saved()  # idle means nothing in flight: the last save included
+        await self._turns.run()
 
     # -- message actions (pyclient._message_actions: branches, feedback) ----------------------
 
@@ -621,17 +570,6 @@ class Thread:
         """
         self._message_actions.rate(message_id, rating)
 
-    async def _ready(self, what: str) -> None:
-        await self.restore()
-        self._check_writable(what)
-        self._build_schemas()
-
-    def _build_schemas(self) -> None:
-        """Build the schemas of the tools this thread serves, if not yet: a hint with no JSON
-        Schema raises its `ConfigurationError` here, before anything is sent."""
-        for tool in self.scope.every_mounted_tool():
-            tool.build_schema()
-
     def stop(self, reason: str = "stopped by the user") -> None:
         """Abort the run in flight: the request, running handlers, actions waiting for an answer.
 
@@ -658,10 +596,3 @@ class Thread:
         if unmount is not None:
             unmount()
         self._publisher.publish()
-
-    def _check_writable(self, what: str) -> None:
-        if self.read_only:
-            raise LocalProtocolError(
-                f"Cannot {what} in thread {self.thread_id!r}: another tab holds it, so it is shown "
-                "read-only here. Continue in that tab, or close it and reload this one."
-            )

@@ -25,7 +25,7 @@ from pyclient import client_tool
 from pyclient._errors import RemoteProtocolError
 from pyclient._events import decode_event
 from pyclient._json import repair_all
-from pyclient._history import PROTOCOL_VERSION
+from pyclient._request_body import PROTOCOL_VERSION
 from pyclient._machine import Conversation
 from pyclient._entries import message_adapter
 from pyclient._records import Failed, Idle, RunHandlers, RunRequest, SendRequest, WaitForActions
