@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._actions import Action
@@ -276,6 +276,12 @@ class Thread:
         cheaper with `message(id)`.
         """
         return self._machine.messages()
+
+    def message_view(self) -> Sequence[Message]:
+        """The history as a read-only sequence that builds a model only for the message read
+        (`pyclient._message_view`): its length and its last messages cost what they read, where
+        `messages` builds them all. It follows the history as it changes."""
+        return self._machine.history.view()
 
     def message(self, message_id: str) -> Message | None:
         """The message with this id, or None: one model built, where `messages` builds them all

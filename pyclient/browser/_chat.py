@@ -121,7 +121,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ._attachment_rules import send_refusal
 from ._attachments import Attachments, Held
 from ._changes import Changes
-from ._document import dom_node, scroll_to_end
+from ._document import dom_node, hold_scroll, release_scroll, scroll_to_end
 from ._commands import Commands
 from ._eventlog import EventLog
 from ._message_bar import BAR_COMMANDS, MessageBars
@@ -131,6 +131,7 @@ from ._state_view import StateView
 from ._status import run_view
 from ._steps import StepLine
 from ._stylesheet import install_stylesheet
+from ._windowing import HistoryWindow
 
 if TYPE_CHECKING:
     from .._events import AGUIEvent
@@ -182,6 +183,9 @@ class Chat:
         on_feedback: called as `on_feedback(message_id, "up" | "down" | None)` when the person
             rates an answer with its thumbs (None: the rating was cleared); the rating is kept
             with the thread (`thread.feedback(message_id)`). None (the default) shows no thumbs.
+        windowed: a long history shows its last screens first, and earlier messages as the
+            person scrolls up (`pyclient.browser._windowing`); False makes every message at
+            once (the browser's find-in-page then sees all of them).
 
     Raises:
         ValueError: `theme` is not None, "light" or "dark"; a pattern of `accept` is not a
@@ -202,6 +206,7 @@ class Chat:
         nonce: str | None = None,
         steps: bool = True,
         on_feedback: Callable[[str, Rating | None], Any] | None = None,
+        windowed: bool = True,
     ) -> None:
         if theme not in (None, "light", "dark"):
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
@@ -259,7 +264,8 @@ class Chat:
         dom_node(element).append(root)
 
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
-        self._messages = MessageList(thread, self._list, self._changes)
+        self._messages = MessageList(thread, self._list, self._changes, HistoryWindow(windowed=windowed))
+        self._widen = False  # the list is near its top: take in earlier messages next frame
         self._commands = Commands(thread, suggestions=self.suggestions, bar=self._messages.bar,
                                   form=self._messages.form, changed=self._redraw, sending_text=self._sending_text)
         self._bars = MessageBars(thread, on_feedback=on_feedback, act=self._commands.act)
@@ -364,6 +370,9 @@ class Chat:
         at_bottom = box.scrollHeight - box.scrollTop - box.clientHeight <= _FOLLOW_SLACK
         self._follow = bool(at_bottom)
         self._jump.hidden = bool(at_bottom)
+        if self._messages.window.earlier and box.scrollTop < box.clientHeight and not self._widen:
+            self._widen = True  # within a screen of the top: one batch of earlier messages a frame
+            self._frames.request()
 
     def _on_click(self, event: Any) -> None:
         target = event.target.closest("[data-command]")
@@ -431,6 +440,15 @@ class Chat:
         if self._disposed:
             return
         self._marked_type = None  # the marks are drawn and cleared: the next delta marks again
+        held: float | None = None
+        # One batch a frame, in a frame with no other full pass (a widened one reads the batch only).
+        widened = False
+        if self._widen and not self._changes.full:
+            self._widen = False
+            widened = self._messages.window.widen()
+        if widened:
+            self._changes.full = True
+            held = hold_scroll(self._list)  # what the person reads stays where it is
         self._messages.draw(budget)
         if self._steps is not None and self._changes.steps.changed:
             self._changes.steps.changed = False
@@ -438,16 +456,23 @@ class Chat:
         busy = self.thread.run_status == "running" or self._commands.sending
         if self._bars_drawn != (self._messages.reconciled, busy):
             self._bars_drawn = (self._messages.reconciled, busy)
-            self._bars.update(self._messages.bubble_nodes(), busy=busy)
+            window, history = self._messages.window, self.thread.message_view()
+            if widened:  # the bars of the earlier messages just made (and of the answer they end in)
+                self._bars.update(self._messages.bubble_nodes(), busy=busy, messages=window.just_taken(history),
+                                  only=True)
+            else:
+                self._bars.update(self._messages.bubble_nodes(), busy=busy, messages=window.messages(history))
         if self._changes.state:  # once a frame, however many deltas came
             self._changes.state = False
             self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()
         self._empty.hidden = bool(self._messages) or self.thread.read_only
         self._log.flush()
+        if widened:  # after the action bars under the new bubbles: they are above it too
+            release_scroll(self._list, held)
         if self._follow and scroll:
             scroll_to_end(self._list, _FOLLOW_SLACK)
-        if self._messages.pending:
+        if self._messages.pending or self._widen:
             self._frames.request()
 
     def _show_status(self) -> None:

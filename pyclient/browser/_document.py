@@ -25,7 +25,7 @@ import js
 
 from ._window import IN_WORKER
 
-__all__ = ["dom_node", "page_document", "scroll_to_end"]
+__all__ = ["dom_node", "hold_scroll", "page_document", "release_scroll", "scroll_to_end"]
 
 if IN_WORKER:
     from ._mirror._connect import connect
@@ -60,3 +60,21 @@ def scroll_to_end(box: Any, slack: int = 0, *, force: bool = False) -> None:
         box.scroll_to_end(slack, force=force)
     else:
         box.scrollTop = box.scrollHeight
+
+
+def hold_scroll(box: Any) -> float | None:
+    """Note how far `box`'s content is scrolled from its end, so that `release_scroll(box, held)`
+    after inserting content above keeps what the person sees in place (no jump). In a worker
+    both are operations the page does in the same batch as the insertion."""
+    if hasattr(box, "hold_scroll"):
+        box.hold_scroll()
+        return None
+    return float(box.scrollHeight - box.scrollTop)
+
+
+def release_scroll(box: Any, held: float | None) -> None:
+    """Scroll `box` back to the distance from its end that `hold_scroll` noted (`held`)."""
+    if hasattr(box, "release_scroll"):
+        box.release_scroll()
+    elif held is not None:
+        box.scrollTop = box.scrollHeight - held

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._errors import LocalProtocolError
@@ -45,6 +45,8 @@ from ._page_promise import settled
 from ._window import page_window
 
 if TYPE_CHECKING:
+    from ag_ui.core import Message
+
     from .._thread import Thread
 
 __all__ = ["BAR_COMMANDS", "COPIED", "MessageBar", "MessageBars"]
@@ -225,16 +227,21 @@ class MessageBars:
         self._clear: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def update(self, bubbles: dict[str, Any], *, busy: bool) -> None:
-        """Give each bubble (`message id -> its <li>`) its bar, and show what each offers now."""
+    def update(self, bubbles: dict[str, Any], *, busy: bool, messages: Sequence[Message] | None = None,
+               only: bool = False) -> None:
+        """Give each bubble (`message id -> its <li>`) its bar, and show what each offers now.
+
+        `messages`: the history the list shows (`thread.messages` by default). `only`: they are
+        some of it (earlier messages just made): only their bars are made or shown again."""
         thread = self.thread
-        views = bar_views(thread.messages, thread.branch_points(), thread.feedback,
-                          feedback=self._on_feedback is not None)
-        for message_id in [known for known in self._bars if known not in bubbles]:
-            del self._bars[message_id]  # its bubble left the list (another branch is shown)
-        for message_id, node in bubbles.items():
-            view = views.get(message_id)
-            if view is None:
+        views = bar_views(thread.messages if messages is None else messages, thread.branch_points(),
+                          thread.feedback, feedback=self._on_feedback is not None)
+        if not only:
+            for message_id in [known for known in self._bars if known not in bubbles]:
+                del self._bars[message_id]  # its bubble left the list (another branch is shown)
+        for message_id, view in views.items():
+            node = bubbles.get(message_id)
+            if node is None:
                 continue
             bar = self._bars.get(message_id)
             if bar is None:

@@ -3,7 +3,8 @@
 `MessageList.draw(budget)` applies the marks of `pyclient.browser._changes.Changes` to the
 list, once per animation frame:
 
-- `full`: every message and tool call of the history, in order (`_reconcile()`): a bubble per
+- `full`: every message and tool call of the history in the window (`window`: the last
+  screens of a long history, `pyclient.browser._windowing`), in order (`_reconcile()`): a bubble per
   user message (its text and files) and per assistant message with text
   (`pyclient.browser._bubbles`), a card per
   tool call (`pyclient.browser._cards`), made when new, updated in place, moved only when
@@ -64,6 +65,7 @@ from ._interrupt_cards import InterruptCard
 from ._subagent_groups import Groups
 from ._thinking_section import Thinking
 from ._timeline import Timeline, cancelled_notice, error_notice, stopped_notice
+from ._windowing import HistoryWindow
 
 if TYPE_CHECKING:
     from ag_ui.core import Message
@@ -97,13 +99,17 @@ class MessageList:
         thread: the thread shown.
         node: the list element.
         changes: the marks to draw; `draw()` clears `messages` and takes from `calls`.
+        window: which messages a full pass makes nodes for (`pyclient.browser._windowing`);
+            None: a window on the last screens of a long history.
 
     Attributes:
         node: the list element.
+        window: which messages a full pass makes nodes for.
     """
 
-    def __init__(self, thread: Thread, node: Any, changes: Changes) -> None:
+    def __init__(self, thread: Thread, node: Any, changes: Changes, window: HistoryWindow | None = None) -> None:
         self.thread = thread
+        self.window = window or HistoryWindow()
         self.node = node
         self._changes = changes
         self._timeline = Timeline(node)            # the list's items by key, in order
@@ -189,10 +195,12 @@ class MessageList:
         queued = self._changes.calls
         interrupted = set(thread.interrupted_messages)
         groups = self._groups
-        groups.begin()
+        # After `window.widen()`: only the earlier messages taken in, before all the others.
+        messages, front = self.window.pass_messages(thread.message_view())  # models built for these only
+        groups.begin(front=front)
         seen: set[str] = set()
         thinking: list[Thinking] = []  # shown before the answer that follows them: it folds them
-        for message in thread.messages:
+        for message in messages:
             role = message.role
             if role == "tool":
                 continue

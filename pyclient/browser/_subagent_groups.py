@@ -111,6 +111,7 @@ class Groups:
         self._groups: dict[str, SubagentGroup] = {}
         self._homes: dict[str, Timeline] = {}     # item key -> the list it is in
         self._keys: dict[str | None, list[str]] = {}
+        self._front = False  # this pass keeps earlier items only: they go before the others
 
     def timeline(self, subagent_run_id: str | None) -> Timeline:
         """The list the items of this subagent go in (the conversation's for None)."""
@@ -129,9 +130,11 @@ class Groups:
         timeline.add(key, node)
         self._homes[key] = timeline
 
-    def begin(self) -> None:
-        """A full pass starts: `keep()` each item, in history order, then `place()`."""
+    def begin(self, *, front: bool = False) -> None:
+        """A full pass starts: `keep()` each item, in history order, then `place()`. `front`:
+        the pass keeps only earlier items, which go before those there (nothing is dropped)."""
         self._keys = {None: []}
+        self._front = front
 
     def keep(self, key: str, node: Any, subagent_run_id: str | None) -> None:
         """The item `key` (made already) is in the history, in its subagent's list (`node` may
@@ -152,11 +155,12 @@ class Groups:
 
     def place(self) -> list[str]:
         """Put every list in the order kept; returns the keys of the items dropped (groups aside)."""
-        gone = [key for key in self.main.place(self._keys[None]) if not key.startswith("g:")]
+        front = self._front
+        gone = [key for key in self.main.place(self._keys[None], front=front) if not key.startswith("g:")]
         for run_id, group in list(self._groups.items()):
             if run_id in self._keys:
-                gone += group.timeline.place(self._keys[run_id])
-            else:  # the snapshot took all of its items: the group went with them
+                gone += group.timeline.place(self._keys[run_id], front=front)
+            elif not front:  # the snapshot took all of its items: the group went with them
                 del self._groups[run_id]
                 gone += [key for key, home in self._homes.items() if home is group.timeline]
         for key in gone:

@@ -5,7 +5,9 @@
 Python, so the chat can tell what to move without reading the DOM. New items go at the end
 (streaming adds them in history order); `place(keys)` puts the list in history order after
 anything that can reorder it (a `MESSAGES_SNAPSHOT`, a restore): in the common case it only
-appends, otherwise it moves the nodes that stay (never rebuilding them) and drops the rest.
+appends; items made at the end that belong before all the others (the earlier messages a
+widened `pyclient.browser._windowing.HistoryWindow` takes in) move to the front in one
+`prepend`; otherwise it moves the nodes that stay (never rebuilding them) and drops the rest.
 A notice sits after the item it was added after (a "Stopped" or "Cancelled by the agent"
 marker after the answer it cut, an interrupt card after the run that asked it), or at the
 end (the error bubble).
@@ -126,13 +128,17 @@ class Timeline:
             self._order.remove(key)
             self._notices.pop(key, None)
 
-    def place(self, keys: list[str]) -> list[str]:
+    def place(self, keys: list[str], *, front: bool = False) -> list[str]:
         """Put the items in the order of `keys` (history order), each notice after its item.
+        `front`: `keys` are earlier items only, to go before every item there (which stay).
 
         Returns:
             The keys of the items that are no longer in `keys` (removed from the list), so the
             caller can drop what it keeps for them.
         """
+        if front:
+            taken = set(keys)
+            keys = keys + [key for key in self._order if key not in self._notices and key not in taken]
         present = set(keys)
         after: dict[str | None, list[str]] = {}
         for notice, anchor in self._notices.items():
@@ -149,6 +155,8 @@ class Timeline:
         if expected[:count] == self._order:
             for key in expected[count:]:
                 self.node.append(self._nodes[key])
+        elif earlier := _moved_to_front(self._order, expected):  # made at the end, they go first
+            self.node.prepend(*(self._nodes[key] for key in earlier))
         else:  # a snapshot changed the history: move what stays, drop what went
             for key in expected:
                 self.node.append(self._nodes[key])
@@ -159,3 +167,18 @@ class Timeline:
                 self._notices.pop(key, None)
         self._order = expected
         return gone
+
+
+def _moved_to_front(order: list[str], expected: list[str]) -> list[str]:
+    """The keys at the end of `order` that `expected` wants before all the others, when that is
+    the only difference (else none): `order` is `old + new`, `expected` is `new + old`."""
+    if len(order) != len(expected) or not order or order[0] == expected[0]:
+        return []
+    try:
+        split = expected.index(order[0])
+    except ValueError:
+        return []
+    front = expected[:split]
+    if expected[split:] != order[:len(order) - split] or set(order[len(order) - split:]) != set(front):
+        return []
+    return front

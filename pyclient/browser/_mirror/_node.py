@@ -541,6 +541,15 @@ class MirrorElement(MirrorNode):
         scroll happens, as this op may cross theirs), or `force`."""
         self._owner.op(["end", self.node_id, slack, force])
 
+    def hold_scroll(self) -> None:
+        """The page notes how far the box is from its end (`release_scroll` goes back there):
+        both run on the page in one batch with what was inserted between them."""
+        self._owner.op(["hold", self.node_id])
+
+    def release_scroll(self) -> None:
+        """Back to the distance from the end that `hold_scroll` noted, on the page."""
+        self._owner.op(["release", self.node_id])
+
     def addEventListener(self, kind: str, listener: Callable[[Any], Any], options: Any = None,
                          *, prevent: str | None = None) -> None:
         """Listen on the page's node; `prevent` names the rule by which the page cancels the

@@ -136,6 +136,17 @@ function apply(token, ops) {
         node.__pyclientEnd.away = false;
         break;
       }
+      case "hold": { // ["hold", id]: the distance from the end, kept across an insertion above
+        const node = get(id);
+        node.__pyclientHeld = node.scrollHeight - node.scrollTop;
+        break;
+      }
+      case "release": { // ["release", id]: back to that distance (what the person reads stays put)
+        const node = get(id);
+        if (node.__pyclientHeld !== undefined) node.scrollTop = node.scrollHeight - node.__pyclientHeld;
+        delete node.__pyclientHeld;
+        break;
+      }
       case "listen": {
         const node = get(id);
         const listener = forward(token, id, op[2], op[3]);
