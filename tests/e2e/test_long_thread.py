@@ -23,7 +23,7 @@ ITEMS = "#chat .pyclient-messages > li"
 COUNT_ITEMS = f"document.querySelectorAll({ITEMS!r}).length"
 TOP_OF = """(text) => {
   const list = document.querySelector('#chat .pyclient-messages');
-  const item = [...list.children].find((li) => li.textContent.startsWith(text));
+  const item = [...list.children].find((li) => li.textContent === text);
   return item ? item.getBoundingClientRect().top - list.getBoundingClientRect().top : null;
 }"""
 
@@ -44,7 +44,7 @@ def test_a_long_restored_thread_shows_its_end_and_makes_earlier_items_as_it_scro
 
     # Scrolled to the top of what is made: a batch of earlier items comes in above, and the item
     # that was at the top stays where it was on the screen.
-    top_text = page.locator(ITEMS).first.text_content()[:12]
+    top_text = page.locator(ITEMS).first.text_content()
     page.evaluate("document.querySelector('#chat .pyclient-messages').scrollTop = 0")
     before = page.evaluate(TOP_OF, top_text)
     page.wait_for_function(f"{COUNT_ITEMS} > {made}", timeout=TIMEOUT, polling=25)

@@ -5,7 +5,8 @@
 answered with a call of the page tool `lookup` (completed, its result in the history) before
 its text. The last message says "This is the last message.". `?windowed=0` makes the chat with
 `Chat(windowed=False)`. `window.restoreStart` is the page's `performance.now()` just before the
-chat is made (its restore starts there); long.html sets `window.lastShown` when the last message
+chat is made (its restore starts there), `window.restored` when the thread is restored (the
+chat draws it next); long.html sets `window.lastShown` when the last message
 is in the list. The agent is at `/agent` (a test's scripted agent). The page runs on the main
 thread and in a worker (`?pyclient-worker=1`): it reaches the page through `pyscript.window`.
 """
@@ -59,6 +60,8 @@ async def main():
     thread = agent.thread(thread_id=THREAD, store=store)
     window.chat = Chat(thread, document.querySelector("#chat"), windowed=WINDOWED)
     document.documentElement.dataset.pyclient = "ready"
+    await thread.restore()   # the chat's own restore: this waits for it
+    window.restored = window.performance.now()
 
 
 asyncio.ensure_future(main())
