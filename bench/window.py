@@ -9,7 +9,8 @@ worker (`?pyclient-worker=1`), windowed or not; rounds are interleaved (`--runs`
 Measured on the page's clock (`performance.now()`):
 
 - last screen: from just before the chat is made (its restore starts) to the first animation
-  frame whose list ends with the last message (long.html watches it each frame);
+  frame whose list ends with the last message (long.html watches it each frame); beside it
+  "restored", the restore alone, with no chat (`?chat=0`): the floor under it;
 - nodes: the list's items (`<li>`: bubbles, cards) and all its elements, once the last screen shows;
 - scrolling back: then, each animation frame scrolls the list up by `--step` px (a fast fling),
   until its first item is the first message, at the top: the time it took, the frames, the
@@ -60,10 +61,9 @@ PAGE = "/tests/long.html"
 # top; the frames' times, and the page's long tasks since it loaded.
 SCROLL_BACK = """async ([step, timeoutMs]) => {
   const list = document.querySelector('#chat .pyclient-messages');
-  const longest = () => Math.max(0, ...window.longTasks.map((t) => t.duration));
-  const before = longest();
   const frames = [];
   const started = performance.now();
+  const longest = () => Math.max(0, ...window.longTasks.filter((t) => t.startTime >= started).map((t) => t.duration));
   await new Promise((resolve) => {
     const frame = (now) => {
       frames.push(now);
@@ -79,12 +79,12 @@ SCROLL_BACK = """async ([step, timeoutMs]) => {
   const first = list.firstElementChild;
   return {ms: performance.now() - started, frames: frames.length, gaps,
           reached: !!first && first.textContent.startsWith('question 0'),
-          items: list.children.length, longest: longest(), longestBefore: before};
+          items: list.children.length, longest: longest()};
 }"""
 
 STATE = """() => {
   const list = document.querySelector('#chat .pyclient-messages');
-  return {last: window.lastShown - window.restoreStart, restored: window.restored - window.restoreStart, items: list.children.length,
+  return {last: window.lastShown - window.restoreStart, items: list.children.length,
           elements: list.getElementsByTagName('*').length};
 }"""
 
@@ -96,7 +96,6 @@ PROBE = ("window.longTasks = []; new PerformanceObserver((list) => window.longTa
 @dataclass
 class Sample:
     last_ms: float
-    restored_ms: float  # the thread restored (the chat draws it next)
     items: int
     elements: int
     top_ms: float
@@ -114,6 +113,7 @@ class WindowResults:
     runs: int
     load: str
     samples: dict[tuple[str, bool], list[Sample]] = field(default_factory=dict)  # (mode, windowed) -> samples
+    restore_ms: dict[str, list[float]] = field(default_factory=dict)  # mode -> the restore alone (no chat)
 
 
 def _sample(context: Any, base_url: str, messages: int, *, mode: str, windowed: bool, step: int,
@@ -127,8 +127,7 @@ def _sample(context: Any, base_url: str, messages: int, *, mode: str, windowed: 
         path = f"{PAGE}?n={messages}&windowed={int(windowed)}&thread=bench-{time.monotonic_ns()}"
         guard.open(base_url.rstrip("/") + path, timeout_ms, worker=mode == "worker",
                    ready="document.documentElement.dataset.pyclient === 'ready'")
-        page.wait_for_function("window.lastShown !== undefined && window.restored !== undefined",
-                               timeout=timeout_ms, polling=50)
+        page.wait_for_function("window.lastShown !== undefined", timeout=timeout_ms, polling=50)
         state = page.evaluate(STATE)
         page.wait_for_timeout(300)  # the frames after the restore (card updates) settle
         scrolled = page.evaluate(SCROLL_BACK, [step, timeout_ms])
@@ -138,10 +137,27 @@ def _sample(context: Any, base_url: str, messages: int, *, mode: str, windowed: 
     finally:
         guard.page.close()
     gaps = sorted(scrolled["gaps"]) or [0.0]
-    return Sample(last_ms=state["last"], restored_ms=state["restored"], items=state["items"], elements=state["elements"], top_ms=scrolled["ms"],
+    return Sample(last_ms=state["last"], items=state["items"], elements=state["elements"], top_ms=scrolled["ms"],
                   frames=scrolled["frames"], max_gap=gaps[-1], p95_gap=gaps[int(0.95 * (len(gaps) - 1))],
-                  longest_task=scrolled["longest"] if scrolled["longest"] > scrolled["longestBefore"] else 0.0,
+                  longest_task=scrolled["longest"],
                   top_items=scrolled["items"])
+
+
+def _restore_only(context: Any, base_url: str, messages: int, *, mode: str, timeout_ms: int) -> float:
+    """The restore alone (`?chat=0`): ms from its start to the thread restored, on the page's clock."""
+    from pyclient.testing import PyclientPage
+
+    guard = PyclientPage(context.new_page())
+    try:
+        path = f"{PAGE}?n={messages}&chat=0&thread=bench-{time.monotonic_ns()}"
+        guard.open(base_url.rstrip("/") + path, timeout_ms, worker=mode == "worker",
+                   ready="document.documentElement.dataset.pyclient === 'ready'")
+        guard.page.wait_for_function("window.lastShown !== undefined", timeout=timeout_ms, polling=50)
+        restored = float(guard.page.evaluate("window.lastShown - window.restoreStart"))
+        guard.check()
+        return restored
+    finally:
+        guard.page.close()
 
 
 def run_window(playwright: Any, base_url: str, *, messages: int = 10_000, runs: int = 3,
@@ -159,6 +175,8 @@ def run_window(playwright: Any, base_url: str, *, messages: int = 10_000, runs: 
         context = browser.new_context(viewport={"width": 1000, "height": 900})
         for round_ in range(runs):
             for mode in modes:
+                results.restore_ms.setdefault(mode, []).append(
+                    _restore_only(context, base_url, messages, mode=mode, timeout_ms=timeout_ms))
                 for windowed in (True, False):
                     sample = _sample(context, base_url, messages, mode=mode, windowed=windowed, step=step,
                                      timeout_ms=timeout_ms)
@@ -179,7 +197,7 @@ def report_window(results: WindowResults) -> str:
              f"{'frames':>8}{'max gap':>9}{'p95 gap':>9}{'longest task':>14}",
              ]
     for (mode, windowed), samples in results.samples.items():
-        lines.append(f"{mode:<8}{'yes' if windowed else 'no':<10}{median(s.restored_ms for s in samples):>7.0f} ms"
+        lines.append(f"{mode:<8}{'yes' if windowed else 'no':<10}{median(results.restore_ms[mode]):>7.0f} ms"
                      f"{median(s.last_ms for s in samples):>9.0f} ms{median(s.items for s in samples):>8.0f}"
                      f"{median(s.elements for s in samples):>10.0f}{median(s.top_ms for s in samples):>9.0f} ms"
                      f"{median(s.frames for s in samples):>8.0f}{median(s.max_gap for s in samples):>6.0f} ms"

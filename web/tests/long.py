@@ -4,9 +4,9 @@
 `MemoryStore`: user questions ("question <i>") and Markdown answers, and every tenth question
 answered with a call of the page tool `lookup` (completed, its result in the history) before
 its text. The last message says "This is the last message.". `?windowed=0` makes the chat with
-`Chat(windowed=False)`. `window.restoreStart` is the page's `performance.now()` just before the
-chat is made (its restore starts there), `window.restored` when the thread is restored (the
-chat draws it next); long.html sets `window.lastShown` when the last message
+`Chat(windowed=False)`, `?chat=0` no chat: the thread is restored alone, and `window.lastShown`
+set when it is. `window.restoreStart` is the page's `performance.now()` just before the
+chat is made (its restore starts there); long.html sets `window.lastShown` when the last message
 is in the list. The agent is at `/agent` (a test's scripted agent). The page runs on the main
 thread and in a worker (`?pyclient-worker=1`): it reaches the page through `pyscript.window`.
 """
@@ -58,10 +58,12 @@ async def main():
     agent = Agent("long", url="/agent", client_tools=[lookup])
     window.restoreStart = window.performance.now()
     thread = agent.thread(thread_id=THREAD, store=store)
-    window.chat = Chat(thread, document.querySelector("#chat"), windowed=WINDOWED)
+    if params.get("chat") == "0":  # the restore alone: the floor under the chat's last screen
+        await thread.restore()
+        window.lastShown = window.performance.now()
+    else:
+        window.chat = Chat(thread, document.querySelector("#chat"), windowed=WINDOWED)
     document.documentElement.dataset.pyclient = "ready"
-    await thread.restore()   # the chat's own restore: this waits for it
-    window.restored = window.performance.now()
 
 
 asyncio.ensure_future(main())
