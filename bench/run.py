@@ -17,12 +17,16 @@ command exit 1. Each part prints its table and its targets ("met" / "MISSED"):
 5. blocking (bench/blocking.py): the page's main thread with the chat in a worker, on the main
    thread and bare PyScript (long tasks, timer delay, time to ready, answer time), on a second
    dev server with COOP/COEP; its fresh profiles are watched, not routed (routing turns the
-   HTTP cache off), and an outside request is recorded and cannot resolve.
+   HTTP cache off), and an outside request is recorded and cannot resolve;
+7. window (bench/window.py, issue 26): a restored thread of `--window-messages` messages in the
+   chat, windowed and not, on the main thread and in a worker: time to its last screen, the
+   list's nodes, frame gaps scrolling back to the top (its own dev server, worker pages on).
 
     python bench/run.py                                   # everything at full size (~10 min)
     python bench/run.py --only clients,dispatch --runs 5
     python bench/run.py --only clients --clients pyvalid,thread,chat --sizes 10000,40000
     python bench/run.py --only blocking --blocking-runs 5
+    python bench/run.py --only window --window-messages 10000 --window-runs 3
     python bench/run.py --sizes 200,800 --runs 1 --boot-runs 1 --dispatch 3 --rounds 20 --per-send 10 \
         --blocking-runs 1 --blocking-deltas 200   # tiny
 """
@@ -46,9 +50,10 @@ from bench.dispatch import report_dispatch, run_dispatch  # noqa: E402
 from bench.history import report_cpython, run_cpython  # noqa: E402
 from bench.longthread import report_long_thread, run_long_thread  # noqa: E402
 from bench.streams import Timeline, routes  # noqa: E402
+from bench.window import report_window, run_window  # noqa: E402
 from pyclient.testing import PyclientPage  # noqa: E402
 
-PARTS = ("boot", "clients", "dispatch", "long", "blocking", "saves")
+PARTS = ("boot", "clients", "dispatch", "long", "blocking", "saves", "window")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="text deltas of the blocking bench's streamed answer")
     parser.add_argument("--save-rounds", type=int, default=1_000,
                         help="round trips of the CPython memory and saves part (window: --per-send)")
+    parser.add_argument("--window-messages", type=int, default=10_000, help="messages of the window part's thread")
+    parser.add_argument("--window-runs", type=int, default=3, help="interleaved rounds of the window part")
     parser.add_argument("--timeout", type=float, default=600, help="seconds one sample may take")
     args = parser.parse_args(argv)
     parts = [part for part in args.only.split(",") if part]
@@ -127,6 +134,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             tables.append(report_blocking(blocking) + "\n\n" + report_frames(blocking))
             guard.outside += watch.outside
             guard.errors += watch.errors
+        if "window" in parts:  # each sample a guarded page of its own: a stray request fails it
+            from devserver.app import WEB
+            from pyclient.testing._worker_pages import WorkerPages
+
+            with ServerThread(WorkerPages(create_app(), WEB)) as pages:
+                tables.append(report_window(run_window(playwright, pages.url, messages=args.window_messages,
+                                                       runs=args.window_runs, timeout_ms=timeout_ms, log=log)))
     print(f"\n{'=' * 100}\n".join(tables))
     return exit_status(guard, started)
 

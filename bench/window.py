@@ -161,7 +161,7 @@ def _restore_only(context: Any, base_url: str, messages: int, *, mode: str, time
 
 
 def run_window(playwright: Any, base_url: str, *, messages: int = 10_000, runs: int = 3,
-               modes: Sequence[str] = ("main", "worker"), step: int = 1_500, timeout_ms: int = 600_000,
+               modes: Sequence[str] = ("main", "worker"), step: int = 3_000, timeout_ms: int = 600_000,
                log: Callable[[str], None] = lambda line: None) -> WindowResults:
     """Interleaved rounds of every (mode, windowed) pair on `base_url` (a dev server whose pages
     answer `?pyclient-worker=1`); each sample a fresh page in one browser."""
@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=10_000, help="messages of the restored thread")
     parser.add_argument("--runs", type=int, default=3, help="interleaved rounds (the table shows medians)")
     parser.add_argument("--modes", default="main,worker", help="main, worker or both, comma-separated")
-    parser.add_argument("--step", type=int, default=1_500, help="px the list is scrolled up each frame")
+    parser.add_argument("--step", type=int, default=3_000, help="px the list is scrolled up each frame")
     parser.add_argument("--timeout", type=float, default=600, help="seconds one sample may take")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
