@@ -113,6 +113,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
@@ -443,6 +444,7 @@ class Chat:
         held: float | None = None
         # One batch a frame, in a frame with no other full pass (a widened one reads the batch only).
         widened = False
+        started = time.perf_counter()
         if self._widen and not self._changes.full:
             self._widen = False
             widened = self._messages.window.widen()
@@ -470,6 +472,7 @@ class Chat:
         self._log.flush()
         if widened:  # after the action bars under the new bubbles: they are above it too
             release_scroll(self._list, held)
+            self._messages.window.drawn(time.perf_counter() - started)
         if self._follow and scroll:
             scroll_to_end(self._list, _FOLLOW_SLACK)
         if self._messages.pending or self._widen:

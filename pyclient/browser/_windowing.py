@@ -18,7 +18,9 @@ A chat made with `windowed=False` starts `whole`. Messages are only ever added t
 has seen, and new messages stream at its end as before. A history that shrank under the window
 (a snapshot) puts it back on its last `first` messages.
 
-The full pass after `widen()` reads only the batch taken in (`pass_messages` says so: its
+The chat times each batch's frame (`drawn()`) and sizes the next to the frame budget
+(`BUDGET`, at least `batch`, at most `MAX_BATCH`), so a fast page reaches the top of a long
+history in fewer frames than a slow one. The full pass after `widen()` reads only the batch taken in (`pass_messages` says so: its
 items go before all the others, `pyclient.browser._timeline.Timeline.place(front=True)`), so
 a batch costs what it holds, however many are shown. The chat widens the window by one batch
 a frame while its list is scrolled to within a screen of its top, and keeps the distance from
@@ -46,13 +48,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, TypeVar
 
-__all__ = ["BATCH", "FIRST", "HistoryWindow"]
+__all__ = ["BATCH", "BUDGET", "FIRST", "MAX_BATCH", "HistoryWindow"]
 
 FIRST = 60
 """Messages a long history shows first: the last few screens (a screen holds about ten)."""
 
 BATCH = 30
-"""Earlier messages made per frame while the person scrolls up (bench/window.py measures a frame's cost)."""
+"""Earlier messages made per frame at least while the person scrolls up (bench/window.py measures a frame's cost)."""
+
+MAX_BATCH = 300
+"""At most this many a frame: `drawn()` sizes the next batch to the frame budget."""
+
+BUDGET = 0.03
+"""Seconds a frame's batch should take to draw (the chat's card updates get as much)."""
 
 T = TypeVar("T")
 
@@ -76,6 +84,7 @@ class HistoryWindow:
         self.state: State = "unset" if windowed else "whole"
         self.start = 0
         self.taken = 0  # in `widening`: where the batch taken in ends (the previous `start`)
+        self._least = batch
 
     @property
     def earlier(self) -> bool:
@@ -105,6 +114,12 @@ class HistoryWindow:
         while end < min(len(history), self.taken + reach) and getattr(history[end], "role", "user") != "user":
             end += 1
         return history[self.start:end]
+
+    def drawn(self, seconds: float) -> None:
+        """The last batch took `seconds` to draw: the next is sized to take about `BUDGET`
+        (`batch` grows up to `MAX_BATCH` on a fast page, never below what it was made with)."""
+        taken = max(1, self.taken - self.start)
+        self.batch = max(self._least, min(MAX_BATCH, int(taken * BUDGET / max(seconds, 1e-4))))
 
     def widen(self) -> bool:
         """Take in `batch` earlier messages (the next full pass makes them); False when there
