@@ -78,7 +78,7 @@ SCROLL_BACK = """async ([step, timeoutMs]) => {
   const gaps = frames.slice(1).map((t, i) => t - frames[i]);
   const first = list.firstElementChild;
   return {ms: performance.now() - started, frames: frames.length, gaps,
-          reached: !!first && first.textContent.startsWith('question 0'),
+          reached: list.scrollTop === 0 && !!first && first.textContent.startsWith('question 0'),
           items: list.children.length, longest: longest()};
 }"""
 
