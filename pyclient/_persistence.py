@@ -179,7 +179,7 @@ class Persistence:
             if self.state is SaveState.LOADING:
                 self._move(SaveEvent.HOLD if held else SaveEvent.SHARE)
         if restored:
-            logger.info("pyclient: restored thread %s (%d messages)", machine.thread_id, len(machine.messages()))
+            logger.info("pyclient: restored thread %s (%d messages)", machine.thread_id, len(machine.history))
         self._summary.loaded(restored)
         self._loaded(restored)
         return restored

@@ -108,7 +108,8 @@ def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> InstalledWheel:
     wheel = next((tmp / "dist").glob("pyclient_agui-*.whl"))
     venv.create(tmp / "venv", with_pip=True)
     bin_dir = tmp / "venv" / "bin"
-    run(bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+    # No .pyc compiled for the hundreds of installed modules: the tests import a few of them.
+    run(bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
         f"{wheel}[server,testing]", cwd=tmp)
     return InstalledWheel(wheel, bin_dir)
 
