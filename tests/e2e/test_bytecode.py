@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .conftest import wait_ready
+from tests.e2e.conftest import wait_ready
 
 
 def test_pyclient_imports_compile_nothing_from_source(page, guard):
