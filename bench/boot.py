@@ -141,7 +141,8 @@ def report_boot(results: BootResults, load: tuple[float, float] | None = None) -
     lines = [f"boot, median of {runs} interleaved runs (Chromium, 127.0.0.1): navigation → ready "
              "(demo: tools registered, chat input enabled)"
              + (f"; load average {load[0]:.1f} → {load[1]:.1f}" if load else ""), "",
-             f"{'page':<34}{'cold':>10}{'warm':>10}{'cold bytes':>14}{'warm bytes':>12}"]
+             f"{'page':<34}{'cold':>10}{'warm':>10}{'cold bytes':>14}{'warm bytes':>12}   (bytes: the page's own "
+             "requests; a worker's, Pyodide and the wheels, are not in the page's timeline)"]
     for name, m in med.items():
         lines.append(f"{LABELS[name]:<34}{m['cold'] / 1000:>9.2f}s{m['warm'] / 1000:>9.2f}s"
                      f"{m['cold bytes'] / 1e6:>12.2f}MB{m['warm bytes'] / 1e6:>10.2f}MB")
