@@ -49,7 +49,7 @@ from email.parser import Parser
 from pathlib import Path
 from typing import Any
 
-from ._bytecode import BytecodeError, compile_for_pyodide
+from ._bytecode import STDLIB_ZIP, BytecodeError, compile_for_pyodide, pyc_name
 
 __all__ = [
     "ASSETS", "COI_WORKER", "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION",
@@ -327,9 +327,37 @@ def _bytecode(pyodide_dir: Path, lock_info: Mapping[str, Any], package: Path) ->
     sources = {path.relative_to(package.parent).as_posix(): path.read_bytes()
                for path in package_files(package) if path.suffix == ".py"}
     try:
-        return compile_for_pyodide(pyodide_dir, lock_info, sources)
+        tag, compiled = compile_for_pyodide(pyodide_dir, lock_info, sources)
     except BytecodeError as exc:
         raise BuildError(str(exc)) from exc
+    return {pyc_name(name, tag): data for name, data in compiled.items()}
+
+
+def _compile_stdlib(pyodide_dir: Path, lock_info: Mapping[str, Any]) -> None:
+    """Add each module's `.pyc` beside its source in `python_stdlib.zip` (where `zipimport` looks
+    first), unless it has them: npm's Pyodide ships the standard library as sources only, which
+    every boot compiled again (the sources stay, for tracebacks)."""
+    stdlib = pyodide_dir / "python_stdlib.zip"
+    with zipfile.ZipFile(stdlib) as zf:
+        entries = [(info, zf.read(info)) for info in zf.infolist()]
+    names = {info.filename for info, _ in entries}
+    sources = {info.filename: data for info, data in entries
+               if info.filename.endswith(".py") and info.filename + "c" not in names}
+    if not sources:
+        return
+    try:
+        _, compiled = compile_for_pyodide(pyodide_dir, lock_info, sources, root=STDLIB_ZIP)
+    except BytecodeError as exc:
+        raise BuildError(str(exc)) from exc
+    partial = stdlib.with_suffix(".zip.partial")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+        for info, data in entries:
+            zf.writestr(info, data)
+            if info.filename in compiled:
+                pyc = zipfile.ZipInfo(info.filename + "c", date_time=info.date_time)
+                pyc.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(pyc, compiled[info.filename])
+    partial.replace(stdlib)
 
 
 def _normalize(name: str) -> str:
@@ -443,6 +471,8 @@ def build(runtime: Path | None = None, *, package: Path = PACKAGE, force: bool =
             for wheel in Path(tmp).glob("*.whl"):
                 shutil.move(wheel, pyodide_dir / wheel.name)
     npm_lock = json.loads((cache / "npm-pyodide-lock.json").read_text())
+    with _step("compile the standard library with the runtime's Pyodide (Node.js), once"):
+        _compile_stdlib(pyodide_dir, npm_lock["info"])
     with _step("compile pyclient's modules with the runtime's Pyodide (Node.js)"):
         bytecode = _bytecode(pyodide_dir, npm_lock["info"], package)
     with _step(f"write the {DISTRIBUTION} wheel"):

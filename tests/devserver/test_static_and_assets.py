@@ -137,7 +137,7 @@ def test_changed_source_gives_a_new_wheel_and_lock(tmp_path, runtime, monkeypatc
 
 
 def test_wheel_carries_bytecode_for_every_module(runtime):
-    """The page compiles none of pyclient's modules (tests/e2e/test_bytecode.py checks it is used)."""
+    """The page compiles none of pyclient's modules (tests/e2e/test_bytecode_in_page.py checks it is used)."""
     wheel_path = next((runtime / "pyodide").glob("pyclient_agui-*.whl"))
     with zipfile.ZipFile(wheel_path) as wheel:
         names = set(wheel.namelist())
@@ -145,3 +145,12 @@ def test_wheel_carries_bytecode_for_every_module(runtime):
     assert "pyclient/browser/_chat.py" in sources
     for source in sources:
         assert pyc_name(source, "cpython-314") in names, source
+
+
+def test_stdlib_zip_has_bytecode_beside_each_source(runtime):
+    with zipfile.ZipFile(runtime / "pyodide" / "python_stdlib.zip") as stdlib:
+        names = set(stdlib.namelist())
+        header = stdlib.read("json/decoder.pyc")[:8]
+    sources = {name for name in names if name.endswith(".py")}
+    assert "json/decoder.py" in sources and all(name + "c" in names for name in sources)
+    assert header[2:4] == b"\r\n" and header[4:8] == (1).to_bytes(4, "little")  # a magic number; unchecked-hash

@@ -25,6 +25,6 @@ def test_without_node_the_error_says_to_install_it(monkeypatch, tmp_path):
 def test_a_broken_runtime_folder_is_named_with_node_output(tmp_path: Path):
     if _bytecode.shutil.which("node") is None:
         pytest.fail("this machine has no Node.js, which building the runtime needs")
-    with pytest.raises(BytecodeError, match=r"could not compile pyclient's modules \(exit 1\)") as info:
+    with pytest.raises(BytecodeError, match=r"could not compile Python for the page \(exit 1\)") as info:
         compile_for_pyodide(tmp_path, {}, {"pyclient/__init__.py": b""})
     assert "pyodide.mjs" in str(info.value)  # Node's own words: the file it did not find

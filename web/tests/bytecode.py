@@ -1,8 +1,10 @@
 """Imports pyclient (as the demo's boot does) and notes each module compiled from source on the way.
 
-tests/e2e/test_bytecode.py reads `<html data-compiled>` (site-packages paths, space-separated),
-`data-cached` (pyclient's bytecode file, if the import system found one) and `data-traceback`
-(a traceback through a pyclient function: its source line is shown, so the sources are still there).
+tests/e2e/test_bytecode_in_page.py reads `<html data-compiled>` (site-packages paths, space-separated),
+`data-cached` (pyclient's bytecode file, if the import system found one), `data-traceback`
+(a traceback through a pyclient function: its source line is shown, so the sources are still
+there), and the same for the standard library (`data-stdlib`: the file `json` came from, and
+`data-stdlib-traceback`).
 
 ```python
 # runs in the page only: web/tests/bytecode.html
@@ -33,9 +35,17 @@ try:
     pyclient.client_tool(42)
 except Exception:
     shown = traceback.format_exc()
+import json  # noqa: E402  (from the standard library's zip)
+
+try:
+    json.loads("{")
+except ValueError:
+    shown_stdlib = traceback.format_exc()
 
 root = document.documentElement
 root.dataset.compiled = " ".join(sorted(compiled))
 root.dataset.cached = pyclient.__spec__.cached or ""
 root.dataset.traceback = shown
+root.dataset.stdlib = json.__file__
+root.dataset.stdlibTraceback = shown_stdlib
 root.dataset.pyclient = "ready"

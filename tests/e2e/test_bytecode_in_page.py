@@ -1,4 +1,5 @@
-"""pyclient's modules reach the page as bytecode: importing pyclient compiles none of them from source."""
+"""pyclient's modules and the standard library reach the page as bytecode: importing pyclient compiles
+none of them from source, and tracebacks still show their lines."""
 
 from __future__ import annotations
 
@@ -17,4 +18,8 @@ def test_pyclient_imports_compile_nothing_from_source(page, guard):
     # The sources are still there: a traceback through pyclient shows its lines.
     assert "site-packages/pyclient/_tools.py" in data["traceback"]
     assert "raise ConfigurationError(" in data["traceback"], data["traceback"]
+    # The standard library: zipimport took json's .pyc beside its source, which tracebacks show.
+    assert data["stdlib"] == "/lib/python314.zip/json/__init__.pyc"
+    assert 'File "/lib/python314.zip/json/decoder.py"' in data["stdlibTraceback"]
+    assert "obj, end = self.scan_once(s, idx)" in data["stdlibTraceback"], data["stdlibTraceback"]
     assert not guard.outside
