@@ -21,6 +21,7 @@ the page cost what the main-thread page does not pay).
 
     python bench/boot.py            # 5 runs of each
     python bench/boot.py --runs 9
+    python bench/boot.py --against /tmp/runtime-before   # and the pages on another runtime, same rounds
 
 `run_boot(playwright, base_url)` and `report_boot(results)` are what `bench/run.py` uses.
 """
@@ -116,13 +117,22 @@ BootResults = dict[str, list[tuple[Load, Load]]]
 def run_boot(playwright: Any, base_url: str, *, runs: int = 5,
              log: Callable[[str], None] = lambda line: None) -> BootResults:
     """`runs` interleaved cold+warm samples of each page, after one throwaway load (the server's gzip cache)."""
-    results: BootResults = {name: [] for name in PAGES}
-    sample(playwright, base_url + PAGES["demo"])
+    return run_servers(playwright, {"": base_url}, runs=runs, log=log)[""]
+
+
+def run_servers(playwright: Any, bases: dict[str, str], *, runs: int = 5,
+                log: Callable[[str], None] = lambda line: None) -> dict[str, BootResults]:
+    """`run_boot` on several servers (label → URL: runtimes before and after a change) in the same rounds."""
+    results: dict[str, BootResults] = {tag: {name: [] for name in PAGES} for tag in bases}
+    for base in bases.values():
+        sample(playwright, base + PAGES["demo"])
     for run in range(runs):
-        for name, path in PAGES.items():
-            results[name].append(sample(playwright, base_url + path))
-            cold, warm = results[name][-1]
-            log(f"boot {run + 1}/{runs} {name:11}: cold {cold.ready:7.0f} ms  warm {warm.ready:7.0f} ms")
+        for tag, base in bases.items():
+            for name, path in PAGES.items():
+                results[tag][name].append(sample(playwright, base + path))
+                cold, warm = results[tag][name][-1]
+                log(f"boot {run + 1}/{runs} {tag}{' ' if tag else ''}{name:11}: "
+                    f"cold {cold.ready:7.0f} ms  warm {warm.ready:7.0f} ms")
     return results
 
 
@@ -173,6 +183,9 @@ def report_boot(results: BootResults, load: tuple[float, float] | None = None) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="samples of each page (default 5)")
+    parser.add_argument("--against", type=Path, metavar="RUNTIME",
+                        help="also serve the pages from this runtime folder (another build: before a change), "
+                             "sampled in the same rounds")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -183,10 +196,17 @@ def main() -> None:
 
     build()
     load = os.getloadavg()[0]
+    log = lambda line: print(line, file=sys.stderr)  # noqa: E731
     with ServerThread(create_app()) as server, sync_playwright() as playwright:
-        results = run_boot(playwright, server.url, runs=args.runs, log=lambda line: print(line, file=sys.stderr))
-    print()
-    print(report_boot(results, (load, os.getloadavg()[0])))
+        if args.against is None:
+            tables = run_servers(playwright, {"": server.url}, runs=args.runs, log=log)
+        else:
+            with ServerThread(create_app(runtime=args.against)) as other:
+                tables = run_servers(playwright, {f"runtime {args.against}": other.url, "this checkout's runtime": server.url},
+                                     runs=args.runs, log=log)
+    for title, table in tables.items():
+        print()
+        print((f"{title}:\n" if title else "") + report_boot(table, (load, os.getloadavg()[0])))
 
 
 if __name__ == "__main__":
