@@ -8,11 +8,13 @@ A page must install everything from its own server, never from a CDN, so this ga
   included) and pyclient's own wheel (distribution `pyclient-agui`, the name pages list in
   their config's `"packages"`), written from the files of the pyclient being run (an
   installed wheel or a checkout alike),
-- a `pyodide-lock.json` that lists exactly those wheels with the sha256 of each file served.
+- a `pyodide-lock.json` that lists exactly those wheels with the sha256 of each file served,
+- bytecode for the page (`_bytecode`): pyclient's wheel and the standard library's zip carry
+  `.pyc` files compiled by this Pyodide under Node.js, so no boot compiles their modules again.
 
 The build is idempotent: a stamp records its inputs (versions, requirements, a hash of
 pyclient's files) and a re-run with nothing changed returns at once. Building needs `npm`
-and `pip` with access to their registries; the result goes to a per-user cache
+and `pip` with access to their registries (and `node`, which npm brings); the result goes to a per-user cache
 (`default_runtime_dir()`, or the folder named by `PYCLIENT_RUNTIME_DIR`). Each step is
 logged (logger "pyclient", INFO) with its time; `BuildError` says in its first line what
 failed and how to fix it.
@@ -43,11 +45,13 @@ import tempfile
 import time
 import tomllib
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from email.parser import Parser
 from pathlib import Path
 from typing import Any
+
+from ._bytecode import STDLIB_ZIP, BytecodeError, compile_for_pyodide, pyc_name
 
 __all__ = [
     "ASSETS", "COI_WORKER", "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION",
@@ -195,6 +199,7 @@ def _inputs(package: Path) -> dict[str, Any]:
         "native": NATIVE_WHEELS,
         "pure": PURE_WHEELS,
         "pyclient": _source_hash(package),
+        "bytecode": "unchecked-hash",  # the wheel carries .pyc (runtimes built before it did are rebuilt)
     }
 
 
@@ -270,8 +275,10 @@ def _pip_download(dest: Path) -> None:
     _run(*common, *PURE_WHEELS)
 
 
-def _build_pyclient_wheel(dest: Path, package: Path, source_hash: str) -> Path:
-    """Write pyclient's pure-Python wheel by hand, from the package's own files.
+def _build_pyclient_wheel(dest: Path, package: Path, source_hash: str,
+                          bytecode: Mapping[str, bytes] | None = None) -> Path:
+    """Write pyclient's pure-Python wheel by hand, from the package's own files (and `bytecode`:
+    wheel path of a `.pyc` → its bytes, `compile_for_pyodide`'s, so the page compiles nothing).
 
     Why not `pip wheel`: it takes seconds, needs the project's source tree (an installed
     pyclient has none), and cannot put the source hash in the version. The hash in the file
@@ -279,11 +286,14 @@ def _build_pyclient_wheel(dest: Path, package: Path, source_hash: str) -> Path:
     wheel against a new lock.
     """
     base_version, summary, requires_dist = _metadata(package)
+    if bytecode:  # another file for the same sources: a browser holding the wheel without it must not reuse it
+        source_hash = hashlib.sha256((source_hash + "".join(sorted(bytecode))).encode()).hexdigest()
     version = f"{base_version.split('+')[0]}+g{source_hash[:10]}"
     dist_info = f"{WHEEL_PREFIX}{version}.dist-info"
     files: dict[str, bytes] = {}
     for path in package_files(package):
         files[path.relative_to(package.parent).as_posix()] = path.read_bytes()
+    files.update(bytecode or {})
     requires = "".join(f"Requires-Dist: {dep}\n" for dep in requires_dist)
     files[f"{dist_info}/METADATA"] = (
         f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version}\n"
@@ -312,6 +322,44 @@ def _build_pyclient_wheel(dest: Path, package: Path, source_hash: str) -> Path:
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, data)
     return wheel
+
+
+def _bytecode(pyodide_dir: Path, lock_info: Mapping[str, Any], package: Path) -> dict[str, bytes]:
+    """The `.pyc` of each of pyclient's modules, compiled by the runtime's Pyodide (`compile_for_pyodide`)."""
+    sources = {path.relative_to(package.parent).as_posix(): path.read_bytes()
+               for path in package_files(package) if path.suffix == ".py"}
+    try:
+        tag, compiled = compile_for_pyodide(pyodide_dir, lock_info, sources)
+    except BytecodeError as exc:
+        raise BuildError(str(exc)) from exc
+    return {pyc_name(name, tag): data for name, data in compiled.items()}
+
+
+def _compile_stdlib(pyodide_dir: Path, lock_info: Mapping[str, Any]) -> None:
+    """Add each module's `.pyc` beside its source in `python_stdlib.zip` (where `zipimport` looks
+    first), unless it has them: npm's Pyodide ships the standard library as sources only, which
+    every boot compiled again (the sources stay, for tracebacks)."""
+    stdlib = pyodide_dir / "python_stdlib.zip"
+    with zipfile.ZipFile(stdlib) as zf:
+        entries = [(info, zf.read(info)) for info in zf.infolist()]
+    names = {info.filename for info, _ in entries}
+    sources = {info.filename: data for info, data in entries
+               if info.filename.endswith(".py") and info.filename + "c" not in names}
+    if not sources:
+        return
+    try:
+        _, compiled = compile_for_pyodide(pyodide_dir, lock_info, sources, root=STDLIB_ZIP)
+    except BytecodeError as exc:
+        raise BuildError(str(exc)) from exc
+    partial = stdlib.with_suffix(".zip.partial")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+        for info, data in entries:
+            zf.writestr(info, data)
+            if info.filename in compiled:
+                pyc = zipfile.ZipInfo(info.filename + "c", date_time=info.date_time)
+                pyc.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(pyc, compiled[info.filename])
+    partial.replace(stdlib)
 
 
 def _normalize(name: str) -> str:
@@ -424,10 +472,15 @@ def build(runtime: Path | None = None, *, package: Path = PACKAGE, force: bool =
             _pip_download(Path(tmp))
             for wheel in Path(tmp).glob("*.whl"):
                 shutil.move(wheel, pyodide_dir / wheel.name)
+    npm_lock = json.loads((cache / "npm-pyodide-lock.json").read_text())
+    with _step("compile the standard library with the runtime's Pyodide (Node.js), once"):
+        _compile_stdlib(pyodide_dir, npm_lock["info"])
+    with _step("compile pyclient's modules with the runtime's Pyodide (Node.js)"):
+        bytecode = _bytecode(pyodide_dir, npm_lock["info"], package)
     with _step(f"write the {DISTRIBUTION} wheel"):
-        _build_pyclient_wheel(pyodide_dir, package, inputs["pyclient"])
+        _build_pyclient_wheel(pyodide_dir, package, inputs["pyclient"], bytecode)
     with _step("write pyodide-lock.json"):
-        _write_lock(pyodide_dir, json.loads((cache / "npm-pyodide-lock.json").read_text()))
+        _write_lock(pyodide_dir, npm_lock)
     stamp.write_text(json.dumps(inputs))
     logger.info("runtime built in %.1f s", time.perf_counter() - started)
     return runtime

@@ -8,6 +8,7 @@ import hashlib
 import json
 import shutil
 import time
+import zipfile
 from pathlib import Path
 
 import httpx
@@ -17,6 +18,8 @@ from devserver import assets
 from devserver.app import create_app
 from devserver.background import ServerThread
 from devserver.static import MIN_GZIP_SIZE
+from pyclient.server import _runtime
+from pyclient.server._bytecode import pyc_name
 
 
 @pytest.fixture(scope="module")
@@ -115,12 +118,39 @@ def test_changed_source_gives_a_new_wheel_and_lock(tmp_path, runtime, monkeypatc
     lock_before = (copy / "pyodide" / "pyodide-lock.json").read_text()
 
     (root / "pyclient" / "_errors.py").write_text((root / "pyclient" / "_errors.py").read_text() + "\n# changed\n")
-    started = time.perf_counter()
+    # Only pyclient's wheel and the lock are rebuilt: nothing is downloaded.
+    monkeypatch.setattr(_runtime, "_npm_pack", lambda *args: pytest.fail("npm pack on a pyclient change"))
+    monkeypatch.setattr(_runtime, "_pip_download", lambda *args: pytest.fail("pip download on a pyclient change"))
     assets.build(copy, package=root / "pyclient")
-    elapsed = time.perf_counter() - started
     after = {p.name for p in (copy / "pyodide").glob("pyclient_agui-*.whl")}
     assert len(after) == 1 and after != before  # the old wheel is gone, the new one has a new name
     lock = json.loads((copy / "pyodide" / "pyodide-lock.json").read_text())
     assert lock["packages"]["pyclient-agui"]["file_name"] == next(iter(after))
     assert (copy / "pyodide" / "pyodide-lock.json").read_text() != lock_before
-    assert elapsed < 5.0  # only pyclient's wheel and the lock were rebuilt, nothing downloaded
+    with zipfile.ZipFile(copy / "pyodide" / next(iter(after))) as wheel:
+        compiled = wheel.read("pyclient/__pycache__/_errors.cpython-314.pyc")
+        assert b"# changed" in wheel.read("pyclient/_errors.py")
+    # Bytecode of the changed source: unchecked-hash (flags 0b01), and not the old file's.
+    with zipfile.ZipFile(next((runtime / "pyodide").glob("pyclient_agui-*.whl"))) as unchanged:
+        old_compiled = unchanged.read("pyclient/__pycache__/_errors.cpython-314.pyc")
+    assert compiled[4:8] == (1).to_bytes(4, "little") and compiled[8:16] != old_compiled[8:16]
+
+
+def test_wheel_carries_bytecode_for_every_module(runtime):
+    """The page compiles none of pyclient's modules (tests/e2e/test_bytecode_in_page.py checks it is used)."""
+    wheel_path = next((runtime / "pyodide").glob("pyclient_agui-*.whl"))
+    with zipfile.ZipFile(wheel_path) as wheel:
+        names = set(wheel.namelist())
+    sources = {name for name in names if name.endswith(".py")}
+    assert "pyclient/browser/_chat.py" in sources
+    for source in sources:
+        assert pyc_name(source, "cpython-314") in names, source
+
+
+def test_stdlib_zip_has_bytecode_beside_each_source(runtime):
+    with zipfile.ZipFile(runtime / "pyodide" / "python_stdlib.zip") as stdlib:
+        names = set(stdlib.namelist())
+        header = stdlib.read("json/decoder.pyc")[:8]
+    sources = {name for name in names if name.endswith(".py")}
+    assert "json/decoder.py" in sources and all(name + "c" in names for name in sources)
+    assert header[2:4] == b"\r\n" and header[4:8] == (1).to_bytes(4, "little")  # a magic number; unchecked-hash
