@@ -78,6 +78,8 @@ __all__ = ["FRAME_BUDGET", "MessageList", "text_of"]
 FRAME_BUDGET = 0.03
 """Seconds of card updates one frame may take; the rest waits for the next frame."""
 
+_AT_LEAST = 4  # cards a frame makes, and updates, however long they take: every frame gets on
+
 
 def text_of(message: Message) -> str:
     """The text an assistant's bubble shows of `message`: its content, or its text parts (a
@@ -111,6 +113,10 @@ class MessageList:
         self._bubbles: dict[str, Bubble] = {}      # message id -> its bubble
         self._thoughts: dict[str, Thinking] = {}   # reasoning message id -> its "Thinking" section
         self._cards: dict[str, Card] = {}          # tool call id -> its card
+        # Calls a full pass left without a card: call id -> name, group, and the key of the item
+        # it goes after (the one before it in the history: its card is made next to it).
+        self._unmade: dict[str, tuple[str, str | None, str | None]] = {}
+        self._placing = False                      # cards a full pass left were made: place them
         self._bars: dict[str, ApprovalBar] = {}    # tool call id -> its approval bar
         self._asks: dict[str, InterruptCard] = {}  # interrupt id -> its card
         self._activities = ActivityCards(self._timeline)  # activity message id -> its card
@@ -143,8 +149,8 @@ class MessageList:
 
     @property
     def pending(self) -> bool:
-        """Card updates are left for the next frame."""
-        return bool(self._changes.calls)
+        """Cards to make or update, or a full pass, are left for the next frame."""
+        return bool(self._changes.calls) or self._changes.full
 
     def bubble_nodes(self) -> dict[str, Any]:
         """Each bubble's `<li>` by message id, in history order (the action bars go under them)."""
@@ -161,30 +167,37 @@ class MessageList:
     def draw(self, budget: float = FRAME_BUDGET) -> None:
         """Apply what changed: nodes first (in history order), then card updates for up to
         `budget` seconds (what is left waits: `pending`), then the notices."""
-        started = time.perf_counter()
+        deadline = time.perf_counter() + budget
         self._renderers.clear()
         changes = self._changes
         full = changes.full
         if full:
             changes.full = False
-            self._reconcile()
+            self._reconcile(deadline)
             self.reconciled += 1
-        else:
-            if changes.messages:
-                self._update_messages()
-            for call_id in changes.calls:
-                if call_id not in self._cards and call_id in changes.names:
-                    self._card(call_id, changes.names[call_id], changes.owners.get(call_id))
+        elif changes.messages:
+            self._update_messages()
         changes.messages.clear()
-        self._update_cards(started + budget)
+        self._update_cards(deadline)
         self._groups.refresh()
         self._update_interrupts(full)
         self._show_notices()
 
-    def _reconcile(self) -> None:
+    def _reconcile(self, deadline: float) -> None:
         """Everything: every message and call in history order, nodes made or moved as needed;
-        the cards that may have changed are queued for `_update_cards`."""
+        the cards that may have changed are queued for `_update_cards`. Cards are made until
+        `deadline` (`time.perf_counter()`); past it, the calls still without one are queued, and
+        `_update_cards` makes them in the next frames, in call order, at the end of their list;
+        once all are made, another full pass puts them in their place (items that came
+        meanwhile, a follow-up answer, go after them): a thousand new calls are made over
+        frames, never in one long task."""
         thread = self.thread
+        clock = time.perf_counter
+        made = 0
+        unmade = self._unmade
+        unmade.clear()
+        self._placing = False
+        last: dict[str | None, str] = {}  # group -> the key kept last in it
         streaming = self._changes.streaming
         queued = self._changes.calls
         interrupted = set(thread.interrupted_messages)
@@ -197,7 +210,8 @@ class MessageList:
             if role == "tool":
                 continue
             if role == "activity":  # its card is in the conversation's list (ActivityCards puts it there)
-                groups.keep(self._activities.show(message, thread), None, None)  # type: ignore[arg-type]
+                last[None] = self._activities.show(message, thread)  # type: ignore[arg-type]
+                groups.keep(last[None], None, None)
                 continue
             key = "m:" + message.id
             sub = getattr(message, "subagent_run_id", None)
@@ -207,6 +221,7 @@ class MessageList:
                     thought = self._thought(message.id, sub)
                     thought.update(text_of(message), streaming=message.id in streaming)
                     groups.keep(key, thought.node, sub)
+                    last[sub] = key
                     thinking.append(thought)
                 continue
             text = text_of(message) if role == "assistant" else ""
@@ -216,6 +231,7 @@ class MessageList:
                 seen.add(key)
                 bubble = self._bubble(message.id, role, sub)
                 groups.keep(key, bubble.node, sub)
+                last[sub] = key
                 if role == "user":
                     bubble.show_content(message.content)
                 else:
@@ -229,8 +245,16 @@ class MessageList:
                 seen.add(key)
                 card = self._cards.get(call.id)
                 if card is None:
+                    if unmade or made >= _AT_LEAST and clock() > deadline:
+                        # Made by _update_cards in the next frames, in order, each after the one before.
+                        unmade[call.id] = (call.function.name, sub, last.get(sub))
+                        last[sub] = key
+                        queued[call.id] = None
+                        continue
+                    made += 1
                     card = self._card(call.id, call.function.name, sub)
                 groups.keep(key, card.node, sub)
+                last[sub] = key
                 if card.status not in TERMINAL:
                     queued[call.id] = None
                 if message.id in interrupted:
@@ -302,15 +326,31 @@ class MessageList:
                 thinking.append(thought)
 
     def _update_cards(self, deadline: float) -> None:
-        """Update the queued cards, in order, until `deadline` (`time.perf_counter()`)."""
-        queued = self._changes.calls
+        """Update the queued cards, in order, until `deadline` (`time.perf_counter()`); a
+        queued call with no card yet gets one (at the end of its list: a new call is the
+        newest item), unless a full pass is left for the next frame, which makes it in its place."""
+        changes = self._changes
+        queued = changes.calls
+        clock = time.perf_counter
         done = 0
         for call_id in list(queued):
+            if done >= _AT_LEAST and clock() > deadline:
+                return
+            if call_id not in self._cards:
+                if changes.full:
+                    continue  # the full pass of the next frame makes it, in its place
+                if call_id in self._unmade:
+                    name, sub, after = self._unmade[call_id]
+                    self._card(call_id, name, sub, after=after)
+                    self._placing = True
+                elif call_id in changes.names:
+                    self._card(call_id, changes.names[call_id], changes.owners.get(call_id))
+            done += 1
             del queued[call_id]
             self._update_card(call_id)
-            done += 1
-            if done % 4 == 0 and time.perf_counter() > deadline:
-                return
+        if self._placing and not self._unmade:
+            changes.full = True  # all made: the next frame's pass puts them in their place
+            self._placing = False
 
     def _bubble(self, message_id: str, role: str, sub: str | None = None) -> Bubble:
         bubble = self._bubbles.get(message_id)
@@ -326,9 +366,10 @@ class MessageList:
             self._groups.put("m:" + message_id, thought.node, sub)
         return thought
 
-    def _card(self, call_id: str, name: str, sub: str | None = None) -> Card:
+    def _card(self, call_id: str, name: str, sub: str | None = None, *, after: str | None = None) -> Card:
+        self._unmade.pop(call_id, None)
         card = self._cards[call_id] = Card(call_id, name)
-        self._groups.put("c:" + call_id, card.node, sub)
+        self._groups.put("c:" + call_id, card.node, sub, after=after)
         _fold(list(self._thoughts.values()))  # a call: the answer started
         return card
 
