@@ -393,6 +393,10 @@ class Chat:
                 scroll_to_end(self._list, _FOLLOW_SLACK)
         elif command == "download-log":
             self._log.download()
+        elif command == "show-all":  # a huge argument or result: the rest of it (`_preview`)
+            card = target.closest(".pyclient-tool")
+            if card:
+                self._messages.show_all(str(card.dataset.toolCallId), str(target.dataset.part))
         elif command in BAR_COMMANDS:  # a message's action bar (trusted clicks only)
             holder = target.closest("[data-message-id]")
             self._bars.click(command, trusted=bool(event.isTrusted),

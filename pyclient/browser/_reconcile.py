@@ -160,6 +160,12 @@ class MessageList:
         """The approval bar of a call, while it awaits approval."""
         return self._bars.get(call_id)
 
+    def show_all(self, call_id: str, part: str) -> None:
+        """Show the whole arguments (`part` "args") or result ("result") of a call's card."""
+        card = self._cards.get(call_id)
+        if card is not None:
+            card.show_all(part)
+
     def form(self, interrupt_id: str) -> InterruptCard | None:
         """The card of an interrupt, once it has one."""
         return self._asks.get(interrupt_id)
