@@ -123,7 +123,7 @@ import js
 
 from ._attachment_rules import send_refusal
 from ._attachments import Attachments, Held
-from ._changes import Changes
+from ._changes import Changes, marked_id
 from ._document import dom_node, scroll_to_end
 from ._commands import Commands
 from ._eventlog import EventLog
@@ -278,7 +278,7 @@ class Chat:
         self._follow = True
         self._disposed = False
         self._frames = FrameScheduler(self, "_flush")
-        # The class and message id of the text delta marked last (see _on_event); None once
+        # The class and message or call id of the delta marked last (see _on_event); None once
         # anything else happened since.
         self._marked_type: type | None = None
         self._marked: str | None = None
@@ -416,8 +416,8 @@ class Chat:
         # Only marks: the DOM is written once per frame (see _changes). Kept short: it runs for
         # every event of every stream.
         self._log.add(event)
-        if type(event) is self._marked_type and getattr(event, "message_id", None) == self._marked:
-            return  # the same message's delta again, nothing else in between: already marked
+        if type(event) is self._marked_type and marked_id(event) == self._marked:
+            return  # the same message's (or call's) delta again, nothing else in between: already marked
         marked = self._changes.event(event)
         self._marked_type, self._marked = (type(event), marked) if marked is not None else (None, None)
         self._frames.request()  # once: it returns at once while a frame is pending

@@ -6,13 +6,17 @@ list, once per animation frame:
 - `full`: every message and tool call of the history, in order (`_reconcile()`): a bubble per
   user message (its text and files) and per assistant message with text
   (`pyclient.browser._bubbles`), a card per
-  tool call (`pyclient.browser._cards`), made when new, updated in place, moved only when
+  tool call (`pyclient.browser._cards`), made when new (until the frame's `budget` is spent:
+  the calls left are queued, and made in the next frames, each after the item before it),
+  updated in place, moved only when
   the history was reordered (a snapshot, a restore: `pyclient.browser._timeline`), dropped
   when gone; each card not yet terminal is queued for an update;
-- else only the bubbles of the messages whose text changed, and the cards of new calls (so
-  they appear in call order);
-- then the queued cards, for up to `budget` seconds (`FRAME_BUDGET` a frame); the rest waits
-  for the next frame (`pending`), so a thousand calls finishing at once never freeze the page;
+- else only the bubbles of the messages whose text changed;
+- then the queued cards, made (a new call's card, at the end of its list: so they appear in
+  call order) or updated, for up to `budget` seconds (`FRAME_BUDGET` a frame); the rest waits
+  for the next frame (`pending`), so a thousand calls starting or finishing at once never
+  freeze the page (the frame's budget includes the pass, so a frame of a thousand new calls
+  makes those that fit: 4 at least);
 - then the interrupt cards (`pyclient.browser._interrupt_cards`) of the AG-UI interrupts
   marked (or all of them, in a full pass): made when an interrupt is first seen open (or
   changes while the chat shows the thread), after the last item of the list then, which is
