@@ -40,7 +40,7 @@ __all__ = ["Frozen"]
 class Frozen:
     """The first `len(frozen)` messages of one history, as JSON (see the module docstring)."""
 
-    __slots__ = ("wire", "_index", "_streamed", "_models")
+    __slots__ = ("wire", "_index", "_streamed", "_models", "_calls")
 
     def __init__(self) -> None:
         self.wire = Wire()
@@ -50,6 +50,9 @@ class Frozen:
         # reads the whole history on each full redraw, and parsing thousands of messages each
         # frame blocked the page for seconds. A thread nobody reads keeps none.
         self._models: list[Message | None] = []
+        # An assistant message's calls by id, made on the first lookup in it: a card per call of
+        # a message with 1,000 calls looked each up by scanning them (twice), 500,000 compares.
+        self._calls: dict[int, dict[str, ToolCall]] = {}
 
     def __len__(self) -> int:
         return len(self.wire)
@@ -98,7 +101,18 @@ class Frozen:
         if position < 0:
             return None
         model = self.model(position)
+        if tag == "c":
+            return (position, model) if ident in self._calls_of(position) else None
         return (position, model) if _confirms(tag, ident, model) else None
+
+    def _calls_of(self, position: int) -> dict[str, ToolCall]:
+        """The calls of the message at `position` by id (the last with each id: a later run may
+        have used one again in the same message)."""
+        calls = self._calls.get(position)
+        if calls is None:
+            model = self.model(position)
+            calls = self._calls[position] = {call.id: call for call in getattr(model, "tool_calls", None) or ()}
+        return calls
 
     def position(self, message_id: str) -> int:
         """Where the message with this id is, or -1."""
@@ -122,11 +136,7 @@ class Frozen:
 
     def tool_call(self, call_id: str) -> ToolCall | None:
         found = self._found("c", call_id)
-        if found is None:
-            return None
-        calls: list[ToolCall] = found[1].tool_calls
-        # The last with the id: a later run may have used it again in the same message.
-        return next(call for call in reversed(calls) if call.id == call_id)
+        return None if found is None else self._calls_of(found[0])[call_id]
 
     def tool_result(self, call_id: str) -> ToolMessage | None:
         found = self._found("a", call_id)
@@ -165,12 +175,12 @@ class Frozen:
         self.wire.cut(position)
         del self._streamed[position:]
         del self._models[position:]
+        for at in [at for at in self._calls if at >= position]:
+            del self._calls[at]
         return thawed
 
 
 def _confirms(tag: str, ident: str, model: Any) -> bool:
     if tag == "m":
         return bool(model.id == ident)
-    if tag == "c":
-        return any(call.id == ident for call in getattr(model, "tool_calls", None) or ())
     return bool(model.role == "tool" and model.tool_call_id == ident)

@@ -8,7 +8,10 @@ and the result are in collapsible `<details>` (the arguments open while they str
 for approval). Streamed arguments are appended to the text already shown, so a long argument
 costs linear time; once complete they are shown once more, formatted (up to `FORMAT_MAX`
 characters: longer ones stay as they streamed, and so do arguments that are not JSON or that
-`pyclient._json.loads` refuses, nested too deep to parse). Arguments, results and errors are untrusted
+`pyclient._json.loads` refuses, nested too deep to parse). Arguments or a result longer than
+`PREVIEW_CHARS` show their first part and a "Show all N characters" button (`show_all()`;
+`pyclient.browser._preview`): a megabyte laid out again as each delta came took 250–800 ms
+a frame. Arguments, results and errors are untrusted
 text: written as text nodes with bidi controls and zero-width characters made visible (`pyclient.browser._visible`).
 
 The files of a result (`part.media`: what a client tool returned, or a server's result with
@@ -56,7 +59,8 @@ from .._json import loads
 from ._document import dom_node
 from ._media_nodes import media_list
 from ._mirror import MirrorElement, MirrorNode
-from ._nodes import append_visible, el, set_visible
+from ._nodes import append_visible, el
+from ._preview import Preview
 
 if TYPE_CHECKING:
     from .._media import Media
@@ -192,6 +196,8 @@ class Card:
         self._result_box = node.lastElementChild
         self._result_summary = self._result_box.firstElementChild
         self._result = self._result_box.lastElementChild
+        self._args_view = Preview(self._args, "args")      # huge ones: the first part, the rest on request
+        self._result_view = Preview(self._result, "result")
         self.status = ""
         self.bar_status: str | None = None
         self.bar: Any = None
@@ -233,13 +239,14 @@ class Card:
             self._render(renderer, part)
 
     def _show_arguments(self, arguments: str, *, streaming: bool) -> None:
+        view = self._args_view
         if streaming or not arguments:
             if self._args_final or not arguments.startswith(self._shown_args):
-                set_visible(self._args, arguments)  # replaced (a snapshot), not extended
+                view.set(arguments)  # replaced (a snapshot), not extended
                 self._args_final = False
             elif len(arguments) > len(self._shown_args):
                 # A delta: append only the new part, so a long argument costs linear time.
-                append_visible(self._args, arguments[len(self._shown_args):])
+                view.extend(arguments)
             self._shown_args = arguments
             return
         if self._args_final and arguments == self._shown_args:
@@ -247,12 +254,12 @@ class Card:
         if len(arguments) > FORMAT_MAX and not self._args_final and arguments.startswith(self._shown_args):
             # Complete but long: left as it streamed (its rest appended). Formatting would parse
             # and write it again, and lay it all out afresh: ~0.3 s for a megabyte.
-            append_visible(self._args, arguments[len(self._shown_args):])
+            view.extend(arguments)
             self._shown_args = arguments
             self._args_final = True
             return
         # Complete: shown once more, formatted.
-        set_visible(self._args, _formatted_arguments(arguments))
+        view.set(_formatted_arguments(arguments))
         self._shown_args = arguments
         self._args_final = True
 
@@ -277,7 +284,7 @@ class Card:
             output = part.output
             text = output if isinstance(output, str) else formatted(output)
             self._result_summary.textContent = "Result"
-        set_visible(self._result, text)
+        self._result_view.set(text)
         # A result that is only files (`-> Image`) has no text to open.
         self._result_box.hidden = not text and bool(part.media)
 
@@ -289,6 +296,11 @@ class Card:
             # Beside the result's text, not inside its <details>: an image is there to be seen.
             self._files = _result_files(media)
             self._result_box.after(self._files)
+
+    def show_all(self, part: str) -> None:
+        """Show the whole arguments (`part` "args") or result ("result"), not their first
+        `PREVIEW_CHARS` characters only (`pyclient.browser._preview`)."""
+        (self._args_view if part == "args" else self._result_view).show_all()
 
     # -- the button bar (approvals, interrupted calls) ------------------------------------------
 

@@ -55,24 +55,25 @@ from .._listeners import ThreadEvent
 from ._active_steps import ActiveSteps
 
 if TYPE_CHECKING:
-    from ag_ui.core import TextMessageContentEvent
+    from ag_ui.core import TextMessageContentEvent, ToolCallArgsEvent
 
     from .._records import RunEnd
 
-__all__ = ["Changes", "When"]
+__all__ = ["Changes", "When", "marked_id"]
 
 When = Literal["frame", "now", "closed"]
 
 _TEXT_CONTENT: type[TextMessageContentEvent] | None = None
+_CALL_ARGS: type[ToolCallArgsEvent] | None = None
 
 
 def _text_content() -> type[TextMessageContentEvent]:
     # ag_ui.core is imported on first use (`pyclient._events.event_adapter`): a Chat exists
     # before it is, and an event only after.
-    global _TEXT_CONTENT
-    from ag_ui.core import TextMessageContentEvent
+    global _TEXT_CONTENT, _CALL_ARGS
+    from ag_ui.core import TextMessageContentEvent, ToolCallArgsEvent
 
-    _TEXT_CONTENT = TextMessageContentEvent
+    _TEXT_CONTENT, _CALL_ARGS = TextMessageContentEvent, ToolCallArgsEvent
     return _TEXT_CONTENT
 
 
@@ -127,16 +128,23 @@ class Changes:
     def event(self, payload: Any) -> str | None:
         """Mark what an AG-UI event changed (`thread.subscribe_events`); draw at the next frame.
 
-        Returns the message id of a text delta (`TEXT_MESSAGE_CONTENT`), else None: until the
-        chat draws or another change or event comes, more deltas of that message would mark
-        nothing new, and the chat need not pass them on.
+        Returns the message id of a text delta (`TEXT_MESSAGE_CONTENT`) or the call id of an
+        argument delta (`TOOL_CALL_ARGS`), else None: until the chat draws or another change or
+        event comes, more deltas of that message or call would mark nothing new, and the chat
+        need not pass them on (`marked_id(event)` reads the id of a delta).
         """
-        if type(payload) is (_TEXT_CONTENT or _text_content()):  # most events, by far: the fast path
+        kind = type(payload)
+        if kind is (_TEXT_CONTENT or _text_content()):  # most events, by far: the fast path
             self._by_id = True
             message_id: str = payload.message_id
             self.messages[message_id] = None
             self.streaming.add(message_id)
             return message_id
+        if kind is _CALL_ARGS:  # a long argument's deltas: the same, for its card
+            self._by_id = True
+            call_id: str = payload.tool_call_id
+            self.calls[call_id] = None
+            return call_id
         self._event(payload)
         return None
 
@@ -221,6 +229,11 @@ class Changes:
         self.streaming.clear()
         self.steps.clear()  # however the run ended, no step of it is open any more
         return "now"
+
+
+def marked_id(event: Any) -> str:
+    """The id a delta that `Changes.event` returned an id for marks: its message's or its call's."""
+    return event.message_id if type(event) is _TEXT_CONTENT else event.tool_call_id
 
 
 def _invalid(kind: str, event: UnknownEvent) -> str:

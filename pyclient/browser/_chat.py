@@ -44,9 +44,11 @@ mark what changed (`pyclient.browser._changes`: a message id for a text delta, a
 id for a `TOOL_CALL_*` event or a call's status, an interrupt id for an `"interrupt"`
 change, "everything" for anything else), and one
 animation frame applies it (`pyclient.browser._reconcile`), updating nodes in place in
-history order; card updates take at most `FRAME_BUDGET` seconds a frame, the rest waits for
-the next. A timer stands in for the frame in a hidden tab, and the chat applies everything
-at once when the run stops, so the final state is always shown. Clicks and keys become
+history order; making and updating cards takes at most `FRAME_BUDGET` seconds a frame, the
+rest waits for the next (a thousand parallel calls appear over frames, in call order). A timer
+stands in for the frame in a hidden tab, and the chat draws at once when the run stops: all of
+it in a hidden tab (or a worker), so the final state is always shown; a frame's budget on a
+page the person sees, the rest in the next frames. Clicks and keys become
 commands on the thread (`pyclient.browser._commands`: send, rerun, stop, answer a call or
 an interrupt), and
 the status line and the form's buttons follow the thread (`pyclient.browser._status`; the
@@ -118,10 +120,11 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
+import js
 
 from ._attachment_rules import send_refusal
 from ._attachments import Attachments, Held
-from ._changes import Changes
+from ._changes import Changes, marked_id
 from ._document import dom_node, hold_scroll, release_scroll, scroll_to_end
 from ._commands import Commands
 from ._eventlog import EventLog
@@ -132,6 +135,7 @@ from ._state_view import StateView
 from ._status import run_view
 from ._steps import StepLine
 from ._stylesheet import install_stylesheet
+from ._window import IN_WORKER
 from ._windowing import HistoryWindow
 
 if TYPE_CHECKING:
@@ -148,6 +152,12 @@ logger = logging.getLogger("pyclient")
 _FOLLOW_SLACK = 24
 
 _ids = itertools.count(1)
+
+
+def _page_visible() -> bool:
+    """The page is shown (its frames run); False in a hidden tab, and in a worker (the page
+    applies the worker's changes in one batch whatever it draws a frame)."""
+    return not IN_WORKER and str(js.document.visibilityState) == "visible"
 
 
 def _attribute(node: Any, name: str) -> str | None:
@@ -275,7 +285,7 @@ class Chat:
         self._follow = True
         self._disposed = False
         self._frames = FrameScheduler(self, "_flush")
-        # The class and message id of the text delta marked last (see _on_event); None once
+        # The class and message or call id of the delta marked last (see _on_event); None once
         # anything else happened since.
         self._marked_type: type | None = None
         self._marked: str | None = None
@@ -393,6 +403,10 @@ class Chat:
                 scroll_to_end(self._list, _FOLLOW_SLACK)
         elif command == "download-log":
             self._log.download()
+        elif command == "show-all":  # a huge argument or result: the rest of it (`_preview`)
+            card = target.closest(".pyclient-tool")
+            if card:
+                self._messages.show_all(str(card.dataset.toolCallId), str(target.dataset.part))
         elif command in BAR_COMMANDS:  # a message's action bar (trusted clicks only)
             holder = target.closest("[data-message-id]")
             self._bars.click(command, trusted=bool(event.isTrusted),
@@ -412,8 +426,8 @@ class Chat:
         # Only marks: the DOM is written once per frame (see _changes). Kept short: it runs for
         # every event of every stream.
         self._log.add(event)
-        if type(event) is self._marked_type and getattr(event, "message_id", None) == self._marked:
-            return  # the same message's delta again, nothing else in between: already marked
+        if type(event) is self._marked_type and marked_id(event) == self._marked:
+            return  # the same message's (or call's) delta again, nothing else in between: already marked
         marked = self._changes.event(event)
         self._marked_type, self._marked = (type(event), marked) if marked is not None else (None, None)
         self._frames.request()  # once: it returns at once while a frame is pending
@@ -426,11 +440,12 @@ class Chat:
         elif when == "closed":
             self.dispose()
         else:
-            # The run is over: show its final state now, all of it, frame or no frame (a hidden
-            # tab). Scrolling waits for the next frame: it reads the list's height, which would
-            # lay the page out here, in the run's task, on top of the frame's own layout.
+            # The run is over: show its final state now, frame or no frame (a hidden tab); on a
+            # page the person sees, what takes more than a frame's budget (a thousand new cards)
+            # comes in the next frames. Scrolling waits for the next frame: it reads the list's
+            # height, which would lay the page out here, in the run's task, on top of the frame's.
             self._frames.cancel()
-            self._flush(budget=float("inf"), scroll=False)
+            self._flush(budget=FRAME_BUDGET if _page_visible() else float("inf"), scroll=False)
             self._frames.request()
 
     # -- drawing -------------------------------------------------------------------------

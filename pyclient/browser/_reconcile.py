@@ -7,13 +7,17 @@ list, once per animation frame:
   screens of a long history, `pyclient.browser._windowing`), in order (`_reconcile()`): a bubble per
   user message (its text and files) and per assistant message with text
   (`pyclient.browser._bubbles`), a card per
-  tool call (`pyclient.browser._cards`), made when new, updated in place, moved only when
+  tool call (`pyclient.browser._cards`), made when new (until the frame's `budget` is spent:
+  the calls left are queued, and made in the next frames, each after the item before it),
+  updated in place, moved only when
   the history was reordered (a snapshot, a restore: `pyclient.browser._timeline`), dropped
   when gone; each card not yet terminal is queued for an update;
-- else only the bubbles of the messages whose text changed, and the cards of new calls (so
-  they appear in call order);
-- then the queued cards, for up to `budget` seconds (`FRAME_BUDGET` a frame); the rest waits
-  for the next frame (`pending`), so a thousand calls finishing at once never freeze the page;
+- else only the bubbles of the messages whose text changed;
+- then the queued cards, made (a new call's card, at the end of its list: so they appear in
+  call order) or updated, for up to `budget` seconds (`FRAME_BUDGET` a frame); the rest waits
+  for the next frame (`pending`), so a thousand calls starting or finishing at once never
+  freeze the page (the frame's budget includes the pass, so a frame of a thousand new calls
+  makes those that fit: 4 at least);
 - then the interrupt cards (`pyclient.browser._interrupt_cards`) of the AG-UI interrupts
   marked (or all of them, in a full pass): made when an interrupt is first seen open (or
   changes while the chat shows the thread), after the last item of the list then, which is
@@ -80,6 +84,8 @@ __all__ = ["FRAME_BUDGET", "MessageList", "text_of"]
 FRAME_BUDGET = 0.03
 """Seconds of card updates one frame may take; the rest waits for the next frame."""
 
+_AT_LEAST = 4  # cards a frame makes, and updates, however long they take: every frame gets on
+
 
 def text_of(message: Message) -> str:
     """The text an assistant's bubble shows of `message`: its content, or its text parts (a
@@ -117,6 +123,10 @@ class MessageList:
         self._bubbles: dict[str, Bubble] = {}      # message id -> its bubble
         self._thoughts: dict[str, Thinking] = {}   # reasoning message id -> its "Thinking" section
         self._cards: dict[str, Card] = {}          # tool call id -> its card
+        # Calls a full pass left without a card: call id -> name, group, and the key of the item
+        # it goes after (the one before it in the history: its card is made next to it).
+        self._unmade: dict[str, tuple[str, str | None, str | None]] = {}
+        self._placing = False                      # cards a full pass left were made: place them
         self._bars: dict[str, ApprovalBar] = {}    # tool call id -> its approval bar
         self._asks: dict[str, InterruptCard] = {}  # interrupt id -> its card
         self._activities = ActivityCards(self._timeline)  # activity message id -> its card
@@ -149,8 +159,8 @@ class MessageList:
 
     @property
     def pending(self) -> bool:
-        """Card updates are left for the next frame."""
-        return bool(self._changes.calls)
+        """Cards to make or update, or a full pass, are left for the next frame."""
+        return bool(self._changes.calls) or self._changes.full
 
     def bubble_nodes(self) -> dict[str, Any]:
         """Each bubble's `<li>` by message id, in history order (the action bars go under them)."""
@@ -160,6 +170,12 @@ class MessageList:
         """The approval bar of a call, while it awaits approval."""
         return self._bars.get(call_id)
 
+    def show_all(self, call_id: str, part: str) -> None:
+        """Show the whole arguments (`part` "args") or result ("result") of a call's card."""
+        card = self._cards.get(call_id)
+        if card is not None:
+            card.show_all(part)
+
     def form(self, interrupt_id: str) -> InterruptCard | None:
         """The card of an interrupt, once it has one."""
         return self._asks.get(interrupt_id)
@@ -167,30 +183,37 @@ class MessageList:
     def draw(self, budget: float = FRAME_BUDGET) -> None:
         """Apply what changed: nodes first (in history order), then card updates for up to
         `budget` seconds (what is left waits: `pending`), then the notices."""
-        started = time.perf_counter()
+        deadline = time.perf_counter() + budget
         self._renderers.clear()
         changes = self._changes
         full = changes.full
         if full:
             changes.full = False
-            self._reconcile()
+            self._reconcile(deadline)
             self.reconciled += 1
-        else:
-            if changes.messages:
-                self._update_messages()
-            for call_id in changes.calls:
-                if call_id not in self._cards and call_id in changes.names:
-                    self._card(call_id, changes.names[call_id], changes.owners.get(call_id))
+        elif changes.messages:
+            self._update_messages()
         changes.messages.clear()
-        self._update_cards(started + budget)
+        self._update_cards(deadline)
         self._groups.refresh()
         self._update_interrupts(full)
         self._show_notices()
 
-    def _reconcile(self) -> None:
+    def _reconcile(self, deadline: float) -> None:
         """Everything: every message and call in history order, nodes made or moved as needed;
-        the cards that may have changed are queued for `_update_cards`."""
+        the cards that may have changed are queued for `_update_cards`. Cards are made until
+        `deadline` (`time.perf_counter()`); past it, the calls still without one are queued, and
+        `_update_cards` makes them in the next frames, in call order, at the end of their list;
+        once all are made, another full pass puts them in their place (items that came
+        meanwhile, a follow-up answer, go after them): a thousand new calls are made over
+        frames, never in one long task."""
         thread = self.thread
+        clock = time.perf_counter
+        made = 0
+        unmade = self._unmade
+        unmade.clear()
+        self._placing = False
+        last: dict[str | None, str] = {}  # group -> the key kept last in it
         streaming = self._changes.streaming
         queued = self._changes.calls
         interrupted = set(thread.interrupted_messages)
@@ -205,7 +228,8 @@ class MessageList:
             if role == "tool":
                 continue
             if role == "activity":  # its card is in the conversation's list (ActivityCards puts it there)
-                groups.keep(self._activities.show(message, thread), None, None)  # type: ignore[arg-type]
+                last[None] = self._activities.show(message, thread)  # type: ignore[arg-type]
+                groups.keep(last[None], None, None)
                 continue
             key = "m:" + message.id
             sub = getattr(message, "subagent_run_id", None)
@@ -215,6 +239,7 @@ class MessageList:
                     thought = self._thought(message.id, sub)
                     thought.update(text_of(message), streaming=message.id in streaming)
                     groups.keep(key, thought.node, sub)
+                    last[sub] = key
                     thinking.append(thought)
                 continue
             text = text_of(message) if role == "assistant" else ""
@@ -224,6 +249,7 @@ class MessageList:
                 seen.add(key)
                 bubble = self._bubble(message.id, role, sub)
                 groups.keep(key, bubble.node, sub)
+                last[sub] = key
                 if role == "user":
                     bubble.show_content(message.content)
                 else:
@@ -237,8 +263,16 @@ class MessageList:
                 seen.add(key)
                 card = self._cards.get(call.id)
                 if card is None:
+                    if unmade or made >= _AT_LEAST and clock() > deadline:
+                        # Made by _update_cards in the next frames, in order, each after the one before.
+                        unmade[call.id] = (call.function.name, sub, last.get(sub))
+                        last[sub] = key
+                        queued[call.id] = None
+                        continue
+                    made += 1
                     card = self._card(call.id, call.function.name, sub)
                 groups.keep(key, card.node, sub)
+                last[sub] = key
                 if card.status not in TERMINAL:
                     queued[call.id] = None
                 if message.id in interrupted:
@@ -310,15 +344,31 @@ class MessageList:
                 thinking.append(thought)
 
     def _update_cards(self, deadline: float) -> None:
-        """Update the queued cards, in order, until `deadline` (`time.perf_counter()`)."""
-        queued = self._changes.calls
+        """Update the queued cards, in order, until `deadline` (`time.perf_counter()`); a
+        queued call with no card yet gets one (at the end of its list: a new call is the
+        newest item), unless a full pass is left for the next frame, which makes it in its place."""
+        changes = self._changes
+        queued = changes.calls
+        clock = time.perf_counter
         done = 0
         for call_id in list(queued):
+            if done >= _AT_LEAST and clock() > deadline:
+                return
+            if call_id not in self._cards:
+                if changes.full:
+                    continue  # the full pass of the next frame makes it, in its place
+                if call_id in self._unmade:
+                    name, sub, after = self._unmade[call_id]
+                    self._card(call_id, name, sub, after=after)
+                    self._placing = True
+                elif call_id in changes.names:
+                    self._card(call_id, changes.names[call_id], changes.owners.get(call_id))
+            done += 1
             del queued[call_id]
             self._update_card(call_id)
-            done += 1
-            if done % 4 == 0 and time.perf_counter() > deadline:
-                return
+        if self._placing and not self._unmade:
+            changes.full = True  # all made: the next frame's pass puts them in their place
+            self._placing = False
 
     def _bubble(self, message_id: str, role: str, sub: str | None = None) -> Bubble:
         bubble = self._bubbles.get(message_id)
@@ -334,9 +384,10 @@ class MessageList:
             self._groups.put("m:" + message_id, thought.node, sub)
         return thought
 
-    def _card(self, call_id: str, name: str, sub: str | None = None) -> Card:
+    def _card(self, call_id: str, name: str, sub: str | None = None, *, after: str | None = None) -> Card:
+        self._unmade.pop(call_id, None)
         card = self._cards[call_id] = Card(call_id, name)
-        self._groups.put("c:" + call_id, card.node, sub)
+        self._groups.put("c:" + call_id, card.node, sub, after=after)
         _fold(list(self._thoughts.values()))  # a call: the answer started
         return card
 

@@ -124,10 +124,10 @@ class Groups:
             self.main.add("g:" + subagent_run_id, group.node)
         return group.timeline
 
-    def put(self, key: str, node: Any, subagent_run_id: str | None) -> None:
-        """Add a new item to its list (at its end)."""
+    def put(self, key: str, node: Any, subagent_run_id: str | None, *, after: str | None = None) -> None:
+        """Add a new item to its list: at its end, or after the item `after` when that list has it."""
         timeline = self.timeline(subagent_run_id)
-        timeline.add(key, node)
+        timeline.add(key, node, after=after)
         self._homes[key] = timeline
 
     def begin(self, *, front: bool = False) -> None:

@@ -98,18 +98,26 @@ class Timeline:
         """The key of the last item that is not a notice, or None when there is none."""
         return next((key for key in reversed(self._order) if key not in self._notices), None)
 
-    def add(self, key: str, node: Any) -> None:
-        """Append a new item (a later `place()` moves it if history says otherwise)."""
+    def add(self, key: str, node: Any, *, after: str | None = None) -> None:
+        """Add a new item at the end, or after the item `after` (and its notices) when it is
+        there (a later `place()` moves it if history says otherwise)."""
         self._nodes[key] = node
-        self.node.append(node)
-        self._order.append(key)
+        if after is None:
+            self.node.append(node)
+            self._order.append(key)
+        else:
+            self._insert(key, node, after)
 
     def add_notice(self, key: str, node: Any, *, after: str | None) -> None:
         """Insert a notice after the item `after` (and the notices already there), or at the end."""
         self._notices[key] = after
         self._nodes[key] = node
+        self._insert(key, node, after)
+
+    def _insert(self, key: str, node: Any, after: str | None) -> None:
         if after is not None and after in self._nodes:
-            position = self._order.index(after) + 1
+            order = self._order
+            position = len(order) - order[::-1].index(after)  # from the end: new items go near it
             while position < len(self._order) and self._order[position] in self._notices:
                 position += 1
         else:
@@ -157,8 +165,10 @@ class Timeline:
                 self.node.append(self._nodes[key])
         elif earlier := _moved_to_front(self._order, expected):  # made at the end, they go first
             self.node.prepend(*(self._nodes[key] for key in earlier))
-        else:  # a snapshot changed the history: move what stays, drop what went
-            for key in expected:
+        else:  # a snapshot changed the history: move what stays (after what is in place), drop what went
+            same = next((i for i, (a, b) in enumerate(zip(expected, self._order, strict=False)) if a != b),
+                        min(len(expected), count))
+            for key in expected[same:]:
                 self.node.append(self._nodes[key])
             kept = set(expected)
             gone = [key for key in self._order if key not in kept]

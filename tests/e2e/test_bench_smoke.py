@@ -107,6 +107,8 @@ def test_the_chat_bench_runs_at_tiny_sizes(page, bench_url):
         assert case.label in table
     assert "text, 200 deltas" in table and "20 parallel calls" in table and "20 KB args in 200 deltas" in table
     assert "t200 / t50: thread" in table and "chat ≤ 1.3× thread" in table
+    assert "longest frame on the chat path while 20 cards appear ≤ 200 ms" in table
+    assert all(s.longest_task >= 0 and s.longest_render >= 0 for samples in results.samples.values() for s in samples)
 
 
 def test_the_clients_table_compares_all_six_clients_on_the_same_stream(page, bench_url):

@@ -809,6 +809,11 @@ def test_thirty_thousand_deep_arguments_shown_in_a_card_with_no_page_error(page,
 
 def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, chat_page, record_property):
     open_chat(chat_page)
+    # The number of cards at each animation frame: they are made over frames, not in one task.
+    page.evaluate("""() => { window.cardCounts = [];
+        const count = () => { const n = document.querySelectorAll('.pyclient-tool').length;
+            window.cardCounts.push(n); if (n < 1000) requestAnimationFrame(count); };
+        requestAnimationFrame(count); }""")
     started = time.perf_counter()
     send(page, "many 1000")
     worst = 0.0
@@ -835,6 +840,13 @@ def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, ch
     expect(page.locator(".pyclient-assistant").last).to_have_text("done: 1000 results")
     ids = page.locator(".pyclient-tool").evaluate_all("cards => cards.map(c => c.dataset.toolCallId)")
     assert ids == [f"tick-{i}" for i in range(1000)]  # in call order, each once
+    partial = {n for n in page.evaluate("window.cardCounts") if 0 < n < 1000}
+    assert len(partial) >= 2, partial  # frames showed some of the cards, then more: made over frames
+    # The answer that followed the calls comes after all their cards, though it came before the last were made.
+    items = page.locator(".pyclient-messages > li").evaluate_all(
+        "items => items.map(li => li.dataset.toolCallId || li.className)")
+    assert [i for i, item in enumerate(items) if "pyclient-assistant" in item] == [len(items) - 1]
+    assert items.index("tick-999") == len(items) - 2
 
 
 @pytest.mark.parametrize("size", [1_000_000])
@@ -847,6 +859,16 @@ def test_a_megabyte_argument_in_ten_thousand_deltas(page, chat_page, size):
     wait_idle(page)
     elapsed = time.perf_counter() - started
     print(f"1 MB argument in 10,000 deltas: shown and answered in {elapsed:.2f} s")
-    shown = page.locator(".pyclient-tool-args").evaluate("e => e.textContent.match(/x{1000,}/)[0].length")
+    # Its first 100,000 characters (`pyclient.browser._preview.PREVIEW_CHARS`), and a button that brings the rest.
+    args = page.locator(".pyclient-tool-args")
+    assert args.evaluate("e => e.textContent.length") == 100_000
+    more = page.locator(".pyclient-tool .pyclient-show-all[data-part=args]")
+    expect(more).to_have_text(re.compile(r"^Show all [\d,]+ characters$"))
+    total = int(more.text_content().split()[2].replace(",", ""))
+    assert size < total < size + 100  # the whole argument's JSON
+    page.locator(".pyclient-tool .pyclient-tool-args-box > summary").click()  # closed once the call ran
+    more.click()
+    expect(more).to_be_hidden()
+    shown = args.evaluate("e => e.textContent.match(/x{1000,}/)[0].length")
     assert shown == size
     assert elapsed < 30

@@ -3,7 +3,11 @@
 // the longest gap between setTimeout(0) ticks and between animation frames: how long the page
 // could not respond. The chat path ends when the chat's element shows every expected text
 // (and `marks` distinct "done#<i>#" results); only its text is read, never its classes, so any
-// Chat that renders the thread's text and results qualifies.
+// Chat that renders the thread's text and results qualifies. PerformanceObservers record the
+// longest task on the main thread during the sample (the browser's "longtask" entries: 50 ms
+// and longer; 0 when none was) and the longest rendering step of a frame ("long-animation-frame"
+// entries, from their renderStart to their end: the animation-frame callbacks, where a Chat
+// draws, then style, layout and paint; 0 when no frame took 50 ms).
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,6 +47,20 @@ window.measure = async ({ url, text, chat, needles, marks, timeoutMs }) => {
   };
   setTimeout(tick, 0);
   requestAnimationFrame(frame);
+  let longest = 0;
+  let longestFrame = 0;
+  const note = (entries) => {
+    for (const entry of entries) {
+      if (entry.entryType === "longtask") longest = Math.max(longest, entry.duration);
+      else if (entry.renderStart > 0) {
+        longestFrame = Math.max(longestFrame, entry.startTime + entry.duration - entry.renderStart);
+      }
+    }
+  };
+  const tasks = new PerformanceObserver((list) => note(list.getEntries()));
+  tasks.observe({ type: "longtask" });
+  const frames = new PerformanceObserver((list) => note(list.getEntries()));
+  frames.observe({ type: "long-animation-frame" });
 
   const started = performance.now();
   let error = null;
@@ -64,6 +82,13 @@ window.measure = async ({ url, text, chat, needles, marks, timeoutMs }) => {
     error = String(exc);
   }
   running = false;
+  await sleep(0);  // the last task's entry is queued after it ends
+  note(tasks.takeRecords());
+  note(frames.takeRecords());
+  tasks.disconnect();
+  frames.disconnect();
+  gaps.task = longest;
+  gaps.render = longestFrame;
   const summary = JSON.parse(await window.bench.summary(id));
   summary.shown_in_dom = shows(element, needles, marks);
   await window.bench.dispose(id);
