@@ -33,6 +33,7 @@ import json
 import statistics
 import time
 import tracemalloc
+from array import array
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -74,8 +75,10 @@ class _Server:
     def __init__(self, rounds: int) -> None:
         self.count = 0
         self.finished_at = 0.0
-        self.dispatch: list[float] = []
-        self.body_sizes: list[int] = []
+        # Preallocated: lists would grow by an int or a float object per request, which the
+        # memory pass (tracemalloc) would count as the thread's (about 170 B a round trip).
+        self.dispatch = array("d", bytes(8 * rounds))
+        self.body_sizes = array("q", bytes(16 * rounds))
         self.transport = _Transport(self.handle)
         self.calls = [self._call(i) for i in range(rounds)]
         self.texts = [self._text(i) for i in range(rounds)]
@@ -84,9 +87,9 @@ class _Server:
         now = time.perf_counter()
         n = self.count
         self.count += 1
-        self.body_sizes.append(len(request.body))
+        self.body_sizes[n] = len(request.body)
         if n % 2:  # the follow-up: it arrived `now`, the call's run ended at `finished_at`
-            self.dispatch.append(now - self.finished_at)
+            self.dispatch[n // 2] = now - self.finished_at
             return self.texts[n // 2]
         head, last = self.calls[n // 2]
         server = self
@@ -123,23 +126,28 @@ class _Server:
         )
 
 
-async def _run(rounds: int, memory: bool, store: bool = False) -> dict[str, Any]:
+async def _run(rounds: int, memory: bool, store: bool = False, collect_at: tuple[int, ...] = ()) -> dict[str, Any]:
+    """`collect_at`: after these round trips (counted from 1), a full collection before memory is
+    read: what is kept, not the cyclic garbage that happens to wait for the collector (up to
+    ~200 B a round trip either way, depending on where its thresholds fall)."""
     server = _Server(rounds)
     agent = Agent("bench", "http://127.0.0.1/agent", client_tools=[bench_echo], transport=server.transport,
                   platform=Platform())
     thread = agent.thread(thread_id="t", store=MemoryStore() if store else None)
-    times: list[float] = []
-    sizes: list[int] = []
+    times = array("d", bytes(8 * rounds))  # preallocated, as the server's figures
+    sizes = array("q", bytes(8 * rounds))
     gc.collect()
     if memory:
         tracemalloc.start()
     for i in range(rounds):
         start = time.perf_counter()
         await thread.send(f"call the tool with {i}")
-        times.append(time.perf_counter() - start)
+        times[i] = time.perf_counter() - start
         assert thread.run_status == "idle", thread.error
         if memory:
-            sizes.append(tracemalloc.get_traced_memory()[0])
+            if i + 1 in collect_at:
+                gc.collect()
+            sizes[i] = tracemalloc.get_traced_memory()[0]
     if memory:
         tracemalloc.stop()
     assert len(thread.messages) == 4 * rounds
@@ -173,7 +181,7 @@ def main() -> None:
     print(f"  request body at the end: {bodies[-1]:,} bytes "
           f"(+{(bodies[-1] - bodies[-1 - 2 * window]) / window:,.0f} bytes per round trip)")
     if args.memory:
-        result = asyncio.run(_run(rounds, memory=True))
+        result = asyncio.run(_run(rounds, memory=True, collect_at=(window, rounds)))
         sizes, bodies = result["sizes"], result["bodies"]
         span = rounds - window
         growth = (sizes[-1] - sizes[window - 1]) / span
@@ -261,9 +269,9 @@ def run_cpython(rounds: int = 1_000, window: int = 100, memory_rounds: int = 600
     from pyclient import FileStore
 
     out: dict[str, Any] = {"rounds": rounds, "window": window}
-    result = asyncio.run(_run(memory_rounds, memory=True))
-    sizes, bodies = result["sizes"], result["bodies"]
     start = min(100, memory_rounds // 4)
+    result = asyncio.run(_run(memory_rounds, memory=True, collect_at=(start, memory_rounds)))
+    sizes, bodies = result["sizes"], result["bodies"]
     span = memory_rounds - start
     out["memory"] = (sizes[-1] - sizes[start - 1]) / span
     out["json"] = (bodies[-1] - bodies[2 * start - 1]) / span

@@ -14,6 +14,8 @@ command exit 1. Each part prints its table and its targets ("met" / "MISSED"):
 6. memory and saves (bench/history.py, CPython, no browser): memory kept per round trip
    against the history's JSON bytes (tracemalloc), and a round trip at 1,000 against one at
    the start with no store, MemoryStore, FileStore and a save/load-only store (issue 26);
+   saves-idb (bench/saves_idb.py): the same in Chromium, IndexedDbStore beside MemoryStore in
+   one page;
 5. blocking (bench/blocking.py): the page's main thread with the chat in a worker, on the main
    thread and bare PyScript (long tasks, timer delay, time to ready, answer time), on a second
    dev server with COOP/COEP; its fresh profiles are watched, not routed (routing turns the
@@ -49,11 +51,12 @@ from bench.clients import CLIENTS, report_clients, run_clients  # noqa: E402
 from bench.dispatch import report_dispatch, run_dispatch  # noqa: E402
 from bench.history import report_cpython, run_cpython  # noqa: E402
 from bench.longthread import report_long_thread, run_long_thread  # noqa: E402
+from bench.saves_idb import report_saves_idb, run_saves_idb  # noqa: E402
 from bench.streams import Timeline, routes  # noqa: E402
 from bench.window import report_window, run_window  # noqa: E402
 from pyclient.testing import PyclientPage  # noqa: E402
 
-PARTS = ("boot", "clients", "dispatch", "long", "blocking", "saves", "window")
+PARTS = ("boot", "clients", "dispatch", "long", "blocking", "saves", "saves-idb", "window")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="text deltas of the blocking bench's streamed answer")
     parser.add_argument("--save-rounds", type=int, default=1_000,
                         help="round trips of the CPython memory and saves part (window: --per-send)")
+    parser.add_argument("--idb-rounds", type=int, default=1_000,
+                        help="round trips of the IndexedDB saves part, per store (window: --per-send)")
     parser.add_argument("--window-messages", type=int, default=10_000, help="messages of the window part's thread")
     parser.add_argument("--window-runs", type=int, default=3, help="interleaved rounds of the window part")
     parser.add_argument("--timeout", type=float, default=600, help="seconds one sample may take")
@@ -123,6 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 tables.append(report_long_thread(run_long_thread(
                     page, server.url, timeline, rounds=args.rounds, per_send=args.per_send,
                     window=min(args.per_send, args.rounds), timeout_ms=timeout_ms, log=log)))
+            if "saves-idb" in parts:
+                tables.append(report_saves_idb(run_saves_idb(
+                    page, server.url, rounds=args.idb_rounds, window=min(args.per_send, args.idb_rounds // 2),
+                    log=log)))
         finally:
             browser.close()
         if "blocking" in parts:

@@ -228,6 +228,8 @@ class Calls(Mapping[str, Call]):
                 ))
             else:
                 call.tool = tool
+                if call.name == tool.name:
+                    call.name = tool.name  # the same text: the event's own copy is not kept a call
                 self.move(call, CallEvent.PENDING)
 
     def apply_restore_rules(self, idempotent: set[str]) -> None:

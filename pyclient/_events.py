@@ -78,11 +78,15 @@ def event_adapter() -> TypeAdapter[BaseEvent]:
     global _EVENT_ADAPTER, _KNOWN_TYPES, _TEXT_CONTENT
     if _EVENT_ADAPTER is None:
         from ag_ui.core import Event, EventType, TextMessageContentEvent
-        from pydantic import TypeAdapter  # pydantic.main and its schema machinery, on first use too
+        from pydantic import ConfigDict, TypeAdapter  # pydantic.main and its schema machinery, on first use too
 
         _KNOWN_TYPES = frozenset(member.value for member in EventType)
         _TEXT_CONTENT = TextMessageContentEvent
-        _EVENT_ADAPTER = TypeAdapter(Event)
+        # Keys only: pydantic-core's cache of string values (16,384 of them, process-wide) kept
+        # every id and argument an event brought until it filled, about 0.9 MB that looked like
+        # 300 B kept per tool round trip; an id repeated by a long answer's deltas costs a new
+        # short string instead, freed with its event (decoding is as fast either way).
+        _EVENT_ADAPTER = TypeAdapter(Event, config=ConfigDict(cache_strings="keys"))
     return _EVENT_ADAPTER
 
 

@@ -48,8 +48,9 @@ class Frozen:
         self._streamed = bytearray()  # 1: message i was assembled from events (not given as a model)
         # The models readers asked for, kept once built (as a live entry keeps its own): the chat
         # reads the whole history on each full redraw, and parsing thousands of messages each
-        # frame blocked the page for seconds. A thread nobody reads keeps none.
-        self._models: list[Message | None] = []
+        # frame blocked the page for seconds. A thread nobody reads keeps none (by position: a
+        # list would keep a slot a message).
+        self._models: dict[int, Message] = {}
         # An assistant message's calls by id, made on the first lookup in it: a card per call of
         # a message with 1,000 calls looked each up by scanning them (twice), 500,000 compares.
         self._calls: dict[int, dict[str, ToolCall]] = {}
@@ -70,7 +71,6 @@ class Frozen:
         position = len(self.wire)
         self.wire.add(fragment)
         self._streamed.append(1 if streamed else 0)
-        self._models.append(None)
         index = self._index
         index.set("m", message_id, position)
         for call_id in call_ids:
@@ -84,7 +84,7 @@ class Frozen:
 
     def model(self, position: int) -> Message:
         """The model of the message at `position` (built on the first read, then kept)."""
-        model = self._models[position]
+        model = self._models.get(position)
         if model is None:
             model = self._models[position] = message_adapter().validate_json(self.wire.json_of(position))
         return model
@@ -174,7 +174,8 @@ class Frozen:
             thawed.append((model, calls, answering, bool(self._streamed[at])))
         self.wire.cut(position)
         del self._streamed[position:]
-        del self._models[position:]
+        for kept in [kept for kept in self._models if kept >= position]:
+            del self._models[kept]
         for at in [at for at in self._calls if at >= position]:
             del self._calls[at]
         return thawed

@@ -71,10 +71,11 @@ class History:
         *,
         on_call_started: Callable[[str, str], None] | None = None,
     ) -> None:
-        # Entry i is None while message i is frozen (`pyclient._frozen`): the first
-        # len(self._frozen) messages, those a request carried, live as their JSON only. The
-        # three tables below hold the live entries (and calls) only.
-        self._entries: list[MessageEntry | None] = []
+        # The first len(self._frozen) messages, those a request carried, live as their JSON
+        # only (`pyclient._frozen`); `_entries` holds the entries of the messages after them
+        # (message i is `_entries[i - len(self._frozen)]`: no slot is kept for a frozen one).
+        # The three tables below hold the live entries (and calls) only.
+        self._entries: list[MessageEntry] = []
         self._by_id: dict[str, MessageEntry] = {}
         self._calls: dict[str, CallEntry] = {}
         self._answered: dict[str, MessageEntry] = {}  # tool call id -> its tool message
@@ -101,7 +102,7 @@ class History:
         """
         frozen = len(self._frozen)
         models = self._frozen.models()
-        models.extend(entry.model() for entry in self._entries[frozen:])  # type: ignore[union-attr]
+        models.extend(entry.model() for entry in self._entries)
         return models
 
     def view(self) -> Sequence[Message]:
@@ -113,9 +114,7 @@ class History:
         """The model of the message at `position` (0 <= position < len(self))."""
         if position < len(self._frozen):
             return self._frozen.model(position)
-        entry = self._entries[position]
-        assert entry is not None
-        model: Message = entry.model()
+        model: Message = self._entries[position - len(self._frozen)].model()
         return model
 
     def message(self, message_id: str) -> Message | None:
@@ -124,11 +123,11 @@ class History:
         return entry.model() if entry is not None else self._frozen.message(message_id)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._frozen) + len(self._entries)
 
     def live_entries(self) -> list[MessageEntry]:
         """The messages kept as entries (those no request carried yet, or that changed since)."""
-        return [entry for entry in self._entries[len(self._frozen):] if entry is not None]
+        return list(self._entries)
 
     @property
     def json_size(self) -> int:
@@ -289,7 +288,7 @@ class History:
         Raises:
             pydantic_core.PydanticSerializationError: as `dump_json`.
         """
-        start = min(self._unsaved, len(self._entries))
+        start = min(self._unsaved, len(self))
         frozen = len(self._frozen)
         array = self._with_live(self._frozen.wire.array_from(start) if start < frozen else b"[]", max(start, frozen))
         # The live entries (no request carried them yet: the run's few) may still change without
@@ -300,7 +299,7 @@ class History:
     def _with_live(self, array: bytes, start: int) -> bytes:
         """`array` (JSON) with the live entries from `start` on appended, serialized now."""
         dump = message_adapter().dump_json
-        fragments = [dump(entry.model(), by_alias=True) for entry in self._entries[start:]]  # type: ignore[union-attr]
+        fragments = [dump(entry.model(), by_alias=True) for entry in self._entries[start - len(self._frozen):]]
         if not fragments:
             return array
         inner = array[1:-1]
@@ -310,23 +309,25 @@ class History:
         """Serialize the messages no request carried yet, and keep them as JSON only."""
         frozen = self._frozen
         entries = self._entries
-        for position in range(len(frozen), len(entries)):
-            entry = entries[position]
-            assert entry is not None
-            model = entry.model()
-            fragment = message_adapter().dump_json(model, by_alias=True)
-            calls = [call.id for call in entry.calls if self._calls.get(call.id) is call]
-            answers = getattr(model, "tool_call_id", None) if entry.role == "tool" else None
-            if answers is not None and self._answered.get(answers) is not entry:
-                answers = None
-            frozen.freeze(fragment, entry.id, entry.role, calls, answers, streamed=entry.base is None)
-            entries[position] = None
-            if self._by_id.get(entry.id) is entry:
-                del self._by_id[entry.id]
-            for call_id in calls:
-                del self._calls[call_id]
-            if answers is not None:
-                del self._answered[answers]
+        done = 0
+        try:
+            for entry in entries:
+                model = entry.model()
+                fragment = message_adapter().dump_json(model, by_alias=True)
+                calls = [call.id for call in entry.calls if self._calls.get(call.id) is call]
+                answers = getattr(model, "tool_call_id", None) if entry.role == "tool" else None
+                if answers is not None and self._answered.get(answers) is not entry:
+                    answers = None
+                frozen.freeze(fragment, entry.id, entry.role, calls, answers, streamed=entry.base is None)
+                done += 1
+                if self._by_id.get(entry.id) is entry:
+                    del self._by_id[entry.id]
+                for call_id in calls:
+                    del self._calls[call_id]
+                if answers is not None:
+                    del self._answered[answers]
+        finally:  # a message that cannot be written stays an entry, with every later one
+            del entries[:done]
 
     def live(self, message_id: str) -> MessageEntry | None:
         """The entry of this message, thawed if it was frozen (it is about to change), or None."""
@@ -352,12 +353,14 @@ class History:
         """A frozen message changes (rare): it and every later frozen one become entries again
         (the JSON a request carries is a prefix: it is cut from there)."""
         # Only a message an earlier request carried comes here: list.index and a parse are fine.
-        logger.debug("pyclient: history: message %d of %d changes after it was sent", position, len(self._entries))
+        logger.debug("pyclient: history: message %d of %d changes after it was sent", position, len(self))
         self._unsaved = min(self._unsaved, position)
-        for offset, (model, calls, answering, streamed) in enumerate(self._frozen.thaw_from(position)):
+        revived = []
+        for model, calls, answering, streamed in self._frozen.thaw_from(position):
             entry = self._revive(model, calls, answering, streamed)
-            self._entries[position + offset] = entry
+            revived.append(entry)
             self._by_id[entry.id] = entry
+        self._entries[:0] = revived
 
     def _revive(self, message: Message, calls: set[str], answering: bool, streamed: bool) -> MessageEntry:
         """The entry of a message that was frozen (checked when it was first appended), as it
@@ -425,8 +428,8 @@ class History:
         owner = self.live(parent_id) if parent_id is not None else None
         if owner is None or owner.role != "assistant":
             last = self._entries[-1] if self._entries else None
-            if last is None and parent_id is None and self._entries and self._frozen.streamed(len(self._entries) - 1):
-                self._thaw(len(self._entries) - 1)  # it may be the assistant message to join, as before
+            if last is None and parent_id is None and len(self) and self._frozen.streamed(len(self) - 1):
+                self._thaw(len(self) - 1)  # it may be the assistant message to join, as before
                 last = self._entries[-1]
             if parent_id is None and last is not None and last.role == "assistant" and last.base is None:
                 owner = last  # no parent named: the assistant message being streamed

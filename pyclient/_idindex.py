@@ -1,8 +1,10 @@
-"""Positions by id, for the messages and calls a history keeps as JSON only: 16 bytes a slot, no objects.
+"""Positions by id, for the messages and calls a history keeps as JSON only: 12 bytes a slot, no objects.
 
 A `dict[str, int]` costs about 130 bytes an entry (the key string, its slot, the int), more
 than the message's own JSON. `IdIndex` keeps a 64-bit hash of `(tag, id)` (on every platform)
-and a position in two `array("q")`s (open addressing, linear probing, at most half full). A hash names an id
+and a position (31 bits) in two arrays (open addressing, linear probing, half to three quarters
+full: about 20 bytes an id; twice that at most half full, as it was, was ~200 B a tool round
+trip's six ids). A hash names an id
 with no proof: callers check a hit against the message itself (`History` parses it anyway),
 and a miss is certain (an id that is there always hashes to its key).
 
@@ -45,7 +47,7 @@ class IdIndex:
 
     def __init__(self) -> None:
         self._keys = array("q", bytes(8 * 8))
-        self._values = array("q", bytes(8 * 8))
+        self._values = array("i", bytes(4 * 8))
         self._filled = 0  # slots holding a key (a discarded one keeps its key, value -1)
         self._count = 0
 
@@ -54,13 +56,15 @@ class IdIndex:
 
     def _slot(self, key: int) -> int:
         keys = self._keys
-        mask = len(keys) - 1
-        slot = key & mask
+        size = len(keys)
+        slot = key % size  # any size, not only powers of two: the table grows by half
         while True:
             found = keys[slot]
             if found == key or found == _EMPTY:
                 return slot
-            slot = (slot + 1) & mask
+            slot += 1
+            if slot == size:
+                slot = 0
 
     def get(self, tag: str, ident: str) -> int:
         """The position kept for `(tag, ident)`, or -1."""
@@ -78,7 +82,7 @@ class IdIndex:
         if self._values[slot] < 0:
             self._count += 1
         self._values[slot] = position
-        if 2 * self._filled > len(self._keys):
+        if 4 * self._filled > 3 * len(self._keys):
             self._grow()
 
     def discard(self, tag: str, ident: str) -> None:
@@ -93,8 +97,8 @@ class IdIndex:
 
     def _grow(self) -> None:
         keys, values = self._keys, self._values
-        size = len(keys) * 2 if 4 * self._count > len(keys) else len(keys)  # only tombstones: same size
-        self._keys, self._values = array("q", bytes(8 * size)), array("q", bytes(8 * size))
+        size = max(8, 2 * self._count)  # half full again (tombstones are dropped)
+        self._keys, self._values = array("q", bytes(8 * size)), array("i", bytes(4 * size))
         self._filled = 0
         for key, value in zip(keys, values):
             if key != _EMPTY and value >= 0:

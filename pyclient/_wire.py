@@ -29,11 +29,17 @@ __all__ = ["Wire"]
 class Wire:
     """The JSON of the first `len(wire)` messages of a history, comma-separated, in one buffer."""
 
-    __slots__ = ("_data", "_ends")
+    __slots__ = ("_ends", "_sealed", "_tail")
 
     def __init__(self) -> None:
-        self._data = bytearray()
-        self._ends = array("q")  # _ends[i]: where message i's JSON ends in _data
+        # The bytes are a sealed `bytes` and a growing `bytearray` tail, moved into the sealed
+        # part (one copy) once the tail passes an eighth of it: a bytearray over-allocates an
+        # eighth of its size as it grows, which a long thread kept as ~30 B a round trip. So
+        # the spare room is an eighth of the tail (at most 1.6 % of the JSON), and each byte
+        # is copied about eight times in all. A message lies in one part, never across them.
+        self._sealed = b""
+        self._tail = bytearray()
+        self._ends = array("q")  # _ends[i]: where message i's JSON ends
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -41,38 +47,57 @@ class Wire:
     @property
     def size(self) -> int:
         """The bytes kept."""
-        return len(self._data)
+        return len(self._sealed) + len(self._tail)
 
     def _start(self, index: int) -> int:
         return self._ends[index - 1] + 1 if index else 0  # + 1: the comma before it
 
+    def _part(self, index: int) -> tuple[bytes | bytearray, int]:
+        """The part holding message `index`, and where that part starts."""
+        sealed = len(self._sealed)
+        return (self._sealed, 0) if self._ends[index] <= sealed else (self._tail, sealed)
+
     def add(self, fragment: bytes) -> None:
         """Append the next message's JSON."""
+        tail = self._tail
         if self._ends:
-            self._data += b","
-        self._data += fragment
-        self._ends.append(len(self._data))
+            tail += b","
+        tail += fragment
+        self._ends.append(len(self._sealed) + len(tail))
+        if len(tail) > max(4096, len(self._sealed) >> 3):
+            self._sealed += tail  # a new bytes of the exact size
+            self._tail = bytearray()
 
     def json_of(self, index: int) -> bytes:
         """Message `index`'s JSON."""
-        return bytes(self._data[self._start(index):self._ends[index]])
+        part, offset = self._part(index)
+        return bytes(part[self._start(index) - offset:self._ends[index] - offset])
 
     def contains(self, index: int, needle: bytes) -> bool:
         """True when message `index`'s JSON contains `needle` (a cheap check before a parse)."""
-        return self._data.find(needle, self._start(index), self._ends[index]) != -1
+        part, offset = self._part(index)
+        return part.find(needle, self._start(index) - offset, self._ends[index] - offset) != -1
 
     def cut(self, index: int) -> None:
         """Drop the JSON of message `index` and every later one."""
         ends = self._ends
         del ends[index:]
-        del self._data[ends[-1] if ends else 0:]
+        size = ends[-1] if ends else 0
+        sealed = len(self._sealed)
+        if size >= sealed:
+            del self._tail[size - sealed:]
+        else:  # rare (a message sent long ago changes): one copy
+            self._sealed, self._tail = self._sealed[:size], bytearray()
 
     def array(self, before: bytes, after: bytes) -> bytes:
         """`before`, the JSON array of every message kept, `after`: one copy."""
-        return b"".join((before, b"[", self._data, b"]", after))
+        return b"".join((before, b"[", self._sealed, self._tail, b"]", after))
 
     def array_from(self, index: int) -> bytes:
         """The JSON array of messages `index`.. (what changed since a save)."""
         if index >= len(self._ends):
             return b"[]"
-        return b"".join((b"[", self._data[self._start(index):], b"]"))
+        start, sealed = self._start(index), len(self._sealed)
+        if start >= sealed:
+            return b"".join((b"[", memoryview(self._tail)[start - sealed:], b"]"))
+        return b"".join((b"[", memoryview(self._sealed)[start:], self._tail, b"]"))

@@ -46,6 +46,7 @@ from bench.chat import (
 from bench.clients import CLIENTS, measure_client, report_clients, run_clients
 from bench.dispatch import DISPATCH_CLIENTS, report_dispatch, run_dispatch
 from bench.longthread import report_long_thread, run_long_thread
+from bench.saves_idb import report_saves_idb, run_saves_idb
 from bench.streams import Timeline, routes
 from devserver.background import ServerThread
 from pyclient.testing import PyclientPage
@@ -171,6 +172,24 @@ def test_the_long_thread_does_every_round_trip_in_one_thread(page, bench_url, ti
     assert "round trips 1–4" in table and "round trips 9–12" in table
     assert "JS heap (after GC)" in table and "wasm memory" in table and "history's own bytes" in table
     assert "target: last 4 ≤ 1.5× first 4: " in table and "target: memory growth ≤ history's bytes: " in table
+
+
+def test_the_indexeddb_saves_bench_keeps_both_threads_and_restores_them(page, bench_url):
+    results = run_saves_idb(page, bench_url, rounds=8, window=2, fresh=False)
+
+    # Both threads did every round trip, and a new thread restored each from its store whole
+    # (IndexedDB included: records appended per save, folded on load).
+    assert set(results["stores"]) == {"no store", "MemoryStore", "IndexedDbStore"}
+    assert results["stores"]["no store"]["messages"] == 32 and results["stores"]["no store"]["restored"] is None
+    for label in ("MemoryStore", "IndexedDbStore"):
+        sample = results["stores"][label]
+        assert sample["status"] == "idle" and sample["error"] is None and sample["messages"] == 32
+        assert sample["restored"] is True and sample["restored_messages"] == 32
+        assert sample["restored_last_result"] == "echo 7"
+        assert sample["first"] > 0 and sample["last"] > 0
+    table = report_saves_idb(results)
+    assert "MemoryStore" in table and "IndexedDbStore" in table and "IndexedDB / Memory" in table
+    assert "target: a round trip at 8 <= 1.5x one at the start, with each store" in table
 
 
 @pytest.fixture(scope="module")
