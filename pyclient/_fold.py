@@ -7,8 +7,9 @@ the snapshot's messages it keeps), `messages` (the messages from there on, repla
 rest), `head` (top-level keys it replaces: run state, run start, shared state...), `calls`
 and `interrupts` (each replaces the one with its `id`, or is added). `fold` applies them in
 order and stops at the first record that does not follow (a torn append, records a crash
-left behind a newer snapshot), so a load restores what was complete. Plain dicts: the stores
-call it, and it imports nothing of pyclient's.
+left behind a newer snapshot), so a load restores what was complete, and says so with
+`"cut": True` (the thread's next save is then whole: a record after those would be left out
+too). Plain dicts: the stores call it, and it imports nothing of pyclient's.
 
 ```python
 from pyclient._fold import fold
@@ -48,6 +49,7 @@ def fold(base: Mapping[str, Any], records: Iterable[Any]) -> dict[str, Any]:
     interrupts = {i.get("id"): i for i in snapshot.get("interrupts") or () if isinstance(i, Mapping)}
     for record in records:
         if not isinstance(record, Mapping) or not isinstance(record.get("seq"), int):
+            snapshot["cut"] = True
             break
         if record["seq"] <= seq:
             continue  # already in the base
@@ -56,6 +58,7 @@ def fold(base: Mapping[str, Any], records: Iterable[Any]) -> dict[str, Any]:
                 or not isinstance(added, list) or not isinstance(head, Mapping)):
             logger.warning("pyclient: a saved thread's record %s does not follow record %s: the rest is left out",
                            record["seq"], seq)
+            snapshot["cut"] = True  # the records left behind would end a later fold: save whole next
             break
         del messages[start:]
         messages.extend(added)

@@ -276,6 +276,23 @@ class History:
         self._freeze()
         return self._frozen.wire.array(before, after)
 
+    def freeze(self) -> None:
+        """Keep every message as its JSON only, now: a restored history's messages were saved,
+        and the next request carries them all. Kept as models, a restored thread of 10,000
+        messages was serialized whole for every save until a request froze it. A message that
+        cannot be written as JSON (a lone surrogate) stays an entry, with every later one."""
+        from pydantic_core import PydanticSerializationError
+
+        try:
+            self._freeze()
+        except PydanticSerializationError:
+            pass
+
+    def mark_saved(self) -> None:
+        """The store holds what the history holds (it was just restored from there):
+        `changed_since_save` gives what changes from here on."""
+        self._unsaved = len(self)
+
     def saved_json(self) -> bytes:
         """The messages as a JSON array, as `dump_json` writes them, for a save: the messages no
         request carried yet are serialized, not frozen (the run may still change them)."""

@@ -96,6 +96,24 @@ class Journal:
         self._whole = True  # the next save starts clean: no record after a torn one
         return data
 
+    def restored(self, machine: Conversation, data: Mapping[str, Any]) -> None:
+        """`machine` was just restored from `data`, what `load` returned: the store holds it, so
+        the next save appends what changed since, unless the load left records out (`cut`) or
+        the restore kept other messages than were saved (a tool message no call declares is
+        dropped). A whole save after every restore cost a 10,000-message thread about a second
+        of the page's time before anything changed. The records already in the store are at
+        most the size of its snapshot (see `save`): with the new ones, at most twice that."""
+        history = machine.history
+        saved = data.get("messages")
+        if not self._appends or data.get("cut") or not isinstance(saved, list) or len(saved) != len(history):
+            return
+        history.mark_saved()
+        self._calls = {call["id"]: dict(call) for call in data.get("calls") or () if isinstance(call, Mapping)
+                       and (live := machine.calls.get(str(call.get("id")))) is not None and not (live.done and live.sent)}
+        self._interrupts = {i["id"]: dict(i) for i in data.get("interrupts") or () if isinstance(i, Mapping) and "id" in i}
+        self._base_bytes, self._log_bytes = history.json_size, 0
+        self._whole = False
+
     async def save(self, machine: Conversation) -> None:
         """Save what changed since the last save (or the whole thread; see the module docstring)."""
         record = None

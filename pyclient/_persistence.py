@@ -172,6 +172,7 @@ class Persistence:
             if data is not None and machine.run_status != "closed":
                 try:
                     machine.restore(data, {tool.name: tool for tool in self._tools()})
+                    self._journal.restored(machine, data)
                     restored = True
                 except LocalProtocolError as exc:
                     logger.warning("pyclient: thread %s starts afresh: %s", machine.thread_id, exc)

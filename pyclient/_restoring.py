@@ -91,7 +91,7 @@ def restored(data: Mapping[str, Any], tools: Mapping[str, ClientTool], *,
     streaming = run_state in (RunState.STREAMING, RunState.ENDED)
     calls.apply_restore_rules(idempotent)
     if streaming:
-        partial = [m.id for m in history.messages()[run.start:]
+        partial = [m.id for m in (history.model_at(at) for at in range(min(run.start, len(history)), len(history)))
                    if m.role in ("assistant", "reasoning") and m.id not in interrupted]
         interrupted.extend(partial)
     changes = [Change("action", call.id) for call in calls.values() if call.status is not CallStatus.STREAMING]

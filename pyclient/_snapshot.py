@@ -266,6 +266,7 @@ class Snapshot(_Saved):
         try:
             history = History([as_message(m) for m in self.messages], self.state, on_call_started=on_call_started)
             history.subagents = Subagents.from_saved(self.subagents)
+            history.freeze()
             return history
         except (TypeError, ValueError, ValidationError) as exc:
             raise LocalProtocolError(

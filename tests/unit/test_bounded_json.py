@@ -58,6 +58,7 @@ TRUSTED: dict[tuple[str, str], str] = {
     ("server/_agent.py", "agent_endpoint.endpoint"): "pydantic's own error list (ValidationError.json)",
     ("server/_arguments.py", "_thaw"): "_freeze's json.dumps",
     ("server/_runtime.py", "build"): "the build's stamp file and npm's lock file",
+    ("server/_bytecode.py", "compile_for_pyodide"): "the compiled modules our own Node.js script wrote",
     ("server/_vendor.py", "vendor"): "vendor's own record file",
 }
 

@@ -121,6 +121,45 @@ def test_a_record_costs_what_changed_not_the_thread():
     assert late <= early + 200, (early, late)  # 40 round trips later, a record is no larger
 
 
+def test_a_restore_saves_what_it_changed_as_a_record_not_the_thread_again():
+    store = Watched()
+    first = arun(conversation(store))
+    first.close()
+    saves = store.saves
+
+    async def reload() -> Any:
+        again = thread_on(store, server())
+        store.thread = again
+        assert await again.restore()
+        await again.saved()
+        await again.send("make it blue")   # and goes on as records
+        await again.saved()
+        return again
+
+    again = arun(reload())
+    assert store.saves == saves and store.appends > 0  # each write checked whole by `Watched`
+    assert [m.get("content") for m in whole(again)["messages"] if m["role"] == "assistant"][-1] == "Done, blue."
+
+
+def test_a_restore_that_dropped_a_saved_message_saves_the_thread_whole():
+    store = MemoryStore()
+    messages = [{"id": "u1", "role": "user", "content": "hi"},
+                {"id": "t1", "role": "tool", "toolCallId": "nowhere", "content": "an answer to no call"},
+                {"id": "a1", "role": "assistant", "content": "hello"}]
+    arun(store.save("main/t", {"version": 1, "thread_id": "t", "run_state": "IDLE", "messages": messages}))
+
+    async def restore() -> Any:
+        thread = thread_on(store, server())
+        assert await thread.restore()
+        await thread.saved()
+        return thread
+
+    thread = arun(restore())
+    saved = arun(store.load("main/t"))
+    assert saved is not None and [m["id"] for m in saved["messages"]] == ["u1", "a1"]  # as restored, not as given
+    assert store.count_records("main/t") == 0 and saved == {**whole(thread), "seq": 0}
+
+
 def test_a_thread_saved_as_records_restores(tmp_path):
     for store in (MemoryStore(), FileStore(tmp_path)):
         thread = arun(conversation(store))
@@ -160,6 +199,7 @@ def test_a_crash_mid_append_restores_what_was_complete(tmp_path):
     log.write_text("\n".join([*lines[:3], *lines[4:]]) + "\n")
     gap = arun(load())
     log.write_text("\n".join(lines[:3]) + "\n")
+    assert gap is not None and gap.pop("cut") is True  # the thread's next save is whole
     assert gap == arun(load())
 
 
@@ -227,16 +267,22 @@ def test_a_filestore_written_before_records_restores_the_same_thread(tmp_path):
         assert {i: c.status.value for i, c in machine.calls.items()} == expected["calls"]
         assert [[i.id, i.status] for i in thread.interrupts] == expected["interrupts"]
         assert thread.run_status == expected["run_status"]
+        # The restore's own changes (the restore rules) go after the legacy file as a record:
+        # the file itself is not written again.
+        await thread.saved()
+        assert store.file("main/legacy").read_text() == (LEGACY / "main%2Flegacy.json").read_text()
+        assert [json.loads(line)["seq"] for line in store.log("main/legacy").read_text().splitlines() if line] == [1]
         # Saving goes on from it as records.
         journal = Journal(store, "main/legacy")
         before = await journal.load()
-        assert before is not None and before["seq"] == 0
-        await journal.save(machine)          # the first save after a load: whole
+        assert before is not None and before["seq"] == 1
+        await journal.save(machine)          # the first save after a load without `restored`: whole
+        assert not store.log("main/legacy").exists()
         machine.add_user_message("something else")   # cancels the open interrupt
         await journal.save(machine)          # a record
         assert store.log("main/legacy").exists()
         after = await store.load("main/legacy")
-        assert after is not None and after["seq"] == 1
+        assert after is not None and after["seq"] == 2
         after.pop("seq")
         assert after == whole(thread)
         assert after["messages"][:len(before["messages"])] == before["messages"]
