@@ -53,8 +53,10 @@ __all__ = ["BATCH", "BUDGET", "FIRST", "MAX_BATCH", "HistoryWindow"]
 FIRST = 60
 """Messages a long history shows first: the last few screens (a screen holds about ten)."""
 
-BATCH = 30
-"""Earlier messages made per frame at least while the person scrolls up (bench/window.py measures a frame's cost)."""
+BATCH = 8
+"""Earlier messages made per frame at least while the person scrolls up: a message with its
+Markdown bubble and bar costs milliseconds on a slow page, and 30 a frame made gaps of 0.5–1 s
+between frames there (bench/window.py, a 2-core machine at load 4)."""
 
 MAX_BATCH = 300
 """At most this many a frame: `drawn()` sizes the next batch to the frame budget."""
