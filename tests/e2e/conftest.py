@@ -102,6 +102,37 @@ def boot_once(context, watch_callback_errors, path: str, mode: str = "main") -> 
     return guard
 
 
+class SharedPage:
+    """A page booted once for a module in a context of its own, booted again when its renderer
+    crashed: Chromium's renderer was seen to crash once in many CI runs ("Target crashed"), and
+    a crashed shared page would otherwise error every later test of the module. The crashed
+    test itself is run again (`--only-rerun "Target crashed"` in pyproject.toml)."""
+
+    def __init__(self, browser, context_args: dict, watch_callback_errors, path: str, mode: str) -> None:
+        self._open = lambda: browser.new_context(**context_args)
+        self._watch = watch_callback_errors
+        self._path, self._mode = path, mode
+        self.context = self._open()
+        self.guard = boot_once(self.context, watch_callback_errors, path, mode)
+        self.reboots = 0
+
+    def ready(self) -> SharedPage:
+        """This, with a live page: booted again in a new context if the page crashed or closed."""
+        try:
+            self.guard.page.evaluate("1")
+            return self
+        except Exception:  # playwright's Error: "Target crashed" or closed
+            pass
+        self.context.close()
+        self.context = self._open()
+        self.guard = boot_once(self.context, self._watch, self._path, self._mode)
+        self.reboots += 1
+        return self
+
+    def close(self) -> None:
+        self.context.close()
+
+
 @contextmanager
 def checked(guard: PyclientPage) -> Iterator[PyclientPage]:
     """One test's turn on a shared page: the guard is checked at its end and emptied for the next."""

@@ -19,8 +19,7 @@ import json
 
 import pytest
 
-from pyclient.testing import PyclientPage
-from tests.e2e.conftest import BOTH_MODES, READY, checked
+from tests.e2e.conftest import BOTH_MODES, SharedPage, checked
 from tests.helpers import fetch_after_a_frame
 
 
@@ -49,28 +48,25 @@ pytestmark = BOTH_MODES
 
 @pytest.fixture(scope="module")
 def session(browser, browser_context_args, watch_callback_errors, mode):
-    """The toolkit page, loaded once (in the module's `mode`), its context and its guard."""
-    context = browser.new_context(**browser_context_args)
-    watch_callback_errors(context)
-    guard = PyclientPage(context.new_page())
-    page = guard.open("/tests/toolkit.html", ready=READY, worker=mode == "worker")
-    yield page, context, guard
-    context.close()
-
-
-@pytest.fixture
-def context(session):
-    """The shared page's context (for permissions), instead of pytest-playwright's own."""
-    return session[1]
+    """The toolkit page, loaded once (in the module's `mode`), in a context of its own."""
+    shared = SharedPage(browser, browser_context_args, watch_callback_errors, "/tests/toolkit.html", mode)
+    yield shared
+    shared.close()
 
 
 @pytest.fixture
 def toolkit(session):
-    page, context, guard = session
-    context.clear_permissions()
-    page.evaluate("window.t.reset()")
-    with checked(guard):
-        yield page
+    shared = session.ready()
+    shared.context.clear_permissions()
+    shared.guard.page.evaluate("window.t.reset()")
+    with checked(shared.guard):
+        yield shared.guard.page
+
+
+@pytest.fixture
+def context(toolkit, session):
+    """The shared page's context (for permissions), instead of pytest-playwright's own."""
+    return session.context
 
 
 def test_the_factories_make_every_tool_and_refuse_what_can_never_work(toolkit):
