@@ -68,7 +68,7 @@ class Call:
         edited: the arguments (JSON text) the user approved in place of the model's, or None.
     """
 
-    __slots__ = ("approved_for", "edited", "execution", "id", "name", "registration", "result", "sent", "status",
+    __slots__ = ("_result", "approved_for", "edited", "execution", "id", "name", "registration", "sent", "status",
                  "tool")
 
     def __init__(self, call_id: str, name: str) -> None:
@@ -79,9 +79,24 @@ class Call:
         self.registration: Registration | None = None
         self.approved_for: ClientTool | None = None
         self.execution = 0
-        self.result: ToolResult | None = None
+        self._result: ToolResult | str | None = None
         self.sent = False
         self.edited: str | None = None
+
+    # A thread keeps every call's answer: a plain success (text only) is kept as its text, the
+    # `ToolResult` built when it is read (56 B a call less, a quarter of what a call keeps).
+    @property
+    def result(self) -> ToolResult | None:
+        """Its answer once the status is terminal."""
+        kept = self._result
+        return ToolResult(content=kept) if isinstance(kept, str) else kept
+
+    @result.setter
+    def result(self, result: ToolResult | None) -> None:
+        if result is not None and result.error is None and not result.media:
+            self._result = result.content
+        else:
+            self._result = result
 
     @property
     def done(self) -> bool:

@@ -39,7 +39,8 @@ class Wire:
         # is copied about eight times in all. A message lies in one part, never across them.
         self._sealed = b""
         self._tail = bytearray()
-        self._ends = array("q")  # _ends[i]: where message i's JSON ends
+        # _ends[i]: where message i's JSON ends; 4 bytes ("I": wasm32's memory is 4 GiB at most).
+        self._ends = array("I")
 
     def __len__(self) -> int:
         return len(self._ends)

@@ -199,3 +199,18 @@ def test_the_id_index_answers_as_a_dict_does(operations: list[tuple[str, str, st
         assert index.get(tag, ident) == expected.get((tag, ident), -1)
     assert len(index) == len(expected)
     assert all(index.get(tag, ident) == position for (tag, ident), position in expected.items())
+
+
+def test_a_call_gives_back_the_answer_it_was_given_whichever_form_it_keeps():
+    # A plain success is kept as its text (`Call.result` builds the ToolResult on reading).
+    from pyclient._records import Call
+
+    call = Call("c1", "save_note")
+    assert call.result is None
+    for result in (ToolResult.success("saved"), ToolResult.success(""),
+                   ToolResult.success("a picture", (Image(data=PNG, mime_type="image/png"),)),
+                   ToolResult.failure("Tool 'save_note' failed: disk full")):
+        call.result = result
+        assert call.result == result and call.result.ok is result.ok
+    call.result = None
+    assert call.result is None
