@@ -47,8 +47,8 @@ animation frame applies it (`pyclient.browser._reconcile`), updating nodes in pl
 history order; making and updating cards takes at most `FRAME_BUDGET` seconds a frame, the
 rest waits for the next (a thousand parallel calls appear over frames, in call order). A timer
 stands in for the frame in a hidden tab, and the chat draws at once when the run stops: all of
-it in a hidden tab (or a worker), so the final state is always shown; a frame's budget on a
-page the person sees, the rest in the next frames. Clicks and keys become
+it in a hidden tab, so the final state is always shown; a frame's budget on a page the person
+sees (in a worker too: the page applies each batch in one task), the rest in the next frames. Clicks and keys become
 commands on the thread (`pyclient.browser._commands`: send, rerun, stop, answer a call or
 an interrupt), and
 the status line and the form's buttons follow the thread (`pyclient.browser._status`; the
@@ -135,7 +135,7 @@ from ._state_view import StateView
 from ._status import run_view
 from ._steps import StepLine
 from ._stylesheet import install_stylesheet
-from ._window import IN_WORKER
+from ._window import page_window
 from ._windowing import HistoryWindow
 
 if TYPE_CHECKING:
@@ -155,9 +155,10 @@ _ids = itertools.count(1)
 
 
 def _page_visible() -> bool:
-    """The page is shown (its frames run); False in a hidden tab, and in a worker (the page
-    applies the worker's changes in one batch whatever it draws a frame)."""
-    return not IN_WORKER and str(js.document.visibilityState) == "visible"
+    """The page is shown (its frames run); False in a hidden tab. In a worker the page applies
+    each of the worker's frames as one batch: drawn all at once, a thousand new cards were one
+    task of 380-500 ms on the page's main thread; a frame's budget a batch keeps each short."""
+    return str(page_window().document.visibilityState) == "visible"
 
 
 def _attribute(node: Any, name: str) -> str | None:
