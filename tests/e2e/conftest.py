@@ -21,7 +21,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from playwright.sync_api import expect
+from playwright.sync_api import Error, expect
 
 from devserver.chromium import launch_args
 from pyclient.testing import PyclientPage
@@ -121,7 +121,7 @@ class SharedPage:
         try:
             self.guard.page.evaluate("1")
             return self
-        except Exception:  # playwright's Error: "Target crashed" or closed
+        except Error:  # "Target crashed", or the page was closed
             pass
         self.context.close()
         self.context = self._open()
