@@ -15,6 +15,8 @@ from devserver.background import ServerThread
 from pyclient.testing import read_body
 from tests.helpers import run_to_end, wait_for
 
+pytest_plugins = ["tests.suite_report"]
+
 # Hypothesis profiles for the property tests (tests/unit/test_properties_*.py). "ci" is loaded
 # unless `--hypothesis-profile` names another: "deep" runs 10,000 examples per property. Timing
 # never matters (deadline=None). "ci" is derandomized: the same few thousand examples every run,
@@ -200,6 +202,19 @@ def pyclient_runtime(runtime):
 
 
 @pytest.fixture(scope="session")
+def pyclient_site(pyclient_site_dir, pyclient_runtime, pytestconfig):
+    """The plugin's `pyclient_site`, its Pyodide boots counted for `--suite-report`."""
+    from pyclient.testing import ServerThread, Site
+    from tests.suite_report import BootCounter
+
+    site = Site(pyclient_site_dir, pyclient_runtime, str(pytestconfig.getini("pyclient_agent_path")))
+    with ServerThread(BootCounter(site)) as server:
+        site.url = server.url
+        yield site
+        site.url = None
+
+
+@pytest.fixture(scope="session")
 def agent_log() -> AgentLog:
     return AgentLog()
 
@@ -366,8 +381,9 @@ def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph
     ])
     from devserver.app import WEB
     from pyclient.testing._worker_pages import WorkerPages
+    from tests.suite_report import BootCounter
 
-    with ServerThread(WorkerPages(_RecordAgentBodies(app, agent_log), WEB)) as server:
+    with ServerThread(BootCounter(WorkerPages(_RecordAgentBodies(app, agent_log), WEB))) as server:
         yield server.url
 
 
@@ -377,21 +393,19 @@ def _in_chromium(item) -> bool:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
-    """Run the Chromium tests (tests/e2e/, and those marked `chromium`) last, in each process.
+    """Mark every Chromium test `chromium` (tests/e2e/ and the tests marked so elsewhere), and run
+    them last.
 
-    Playwright's sync API keeps an event loop running in the main thread for the rest of
-    the session once it starts, and the CPython tests call `asyncio.run()`, which refuses to
-    run inside a running loop. With `PYCLIENT_TEST_PROCESSES` set, `./dev test` runs that many
-    processes (pytest-xdist, `--dist loadgroup`), each handed a group at a time in this order:
-    a module's CPython tests are one group and its Chromium tests another, so no process gets
-    a CPython test after a Chromium one.
-
-    A wrapper: the groups are marked before every other implementation (pytest-xdist's reads
-    them), and the sort comes after all of them, since pytest's own reorders the items by
-    their module-scoped parameters (the e2e `mode`) and would undo a sort made earlier.
+    The mark lets `./dev test` run the two suites side by side (`-m chromium`, `-m "not
+    chromium"`); it is added before every other implementation, so `-m` sees it. The sort:
+    Playwright's sync API keeps an event loop running in the main thread for the rest of the
+    session once it starts, and the CPython tests call `asyncio.run()`, which refuses to run
+    inside a running loop. It comes after all other implementations, since pytest's own reorders
+    the items by their module-scoped parameters (the e2e `mode`) and would undo a sort made earlier.
     """
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(item.module.__name__ + (":chromium" if _in_chromium(item) else "")))
+        if _in_chromium(item):
+            item.add_marker(pytest.mark.chromium)
     result = yield
     items.sort(key=_in_chromium)
     return result

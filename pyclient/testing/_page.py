@@ -1,10 +1,10 @@
 """A Playwright page opened on pyclient pages: ready when PyScript has run them, guarded, with helpers.
 
 The guard fails the test on any request that leaves 127.0.0.1 (the request is also aborted,
-so nothing leaks), on an uncaught page error, and on a console error that says something
-went uncaught in Python. The helpers wait for a thread's status, for a tool card waiting for
-the user, and approve or reject it with Playwright's trusted click (pyclient ignores
-synthetic clicks on approvals).
+so nothing leaks), on an uncaught page error, on a console error that says something went
+uncaught in Python, and on a renderer crash (the tab died). The helpers wait for a thread's
+status, for a tool card waiting for the user, and approve or reject it with Playwright's
+trusted click (pyclient ignores synthetic clicks on approvals).
 
 ```python
 from pyclient.testing import PyclientPage
@@ -64,6 +64,11 @@ class PyclientPage:
         page.add_init_script(self.READY_SCRIPT)
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         page.on("console", self._console)
+        # Playwright's own error names the crash ("Target crashed") only on the call it broke;
+        # the guard says which page it was, wherever the test stood.
+        page.on("crash", lambda crashed: self.errors.append(
+            f"Chromium's renderer crashed (the tab died) on {crashed.url}: see the browser's stderr "
+            "(DEBUG=pw:browser) for its exit status"))
 
     def _route(self, route: Route) -> None:
         url = route.request.url

@@ -16,7 +16,7 @@ import uuid
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import BOTH_MODES, wait_ready
+from tests.e2e.pages import BOTH_MODES, ChatPage, wait_ready
 from tests.helpers import PDF_BYTES, png_bytes
 
 pytestmark = BOTH_MODES
@@ -67,15 +67,6 @@ def expect_previews(page, names: list[str]) -> None:
         """names => JSON.stringify([...document.querySelectorAll('.pyclient-attachment-remove')]
                                    .map(b => b.getAttribute('aria-label'))) === JSON.stringify(names)""",
         arg=names)
-
-
-def send(page, text: str) -> None:
-    page.locator(".pyclient-form input[name=message]").fill(text)
-    page.locator(".pyclient-send").click()
-
-
-def wait_idle(page) -> None:
-    expect(page.locator(".pyclient-chat")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
 
 
 def loaded_images(locator) -> list[tuple[str, int]]:
@@ -162,10 +153,10 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
 
     # Send: the model gets the text and the same bytes and types; the bubble shows them; the
     # previews are gone.
-    send(page, "What are these?")
+    ChatPage(page).send("What are these?")
     answer = f"Received: image/png {len(CHART)} bytes, application/pdf {len(PDF_BYTES)} bytes"
     expect(page.locator(".pyclient-assistant").last).to_have_text(answer, timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     assert media_log.received[-1].user == ["What are these?", ("image/png", CHART), ("application/pdf", PDF_BYTES)]
     parts = media_log.bodies[-1]["messages"][-1]["content"]
     assert [part.get("metadata", {}).get("pyclient", {}).get("filename") for part in parts] == [
@@ -183,10 +174,10 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
     received = len(media_log.received)
     pick(page, [("small.png", "image/png", SMALL)])
     page.evaluate("window.t.limit(10)")
-    send(page, "and this one?")
+    ChatPage(page).send("and this one?", taken=False)  # refused: said in the notice
     expect(notice).to_have_text(f"small.png is {len(SMALL)} B, over the 10 B a file may be. "
                                 "Nothing was sent: remove a file and send again.", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect_previews(page, ["Remove small.png"])
     assert page.locator(".pyclient-form input[name=message]").input_value() == "and this one?"
     assert len(media_log.received) == received
@@ -212,10 +203,10 @@ def test_sent_files_come_back_after_a_reload(page, open_page, media_log):
     url = f"{PAGE}?store=1&thread={thread}&stored_limit=1000"
     open_page(url)
     pick(page, [("chart.png", "image/png", CHART), ("manual.pdf", "application/pdf", big_pdf)])
-    send(page, "keep these")
+    ChatPage(page).send("keep these")
     expect(page.locator(".pyclient-assistant")).to_have_text(
         f"Received: image/png {len(CHART)} bytes, application/pdf {len(big_pdf)} bytes", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     assert media_log.received[-1].user == ["keep these", ("image/png", CHART), ("application/pdf", big_pdf)]
 
     page.reload()

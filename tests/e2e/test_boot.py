@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from tests.helpers import wait_for
+
 
 def test_demo_boots_with_progress_and_imports(page, guard):
     requests: list[str] = []
@@ -41,10 +43,9 @@ def test_demo_boots_with_progress_and_imports(page, guard):
     # importlib.resources (about 0.15 s together).
     assert modules == ["pyclient"]
     idle = ["tool schemas built ahead of the first request (9 tools", "AG-UI models loaded ahead of the first request"]
-    for _ in range(200):  # 10 s at most
-        if all(any(line in text for text in console) for line in idle):
-            break
-        page.wait_for_timeout(50)
+    # Console events reach `console` while Playwright talks to the page: the predicate asks it.
+    wait_for(lambda: page.evaluate("1") and all(any(line in text for text in console) for line in idle), 10,
+             "the idle-time lines in the console")
     for line in idle:
         assert any(line in text for text in console), console
     expect(page.locator("#status")).to_contain_text("ag-ui-protocol")  # the versions, once idle

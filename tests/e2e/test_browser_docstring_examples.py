@@ -18,35 +18,25 @@ import json
 
 import pytest
 
-from pyclient.testing import PyclientPage
-from tests.e2e.conftest import READY
+from tests.e2e.pages import module_page, turn
 from tests.unit.test_docstring_examples import BLOCKS, check_prints
 
 BROWSER_BLOCKS = [block for block in BLOCKS if block.browser]
 
 
-@pytest.fixture(scope="module")
-def examples_page(browser, browser_context_args, watch_callback_errors):
-    """The examples page, loaded once, and its guard (checked and emptied by each test)."""
-    context = browser.new_context(**browser_context_args)
-    watch_callback_errors(context)
-    guard = PyclientPage(context.new_page())
-    page = guard.open("/tests/examples.html", ready=READY)
-    yield page, guard
-    context.close()
+examples_page = module_page("/tests/examples.html")
+"""The examples page, loaded once, and its guard (checked and emptied by each test)."""
 
 
 @pytest.mark.parametrize("block", BROWSER_BLOCKS, ids=lambda block: block.id)
 def test_example_runs_in_the_page(block, examples_page):
-    page, guard = examples_page
+    page = examples_page.page
     try:
-        result = json.loads(page.evaluate("([source, file]) => window.t.run(source, file)",
-                                          [block.source, str(block.path)]))
-        assert result["error"] is None, result["error"]
-        problems = check_prints(block.source, [tuple(record) for record in result["prints"]])
-        assert not problems, "\n".join(problems)
-        guard.check()
-    finally:  # the next block starts with a clean record
-        guard.outside.clear()
-        guard.errors.clear()
+        with turn(examples_page):
+            result = json.loads(page.evaluate("([source, file]) => window.t.run(source, file)",
+                                              [block.source, str(block.path)]))
+            assert result["error"] is None, result["error"]
+            problems = check_prints(block.source, [tuple(record) for record in result["prints"]])
+            assert not problems, "\n".join(problems)
+    finally:  # the next block starts with a clean page
         page.evaluate("document.querySelectorAll('.py-error').forEach(box => box.remove())")

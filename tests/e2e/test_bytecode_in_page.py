@@ -3,7 +3,7 @@ none of them from source, and tracebacks still show their lines."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import wait_ready
+from tests.e2e.pages import wait_ready
 
 
 def test_pyclient_imports_compile_nothing_from_source(page, guard):

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 from playwright.sync_api import expect
-
-
-def send(page, text: str) -> None:
-    """Type and send `text`, and wait until the chat took it: the demo's Python runs in a worker,
-    which handles the click a moment after the page's own task."""
-    field = page.locator(".pyclient-form input")
-    field.fill(text)
-    page.locator(".pyclient-send").click()
-    expect(field).to_have_value("", timeout=20_000)
+from tests.e2e.pages import ChatPage
 
 
 def test_make_it_blue_round_trip(open_page, agent_log):
     page = open_page("/")
     agent_log.clear()
-    send(page, "make it blue")
+    ChatPage(page).send("make it blue")
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=20_000)
     assert page.evaluate("document.body.style.background") == "blue"
     card = page.locator(".pyclient-tool")
@@ -47,7 +39,7 @@ def test_answer_streams_then_stop_mid_run(open_page, agent_log):
         if (last) (window.__texts ||= []).push(last.textContent);
     }).observe(document.querySelector('#chat'), {subtree: true, childList: true, characterData: true})""")
     agent_log.clear()
-    send(page, "make it blue slowly")
+    ChatPage(page).send("make it blue slowly")
     # The follow-up's answer streams in slowly (~0.2 s a delta): wait for a few deltas.
     page.wait_for_function("(window.__texts || []).length >= 3", timeout=20_000, polling=25)
     expect(page.locator(".pyclient-stop")).to_be_enabled()
@@ -63,7 +55,7 @@ def test_answer_streams_then_stop_mid_run(open_page, agent_log):
     # The thread works again after a stop. Its run ends after anything the stopped one could
     # still have shown or sent.
     bubbles = page.locator(".pyclient-assistant").count()
-    send(page, "set the heading to Again")
+    ChatPage(page).send("set the heading to Again")
     expect(page.locator("h1")).to_have_text("Again", timeout=20_000)
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=20_000)
     assert page.locator(".pyclient-assistant").nth(bubbles - 1).text_content() == partial

@@ -19,19 +19,18 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from pyclient.testing import PyclientPage, ScriptedAgent
+from pyclient.testing import ScriptedAgent
 from pyclient.testing._worker_pages import WORKER_QUERY
-from tests.e2e.conftest import READY, checked
+from tests.e2e.pages import BOTH_MODES, READY, ChatPage, module_page, turn
 from tests.helpers import fetch_after_a_frame
 
 TIMEOUT = 20_000
 
-# For tests that boot the page again with a query (another agent URL, a theme) to check one
-# outcome's words or one argument: made by the same Python in both modes, while the worker's
-# own parts (the agent's relative URL resolved against the page, the mirror writing the root's
-# data-theme) are every other test's, so these run on the main thread only (each boot of a
-# worker page costs ~12 s of CI).
-MAIN_THREAD_ONLY = pytest.mark.parametrize("mode", ["main"], indirect=True, scope="module")
+# Every test runs in both modes (`@BOTH_MODES`) but those that boot the page again with a query
+# (another agent URL, a theme) to check one outcome's words or one argument: made by the same
+# Python in both modes, while the worker's own parts (the agent's relative URL resolved against
+# the page, the mirror writing the root's data-theme) are every other test's, so these run on the
+# main thread only (each boot of a worker page costs seconds).
 
 IDLE = ".pyclient-run-status[data-status='idle']"
 
@@ -113,33 +112,18 @@ def script_scenarios(agent: ScriptedAgent) -> None:
         agent.on(exactly(said)).say(f"reply: {said}", chunks=4)
 
 
-@pytest.fixture(scope="module", params=["main", "worker"])
-def mode(request) -> str:
-    """Where the page's Python runs: on the main thread, or in a PyScript worker."""
-    return request.param
-
-
-@pytest.fixture(scope="module")
-def shared_chat(mode, pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors):
-    """One guarded page on the plugin's site for the module: booted by the first `open_chat`,
-    and booted again only for a query; each test gets a new thread and chat on it."""
-    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
-    watch_callback_errors(context)
-    yield PyclientPage(context.new_page())
-    context.close()
+shared_chat = module_page(None, site="plugin")
+"""One guarded page on the plugin's site for the module: booted by the first `open_chat`,
+and booted again only for a query; each test gets a new thread and chat on it."""
 
 
 @pytest.fixture
-def chat_page(shared_chat, mode, pyclient_site, scripted_agent):
+def chat_page(shared_chat, mode, serving):
     """The shared page, its `/agent` this test's `scripted_agent` with the scenarios scripted."""
-    script_scenarios(scripted_agent)
+    script_scenarios(serving)
     shared_chat.mode = mode
-    pyclient_site.agent = scripted_agent
-    try:
-        with checked(shared_chat) as guard:
-            yield guard
-    finally:
-        pyclient_site.agent = None
+    with turn(shared_chat) as guard:
+        yield guard
 
 
 @pytest.fixture
@@ -168,19 +152,6 @@ def open_chat(chat_page, query: str = ""):
     return page
 
 
-def send(page, text: str) -> None:
-    """Type `text` and click Send, and wait until the chat took it (emptied the input): in a
-    worker the click's handler runs a moment later, after the page's own task."""
-    field = page.locator(".pyclient-form input")
-    field.fill(text)
-    page.locator(".pyclient-send").click()
-    expect(field).to_have_value("", timeout=TIMEOUT)
-
-
-def wait_idle(page) -> None:
-    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
-
-
 def record_badges(page) -> None:
     """Record every badge text (and card status) as it is written, in `window.__badges`."""
     page.evaluate("""() => { window.__badges = [];
@@ -197,6 +168,7 @@ def deduped(values: list) -> list:
 
 # -- styling -----------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_stylesheet_applied_without_page_css_light_and_dark(page, chat_page):
     page.emulate_media(color_scheme="light")
     open_chat(chat_page)
@@ -205,8 +177,8 @@ def test_stylesheet_applied_without_page_css_light_and_dark(page, chat_page):
     # The chat is opaque over the page's gradient, in its own light colours.
     assert root.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 255, 255)"
     assert root.evaluate("e => getComputedStyle(e).color") == "rgb(31, 35, 40)"
-    send(page, "markdown")
-    wait_idle(page)
+    ChatPage(page).send("markdown")
+    ChatPage(page).wait_idle()
     bubble = page.locator(".pyclient-assistant").last
     assert bubble.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(243, 244, 246)"
     # The list scrolls inside the chat; the form stays in it.
@@ -227,7 +199,6 @@ def test_stylesheet_applied_without_page_css_light_and_dark(page, chat_page):
     assert page.locator(".pyclient-send").evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(1, 2, 3)"
 
 
-@MAIN_THREAD_ONLY
 def test_theme_argument_forces_dark(page, chat_page):
     page.emulate_media(color_scheme="light")
     open_chat(chat_page, "theme=dark")
@@ -238,19 +209,20 @@ def test_theme_argument_forces_dark(page, chat_page):
 
 # -- tool cards --------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_status_badges_through_a_run(page, chat_page):
     open_chat(chat_page)
     record_badges(page)
-    send(page, 'call wait_a_bit {"seconds": 0.8}')
+    ChatPage(page).send('call wait_a_bit {"seconds": 0.8}')
     card = page.locator(".pyclient-tool")
     expect(card.locator(".pyclient-badge")).to_have_text("streaming", timeout=TIMEOUT)
     expect(card.locator(".pyclient-badge")).to_have_text("running", timeout=TIMEOUT)
     expect(card.locator(".pyclient-badge")).to_have_text("done", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     assert deduped(page.evaluate("window.__badges")) == ["streaming", "executing", "completed"]
     expect(card).to_have_attribute("data-state", "output-available")
 
-    send(page, "approve")
+    ChatPage(page).send("approve")
     approval = page.locator(".pyclient-tool[data-tool='send_mail']")
     expect(approval.locator(".pyclient-badge")).to_have_text("awaiting approval", timeout=TIMEOUT)
     expect(approval).to_have_attribute("data-status", "awaiting_approval")
@@ -258,12 +230,13 @@ def test_status_badges_through_a_run(page, chat_page):
     approval.locator(".pyclient-reject").click()
     expect(approval.locator(".pyclient-badge")).to_have_text("failed", timeout=TIMEOUT)
     expect(approval).to_have_attribute("data-state", "output-error")
-    wait_idle(page)
+    ChatPage(page).wait_idle()
 
 
+@BOTH_MODES
 def test_arguments_and_result_are_collapsible(page, chat_page):
     open_chat(chat_page)
-    send(page, "approve")
+    ChatPage(page).send("approve")
     card = page.locator(".pyclient-tool[data-tool='send_mail']")
     expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
     args_box = card.locator("details.pyclient-tool-args-box")
@@ -273,7 +246,7 @@ def test_arguments_and_result_are_collapsible(page, chat_page):
     card.locator(".pyclient-approve").click()
     done = page.locator(".pyclient-tool[data-tool='send_mail']")
     expect(done).to_have_attribute("data-status", "completed", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(args_box).not_to_have_attribute("open", "")  # closed once it ran
     result_box = done.locator("details.pyclient-tool-result-box")
     expect(result_box).to_be_visible()
@@ -286,10 +259,11 @@ def test_arguments_and_result_are_collapsible(page, chat_page):
 
 # -- Markdown and hostile text -------------------------------------------------------------------
 
+@BOTH_MODES
 def test_markdown_rendering(page, chat_page):
     open_chat(chat_page)
-    send(page, "markdown")
-    wait_idle(page)
+    ChatPage(page).send("markdown")
+    ChatPage(page).wait_idle()
     answer = page.locator(".pyclient-assistant").last
     expect(answer.locator("strong")).to_have_text("bold")
     expect(answer.locator("em")).to_have_text("italic")
@@ -305,11 +279,12 @@ def test_markdown_rendering(page, chat_page):
     assert answer.locator("b").count() == 0
     expect(answer).to_contain_text("<b>raw html</b> stays text.")
     # The user's own message is never Markdown.
-    send(page, "**not bold**")
+    ChatPage(page).send("**not bold**")
     expect(page.locator(".pyclient-user").last).to_have_text("**not bold**")
     assert page.locator(".pyclient-user strong").count() == 0
 
 
+@BOTH_MODES
 def test_a_long_paragraph_streams_in_boxes_and_ends_as_one_rendered_paragraph(page, chat_page):
     from pyclient.browser._markdown import render
 
@@ -324,8 +299,8 @@ def test_a_long_paragraph_streams_in_boxes_and_ends_as_one_rendered_paragraph(pa
                                 live: a.querySelector('.pyclient-md-live').textContent.length,
                                 text: a.textContent.replace(/\\s+/g, '')});
         }).observe(list, {subtree: true, childList: true, characterData: true}); }""")
-    send(page, "long paragraph")
-    wait_idle(page)
+    ChatPage(page).send("long paragraph")
+    ChatPage(page).wait_idle()
     seen = page.evaluate("window.__seen")
     whole = LONG_PARAGRAPH.replace(" ", "")
     # While it streamed, the text shown was always the answer so far, in order.
@@ -352,16 +327,17 @@ def test_a_long_paragraph_streams_in_boxes_and_ends_as_one_rendered_paragraph(pa
     assert answer.locator(".pyclient-md-live").evaluate("b => b.innerHTML") == render(LONG_PARAGRAPH)
 
 
+@BOTH_MODES
 def test_xss_corpus_never_runs_or_loads(page, chat_page):
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     open_chat(chat_page)
     requests: list[str] = []
     page.on("request", lambda request: requests.append(f"{request.method} {request.url}"))
-    send(page, "xss")        # as assistant text, as tool arguments, as the tool's result, quoted back
-    wait_idle(page)
+    ChatPage(page).send("xss")        # as assistant text, as tool arguments, as the tool's result, quoted back
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant")).to_have_count(2)
-    send(page, "xss error")  # as an error message
+    ChatPage(page).send("xss error")  # as an error message
     expect(page.locator(".pyclient-error")).to_be_visible(timeout=TIMEOUT)
     # A payload that became an element would load its source (img, iframe, the Markdown image)
     # and then fire onerror/onload: a request made after them shows none was asked for.
@@ -391,10 +367,11 @@ def test_xss_corpus_never_runs_or_loads(page, chat_page):
     assert XSS_TEXT  # the corpus the agent sent
 
 
+@BOTH_MODES
 def test_bidi_and_zero_width_characters_are_shown(page, chat_page):
     open_chat(chat_page)
-    send(page, "bidi")
-    wait_idle(page)
+    ChatPage(page).send("bidi")
+    ChatPage(page).wait_idle()
     card = page.locator(".pyclient-tool[data-tool='echo']")
     args = card.locator(".pyclient-tool-args")
     expect(args).to_have_text('{"text": "⟨U+202E⟩ecila⟨U+200B⟩"}')
@@ -411,9 +388,10 @@ def at_bottom(page) -> bool:
         "e => e.scrollHeight - e.scrollTop - e.clientHeight < 30")
 
 
+@BOTH_MODES
 def test_follows_new_content_until_the_user_scrolls_up(page, chat_page):
     open_chat(chat_page)
-    send(page, "slow 40")
+    ChatPage(page).send("slow 40")
     messages = page.locator(".pyclient-messages")
     page.wait_for_function("""() => { const e = document.querySelector('.pyclient-messages');
         return e.scrollHeight > e.clientHeight + 200; }""", timeout=TIMEOUT)
@@ -431,7 +409,7 @@ def test_follows_new_content_until_the_user_scrolls_up(page, chat_page):
     page.locator(".pyclient-jump").click()
     expect(page.locator(".pyclient-jump")).to_be_hidden()
     assert at_bottom(page)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     assert at_bottom(page)  # it followed again to the end
     # The form stays in view: the page did not grow with the conversation.
     box = page.locator(".pyclient-form").bounding_box()
@@ -440,10 +418,11 @@ def test_follows_new_content_until_the_user_scrolls_up(page, chat_page):
 
 # -- errors, stops, empty state ----------------------------------------------------------------
 
+@BOTH_MODES
 def test_error_bubble_and_retry(page, chat_page, scripted_agent):
     open_chat(chat_page)
     with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text and "503" in m.text):
-        send(page, "fail once")
+        ChatPage(page).send("fail once")
     bubble = page.locator(".pyclient-error")
     expect(bubble.locator(".pyclient-error-text")).to_have_text(
         "The assistant's server answered with an error (HTTP 503). Try again in a moment.", timeout=TIMEOUT)
@@ -456,29 +435,29 @@ def test_error_bubble_and_retry(page, chat_page, scripted_agent):
     assert len(scripted_agent.requests) == requests
     bubble.locator(".pyclient-retry-run").click()
     expect(page.locator(".pyclient-assistant").last).to_have_text("recovered", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-error")).to_have_count(0)
     assert len(scripted_agent.requests) == requests + 1   # the trusted click's, and no other
     assert scripted_agent.requests[-1].messages[-1].content == "fail once"
 
-    send(page, "agent error")  # the agent's own error reads differently
+    ChatPage(page).send("agent error")  # the agent's own error reads differently
     expect(page.locator(".pyclient-error-text")).to_have_text(
         "The assistant ran into a problem and could not answer. Try again.", timeout=TIMEOUT)
     expect(page.locator(".pyclient-error-details pre")).to_contain_text("the model is down")
 
 
+@BOTH_MODES
 def test_network_failure_reads_as_a_connection_problem(page, chat_page):
     open_chat(chat_page)
     page.route("**/agent", lambda route: route.abort("connectionrefused"))   # the page's own origin
     with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text) as line:
-        send(page, "hello")
+        ChatPage(page).send("hello")
     expect(page.locator(".pyclient-error-text")).to_have_text(
         "The assistant could not be reached. Check your connection and try again.", timeout=TIMEOUT)
     assert "CORS" not in line.value.text and "server's log" not in line.value.text
     assert line.value.text.endswith("`await thread.run()` retries.")
 
 
-@MAIN_THREAD_ONLY
 def test_a_cross_origin_agent_without_cors_headers_is_named_with_the_flag_that_allows_the_page(
         page, chat_page, scripted_agent):
     # The page on the site's port, the agent on the scripted agent's own port, which sends no CORS
@@ -486,7 +465,7 @@ def test_a_cross_origin_agent_without_cors_headers_is_named_with_the_flag_that_a
     open_chat(chat_page, f"agent={scripted_agent.url}")
     origin = page.evaluate("location.origin")
     with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text) as line:
-        send(page, "hello")
+        ChatPage(page).send("hello")
     expect(page.locator(".pyclient-error-text")).to_have_text(
         "The assistant could not be reached: its server may be down, or it may not allow this page "
         "(CORS: the details say how to allow it). Check your connection and try again.", timeout=TIMEOUT)
@@ -498,10 +477,11 @@ def test_a_cross_origin_agent_without_cors_headers_is_named_with_the_flag_that_a
     assert "server's log" not in text and text.endswith("`await thread.run()` retries.")
 
 
+@BOTH_MODES
 def test_a_wrong_agent_url_says_to_check_it_and_not_to_try_again(page, chat_page):
     open_chat(chat_page, "agent=/agnet")   # a typo: the static files answer POST with 405
     with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text) as line:
-        send(page, "hello")
+        ChatPage(page).send("hello")
     expect(page.locator(".pyclient-error-text")).to_have_text(
         "The assistant's server answered with an error (HTTP 405): the agent URL may be wrong. "
         "Check it, and its path.", timeout=TIMEOUT)
@@ -510,10 +490,9 @@ def test_a_wrong_agent_url_says_to_check_it_and_not_to_try_again(page, chat_page
     assert "HTTP 405" in line.value.text and "retries" not in line.value.text and "log" not in line.value.text
 
 
-@MAIN_THREAD_ONLY
 def test_a_404_from_the_agent_says_to_check_the_url_and_not_to_try_again(page, chat_page):
     open_chat(chat_page)
-    send(page, "not found")
+    ChatPage(page).send("not found")
     expect(page.locator(".pyclient-error-text")).to_have_text(
         "The assistant's server answered with an error (HTTP 404): the agent URL may be wrong. "
         "Check it, and its path.", timeout=TIMEOUT)
@@ -522,41 +501,44 @@ def test_a_404_from_the_agent_says_to_check_the_url_and_not_to_try_again(page, c
     assert "again" not in page.locator(".pyclient-error-text").text_content().lower()
 
 
+@BOTH_MODES
 def test_stopped_run_is_marked(page, chat_page):
     open_chat(chat_page)
-    send(page, "hold")
+    ChatPage(page).send("hold")
     expect(page.locator(".pyclient-assistant").last).to_have_text("Working on it", timeout=TIMEOUT)
     expect(page.locator(".pyclient-run-status")).to_have_text("Thinking…")
     page.locator(".pyclient-form input").press("Escape")  # Escape in the input stops the run
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-run-status")).to_have_text("Stopped")
     marker = page.locator(".pyclient-stopped")
     expect(marker).to_have_text("Stopped")
     # The marker follows the answer it cut.
     assert marker.evaluate("e => e.previousElementSibling.classList.contains('pyclient-assistant')")
-    send(page, "hold")
+    ChatPage(page).send("hold")
     expect(page.locator(".pyclient-run-status")).to_have_text("Thinking…", timeout=TIMEOUT)
     page.locator(".pyclient-stop").click()
     expect(page.locator(".pyclient-stopped")).to_have_count(2)
-    send(page, "hello")  # the conversation goes on
+    ChatPage(page).send("hello")  # the conversation goes on
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply: hello", timeout=TIMEOUT)
     expect(page.locator(".pyclient-run-status")).to_have_text("Ready")
     expect(page.locator(".pyclient-stopped")).to_have_count(2)  # a finished run gets no marker
 
 
+@BOTH_MODES
 def test_a_stop_from_code_is_marked_too(page, chat_page):
     open_chat(chat_page)
-    send(page, "hold")
+    ChatPage(page).send("hold")
     expect(page.locator(".pyclient-assistant").last).to_have_text("Working on it", timeout=TIMEOUT)
     page.evaluate("window.t.stop()")  # thread.stop() by the page's own code, not the chat's button
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-run-status")).to_have_text("Stopped")
     expect(page.locator(".pyclient-stopped")).to_have_count(1)
-    send(page, "agent error")  # a failed run is no stop: no marker, its own words
+    ChatPage(page).send("agent error")  # a failed run is no stop: no marker, its own words
     expect(page.locator(".pyclient-run-status")).to_have_text("Something went wrong", timeout=TIMEOUT)
     expect(page.locator(".pyclient-stopped")).to_have_count(1)
 
 
+@BOTH_MODES
 def test_empty_state_and_suggestions(page, chat_page, scripted_agent):
     open_chat(chat_page)
     empty = page.locator(".pyclient-empty")
@@ -578,13 +560,14 @@ def test_empty_state_and_suggestions(page, chat_page, scripted_agent):
 
 # -- the event log -----------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_event_log_lists_events_and_downloads_them(page, chat_page):
     open_chat(chat_page)
     toggle = page.locator(".pyclient-log-toggle")
     log = page.locator(".pyclient-log")
     expect(log).to_be_hidden()
-    send(page, "markdown")
-    wait_idle(page)
+    ChatPage(page).send("markdown")
+    ChatPage(page).wait_idle()
     toggle.click()
     expect(toggle).to_have_attribute("aria-expanded", "true")
     expect(log).to_be_visible()
@@ -595,8 +578,8 @@ def test_event_log_lists_events_and_downloads_them(page, chat_page):
     expect(log.locator(".pyclient-log-time").first).to_have_text("+0 ms")
     assert '"delta"' in log.locator(".pyclient-log-excerpt").nth(2).text_content()
     shown = types.count()
-    send(page, "Say hello")  # new events while it is open: rows appended
-    wait_idle(page)
+    ChatPage(page).send("Say hello")  # new events while it is open: rows appended
+    ChatPage(page).wait_idle()
     added = 8  # RUN_STARTED, TEXT_MESSAGE_START, 4 deltas, TEXT_MESSAGE_END, RUN_FINISHED
     expect(types).to_have_count(shown + added)
     expect(log.locator(".pyclient-log-count")).to_have_text(f"{shown + added} events")
@@ -613,11 +596,12 @@ def test_event_log_lists_events_and_downloads_them(page, chat_page):
     expect(toggle).to_have_attribute("aria-expanded", "false")
 
 
+@BOTH_MODES
 def test_event_log_keeps_500_rows(page, chat_page):
     open_chat(chat_page)
     page.locator(".pyclient-log-toggle").click()
-    send(page, "many 200")  # 200 calls: 4 events each, and the follow-up
-    wait_idle(page)
+    ChatPage(page).send("many 200")  # 200 calls: 4 events each, and the follow-up
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-log-row")).to_have_count(500)
     count = int(page.locator(".pyclient-log-count").text_content().split()[0])
     assert count > 800
@@ -626,6 +610,7 @@ def test_event_log_keeps_500_rows(page, chat_page):
 
 # -- accessibility ------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_accessible_structure(page, chat_page):
     open_chat(chat_page)
     messages = page.locator(".pyclient-messages")
@@ -635,7 +620,7 @@ def test_accessible_structure(page, chat_page):
     expect(page.get_by_label("Message")).to_be_visible()  # the input has a label
     expect(page.get_by_label("Message")).to_have_attribute("placeholder", "Say something")
     expect(page.locator(".pyclient-title")).to_have_text("Test chat")
-    send(page, "approve")  # Send clicked with the mouse: focus goes back to the input
+    ChatPage(page).send("approve")  # Send clicked with the mouse: focus goes back to the input
     expect(page.locator(".pyclient-approve")).to_be_visible(timeout=TIMEOUT)
     assert page.evaluate("document.activeElement.name") == "message"
     names = page.locator(".pyclient-chat button").evaluate_all(
@@ -649,9 +634,10 @@ def test_accessible_structure(page, chat_page):
 
 # -- approvals ----------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_approval_card_edit_form_and_trusted_clicks(page, chat_page, scripted_agent):
     open_chat(chat_page)
-    send(page, "approve")
+    ChatPage(page).send("approve")
     card = page.locator(".pyclient-tool[data-tool='send_mail']")
     expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
     expect(card.locator(".pyclient-tool-description")).to_have_text("Send an email to a colleague.")
@@ -691,17 +677,18 @@ def test_approval_card_edit_form_and_trusted_clicks(page, chat_page, scripted_ag
     expect(card).to_have_attribute("data-status", "completed", timeout=TIMEOUT)
     assert json.loads(page.evaluate("window.mailed")) == {"to": "bob@example.org", "count": 3, "urgent": True,
                                                           "tone": "loud"}
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant").last).to_contain_text("sent 3 to bob@example.org")
     expect(card.locator(".pyclient-approval")).to_have_count(0)  # the bar went with the question
     # The model is told the user edited the arguments (the follow-up carries the edit).
     assert "sent 3 to bob@example.org" in scripted_agent.tool_messages[-1].content
 
 
+@BOTH_MODES
 def test_thirty_thousand_deep_arguments_shown_in_an_approval_card_with_no_page_error(page, chat_page,
                                                                                     scripted_agent):
     open_chat(chat_page)
-    send(page, "deep approve")
+    ChatPage(page).send("deep approve")
     card = page.locator(".pyclient-tool[data-tool='send_mail']")
     expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
     # The arguments as the model wrote them, and the bar says they cannot be read.
@@ -714,21 +701,22 @@ def test_thirty_thousand_deep_arguments_shown_in_an_approval_card_with_no_page_e
     # Refused as any call with such arguments: the handler never ran, the model is told why.
     expect(card).to_have_attribute("data-status", "failed", timeout=TIMEOUT)
     expect(card.locator(".pyclient-tool-result")).to_contain_text("nested deeper than 40 levels")
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     assert page.evaluate("window.mailed") is None
     assert "nested deeper than 40 levels" in scripted_agent.tool_messages[-1].content
-    send(page, "Say hello")  # the page goes on
+    ChatPage(page).send("Say hello")  # the page goes on
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
 
 
 # -- renderers ------------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
     open_chat(chat_page)
-    send(page, 'call create_task {"title": "Water the plants", "due": "friday"}')
+    ChatPage(page).send('call create_task {"title": "Water the plants", "due": "friday"}')
     view = page.locator(".pyclient-tool[data-tool='create_task'] .task-view")
     expect(view).to_have_text("Task: Water the plants (output-available)", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     parts = json.loads(page.evaluate("window.t.parts()"))
     states = deduped([p["state"] for p in parts])
     assert states == ["input-streaming", "input-available", "output-available"], parts
@@ -743,21 +731,23 @@ def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
 
 
 @pytest.mark.callback_errors_expected
+@BOTH_MODES
 def test_raising_renderer_shows_a_fallback_and_the_conversation_goes_on(page, chat_page, guard):
     open_chat(chat_page)
-    send(page, 'call boom {"x": "1"}')
+    ChatPage(page).send('call boom {"x": "1"}')
     fallback = page.locator(".pyclient-tool[data-tool='boom'] .pyclient-render-error")
     expect(fallback).to_contain_text("RuntimeError: the renderer broke <script>", timeout=TIMEOUT)
     assert page.locator(".pyclient-tool script").count() == 0
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant").last).to_have_text("done: boom 1")
-    send(page, "Say hello")
+    ChatPage(page).send("Say hello")
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
 
 
+@BOTH_MODES
 def test_render_only_tool_answered_by_its_renderer(page, chat_page):
     open_chat(chat_page)
-    send(page, 'call pick_color {"choices": ["blue", "red"]}')
+    ChatPage(page).send('call pick_color {"choices": ["blue", "red"]}')
     card = page.locator(".pyclient-tool[data-tool='pick_color']").last
     expect(card).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
     expect(page.locator(".pyclient-run-status")).to_have_text("Waiting for you")
@@ -766,34 +756,36 @@ def test_render_only_tool_answered_by_its_renderer(page, chat_page):
     expect(card).to_have_attribute("data-status", "awaiting_input")
     card.locator(".pick-blue").click()
     expect(card).to_have_attribute("data-status", "completed", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant").last).to_contain_text('"color":"blue"')
 
-    send(page, 'call pick_color {"choices": ["green"]}')
+    ChatPage(page).send('call pick_color {"choices": ["green"]}')
     card = page.locator(".pyclient-tool[data-tool='pick_color']").last
     expect(card).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
     card.locator(".pick-fail").click()
     expect(card).to_have_attribute("data-status", "failed", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant").last).to_have_text("done: no colour for me")
 
 
+@BOTH_MODES
 def test_backend_tool_calls_render_too(page, chat_page):
     open_chat(chat_page)
-    send(page, "backend")
+    ChatPage(page).send("backend")
     card = page.locator(".pyclient-tool[data-tool='web_search']")
     expect(card.locator(".pyclient-tool-body")).to_have_text("searching pyclient: 3 results", timeout=TIMEOUT)
     expect(card).to_have_attribute("data-state", "output-available")
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant").last).to_have_text("Found 3 results.")
 
 
+@BOTH_MODES
 def test_thirty_thousand_deep_arguments_shown_in_a_card_with_no_page_error(page, chat_page, scripted_agent):
     open_chat(chat_page)
-    send(page, "deep arguments")
+    ChatPage(page).send("deep arguments")
     card = page.locator(".pyclient-tool[data-tool='echo']")
     expect(card).to_have_attribute("data-status", "failed", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     # The card shows the arguments as they streamed (not formatted: they cannot be read) and
     # why the call was refused; the model got the same reason.
     assert card.locator(".pyclient-tool-args").evaluate("e => e.textContent") == DEEP_ARGUMENTS
@@ -801,12 +793,13 @@ def test_thirty_thousand_deep_arguments_shown_in_a_card_with_no_page_error(page,
         "The arguments of tool 'echo' were not read (60010 characters): JSON nested deeper than 40 levels")
     assert "nested deeper than 40 levels" in scripted_agent.tool_messages[-1].content
     expect(page.locator(".pyclient-assistant").last).to_contain_text("done: The arguments of tool 'echo' were not read")
-    send(page, "Say hello")  # the page goes on
+    ChatPage(page).send("Say hello")  # the page goes on
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply: Say hello", timeout=TIMEOUT)
 
 
 # -- volume ---------------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, chat_page, record_property):
     open_chat(chat_page)
     # The number of cards at each animation frame: they are made over frames, not in one task.
@@ -815,7 +808,7 @@ def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, ch
             window.cardCounts.push(n); if (n < 1000) requestAnimationFrame(count); };
         requestAnimationFrame(count); }""")
     started = time.perf_counter()
-    send(page, "many 1000")
+    ChatPage(page).send("many 1000")
     worst = 0.0
     all_cards = None
     while True:
@@ -853,13 +846,14 @@ def test_a_thousand_parallel_calls_render_and_the_page_stays_responsive(page, ch
 
 
 @pytest.mark.parametrize("size", [1_000_000])
+@BOTH_MODES
 def test_a_megabyte_argument_in_ten_thousand_deltas(page, chat_page, size):
     open_chat(chat_page)
     started = time.perf_counter()
-    send(page, f"big {size} 10000")
+    ChatPage(page).send(f"big {size} 10000")
     expect(page.locator(".pyclient-tool[data-tool='echo']")).to_have_attribute("data-status", "completed",
                                                                                timeout=60_000)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     elapsed = time.perf_counter() - started
     print(f"1 MB argument in 10,000 deltas: shown and answered in {elapsed:.2f} s")
     # Its first 100,000 characters (`pyclient.browser._preview.PREVIEW_CHARS`), and a button that brings the rest.

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pyclient.testing import PyclientPage, ScriptedAgent
-from tests.e2e.conftest import BOTH_MODES, READY
+from tests.e2e.pages import BOTH_MODES, READY, ChatPage
 
 pytestmark = BOTH_MODES
 
@@ -59,13 +59,12 @@ document.addEventListener('securitypolicyviolation',
 
 
 @pytest.fixture
-def csp(mode, pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, scripted_agent):
+def csp(mode, browser, pyclient_site, browser_context_args, watch_callback_errors, serving):
     """`csp(path, policy)` opens `path` on the plugin's site served with `policy` (in the
     module's mode) and returns the page; at the end, the page must have had no policy
     violation and no console error."""
-    script(scripted_agent)
-    pyclient_site.agent = scripted_agent
-    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url,
+    script(serving)
+    context = browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url,
                                               "color_scheme": "light"})
     watch_callback_errors(context)
     guard = PyclientPage(context.new_page())
@@ -94,7 +93,6 @@ def csp(mode, pyclient_browser, pyclient_site, browser_context_args, watch_callb
         assert console == [], "\n".join(console)
     finally:
         pyclient_site.page_headers = {}
-        pyclient_site.agent = None
         context.close()
 
 
@@ -107,13 +105,6 @@ def assert_styled(page) -> None:
     expect(page.locator(".pyclient-send")).to_have_css("cursor", "pointer")
 
 
-def send(page, text: str) -> None:
-    field = page.locator(".pyclient-form input")
-    field.fill(text)
-    page.locator(".pyclient-send").click()
-    expect(field).to_have_value("", timeout=TIMEOUT)
-
-
 def test_a_page_under_the_documented_strict_csp_boots_styles_its_chat_and_runs_a_tool_round_trip(csp,
                                                                                               scripted_agent):
     page = csp("/tests/csp.html", POLICY)
@@ -122,7 +113,7 @@ def test_a_page_under_the_documented_strict_csp_boots_styles_its_chat_and_runs_a
     assert page.locator("#pyclient-chat-style").count() == 0
     assert page.locator("link[href='/pyclient/chat.css']").count() == 1
     assert_styled(page)
-    send(page, "go")
+    ChatPage(page).send("go")
     expect(page.locator("h1")).to_have_text("Styled under a strict policy", timeout=TIMEOUT)
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
     cards = page.locator(".pyclient-tool")
@@ -150,7 +141,7 @@ def test_the_chats_stylesheet_argument_links_the_file_under_the_strict_csp(csp):
     expect(link).to_have_attribute("rel", "stylesheet")
     assert page.locator("style").count() == 0
     assert_styled(page)
-    send(page, "hello")
+    ChatPage(page).send("hello")
     expect(page.locator(".pyclient-assistant").last).to_have_text("Hi there.", timeout=TIMEOUT)
 
 
@@ -160,7 +151,7 @@ def test_the_inline_stylesheet_carries_the_pages_nonce(csp):
     expect(style).to_have_count(1)
     assert style.evaluate("e => e.nonce") == PAGE_NONCE
     assert_styled(page)
-    send(page, "hello")
+    ChatPage(page).send("hello")
     expect(page.locator(".pyclient-assistant").last).to_have_text("Hi there.", timeout=TIMEOUT)
 
 

@@ -1,6 +1,8 @@
 """Registrations on DOM elements, in Chromium: snapshots, unmount/remount, aborts, pending actions.
 
-The page is web/tests/scopes.html; `window.t` is its Python test API (web/tests/scopes.py).
+The page is web/tests/scopes.html; `window.t` is its Python test API (web/tests/scopes.py),
+booted once per module and mode: each test starts from `window.t.reset()` (the elements as
+loaded, new agents and threads).
 Every request body is captured at the server (`agent_log`), so the tests check what the
 agent really received. The tests of what must hold across threads (snapshots as elements mount
 and unmount, aborts on unmount, cancel, stop and timeout, pending actions) also run with the
@@ -14,7 +16,8 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import BOTH_MODES
+from tests.e2e.pages import BOTH_MODES, module_page, turn
+from tests.helpers import wait_for
 
 
 def call(page, name: str, *args):
@@ -68,11 +71,16 @@ def wait_answered(page, key: str, answered: bool = True) -> dict:
     return wait_summary(page, key, done, "answered" if answered else "settled")
 
 
+booted = module_page("/tests/scopes.html")
+"""The page, booted once per module and mode; each test starts from its reset (`window.t.reset()`)."""
+
+
 @pytest.fixture
-def scopes(open_page, agent_log):
-    page = open_page("/tests/scopes.html")
-    agent_log.clear()
-    return page
+def scopes(booted, agent_log):
+    with turn(booted) as guard:
+        guard.page.evaluate("window.t.reset()")
+        agent_log.clear()
+        yield guard.page
 
 
 T1_TOOLS = ["binding_tool", "change_background", "slow_fetch", "wait_briefly", "wait_forever", "wrapper_tool"]
@@ -156,9 +164,7 @@ def test_unmount_aborts_a_running_fetch_then_remount_completes(scopes, agent_log
     wait_log(page, "fetch started")
     # Unmount only once the request is at the server: an abort before Chromium has sent it
     # would leave the server nothing to see.
-    deadline = time.monotonic() + 15
-    while not slow_log.started and time.monotonic() < deadline:
-        page.wait_for_timeout(20)
+    wait_for(lambda: slow_log.started, 15, "the slow request at the server")
     assert slow_log.started == 1
     park(page, "c3")
     wait_log(page, "fetch finally")
@@ -167,9 +173,7 @@ def test_unmount_aborts_a_running_fetch_then_remount_completes(scopes, agent_log
     assert "fetch finally aborted=True js_aborted=True" in lines, lines
     # The server saw the browser drop the request: the fetch was really aborted. (Had it not
     # been, the 5 s body would end as "completed"; wait long enough to tell the two apart.)
-    deadline = time.monotonic() + 15
-    while not slow_log.outcomes and time.monotonic() < deadline:
-        page.wait_for_timeout(50)
+    wait_for(lambda: slow_log.outcomes, 15, "the end of the slow request")
     assert slow_log.outcomes == ["disconnected"]
     summary = call(page, "summary", "t1")
     assert [(a["name"], a["status"]) for a in summary["pending"]] == [("slow_fetch", "unavailable")]

@@ -13,56 +13,32 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from pyclient.testing import PyclientPage
-from tests.e2e.conftest import READY, checked
+from tests.e2e.pages import ChatPage, module_page, turn
 
 TIMEOUT = 20_000
 PATH = "/tests/hostile.html"
 
 
-@pytest.fixture(scope="module")
-def shared_page(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors):
-    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
-    watch_callback_errors(context)
-    yield PyclientPage(context.new_page())
-    context.close()
+shared_page = module_page(PATH, site="plugin")
 
 
 @pytest.fixture
-def page(shared_page, pyclient_site, scripted_agent):
+def page(shared_page, serving):
     """The shared page with a new thread and chat, its `/agent` this test's `scripted_agent`;
     the guard (no uncaught page error, nothing leaving 127.0.0.1) is checked at the test's end."""
-    pyclient_site.agent = scripted_agent
-    try:
-        with checked(shared_page) as guard:
-            page = guard.page
-            if not page.url.endswith(PATH):
-                guard.open(PATH, ready=READY)
-            else:
-                generation = page.evaluate("window.t.reset()")
-                page.wait_for_selector(f"#chat[data-generation='{generation}']", state="attached")
-            yield page
-    finally:
-        pyclient_site.agent = None
-
-
-def send(page, text: str) -> None:
-    field = page.locator(".pyclient-form input")
-    field.fill(text)
-    page.locator(".pyclient-send").click()
-    expect(field).to_have_value("", timeout=TIMEOUT)
-
-
-def wait_idle(page) -> None:
-    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
+    with turn(shared_page) as guard:
+        page = guard.page
+        generation = page.evaluate("window.t.reset()")
+        page.wait_for_selector(f"#chat[data-generation='{generation}']", state="attached")
+        yield page
 
 
 def test_a_sync_handler_raising_cancelled_error_fails_its_call_and_the_round_trip_completes(page, scripted_agent):
     scripted_agent.on("cancel").call("cancels", call_id="c1").then_say(lambda results: f"got: {results[0].content}")
-    send(page, "cancel")
+    ChatPage(page).send("cancel")
     expect(page.locator(".pyclient-assistant").last).to_contain_text("got: Tool 'cancels' raised CancelledError",
                                                                      timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     assert len(scripted_agent.requests) == 2   # the follow-up went out
     (message,) = scripted_agent.tool_messages
     assert message.tool_call_id == "c1"
@@ -75,9 +51,9 @@ def test_a_sync_handler_raising_cancelled_error_fails_its_call_and_the_round_tri
 def test_a_result_over_max_result_chars_reaches_the_follow_up_cut_with_a_note(page, scripted_agent):
     scripted_agent.on("long").call("long_text", n=5_000, call_id="c1").then_say("read it")
     with page.expect_console_message(lambda m: "max_result_chars" in m.text) as warning:
-        send(page, "long")
+        ChatPage(page).send("long")
     expect(page.locator(".pyclient-assistant").last).to_have_text("read it", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     full = "".join(str(i % 10) for i in range(5_000))
     (message,) = scripted_agent.tool_messages
     assert message.content == (full[:1_000] + "\n\n[truncated: the result was 5,000 characters, over this "
@@ -89,7 +65,7 @@ def test_a_result_over_max_result_chars_reaches_the_follow_up_cut_with_a_note(pa
 def test_an_html_answer_is_shown_in_the_chat_at_once_and_the_page_has_no_error(page, scripted_agent):
     scripted_agent.on("hello").respond_with("<!doctype html><title>Sign in</title><form>…</form>")
     with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text) as line:
-        send(page, "hello")
+        ChatPage(page).send("hello")
     expect(page.locator(".pyclient-error-text")).to_have_text(
         "The assistant's server answered with a web page (text/html), not the assistant's reply: the agent URL "
         "may be wrong, or a login page or a proxy is in between. Check the agent URL.", timeout=TIMEOUT)

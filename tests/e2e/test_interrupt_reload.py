@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from tests.e2e.conftest import wait_ready
+from tests.e2e.pages import wait_ready
 
 TIMEOUT = 20_000
 INTERRUPT = "int-call-delete-1"   # pydantic-ai's id for the first call of a thread
@@ -43,8 +43,21 @@ def wait_saved(page, fragment: str) -> None:
 def reload(page) -> dict:
     page.reload()
     wait_ready(page)
-    page.wait_for_timeout(300)   # time for a resume that should not happen to go out
     return summary(page)
+
+
+def ping(page, approval_log, thread: str) -> dict:
+    """A barrier: a new message through the same thread, answered. Whatever the thread
+    would have sent by itself after the last reload (a resume that must not go) reached the
+    server before this request did; the request itself carries no resume."""
+    before = requests_of(approval_log, thread)
+    page.evaluate("window.t.send('ping')")
+    said = len(summary(page)["texts"])
+    state = wait_until(page, f"s.status === 'idle' && s.texts.length > {said}")
+    assert state["error"] is None, state
+    assert approval_log.bodies[-1]["threadId"] == thread and not approval_log.bodies[-1].get("resume")
+    assert requests_of(approval_log, thread) >= before + 1
+    return state
 
 
 def resumes_of(log, thread: str) -> list[dict]:
@@ -85,8 +98,11 @@ def test_reloads_while_open_then_one_resume(interrupted, approval_log):
     page.evaluate(f"window.t.resolve({json.dumps(INTERRUPT)}, '{{\"approved\": true}}')")
     state = wait_until(page, "s.status === 'idle'")
     assert state["error"] is None and state["texts"][-1] == "Answer: deleted bob"
+    # The person's answer is the barrier for the reloads: it went in the second request of the
+    # thread, so none of them sent anything, however late.
     assert resumes_of(approval_log, thread) == [{"interruptId": INTERRUPT, "status": "resolved",
                                                  "payload": {"approved": True}}]
+    assert requests_of(approval_log, thread) == 2
     assert approval_log.executed == ["bob"]
     wait_saved(page, f"IDLE {INTERRUPT}=resolved/sent")
 
@@ -97,6 +113,9 @@ def test_reloads_while_open_then_one_resume(interrupted, approval_log):
         assert state["texts"] == ["Answer: deleted bob"]
         assert len(resumes_of(approval_log, thread)) == 1 and approval_log.executed == ["bob"]
         assert requests_of(approval_log, thread) == 2
+    ping(page, approval_log, thread)
+    assert len(resumes_of(approval_log, thread)) == 1 and approval_log.executed == ["bob"]
+    assert requests_of(approval_log, thread) == 3
 
 
 @pytest.mark.parametrize("delay_ms", [0, 150])  # before and after the answer is saved; every save point: test_interrupt_reloads.py
@@ -110,7 +129,6 @@ def test_a_reload_right_after_the_answer_resumes_at_most_once(interrupted, appro
             setTimeout(() => location.reload(), {delay_ms});
         }}""")
     wait_ready(page)
-    page.wait_for_timeout(300)
     state = summary(page)
     if state["interrupts"]:
         # The page died before the answer was saved: nothing went out, and the person answers again.
@@ -120,6 +138,7 @@ def test_a_reload_right_after_the_answer_resumes_at_most_once(interrupted, appro
     state = reload(page)   # and once more: nothing is sent again
     assert state["interrupts"] == [] and state["status"] == "idle"
     assert state["all"][0]["status"] == "resolved"
+    ping(page, approval_log, thread)
     resumed = resumes_of(approval_log, thread)
     assert len(resumed) <= 1 and all(entry["interruptId"] == INTERRUPT for entry in resumed), resumed
     # Never run twice; run once whenever the resume reached the server and was not cut short.

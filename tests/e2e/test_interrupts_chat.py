@@ -16,13 +16,12 @@ the page's Python on the main thread and in a worker (`BOTH_MODES`).
 from __future__ import annotations
 
 import json
-import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import BOTH_MODES, boot_once, checked
+from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, turn
 
 pytestmark = BOTH_MODES
 
@@ -31,29 +30,18 @@ SCHEMA = {"type": "object", "properties": {"colour": {"type": "string"}}, "requi
 DELETE_CARD = ".pyclient-tool[data-tool='delete_account']"
 
 
-def send(page, text: str) -> None:
-    page.locator(".pyclient-form input").fill(text)
-    page.locator(".pyclient-send").click()
-
-
-def wait_idle(page) -> None:
-    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
-
-
 def interrupts(page) -> list[dict]:
     return json.loads(page.evaluate("window.t.interrupts()"))
 
 
-@pytest.fixture(scope="module")
-def live_guard(shared_context, watch_callback_errors, mode):
-    """The page on the dev server (its real agents), booted once for the module (in each mode)."""
-    return boot_once(shared_context, watch_callback_errors, "/tests/interrupts.html", mode)
+live_guard = module_page("/tests/interrupts.html")
+"""The page on the dev server (its real agents), booted once for the module (in each mode)."""
 
 
 @pytest.fixture
 def chat_on(live_guard):
     """`chat_on(path)`: a new chat on the agent at `path` of the dev server; the page it is on."""
-    with checked(live_guard) as guard:
+    with turn(live_guard) as guard:
         def open_(agent: str):
             guard.page.evaluate("url => window.t.open(url)", agent)
             return guard.page
@@ -62,7 +50,7 @@ def chat_on(live_guard):
 
 def ask_to_delete(page):
     """Send the message that makes the agent call `delete_account("bob")`; return the card once it waits."""
-    send(page, "delete bob's account")
+    ChatPage(page).send("delete bob's account")
     card = page.locator(DELETE_CARD)
     expect(card.locator(".pyclient-badge")).to_have_text("awaiting approval", timeout=TIMEOUT)
     expect(card).to_have_attribute("data-status", "awaiting_approval")
@@ -89,7 +77,7 @@ def test_approve_runs_the_server_tool_once(chat_on, approval_log):
     assert page.locator(".pyclient-interrupt").count() == 0  # the tool card shows it, no card of its own
 
     bar.locator(".pyclient-approve").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(card.locator(".pyclient-badge")).to_have_text("done")
     expect(card.locator(".pyclient-tool-result")).to_have_text("deleted bob")
     assert card.locator(".pyclient-approval").count() == 0  # the bar went with its moment
@@ -112,7 +100,7 @@ def test_approve_with_edited_arguments(chat_on, approval_log):
     assert field.get_attribute("type") == "text"
     field.fill("carol")
     card.locator(".pyclient-approve").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant").last).to_have_text("Answer: deleted carol")
     assert approval_log.executed == ["carol"]
     assert approval_log.resumes[-1][0]["payload"] == {"approved": True, "editedArgs": {"user": "carol"}}
@@ -125,16 +113,18 @@ def test_reject_tells_the_agent_why_and_a_synthetic_click_answers_nothing(chat_o
     # A page script's click is not the person's consent: nothing is answered, nothing is sent.
     page.evaluate(f"document.querySelector(\"{DELETE_CARD} .pyclient-approve\").click()")
     page.evaluate(f"document.querySelector(\"{DELETE_CARD} .pyclient-reject\").click()")
-    time.sleep(1.0)  # time enough for a resume request, had one gone
     assert len(approval_log.bodies) == 1 and approval_log.resumes == [] and approval_log.executed == []
     expect(card).to_have_attribute("data-status", "awaiting_approval")
     assert interrupts(page)[0]["status"] == "open"
-    # The person's own click answers.
+    # The person's own click answers. It is the barrier for the script's clicks: its resume is
+    # the second request and the only resume, so theirs sent nothing, however late.
     card.locator(".pyclient-reject").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant").last).to_have_text("Denied: the user clicked Reject")
     assert approval_log.executed == []
-    assert approval_log.resumes[-1][0]["payload"] == {"approved": False, "reason": "the user clicked Reject"}
+    assert len(approval_log.bodies) == 2
+    assert [[entry["payload"] for entry in resume] for resume in approval_log.resumes] == [
+        [{"approved": False, "reason": "the user clicked Reject"}]]
     assert card.locator(".pyclient-approval").count() == 0
     expect(card.locator(".pyclient-badge")).to_have_text("failed")  # as a client tool's rejected call
 
@@ -146,8 +136,8 @@ def test_a_new_message_cancels_the_open_approval(chat_on, approval_log):
     # The run waits only for the person: the input and Send stay enabled.
     expect(page.locator(".pyclient-form input")).to_be_enabled()
     expect(page.locator(".pyclient-send")).to_be_enabled()
-    send(page, "never mind, say hi")
-    wait_idle(page)
+    ChatPage(page).send("never mind, say hi")
+    ChatPage(page).wait_idle()
     [asked] = interrupts(page)
     assert asked["status"] == "cancelled" and asked["note"] == "the user sent a new message instead"
     expect(card.locator(".pyclient-badge")).to_have_text("cancelled")
@@ -172,8 +162,8 @@ def graph_log(langgraph_interrupts):
 
 def ask_colour(chat_on, path: str):
     page = chat_on("/lg" + path)
-    send(page, "pick a colour")
-    card = page.locator(".pyclient-interrupt")
+    ChatPage(page).send("pick a colour")
+    card = page.locator(".pyclient-interrupt").first
     expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
     return page, card
 
@@ -194,14 +184,14 @@ def test_langgraph_question_answered_from_its_form(chat_on, graph_log, path):
     # Empty: refused in the card, nothing sent.
     card.locator(".pyclient-answer-send").click()
     expect(card.locator(".pyclient-approval-error")).to_have_text("colour: enter a value.")
-    time.sleep(0.5)
     assert len(graph_log.bodies) == 1 and graph_log.answers == []
     assert interrupts(page)[0]["status"] == "open"
 
+    # The valid answer is the barrier: the second request, and the only answer.
     field.fill("blue")
     card.locator(".pyclient-answer-send").click()
-    wait_idle(page)
-    assert graph_log.answers == [{"colour": "blue"}]
+    ChatPage(page).wait_idle()
+    assert graph_log.answers == [{"colour": "blue"}] and len(graph_log.bodies) == 2
     expect(page.locator(".pyclient-assistant").last).to_have_text('You chose {"colour": "blue"}')
     expect(card).to_have_attribute("data-status", "resolved")
     expect(card.locator(".pyclient-badge")).to_have_text("answered")
@@ -223,13 +213,15 @@ def test_langgraph_question_cancelled(chat_on, graph_log, path):
     # A script's click does nothing.
     page.evaluate("document.querySelector('.pyclient-interrupt .pyclient-answer-cancel').click()")
     page.evaluate("document.querySelector('.pyclient-interrupt .pyclient-answer-send').click()")
-    time.sleep(0.5)
     assert len(graph_log.bodies) == 1 and interrupts(page)[0]["status"] == "open"
 
+    # The person's Cancel is the barrier for the script's clicks: the only answer there is.
     card.locator(".pyclient-answer-cancel").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     [asked] = interrupts(page)
     assert asked["status"] == "cancelled"
+    assert graph_log.answers == [{"__agui_cancelled__": True, "interrupt_id": asked["id"]}]  # the only one
+    assert len(graph_log.bodies) == 2
     expect(card).to_have_attribute("data-status", "cancelled")
     expect(card.locator(".pyclient-badge")).to_have_text("cancelled")
     expect(card.locator(".pyclient-interrupt-outcome")).to_have_text("cancelled: the user clicked Cancel")
@@ -242,7 +234,7 @@ def test_langgraph_question_cancelled(chat_on, graph_log, path):
 def test_a_new_message_cancels_the_open_question(chat_on, graph_log, path):
     page, first = ask_colour(chat_on, path)
     expect(page.locator(".pyclient-send")).to_be_enabled()
-    send(page, "never mind")
+    ChatPage(page).send("never mind")
     # The question is cancelled (the graph is told), the message goes, and the graph asks again.
     expect(first).to_have_attribute("data-status", "cancelled", timeout=TIMEOUT)
     expect(first.locator(".pyclient-interrupt-outcome")).to_have_text(
@@ -262,30 +254,22 @@ def test_a_new_message_cancels_the_open_question(chat_on, graph_log, path):
     assert texts[:2] == ["pick a colour", asked[0]["id"]] and texts[2].startswith("You chose"), texts
     assert texts[3:] == ["never mind", asked[1]["id"]], texts
     page.locator(".pyclient-stop").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(second).to_have_attribute("data-status", "cancelled")
 
 
 # -- scripted: what the real servers here do not send --------------------------------------------
 
-@pytest.fixture(scope="module")
-def scripted_guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, mode):
-    """The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
-    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
-    yield boot_once(context, watch_callback_errors, "/tests/interrupts.html", mode)
-    context.close()
+scripted_guard = module_page("/tests/interrupts.html", site="plugin")
+"""The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
 
 
 @pytest.fixture
-def scripted(scripted_guard, pyclient_site, scripted_agent):
+def scripted(scripted_guard, serving):
     """A new chat on this test's `scripted_agent`; the page it is on."""
-    pyclient_site.agent = scripted_agent
-    try:
-        with checked(scripted_guard) as guard:
-            guard.page.evaluate("url => window.t.open(url)", "/agent")
-            yield guard.page
-    finally:
-        pyclient_site.agent = None
+    with turn(scripted_guard) as guard:
+        guard.page.evaluate("url => window.t.open(url)", "/agent")
+        yield guard.page
 
 
 def outcome(*items: dict) -> dict:
@@ -295,8 +279,8 @@ def outcome(*items: dict) -> dict:
 def test_a_run_the_agent_cancelled_is_marked(scripted, scripted_agent):
     scripted_agent.on("cancel me").say("Starting…").finish(outcome={"type": "cancelled"})
     page = scripted
-    send(page, "cancel me")
-    wait_idle(page)
+    ChatPage(page).send("cancel me")
+    ChatPage(page).wait_idle()
     notice = page.locator(".pyclient-notice[data-kind='cancelled']")
     expect(notice).to_have_text("Cancelled by the agent")
     expect(page.locator(".pyclient-run-status")).to_have_text("Cancelled by the agent")
@@ -310,7 +294,7 @@ def test_an_interrupt_without_a_schema_takes_text_or_json(scripted, scripted_age
                                                 "message": "Say \u202eanything"}))
     scripted_agent.otherwise().say("thanks")
     page = scripted
-    send(page, "free")
+    ChatPage(page).send("free")
     card = page.locator(".pyclient-interrupt")
     expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
     # The agent's words are text, the bidi override made visible.
@@ -320,7 +304,7 @@ def test_an_interrupt_without_a_schema_takes_text_or_json(scripted, scripted_age
     expect(card.locator(".pyclient-field-label")).to_have_text("Your answer")
     box.fill("just text")
     card.locator(".pyclient-answer-send").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     resume = scripted_agent.requests[-1].resume
     assert [(entry.interrupt_id, entry.status, entry.payload) for entry in resume] == [
         ("i-free", "resolved", "just text")]
@@ -334,7 +318,7 @@ def test_an_expired_interrupt_says_so(scripted, scripted_agent):
                                                           "message": "Quick!", "responseSchema": SCHEMA,
                                                           "expiresAt": soon}))
     scripted_agent.otherwise().say("too late")
-    send(page, "hurry")
+    ChatPage(page).send("hurry")
     card = page.locator(".pyclient-interrupt")
     expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
     expect(card).to_have_attribute("data-status", "expired", timeout=TIMEOUT)
@@ -343,9 +327,12 @@ def test_an_expired_interrupt_says_so(scripted, scripted_agent):
         "expired: this question can no longer be answered")
     expect(card.locator(".pyclient-buttons")).to_be_hidden()
     assert interrupts(page)[0]["status"] == "expired"
-    wait_idle(page)
-    time.sleep(0.5)
-    assert len(scripted_agent.requests) == 1  # an expired interrupt is not resumed
+    ChatPage(page).wait_idle()
+    # A barrier: the next message is the second request, and it resumes nothing.
+    ChatPage(page).send("and now?")
+    ChatPage(page).wait_idle()
+    expect(page.locator(".pyclient-assistant").last).to_have_text("too late")
+    assert len(scripted_agent.requests) == 2 and not scripted_agent.requests[-1].resume  # not resumed
 
 
 @pytest.mark.callback_errors_expected
@@ -356,7 +343,7 @@ def test_interrupt_renderers_replace_the_form_and_a_broken_one_is_contained(scri
         {"id": "i-boom", "reason": "custom:boom", "message": "Colour for <b>boom</b>?", "responseSchema": SCHEMA}))
     scripted_agent.otherwise().say("picked")
     page = scripted
-    send(page, "pick")
+    ChatPage(page).send("pick")
     picked = page.locator(".pyclient-interrupt[data-reason='custom:pick']")
     broken = page.locator(".pyclient-interrupt[data-reason='custom:boom']")
     expect(picked).to_have_attribute("data-status", "open", timeout=TIMEOUT)
@@ -377,7 +364,7 @@ def test_interrupt_renderers_replace_the_form_and_a_broken_one_is_contained(scri
     expect(picked.locator(".picker")).to_have_text("Pick one (resolved) ")
     broken.locator("input[name='colour']").fill("green")
     broken.locator(".pyclient-answer-send").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     resume = scripted_agent.requests[-1].resume
     assert sorted((entry.interrupt_id, json.dumps(entry.payload)) for entry in resume) == [
         ("i-boom", '{"colour": "green"}'), ("i-pick", '{"colour": "red"}')]
@@ -393,7 +380,7 @@ def test_an_answer_the_schema_refuses_is_shown_and_an_approval_without_a_card_ge
          "responseSchema": approval}))
     scripted_agent.otherwise().say("done")
     page = scripted
-    send(page, "ask twice")
+    ChatPage(page).send("ask twice")
     asked = page.locator(".pyclient-interrupt[data-interrupt-id='i-count']")
     ghost = page.locator(".pyclient-interrupt[data-interrupt-id='i-ghost']")
     expect(asked).to_have_attribute("data-status", "open", timeout=TIMEOUT)
@@ -409,11 +396,10 @@ def test_an_answer_the_schema_refuses_is_shown_and_an_approval_without_a_card_ge
     asked.locator(".pyclient-answer-send").click()
     expect(asked).to_have_attribute("data-status", "resolved")
     expect(asked.locator(".pyclient-approval-error")).to_be_hidden()
-    time.sleep(0.5)
-    assert len(scripted_agent.requests) == 1  # one interrupt still open: no resume yet
+    assert len(scripted_agent.requests) == 1  # one interrupt still open: no resume yet (nor after: below)
     ghost.locator("input[name='approved']").check()
     ghost.locator(".pyclient-answer-send").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     assert len(scripted_agent.requests) == 2
     resume = scripted_agent.requests[-1].resume
     assert sorted((entry.interrupt_id, json.dumps(entry.payload)) for entry in resume) == [

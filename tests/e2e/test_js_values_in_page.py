@@ -10,22 +10,20 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import boot_once, checked
+from tests.e2e.pages import module_page, turn
 
 
 def call(page, name: str, *args):
     return json.loads(page.evaluate("([name, args]) => window.t[name](...args)", [name, list(args)]))
 
 
-@pytest.fixture(scope="module")
-def values_guard(shared_context, watch_callback_errors):
-    return boot_once(shared_context, watch_callback_errors, "/tests/js_values.html")
+values_guard = module_page("/tests/js_values.html")
 
 
 @pytest.fixture
 def values(values_guard):
     """The page, booted once for the module; each test sends on its one thread."""
-    with checked(values_guard) as guard:
+    with turn(values_guard) as guard:
         yield guard.page
 
 

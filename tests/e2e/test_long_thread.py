@@ -11,7 +11,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from pyclient.browser._windowing import BATCH, FIRST
-from tests.e2e.conftest import BOTH_MODES, READY
+from tests.e2e.pages import BOTH_MODES, READY
 
 pytestmark = BOTH_MODES
 
@@ -44,12 +44,21 @@ def test_a_long_restored_thread_shows_its_end_and_makes_earlier_items_as_it_scro
 
     # Scrolled to the top of what is made: a batch of earlier items comes in above, and the item
     # that was at the top stays where it was on the screen.
+    # Where the item is, as each batch lands (a MutationObserver runs before the frame is drawn).
     top_text = page.locator(ITEMS).first.text_content()
-    page.evaluate("document.querySelector('#chat .pyclient-messages').scrollTop = 0")
+    page.evaluate(f"""text => {{ const list = document.querySelector('#chat .pyclient-messages');
+        window.__tops = [];
+        window.__batches = new MutationObserver(() => window.__tops.push(({TOP_OF})(text)));
+        window.__batches.observe(list, {{childList: true}}); list.scrollTop = 0; }}""", top_text)
     before = page.evaluate(TOP_OF, top_text)
     page.wait_for_function(f"{COUNT_ITEMS} > {made}", timeout=TIMEOUT, polling=25)
-    page.wait_for_timeout(300)  # any batch after it (none should move the item either)
+    # The window widens while the list is within a screen of its top: once the batches have
+    # pushed the top more than a screen away, none comes (the barrier for "none moved it").
+    page.wait_for_function("""() => { const list = document.querySelector('#chat .pyclient-messages');
+                                      return list.scrollTop > list.clientHeight; }""", timeout=TIMEOUT, polling=25)
     after = page.evaluate(TOP_OF, top_text)
+    tops = page.evaluate("window.__batches.disconnect(), window.__tops")
+    assert tops and all(abs(top - before) <= 2 for top in tops), (before, tops)
     assert abs(after - before) <= 2, (before, after)
     assert page.evaluate("document.querySelector('#chat .pyclient-messages').scrollTop") > 0
     expect(page.locator(".pyclient-jump")).to_be_visible()

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import BOTH_MODES, READY, boot_once, checked, wait_ready
+from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, said, turn, wait_ready
+from tests.helpers import wait_for
 
 pytestmark = BOTH_MODES
 
@@ -25,41 +25,24 @@ TIMEOUT = 20_000
 _ids = itertools.count(1)
 
 
-@pytest.fixture(scope="module")
-def actions_guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, mode):
-    """The page on the plugin's site (its `/agent` is the test's `scripted_agent`), booted once."""
-    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=pyclient_site.url)
-    yield boot_once(context, watch_callback_errors, "/tests/actions.html", mode)
-    context.close()
+actions_guard = module_page("/tests/actions.html", site="plugin", permissions=("clipboard-read", "clipboard-write"))
+"""The page on the plugin's site (its `/agent` is the test's `scripted_agent`), booted once."""
 
 
 @pytest.fixture
-def chat(actions_guard, pyclient_site, scripted_agent, mode):
+def chat(actions_guard, serving, mode):
     """A new chat on a new stored thread of this test's `scripted_agent`; the page it is on."""
-    pyclient_site.agent = scripted_agent
-    try:
-        with checked(actions_guard) as guard:
-            page = guard.page
-            page.evaluate("id => window.t.open(id)", f"{mode}-{next(_ids)}")
-            yield page
-    finally:
-        pyclient_site.agent = None
+    with turn(actions_guard) as guard:
+        page = guard.page
+        page.evaluate("id => window.t.open(id)", f"{mode}-{next(_ids)}")
+        yield page
 
 
-def send(page, text: str) -> None:
-    """Send `text` from the composer and wait until its answer is in (in a worker the click
-    reaches the chat a moment later: the status is still "idle" right after it)."""
-    users = page.locator(".pyclient-user")
-    before = users.count()
-    page.locator(".pyclient-form input").fill(text)
-    page.locator(".pyclient-send").click()
-    expect(users).to_have_count(before + 1, timeout=TIMEOUT)
-    wait_idle(page)
-
-
-def wait_idle(page) -> None:
-    expect(page.locator(".pyclient-chat")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
+def talk(page, text: str) -> None:
+    """Send `text` from the composer and wait until its answer is in."""
+    chat = ChatPage(page)
+    chat.send(text)
+    chat.wait_idle()
 
 
 def shown(page) -> list[list[str]]:
@@ -69,13 +52,15 @@ def shown(page) -> list[list[str]]:
 def rated_after(page, count: int) -> list[list]:
     """The page's `on_feedback` calls, once there are `count` (a worker's functions answer with
     promises, which `wait_for_function` cannot await: polled from here)."""
-    deadline = time.monotonic() + TIMEOUT / 1000
-    while True:
-        calls = json.loads(page.evaluate("window.t.rated()"))
-        if len(calls) >= count or time.monotonic() > deadline:
-            assert len(calls) == count, calls
-            return calls
-        page.wait_for_timeout(25)
+    calls: list[list] = []
+
+    def enough() -> bool:
+        calls[:] = json.loads(page.evaluate("window.t.rated()"))
+        return len(calls) >= count
+
+    wait_for(enough, TIMEOUT / 1000, f"{count} feedback calls")
+    assert len(calls) == count, calls
+    return calls
 
 
 def picker_of(bubble):
@@ -89,7 +74,7 @@ def expect_count(bubble, count: str) -> None:
 def test_copy_puts_the_text_on_the_clipboard_and_says_copied(chat, scripted_agent):
     page = chat
     scripted_agent.on("hello").say("Hello **there**")
-    send(page, "hello")
+    talk(page, "hello")
     answer = page.locator(".pyclient-assistant").last
     # The bar adds no text to the bubble: its glyphs and count are CSS.
     expect(answer).to_have_text("Hello there")
@@ -111,12 +96,12 @@ def test_regenerate_keeps_both_answers_and_paging_back_shows_the_first(chat, scr
     page = chat
     scripted_agent.on("greet", times=1).say("First answer")
     scripted_agent.on("greet").say("Second answer")
-    send(page, "greet")
+    talk(page, "greet")
     answer = page.locator(".pyclient-assistant").last
     expect(picker_of(answer)).to_be_hidden()
     answer.hover()
     answer.get_by_role("button", name="Regenerate answer").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     answer = page.locator(".pyclient-assistant").last
     expect(answer).to_have_text("Second answer")
     expect_count(answer, "2/2")
@@ -131,7 +116,7 @@ def test_regenerate_keeps_both_answers_and_paging_back_shows_the_first(chat, scr
     assert shown(page) == [["user", "greet"], ["assistant", "First answer"]]
     # The next message continues the branch shown, and the request holds only it.
     scripted_agent.on("more").say("More")
-    send(page, "more")
+    talk(page, "more")
     assert [m.content for m in scripted_agent.requests[-1].messages] == ["greet", "First answer", "more"]
     first = page.locator(".pyclient-assistant").first
     first.hover()
@@ -144,7 +129,7 @@ def test_edit_resends_and_the_agent_receives_only_the_edited_branch(chat, script
     page = chat
     scripted_agent.on("first question").say("Answer one")
     scripted_agent.on("second question").say("Answer two")
-    send(page, "first question")
+    talk(page, "first question")
     user = page.locator(".pyclient-user").last
     user.hover()
     user.get_by_role("button", name="Edit message").click()
@@ -158,7 +143,7 @@ def test_edit_resends_and_the_agent_receives_only_the_edited_branch(chat, script
     user.get_by_role("button", name="Edit message").click()
     box.fill("second question")
     page.locator(".pyclient-edit-send").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-user")).to_have_text(["second question"])
     expect(page.locator(".pyclient-assistant")).to_have_text(["Answer two"])
     assert [(m.role, m.content) for m in scripted_agent.requests[-1].messages] == [("user", "second question")]
@@ -175,11 +160,11 @@ def test_feedback_fires_on_trusted_clicks_only_and_stays_pressed_after_a_reload(
     page = chat
     scripted_agent.on("rate me", times=1).say("Rate this")
     scripted_agent.on("rate me").say("Or this")
-    send(page, "rate me")
+    talk(page, "rate me")
     answer = page.locator(".pyclient-assistant").last
     up, down = answer.locator(".pyclient-rate-up"), answer.locator(".pyclient-rate-down")
-    page.evaluate("document.querySelector('.pyclient-assistant .pyclient-rate-up').click()")  # a script's click
-    page.wait_for_timeout(300)
+    with said(page, "pyclient: ignored an untrusted click"):
+        page.evaluate("document.querySelector('.pyclient-assistant .pyclient-rate-up').click()")  # a script's click
     assert json.loads(page.evaluate("window.t.rated()")) == []
     expect(up).to_have_attribute("aria-pressed", "false")
     answer.hover()
@@ -193,7 +178,7 @@ def test_feedback_fires_on_trusted_clicks_only_and_stays_pressed_after_a_reload(
     expect(down).to_have_attribute("aria-pressed", "true")
     expect(up).to_have_attribute("aria-pressed", "false")
     answer.get_by_role("button", name="Regenerate answer").click()
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect_count(page.locator(".pyclient-assistant").last, "2/2")
     thread_id = page.evaluate("window.t.thread_id()")
     # A reload: the thread comes back from IndexedDB, its branches and the pressed thumb too.
@@ -215,7 +200,7 @@ def test_the_bar_is_keyboard_reachable_and_shows_while_focused(chat, scripted_ag
     page = chat
     scripted_agent.on("keys", times=1).say("Typed answer")
     scripted_agent.on("keys").say("Another answer")
-    send(page, "keys")
+    talk(page, "keys")
     regenerate = page.locator(".pyclient-assistant .pyclient-regenerate")
     page.mouse.move(0, 0)
     expect(regenerate).to_have_css("opacity", "0")
@@ -231,12 +216,12 @@ def test_the_bar_is_keyboard_reachable_and_shows_while_focused(chat, scripted_ag
     expect(regenerate).to_have_css("opacity", "1")
     expect(page.locator(".pyclient-assistant .pyclient-copy")).to_have_css("opacity", "1")  # the whole bar shows
     page.keyboard.press("Enter")  # a key's click is trusted: it regenerates
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant")).to_have_text(["Another answer"])
     expect_count(page.locator(".pyclient-assistant").last, "2/2")
     # Synthetic clicks on the other buttons do nothing either.
-    page.evaluate("""() => { document.querySelector('.pyclient-assistant .pyclient-branch-previous').click();
-                             document.querySelector('.pyclient-user .pyclient-edit').click(); }""")
-    page.wait_for_timeout(300)
+    with said(page, "pyclient: ignored an untrusted click", count=2):
+        page.evaluate("""() => { document.querySelector('.pyclient-assistant .pyclient-branch-previous').click();
+                                 document.querySelector('.pyclient-user .pyclient-edit').click(); }""")
     expect(page.locator(".pyclient-assistant")).to_have_text(["Another answer"])
     expect(page.locator(".pyclient-editor")).to_have_count(0)

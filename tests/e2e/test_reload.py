@@ -17,16 +17,11 @@ from ag_ui.core import RunAgentInput
 from playwright.sync_api import expect
 
 from pyclient.testing import PyclientPage
-from tests.e2e.conftest import BOTH_MODES, READY
+from tests.e2e.pages import BOTH_MODES, READY, ChatPage
 
 pytestmark = BOTH_MODES
 
 TIMEOUT = 20_000
-
-
-def send(page, text: str) -> None:
-    page.locator(".pyclient-form input").fill(text)
-    page.locator(".pyclient-send").click()
 
 
 def wait_saved(page, fragment: str) -> None:
@@ -70,7 +65,7 @@ def test_reload_at_every_step_of_a_round_trip(pyclient_page, scripted_agent, mod
         pyclient_page.reload(ready=READY)
 
     # 1. streaming: the agent streamed a text and call1, and holds the run open.
-    send(page, "call hold")
+    ChatPage(page).send("call hold")
     wait_saved(page, "STREAMING call1=streaming")
     reload()
     interrupted = page.locator('.pyclient-assistant[data-interrupted="true"]')
@@ -79,7 +74,7 @@ def test_reload_at_every_step_of_a_round_trip(pyclient_page, scripted_agent, mod
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle")
 
     # 2. awaiting approval (act) and awaiting input (ask): the next send works.
-    send(page, "call pair hold-followup")
+    ChatPage(page).send("call pair hold-followup")
     wait_saved(page, "call2=awaiting_approval call2b=awaiting_input")
     reload()
 
@@ -122,7 +117,7 @@ def test_reload_at_every_step_of_a_round_trip(pyclient_page, scripted_agent, mod
     # 6. The follow-up is not sent again; the conversation goes on.
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
     assert len(scripted_agent.requests) == before + 1
-    send(page, "thanks")
+    ChatPage(page).send("thanks")
     expect(page.locator(".pyclient-assistant").last).to_have_text("You are welcome", timeout=TIMEOUT)
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle")
 
@@ -147,7 +142,7 @@ def test_two_tabs_on_one_thread_one_holds_it(pyclient_page, scripted_agent, mode
     url = f"/tests/store.html?thread={thread}&plain=1"
     page = pyclient_page.open(url, ready=READY, worker=mode == "worker")
     assert page.evaluate("document.documentElement.dataset.readOnly") == "false"
-    send(page, "hello")
+    ChatPage(page).send("hello")
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply 1", timeout=TIMEOUT)
 
     other = PyclientPage(page.context.new_page())    # a second tab, guarded as well
@@ -159,13 +154,13 @@ def test_two_tabs_on_one_thread_one_holds_it(pyclient_page, scripted_agent, mode
     expect(second.locator(".pyclient-assistant")).to_have_text(["reply 1"])   # the history, shown
 
     # The first tab goes on; once it is gone, the other holds the thread after a reload.
-    send(page, "more")
+    ChatPage(page).send("more")
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply 3", timeout=TIMEOUT)
     page.close()
     other.reload(ready=READY)
     assert second.evaluate("document.documentElement.dataset.readOnly") == "false"
     expect(second.locator(".pyclient-assistant")).to_have_text(["reply 1", "reply 3"])
-    send(second, "mine")
+    ChatPage(second).send("mine")
     expect(second.locator(".pyclient-assistant").last).to_have_text("reply 5", timeout=TIMEOUT)
     assert [r.messages[-1].content for r in scripted_agent.requests] == ["hello", "more", "mine"]
     assert [len(r.messages) for r in scripted_agent.requests] == [1, 3, 5]   # the history the other tab kept

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import BOOT_TIMEOUT_MS
+from tests.e2e.pages import BOOT_TIMEOUT_MS
 
 HINT = "Parameter 'color' of tool 'change_background' has no type hint"
 HINT_FIX = "Annotate it, e.g. `color: str`."

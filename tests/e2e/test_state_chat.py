@@ -18,40 +18,23 @@ import pytest
 from ag_ui.core import CustomEvent, StateSnapshotEvent
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import BOTH_MODES, boot_once, checked
+from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, turn
 
 pytestmark = BOTH_MODES
 
 TIMEOUT = 30_000
 
 
-def send(page, text: str) -> None:
-    page.locator(".pyclient-form input").fill(text)
-    page.locator(".pyclient-send").click()
-
-
-def wait_idle(page) -> None:
-    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
-
-
-@pytest.fixture(scope="module")
-def scripted_guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, mode):
-    """The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
-    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
-    yield boot_once(context, watch_callback_errors, "/tests/state.html", mode)
-    context.close()
+scripted_guard = module_page("/tests/state.html", site="plugin")
+"""The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
 
 
 @pytest.fixture
-def page(scripted_guard, pyclient_site, scripted_agent):
+def page(scripted_guard, serving):
     """A new chat on this test's `scripted_agent`; the page it is on."""
-    pyclient_site.agent = scripted_agent
-    try:
-        with checked(scripted_guard) as guard:
-            guard.page.evaluate("url => window.t.open(url)", "/agent")
-            yield guard.page
-    finally:
-        pyclient_site.agent = None
+    with turn(scripted_guard) as guard:
+        guard.page.evaluate("url => window.t.open(url)", "/agent")
+        yield guard.page
 
 
 def steps(n: int, done: int = 0) -> list[dict]:
@@ -65,8 +48,8 @@ def test_activity_cards_default_and_custom_in_their_place(page, scripted_agent):
      .activity("search", patch=[{"op": "add", "path": "/sources/-", "value": "pyodide.org"},
                                 {"op": "add", "path": "/sources/-", "value": "pyscript.net"}])
      .activity("custom", {"label": "hello <b>"}))
-    send(page, "search")
-    wait_idle(page)
+    ChatPage(page).send("search")
+    ChatPage(page).wait_idle()
     search = page.locator(".pyclient-activity[data-activity-type='search']")
     expect(search.locator(".pyclient-activity-type")).to_have_text("search")
     expect(search.locator("dt")).to_have_text(["query", "sources"])
@@ -88,8 +71,8 @@ def test_malformed_activities_and_a_raising_renderer_never_break_the_chat(page, 
      .activity("search", [1, 2], message_id="a2")                                          # not an object
      .activity("search", patch=[{"op": "add", "path": "/x", "value": 1}], message_id="gone")  # no such activity
      .say("still here"))
-    send(page, "break")
-    wait_idle(page)
+    ChatPage(page).send("break")
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant").last).to_have_text("still here")
     boom = page.locator(".pyclient-activity[data-activity-type='boom']")
     expect(boom.locator(".pyclient-render-error")).to_contain_text("RuntimeError: the activity renderer broke <b>")
@@ -103,7 +86,7 @@ def test_malformed_activities_and_a_raising_renderer_never_break_the_chat(page, 
     expect(notices.nth(1)).to_contain_text("content: Input should be a valid dictionary")
     # The run went on, and the next one too.
     scripted_agent.otherwise().say("and again")
-    send(page, "more")
+    ChatPage(page).send("more")
     expect(page.locator(".pyclient-assistant").last).to_have_text("and again", timeout=TIMEOUT)
     expect(page.locator(".pyclient-activity-broken")).to_have_count(2)  # each told once
 
@@ -117,10 +100,10 @@ def test_dojo_agentic_generative_ui_steps_redrawn_as_deltas_arrive_once_a_frame(
         for _ in range(3):  # the dojo's pacing is slower; more deltas than frames proves the batching
             turn.state_delta([{"op": "replace", "path": f"/steps/{i}/description", "value": f"Step {i + 1}"}])
     turn.say("All ten steps are done")
-    send(page, "plan")
+    ChatPage(page).send("plan")
     plan = page.locator(".pyclient-state ol.plan li")
     expect(plan).to_have_count(10, timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(plan.filter(has_text="✓")).to_have_count(10)
     expect(page.locator(".pyclient-assistant").last).to_have_text("All ten steps are done")
     renders = page.evaluate("window.t.renders()")
@@ -131,11 +114,11 @@ def test_dojo_agentic_generative_ui_steps_redrawn_as_deltas_arrive_once_a_frame(
 def test_update_state_from_the_page_reaches_the_agent(page, scripted_agent):
     scripted_agent.on("plan").state({"steps": steps(3)}).say("Here is the plan")
     scripted_agent.on("go on").say("Going on")
-    send(page, "plan")
-    wait_idle(page)
+    ChatPage(page).send("plan")
+    ChatPage(page).wait_idle()
     page.locator(".pyclient-state .mark-first").click()  # the renderer's button: thread.update_state(...)
     expect(page.locator(".pyclient-state li").first).to_have_attribute("data-status", "completed")
-    send(page, "go on")
+    ChatPage(page).send("go on")
     expect(page.locator(".pyclient-assistant").last).to_have_text("Going on", timeout=TIMEOUT)
     assert scripted_agent.requests[-1].state == {"steps": steps(3, done=1)}
 
@@ -146,9 +129,9 @@ def test_dojo_shared_state_and_predictive_state_updates_are_shown(page, scripted
               "ingredients": [{"icon": "🥚", "name": "Eggs", "amount": "2"}, {"icon": "🥛", "name": "Milk", "amount": "1 cup"}],
               "instructions": ["Mix", "Fry"]}
     scripted_agent.on("improve").state({"recipe": recipe}).say("I improved the recipe")
-    send(page, "improve the recipe")
+    ChatPage(page).send("improve the recipe")
     expect(page.locator(".pyclient-state .recipe")).to_have_text("Pancakes: Eggs, Milk", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     # Predictive state updates: PredictState, the tool writing the document, then the state.
     scripted_agent.on("write").emit(
         CustomEvent(name="PredictState", value=[{"state_key": "document", "tool": "write_document",
@@ -156,9 +139,9 @@ def test_dojo_shared_state_and_predictive_state_updates_are_shown(page, scripted
     ).server_call("write_document", document="Once upon a time", result="written", chunks=4).emit(
         StateSnapshotEvent(snapshot={"document": "Once upon a time"}),
     ).say("I wrote the story")
-    send(page, "write")
+    ChatPage(page).send("write")
     expect(page.locator(".pyclient-state .document")).to_have_text("Once upon a time", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     card = page.locator(".pyclient-tool[data-tool='write_document']")
     expect(card.locator(".pyclient-badge")).to_have_text("done")
     expect(page.locator(".pyclient-assistant").last).to_have_text("I wrote the story")

@@ -16,7 +16,7 @@ import pytest
 from ag_ui.core import RawEvent
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import BOTH_MODES, boot_once, checked
+from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, turn
 from tests.servers.dojo_streams import HAIKU, THOUGHT, WEATHER, backend_tool_rendering, reasoning_chat
 
 pytestmark = BOTH_MODES
@@ -24,40 +24,18 @@ pytestmark = BOTH_MODES
 TIMEOUT = 30_000
 
 
-def send(page, text: str) -> None:
-    """Type and send `text`; returns once the thread took it (its bubble shows: in a worker the
-    click reaches Python a task later, and the run status is still the last run's until then)."""
-    sent = page.locator(".pyclient-user")
-    count = sent.count()
-    page.locator(".pyclient-form input").fill(text)
-    page.locator(".pyclient-send").click()
-    expect(sent).to_have_count(count + 1, timeout=TIMEOUT)
-
-
-def wait_idle(page) -> None:
-    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
-
-
-@pytest.fixture(scope="module")
-def guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, mode):
-    """The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
-    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
-    yield boot_once(context, watch_callback_errors, "/tests/stream.html", mode)
-    context.close()
+guard = module_page("/tests/stream.html", site="plugin")
+"""The page on the plugin's site, whose `/agent` is the running test's `scripted_agent`."""
 
 
 @pytest.fixture
-def chat(guard, pyclient_site, scripted_agent):
+def chat(guard, serving):
     """`chat(steps=True)`: a new chat on this test's `scripted_agent`; the page it is on."""
-    pyclient_site.agent = scripted_agent
-    try:
-        with checked(guard) as checked_guard:
-            def open_(steps: bool = True):
-                checked_guard.page.evaluate("([url, steps]) => window.t.open(url, steps)", ["/agent", steps])
-                return checked_guard.page
-            yield open_
-    finally:
-        pyclient_site.agent = None
+    with turn(guard) as checked_guard:
+        def open_(steps: bool = True):
+            checked_guard.page.evaluate("([url, steps]) => window.t.open(url, steps)", ["/agent", steps])
+            return checked_guard.page
+        yield open_
 
 
 def test_thinking_is_open_while_it_streams_and_folds_when_the_answer_starts(chat, scripted_agent):
@@ -65,11 +43,11 @@ def test_thinking_is_open_while_it_streams_and_folds_when_the_answer_starts(chat
                                       encrypted="opaque-reasoning-value").say("Book the hall for Friday.",
                                                                               chunks=3).slowly(0.15)
     page = chat()
-    send(page, "think it through")
+    ChatPage(page).send("think it through")
     streaming = page.locator(".pyclient-thinking[data-streaming='true'] details[open]")
     expect(streaming).to_have_count(1, timeout=TIMEOUT)   # open while it streams
     expect(page.locator(".pyclient-thinking-summary")).to_have_text("Thinking…")
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     thinking = page.locator(".pyclient-thinking")
     expect(thinking.locator("details")).not_to_have_attribute("open", "")   # folded: the answer started
     expect(thinking.locator(".pyclient-thinking-summary")).to_have_text("Thinking")
@@ -81,8 +59,8 @@ def test_thinking_is_open_while_it_streams_and_folds_when_the_answer_starts(chat
     # The encrypted value is kept and sent back, never shown.
     assert "opaque-reasoning-value" not in page.locator(".pyclient-chat").text_content()
     scripted_agent.on("again").say("ok")
-    send(page, "again")
-    wait_idle(page)
+    ChatPage(page).send("again")
+    ChatPage(page).wait_idle()
     [reasoning] = [m for m in scripted_agent.requests[-1].messages if m.role == "reasoning"]
     assert reasoning.encrypted_value == "opaque-reasoning-value"
     # A person who opens it again keeps it open.
@@ -96,11 +74,19 @@ def test_a_subagents_work_is_grouped_under_its_name_and_status(chat, scripted_ag
      .server_call("search_venues", city="Lyon", result="3 venues").say("Found 3 venues.").end_subagent()
      .subagent("writer").say("Drafting the invite").end_subagent(error="out of ink")
      .say("Here is the plan.").slowly(0.05))
+    # While a subagent works, its group says so: a run held open with its subagent started (a
+    # stream that runs on would end it before a busy page draws the state in between).
+    scripted_agent.on("look").subagent("researcher", description="finds venues").say("Looking").hold()
     page = chat()
-    send(page, "plan the party")
+    ChatPage(page).send("look around")
+    expect(page.locator(".pyclient-subagent")).to_have_attribute("data-status", "running", timeout=TIMEOUT)
+    page.locator(".pyclient-stop").click()
+    ChatPage(page).wait_idle()
+
+    page = chat()
+    ChatPage(page).send("plan the party")
     groups = page.locator(".pyclient-subagent")
-    expect(groups.first).to_have_attribute("data-status", "running", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(groups).to_have_count(2)
     researcher, writer = groups.nth(0), groups.nth(1)
     expect(researcher.locator(".pyclient-subagent-name")).to_have_text("researcher")
@@ -129,7 +115,7 @@ def test_a_subagents_work_is_grouped_under_its_name_and_status(chat, scripted_ag
     (scripted_agent.on("ask").subagent("planner", subagent_run_id="sub-planner").say("One question first.")
      .end_subagent(suspended=True).finish(outcome={"type": "interrupt", "interrupts": [
          {"id": "i-day", "reason": "input_required", "message": "Which day?", "subagentRunId": "sub-planner"}]}))
-    send(page, "ask me")
+    ChatPage(page).send("ask me")
     planner = page.locator(".pyclient-subagent[data-subagent-run-id='sub-planner']")
     expect(planner.locator(".pyclient-interrupt")).to_have_count(1, timeout=TIMEOUT)
     expect(planner.locator(".pyclient-interrupt")).to_contain_text("Which day?")
@@ -140,18 +126,18 @@ def test_the_step_line_shows_while_the_run_works_and_goes_at_its_end(chat, scrip
     scripted_agent.on("go", times=2).step("search").say("Searching the venues", chunks=4).step("book").say(
         "Booked", chunks=3).slowly(0.12)
     page = chat()
-    send(page, "go")
+    ChatPage(page).send("go")
     line = page.locator(".pyclient-steps")
     expect(line).to_have_text("search", timeout=TIMEOUT)
     expect(line).to_be_visible()
     expect(line).to_have_text("book", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     expect(line).to_be_hidden()   # the run ended: no step is open
 
     page = chat(steps=False)   # Chat(steps=False): no line at all
-    send(page, "go")
+    ChatPage(page).send("go")
     expect(page.locator(".pyclient-assistant").last).to_have_text("Booked", timeout=TIMEOUT)
-    wait_idle(page)
+    ChatPage(page).wait_idle()
     assert page.locator(".pyclient-steps").count() == 0
 
 
@@ -162,8 +148,8 @@ def test_a_raising_custom_callback_does_not_break_the_chat_and_raw_events_are_lo
      .emit(RawEvent(event={"provider": "langgraph", "node": "planner"}, source="langgraph"))
      .say("Still here."))
     page = chat()
-    send(page, "custom events")
-    wait_idle(page)
+    ChatPage(page).send("custom events")
+    ChatPage(page).wait_idle()
     expect(page.locator(".pyclient-assistant").last).to_have_text("Still here.")
     assert json.loads(page.evaluate("window.t.custom()")) == [{"done": 1}, {"done": 2}]
     page.locator(".pyclient-log-toggle").click()
@@ -180,8 +166,8 @@ def test_the_dojo_scenarios_replayed_as_pydantic_ai_streams_them(chat, scripted_
     scripted_agent.on("weather").emit(*backend_tool_rendering())
     page = chat()
     for said in ("write a haiku", "an older haiku", "the weather in Paris"):
-        send(page, said)
-        wait_idle(page)
+        ChatPage(page).send(said)
+        ChatPage(page).wait_idle()
     thinking = page.locator(".pyclient-thinking")
     expect(thinking).to_have_count(2)
     expect(thinking.locator(".pyclient-thinking-text")).to_have_text([THOUGHT, THOUGHT])
@@ -196,8 +182,8 @@ def test_the_dojo_scenarios_replayed_as_pydantic_ai_streams_them(chat, scripted_
     expect(answers.last).to_have_text("It is 18 °C in Paris with light rain.")
     # The signature pydantic-ai sent as the encrypted value goes back with the next request.
     scripted_agent.on("thanks").say("You're welcome")
-    send(page, "thanks")
-    wait_idle(page)
+    ChatPage(page).send("thanks")
+    ChatPage(page).wait_idle()
     reasoning = [m for m in scripted_agent.requests[-1].messages if m.role == "reasoning"]
     assert len(reasoning) == 2 and "sig-autumn-1" in (reasoning[0].encrypted_value or "")
     assert reasoning[1].encrypted_value is None   # the old events have none

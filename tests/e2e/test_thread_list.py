@@ -15,38 +15,32 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import BOTH_MODES, READY, boot_once, checked
+from tests.e2e.pages import BOTH_MODES, READY, ChatPage, module_page, turn, said
 
 pytestmark = BOTH_MODES
 
 TIMEOUT = 20_000
 
 
-@pytest.fixture(scope="module")
-def guard(pyclient_browser, pyclient_site, browser_context_args, watch_callback_errors, mode):
-    """The page on the plugin's site, booted once for the module (in each mode)."""
-    context = pyclient_browser.new_context(**{**browser_context_args, "base_url": pyclient_site.url})
-    yield boot_once(context, watch_callback_errors, "/tests/threads.html", mode)
-    context.close()
+guard = module_page("/tests/threads.html", site="plugin")
+"""The page on the plugin's site, booted once for the module (in each mode)."""
 
 
 @pytest.fixture
-def page(guard, pyclient_site, scripted_agent):
+def page(guard, serving):
     """The shared page, reset: no saved thread, a new list showing a new thread."""
-    pyclient_site.agent = scripted_agent
-    scripted_agent.otherwise().say("Sure, let us talk about it.")
-    try:
-        with checked(guard):
-            guard.page.evaluate("window.t.reset()")
-            yield guard.page
-    finally:
-        pyclient_site.agent = None
+    serving.otherwise().say("Sure, let us talk about it.")
+    with turn(guard):
+        guard.page.evaluate("window.t.reset()")
+        yield guard.page
 
 
-def send(page, text: str) -> None:
-    page.locator(".pyclient-form input").fill(text)
-    page.locator(".pyclient-send").click()
-    expect(page.locator(".pyclient-assistant").last).to_have_text("Sure, let us talk about it.", timeout=TIMEOUT)
+def talk(page, text: str) -> None:
+    """Send `text` and wait for the agent's answer."""
+    chat = ChatPage(page)
+    chat.send(text)
+    chat.wait_idle()
+    expect(chat.last_answer).to_have_text("Sure, let us talk about it.", timeout=TIMEOUT)
 
 
 def titles(page):
@@ -64,12 +58,12 @@ def shown(page) -> dict:
 def two_threads(page) -> None:
     """Talk in the new thread, then in a second new one: listed newest first."""
     expect(page.locator(".pyclient-threads-empty")).to_be_visible()
-    send(page, "Plan a trip to Lisbon")
+    talk(page, "Plan a trip to Lisbon")
     expect(titles(page)).to_have_text(["Plan a trip to Lisbon"], timeout=TIMEOUT)   # after its first save
     page.locator(".pyclient-thread-new").click()
     expect(page.locator(".pyclient-message")).to_have_count(0)
     expect(page.locator(".pyclient-thread[data-current]")).to_have_count(0)          # not listed until it has a message
-    send(page, "Write a poem about the sea")
+    talk(page, "Write a poem about the sea")
     expect(titles(page)).to_have_text(["Write a poem about the sea", "Plan a trip to Lisbon"], timeout=TIMEOUT)
 
 
@@ -102,7 +96,7 @@ def test_the_list_shows_saved_threads_newest_first_and_opens_one(page):
                     "current": "Plan a trip to Lisbon", "opened": [second, first], "thread": True, "chats": 1}
 
     # Talking in the older thread moves it to the top.
-    send(page, "And a day in Sintra")
+    talk(page, "And a day in Sintra")
     expect(titles(page)).to_have_text(["Plan a trip to Lisbon", "Write a poem about the sea"], timeout=TIMEOUT)
 
 
@@ -130,9 +124,9 @@ def test_rename_in_place_from_the_keyboard_and_escape_cancels(page):
     expect(titles(page)).to_have_text(["Write a poem about the sea", "Lisbon, May"])
 
     # A script's clicks do nothing: only the person's.
-    page.evaluate("document.querySelector('.pyclient-thread-rename').click()")
-    page.evaluate("document.querySelector('.pyclient-thread-new').click()")
-    page.wait_for_timeout(300)
+    with said(page, "pyclient: ignored an untrusted click on the thread list", count=2):
+        page.evaluate("document.querySelector('.pyclient-thread-rename').click()")
+        page.evaluate("document.querySelector('.pyclient-thread-new').click()")
     expect(page.locator(".pyclient-thread-input:visible")).to_have_count(0)
     expect(page.locator(".pyclient-user")).to_have_text(["Write a poem about the sea"])
 

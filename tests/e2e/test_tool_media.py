@@ -23,40 +23,21 @@ from playwright.sync_api import expect
 
 from pyclient import Document, Image
 from pyclient.browser.toolkit._file_request_rules import DECLINED
-from pyclient.testing import PyclientPage
-from tests.e2e.conftest import READY
+from tests.e2e.pages import READY, ChatPage, module_page, turn, said
 from tests.helpers import PDF_BYTES, png_bytes, png_pixels
 
 TIMEOUT = 20_000
 
 
-@pytest.fixture(scope="module")
-def media_page(browser, browser_context_args, watch_callback_errors):
-    """The page on the media agent, loaded once (its thread kept in IndexedDB), and its guard."""
-    context = browser.new_context(**browser_context_args)
-    watch_callback_errors(context)
-    guard = PyclientPage(context.new_page())
-    page = guard.open(f"/tests/tool_media.html?store=1&thread=media-{uuid.uuid4().hex[:8]}", ready=READY)
-    yield page, guard
-    context.close()
+media_page = module_page(f"/tests/tool_media.html?store=1&thread=media-{uuid.uuid4().hex[:8]}")
+"""The page on the media agent, loaded once (its thread kept in IndexedDB), and its guard."""
 
 
 @pytest.fixture
 def media(media_page, media_log):
-    page, guard = media_page
     media_log.clear()
-    try:
-        yield page
-        guard.check()
-    finally:
-        guard.outside.clear()
-        guard.errors.clear()
-
-
-def send(page, text: str) -> None:
-    box = page.get_by_role("textbox", name="Message")
-    box.fill(text)
-    box.press("Enter")
+    with turn(media_page):
+        yield media_page.page
 
 
 def answers(page) -> int:
@@ -92,7 +73,7 @@ def run(page, name: str) -> dict:
 
 def test_a_png_a_handler_returns_reaches_the_model_and_shows_in_its_card(media, media_log):
     before = answers(media)
-    send(media, "call snapshot_chart")
+    ChatPage(media).send("call snapshot_chart")
     replied(media, before)
     png = base64.b64decode(media.evaluate("window.lastPng"))
     assert media_log.received[-1].tool_returns == {"snapshot_chart": [("image/png", png)]}
@@ -112,7 +93,7 @@ def test_a_png_a_handler_returns_reaches_the_model_and_shows_in_its_card(media, 
 
 def test_a_js_blob_a_handler_returns_reaches_the_model_as_a_file_shown_as_a_chip(media, media_log):
     before = answers(media)
-    send(media, "call export_csv")
+    ChatPage(media).send("call export_csv")
     replied(media, before)
     assert media_log.received[-1].tool_returns == {"export_csv": [("text/csv", b"a,b\n1,2\n")]}
     chip = card(media, "export_csv").locator(".pyclient-tool-media .pyclient-media-file")
@@ -122,7 +103,7 @@ def test_a_js_blob_a_handler_returns_reaches_the_model_as_a_file_shown_as_a_chip
 
 def test_canvas_tool_shows_the_model_the_canvas_as_drawn(media, media_log):
     before = answers(media)
-    send(media, "call capture_canvas")
+    ChatPage(media).send("call capture_canvas")
     replied(media, before)
     [text, (mime, data)] = media_log.received[-1].tool_returns["capture_canvas"]
     assert text == "The canvas '#sketch' as drawn now: 160×100 pixels." and mime == "image/png"
@@ -160,7 +141,7 @@ def test_canvas_tool_shows_the_model_the_canvas_as_drawn(media, media_log):
 
 def test_file_request_tool_sends_the_users_file_only_on_their_own_pick(media, media_log, tmp_path):
     before = answers(media)
-    send(media, 'call request_file {"prompt": "Send me your logo"}')
+    ChatPage(media).send('call request_file {"prompt": "Send me your logo"}')
     asking = card(media, "request_file")
     expect(asking).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
     expect(asking.locator(".pyclient-file-request-prompt")).to_have_text("Send me your logo")
@@ -170,9 +151,10 @@ def test_file_request_tool_sends_the_users_file_only_on_their_own_pick(media, me
     assert picker.get_attribute("accept") == "image/*,.pdf"
 
     # A script's clicks and a script's file are not the user's: nothing is answered.
-    media.evaluate("document.querySelector('.pyclient-file-request-decline').click()")
-    picker.set_input_files({"name": "forged.png", "mimeType": "image/png", "buffer": png_bytes(2, 2)})
-    media.wait_for_timeout(300)
+    with said(media, "pyclient: ignored a synthetic click on request_file's file request"), \
+            said(media, "pyclient: ignored a synthetic file pick on request_file's file request"):
+        media.evaluate("document.querySelector('.pyclient-file-request-decline').click()")
+        picker.set_input_files({"name": "forged.png", "mimeType": "image/png", "buffer": png_bytes(2, 2)})
     expect(asking).to_have_attribute("data-status", "awaiting_input")
     expect(asking.locator(".pyclient-file-request-status")).to_be_hidden()
 
@@ -200,7 +182,7 @@ def test_file_request_tool_sends_the_users_file_only_on_their_own_pick(media, me
     assert image["src"].startswith("blob:") and (image["width"], image["height"]) == (6, 5)
 
     # Decline: the model reads why.
-    send(media, 'call request_file {"prompt": "And your CV?"}')
+    ChatPage(media).send('call request_file {"prompt": "And your CV?"}')
     declining = card(media, "request_file")
     expect(declining).to_have_attribute("data-status", "awaiting_input", timeout=TIMEOUT)
     declining.get_by_role("button", name="Decline").click()
@@ -211,9 +193,9 @@ def test_file_request_tool_sends_the_users_file_only_on_their_own_pick(media, me
 
 
 def test_the_cards_images_are_kept_across_a_reload(media_page):
-    page, guard = media_page
+    guard, page = media_page, media_page.page
     before = answers(page)
-    send(page, "call snapshot_chart")  # at least one image, whichever tests ran before
+    ChatPage(page).send("call snapshot_chart")  # at least one image, whichever tests ran before
     replied(page, before)
     shown = [(card.get_attribute("data-tool-call-id"), decoded(card.locator(".pyclient-tool-media img")))
              for card in page.locator(".pyclient-tool:has(.pyclient-tool-media img)").all()]
@@ -239,7 +221,7 @@ def test_a_server_result_with_files_shows_them_and_never_loads_a_remote_one(pycl
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
     pyclient_page.open("/tests/tool_media.html?agent=/agent", ready=READY)
-    send(page, "plot")
+    ChatPage(page).send("plot")
     shown = card(page, "plot_chart")
     expect(shown).to_have_attribute("data-status", "completed", timeout=TIMEOUT)
     expect(page.locator(".pyclient-assistant").last).to_have_text("Here it is.")

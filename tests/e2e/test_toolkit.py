@@ -19,7 +19,7 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import BOTH_MODES, SharedPage, checked
+from tests.e2e.pages import BOTH_MODES, module_page, turn
 from tests.helpers import fetch_after_a_frame
 
 
@@ -46,27 +46,22 @@ def refused(result: dict) -> str:
 pytestmark = BOTH_MODES
 
 
-@pytest.fixture(scope="module")
-def session(browser, browser_context_args, watch_callback_errors, mode):
-    """The toolkit page, loaded once (in the module's `mode`), in a context of its own."""
-    shared = SharedPage(browser, browser_context_args, watch_callback_errors, "/tests/toolkit.html", mode)
-    yield shared
-    shared.close()
+session = module_page("/tests/toolkit.html")
+"""The toolkit page, loaded once (in the module's `mode`), in a context of its own."""
 
 
 @pytest.fixture
 def toolkit(session):
-    shared = session.ready()
-    shared.context.clear_permissions()
-    shared.guard.page.evaluate("window.t.reset()")
-    with checked(shared.guard):
-        yield shared.guard.page
+    session.page.context.clear_permissions()
+    session.page.evaluate("window.t.reset()")
+    with turn(session):
+        yield session.page
 
 
 @pytest.fixture
-def context(toolkit, session):
+def context(toolkit):
     """The shared page's context (for permissions), instead of pytest-playwright's own."""
-    return session.context
+    return toolkit.context
 
 
 def test_the_factories_make_every_tool_and_refuse_what_can_never_work(toolkit):

@@ -21,7 +21,7 @@ import pytest
 
 from devserver.background import ServerThread
 from pyclient.testing import PyclientPage
-from tests.e2e.conftest import READY
+from tests.e2e.pages import READY
 
 PROBE = """\
 from pyscript import RUNNING_IN_WORKER, document, window

@@ -103,23 +103,59 @@ def cycle_tool(n: int) -> str:
     return f"cycle {n}"
 
 
-agent_a = Agent("a", url="/agent", client_tools=[binding_tool])
-agent_b = Agent("b", url="/agent")
-threads = {
-    "t1": agent_a.thread("#t1"),
-    "t2": agent_a.thread(document.getElementById("t2")),
-    "t3": agent_b.thread("#t3"),
-}
-handles = {
-    "wrapper_tool": agent_a.use_client_tool(wrapper_tool, document.getElementById("wrapper")),
-    "change_background": agent_a.use_client_tool(change_background, document.getElementById("c1")),
-    "slow_fetch": agent_a.use_client_tool(slow_fetch, document.getElementById("c3")),
-    "wait_forever": agent_a.use_client_tool(wait_forever, document.getElementById("c3")),
-    "wait_briefly": agent_a.use_client_tool(wait_briefly, document.getElementById("c3")),
-    "set_heading@t2": use_client_tool(set_heading, document.getElementById("c2")),
-    "set_heading@t3": use_client_tool(set_heading, document.getElementById("c4")),
-}
+# The page's elements as loaded (the Python script's own tag aside), for `reset()`.
+LOADED = [element.cloneNode(True) for element in document.body.children if element.tagName != "SCRIPT"]
+agent_a = agent_b = None
+threads = {}
+handles = {}
 tasks = set()
+
+
+def setup():
+    """The agents, threads and registrations on the page's elements."""
+    global agent_a, agent_b, threads, handles
+    agent_a = Agent("a", url="/agent", client_tools=[binding_tool])
+    agent_b = Agent("b", url="/agent")
+    threads = {
+        "t1": agent_a.thread("#t1"),
+        "t2": agent_a.thread(document.getElementById("t2")),
+        "t3": agent_b.thread("#t3"),
+    }
+    handles = {
+        "wrapper_tool": agent_a.use_client_tool(wrapper_tool, document.getElementById("wrapper")),
+        "change_background": agent_a.use_client_tool(change_background, document.getElementById("c1")),
+        "slow_fetch": agent_a.use_client_tool(slow_fetch, document.getElementById("c3")),
+        "wait_forever": agent_a.use_client_tool(wait_forever, document.getElementById("c3")),
+        "wait_briefly": agent_a.use_client_tool(wait_briefly, document.getElementById("c3")),
+        "set_heading@t2": use_client_tool(set_heading, document.getElementById("c2")),
+        "set_heading@t3": use_client_tool(set_heading, document.getElementById("c4")),
+    }
+
+
+async def reset():
+    """The page as loaded, for the next test: every thread closed (its handlers aborted), every
+    registration disposed, the elements as they were, new agents and threads on them."""
+    for thread in threads.values():
+        thread.close()
+    for handle in handles.values():
+        handle.dispose()
+    for task in list(tasks):
+        task.cancel()
+    await asyncio.sleep(0)  # the closed threads' tasks end
+    for element in [e for e in document.body.children if e.tagName != "SCRIPT"]:
+        element.remove()
+    script = document.body.querySelector("script")
+    for element in LOADED:
+        document.body.insertBefore(element.cloneNode(True), script)
+    document.body.style.background = ""
+    window.__log = window.Array.new()
+    window.__parked = window.Object.new()
+    window.__slow_seconds = 0
+    setup()
+    gc.collect()
+
+
+setup()
 
 
 def summary(key):
@@ -261,7 +297,7 @@ def trace_proxies():
 
 api = {
     "send": send, "send_later": send_later, "park_on_tool_call": park_on_tool_call, "summary": summary, "cancel": cancel, "stop": stop,
-    "config_error": config_error, "panels": panels, "trace_proxies": trace_proxies,
+    "config_error": config_error, "panels": panels, "trace_proxies": trace_proxies, "reset": reset,
 }
 # Kept for the page's life: these proxies are the test's handle on Python.
 window.t = to_js({name: create_proxy(fn) for name, fn in api.items()}, dict_converter=js.Object.fromEntries)
