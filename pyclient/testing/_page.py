@@ -46,6 +46,7 @@ class PyclientPage:
         page: the Playwright page, for everything else (`locator`, `fill`, `evaluate`...).
         outside: URLs the page asked for outside 127.0.0.1 (aborted).
         errors: uncaught page errors and console errors that mean one.
+        crashed: whether the page's renderer crashed.
     """
 
     # PyScript dispatches `py:all-done` on window once every script of the page has run.
@@ -57,6 +58,7 @@ class PyclientPage:
         self.outside: list[str] = []
         self.errors: list[str] = []
         self._allowed: list[str] = []
+        self.crashed = False
         # A regex (not a function) so that Playwright's driver only pauses the requests that
         # leave 127.0.0.1: the others never wait for Python, so a test may block in
         # `time.sleep` (`ScriptedAgent.wait_for_result`) while the page talks to the agent.
@@ -66,9 +68,7 @@ class PyclientPage:
         page.on("console", self._console)
         # Playwright's own error names the crash ("Target crashed") only on the call it broke;
         # the guard says which page it was, wherever the test stood.
-        page.on("crash", lambda crashed: self.errors.append(
-            f"Chromium's renderer crashed (the tab died) on {crashed.url}: see the browser's stderr "
-            "(DEBUG=pw:browser) for its exit status"))
+        page.on("crash", self._crash)
 
     def _route(self, route: Route) -> None:
         url = route.request.url
@@ -77,6 +77,11 @@ class PyclientPage:
             route.abort()
         else:
             route.continue_()
+
+    def _crash(self, page: Page) -> None:
+        self.crashed = True
+        self.errors.append(f"Chromium's renderer crashed (the tab died) on {page.url}: see the browser's "
+                           "stderr (DEBUG=pw:browser) for its exit status")
 
     def _console(self, message: Any) -> None:
         if message.type == "error" and any(u in message.text for u in UNCAUGHT):
@@ -134,7 +139,7 @@ class PyclientPage:
             AssertionError: naming the requests and the first errors.
         """
         uncaught = list(self.errors)
-        if not self.page.is_closed():
+        if not self.page.is_closed() and not self.crashed:
             uncaught += self.page.locator(".py-error").all_text_contents()
         uncaught = [m for m in uncaught if not any(a in m for a in self._allowed)]
         problems = []

@@ -18,6 +18,7 @@ isolated). One Chromium serves the session: pytest-playwright's `browser` is als
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +26,7 @@ from playwright.sync_api import expect
 
 from devserver.chromium import launch_args
 from pyclient.testing import PyclientPage
-from tests.e2e.pages import BOOT_TIMEOUT_MS, in_mode, wait_ready
+from tests.e2e.pages import BOOT_TIMEOUT_MS, CRASHES, in_mode, wait_ready
 
 # Playwright's `expect` waits 5 s by default: a worker page's answer to an event crosses two
 # threads, which on a loaded 2-core machine was seen to take longer. A passing assertion returns
@@ -53,6 +54,56 @@ def browser_context_args(browser_context_args, live_server):
 def pyclient_browser(browser):
     """The plugin's browser is pytest-playwright's: one Chromium for the session."""
     return browser
+
+
+# -- renderer crashes ---------------------------------------------------------------------------
+# Playwright says "Target crashed" and nothing more. Chromium says more to a browser-level CDP
+# session: `Target.targetCrashed` carries the termination status ("crashed" with the signal, 11
+# for a segmentation fault; "killed" with 9 when something else killed it, the kernel's OOM
+# killer say; "oom" for V8's own out-of-memory). Each crash is recorded with the test it
+# happened in and the state of the machine then (`tests.e2e.pages.CRASHES`), and listed at the
+# end of the session.
+_current_test: list[str] = [""]
+
+
+def _memory_available_mb() -> int:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) // 1024
+    return -1
+
+
+@pytest.fixture(scope="session", autouse=True)
+def renderer_crashes(browser) -> list[dict]:
+    """Every renderer crash of the session's Chromium, as Chromium reports it (see `CRASHES`)."""
+    from tests.suite_report import chromium
+
+    def crashed(params: dict) -> None:
+        now = chromium()
+        CRASHES.append({**params, "test": _current_test[0], "renderers": now.renderers,
+                        "chromium_mb": round(now.mb), "available_mb": _memory_available_mb()})
+
+    cdp = browser.new_browser_cdp_session()
+    cdp.on("Target.targetCrashed", crashed)
+    cdp.send("Target.setDiscoverTargets", {"discover": True})
+    return CRASHES
+
+
+@pytest.fixture(autouse=True)
+def _name_the_test(request, renderer_crashes):
+    _current_test[0] = request.node.nodeid
+    yield
+    _current_test[0] = ""
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if CRASHES:
+        terminalreporter.section("Chromium renderer crashes")
+        for crash in CRASHES:
+            terminalreporter.write_line(
+                f"{crash['test'] or '(between tests)'}: status {crash['status']!r}, code {crash['errorCode']}; "
+                f"{crash['renderers']} renderers alive, Chromium {crash['chromium_mb']} MB, "
+                f"{crash['available_mb']} MB available on the machine")
 
 
 @pytest.fixture

@@ -38,6 +38,9 @@ BOOT_TIMEOUT_MS = 60_000
 READY = "document.documentElement.dataset.pyclient === 'ready'"
 
 
+CRASHES: list[dict] = []
+"""The renderer crashes of the session's Chromium, as its CDP reports them (tests/e2e/conftest.py)."""
+
 BOTH_MODES = pytest.mark.parametrize("mode", ["main", "worker"], indirect=True, scope="module")
 """Run a module's tests with the page's Python on the main thread and in a worker (the `mode` fixture)."""
 

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from tests.e2e.pages import module_page, turn
 from tests.helpers import tool_messages
 
 def call(page, name: str, *args):
@@ -18,11 +19,16 @@ def call(page, name: str, *args):
     return json.loads(result) if isinstance(result, str) and result[:1] in "{[" else result
 
 
+booted = module_page("/tests/declared.html")
+"""The page, booted once; each test gets a new thread on it (`window.t.reset()`)."""
+
+
 @pytest.fixture
-def declared(open_page, agent_log):
-    page = open_page("/tests/declared.html")
-    agent_log.clear()
-    return page
+def declared(booted, agent_log):
+    with turn(booted) as guard:
+        guard.page.evaluate("window.t.reset()")
+        agent_log.clear()
+        yield guard.page
 
 
 def test_a_declared_call_reaches_the_page_handler_once(declared, agent_log):

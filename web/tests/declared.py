@@ -32,7 +32,7 @@ def confirm_order(sku: str) -> dict:
 
 agent = Agent("shop", url="/agent/declared", client_tools=[lookup_stock])
 thread = agent.thread("#chat")
-agent.use_client_tool(confirm_order, "#c1")
+confirming = agent.use_client_tool(confirm_order, "#c1")
 
 
 def summary():
@@ -65,6 +65,17 @@ async def send_and_submit(text, output):
     return json.dumps({**json.loads(summary()), "waited_as": status})
 
 
+def reset():
+    """A new thread and registration on the same elements, for the next test (the handlers'
+    record emptied): closing a thread ends the registrations in its element."""
+    global thread, confirming
+    thread.close()
+    confirming.dispose()
+    handled.clear()
+    thread = agent.thread("#chat")
+    confirming = agent.use_client_tool(confirm_order, "#c1")
+
+
 def package_root_error():
     try:
         use_client_tool(lookup_stock, "#c1")
@@ -73,6 +84,7 @@ def package_root_error():
     return "no error"
 
 
-api = {"send": send, "send_and_submit": send_and_submit, "summary": summary, "package_root_error": package_root_error}
+api = {"send": send, "send_and_submit": send_and_submit, "summary": summary, "package_root_error": package_root_error,
+       "reset": reset}
 js.window.t = to_js({name: create_proxy(fn) for name, fn in api.items()}, dict_converter=js.Object.fromEntries)
 js.document.documentElement.dataset.pyclient = "ready"

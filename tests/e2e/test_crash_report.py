@@ -1,0 +1,36 @@
+"""A renderer crash is named, with Chromium's termination status, wherever a test stood.
+
+Playwright only says "Target crashed", on the call the crash broke. The guard
+(`pyclient.testing.PyclientPage`) fails the test that owns the page, saying which page died,
+and the suite records Chromium's own words for it (`tests/e2e/conftest.py`, `CRASHES`: the
+status and the signal, the test, the machine's memory). `chrome://crash` makes a renderer
+crash on purpose.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Error
+
+from pyclient.testing import PyclientPage
+from tests.e2e.pages import CRASHES
+from tests.helpers import wait_for
+
+
+def test_a_crashed_renderer_fails_its_guard_and_is_recorded_with_its_signal(browser, browser_context_args):
+    context = browser.new_context(**browser_context_args)
+    try:
+        guard = PyclientPage(context.new_page())
+        before = len(CRASHES)
+        with pytest.raises(Error):
+            guard.page.goto("chrome://crash")
+        # Playwright delivers events while it talks to the browser: each poll asks it something.
+        wait_for(lambda: context.cookies() is not None and len(CRASHES) > before, 10, "Chromium's report of the crash")
+        crash = CRASHES.pop()   # made on purpose: not one for the session's list
+        assert crash["status"] == "crashed" and crash["errorCode"] == 11, crash   # SIGSEGV
+        assert "::test_a_crashed_renderer_fails_its_guard_and_is_recorded_with_its_signal" in crash["test"]
+        assert crash["available_mb"] > 0 and crash["chromium_mb"] > 0
+        with pytest.raises(AssertionError, match="renderer crashed"):
+            guard.check()
+    finally:
+        context.close()
