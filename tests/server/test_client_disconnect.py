@@ -7,23 +7,29 @@ from __future__ import annotations
 
 import logging
 import socket
-import time
+
+import httpx
 
 import pytest
 
 from pyclient.server import create_app
 from pyclient.testing import ServerThread
+from tests.helpers import wait_for
 
 DECLARED = 1_000
 SENT = 500
 
 
 def hang_up_mid_body(port: int, path: str) -> None:
-    """POST `path` with `Content-Length: DECLARED`, send `SENT` bytes of it, and close."""
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+    """POST `path` with `Content-Length: DECLARED`, send `SENT` bytes of it, and hang up; return
+    once the server has closed its side: it has handled the hang-up (the barrier for "and then
+    nothing else was logged")."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
                      f"Content-Length: {DECLARED}\r\n\r\n".encode() + b"{" + b" " * (SENT - 1))
-        time.sleep(0.2)   # the app has started reading the body
+        sock.shutdown(socket.SHUT_WR)   # the client's end of the body, short of what it declared
+        while sock.recv(4096):          # until the server closes: it answers nothing
+            pass
 
 
 class Records(logging.Handler):
@@ -67,11 +73,12 @@ def test_a_client_hanging_up_mid_body_is_one_quiet_line_without_a_traceback(tmp_
     records.watch()
     with server:
         hang_up_mid_body(server.port, "/agent")
-        deadline = time.monotonic() + 10
-        while not any(r.name == "pyclient.server" for r in records.seen) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.3)   # anything uvicorn would log after the app returned
-    seen = records.seen
+        wait_for(lambda: any(r.name == "pyclient.server" for r in records.seen), 10, "the app's line")
+        # A barrier: a later request's line. Whatever uvicorn logs for the connection that hung
+        # up, it logged before it closed it, which came before this request.
+        httpx.get(server.url + "/barrier.txt")
+        wait_for(lambda: any("/barrier.txt" in r.getMessage() for r in records.seen), 10, "the barrier's line")
+    seen = [r for r in records.seen if "/barrier.txt" not in r.getMessage()]
     lines = [(r.name, r.levelname, r.getMessage()) for r in seen]
     assert [r for r in seen if r.levelno >= logging.WARNING] == [], lines
     assert [r for r in seen if r.exc_info] == [], lines
@@ -84,13 +91,11 @@ def test_a_client_hanging_up_mid_body_is_one_quiet_line_without_a_traceback(tmp_
 
 
 def test_a_complete_body_is_still_answered_and_logged_as_before(tmp_path, records):
-    import httpx
-
     server = ServerThread(create_app(tmp_path, tmp_path))
     records.watch()
     with server:
         response = httpx.post(server.url + "/agent", content=b"{}", headers={"content-type": "text/plain"})
-        time.sleep(0.1)
+        wait_for(lambda: any(r.name == "pyclient.server" for r in records.seen), 10, "the app's line")
     assert response.status_code == 415
     (line,) = [r for r in records.seen if r.name == "pyclient.server"]
     assert line.levelno == logging.WARNING and "POST /agent 415 in" in line.getMessage()
