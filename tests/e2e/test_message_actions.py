@@ -220,8 +220,11 @@ def test_the_bar_is_keyboard_reachable_and_shows_while_focused(chat, scripted_ag
     expect(page.locator(".pyclient-assistant")).to_have_text(["Another answer"])
     expect_count(page.locator(".pyclient-assistant").last, "2/2")
     # Synthetic clicks on the other buttons do nothing either.
-    with said(page, "pyclient: ignored an untrusted click", count=2):
-        page.evaluate("""() => { document.querySelector('.pyclient-assistant .pyclient-branch-previous').click();
-                                 document.querySelector('.pyclient-user .pyclient-edit').click(); }""")
+    page.evaluate("""() => { document.querySelector('.pyclient-assistant .pyclient-branch-previous').click();
+                             document.querySelector('.pyclient-user .pyclient-edit').click(); }""")
+    # A barrier: the person's own click on Copy, handled after the script's clicks (in order,
+    # on either thread); once it says so, theirs had their turn.
+    page.locator(".pyclient-assistant .pyclient-copy").click()
+    expect(page.locator(".pyclient-copy-notice")).to_have_text("Copied")
     expect(page.locator(".pyclient-assistant")).to_have_text(["Another answer"])
     expect(page.locator(".pyclient-editor")).to_have_count(0)
