@@ -1,7 +1,8 @@
 """The e2e suite's one set of helpers: the chat as a person uses it, and the pages tests run on.
 
-`ChatPage` is a page object for a `Chat` on a Playwright page: `send`, `wait_idle`, `card`,
-`approve`, `reject`, and the locators the tests read. `module_page` makes the fixture of a page
+`ChatPage` is a page object for a `Chat` on a Playwright page: `send`, `wait_idle` and the
+locators the tests read; approving or rejecting a call is the guard's own (`PyclientPage.approve`,
+`reject`, `action`), which page authors use too. `module_page` makes the fixture of a page
 booted once per module and mode (a boot costs seconds; each test starts from the page's own
 reset), and `turn` gives one test its turn on it, checked by the guard at its end.
 
@@ -91,26 +92,6 @@ class ChatPage:
     def last_answer(self) -> Locator:
         """The last assistant bubble."""
         return self.assistants.last
-
-    def card(self, name: str | None = None, *, call_id: str | None = None) -> Locator:
-        """The tool cards of tool `name` (or the card of the call `call_id`)."""
-        if call_id is not None:
-            return self.root.locator(f'.pyclient-tool[data-tool-call-id="{call_id}"]')
-        return self.root.locator(f'.pyclient-tool[data-tool="{name}"]')
-
-    def waiting_card(self, name: str) -> Locator:
-        """The card of a `name` call once it waits for the person's approval."""
-        card = self.root.locator(f'.pyclient-tool[data-tool="{name}"][data-status="awaiting_approval"]').first
-        expect(card).to_be_visible(timeout=self.timeout_ms)
-        return card
-
-    def approve(self, name: str) -> None:
-        """Approve the waiting `name` call with a trusted click (Playwright's) on its Approve."""
-        self.waiting_card(name).locator(".pyclient-approve").click()
-
-    def reject(self, name: str) -> None:
-        """Reject the waiting `name` call with a trusted click on its Reject."""
-        self.waiting_card(name).locator(".pyclient-reject").click()
 
 
 def wait_ready(page: Page, timeout: int = BOOT_TIMEOUT_MS) -> None:
