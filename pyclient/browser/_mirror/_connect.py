@@ -3,8 +3,9 @@
 `connect()` makes it once: a random token names this worker's node table on the page, batches
 go as `postMessage({pyclient: token, ops: json})` to the worker's `XWorker` on the page (the
 same port PyScript's proxies use, so a batch is applied before a later read reaches the page),
-and the page's events come back on a `MessagePort` of their own (the worker's own port is
-PyScript's, which hands each message to Python's `xworker.onmessage`). The renderer is the page's
+and the page's events come back on a `MessagePort` of their own, sent to the page in this
+worker's hello (`{pyclient: token, port}`), which only the renderer hears: a page script holds
+no port that speaks for the page's events. The renderer is the page's
 `pyclientRenderer`, loaded by `pyclient.js`; a page without it gets it from the wheel's copy,
 evaluated in the page once.
 
@@ -76,6 +77,9 @@ def connect() -> MirrorDocument:
             fields["scroll"] = [float(value) for value in event.scroll]
         document.dispatch(fields)
 
+    # The page's events come on a channel of this worker's own: its other end goes to the page in
+    # the hello, which the renderer hears before any page script can and hides from them (see
+    # renderer.js, "Trust"), so no script holds a port that speaks for the page's events.
     channel = js.MessageChannel.new()
     channel.port1.onmessage = create_proxy(received)  # lives as long as the worker
     hello = to_js({"pyclient": token, "port": channel.port2}, dict_converter=js.Object.fromEntries)

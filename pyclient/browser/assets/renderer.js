@@ -14,22 +14,71 @@
 // for a page node the mirror should know, `node(token, id)` for the real node behind a mirror
 // node (reads of live state: an input's value, a list's scroll position), `settle(...)` for a
 // page API that answers with a promise.
+//
+// Trust. The worker acts on a person's click (an approval, a delete) only when the event says
+// the browser made it (`isTrusted`), so that decision and what the event names (its type, the
+// node it happened on, the files it carries) are read here, where the event happens, with
+// references captured when this module loads: a script that runs later cannot reach them by
+// patching `MessagePort.prototype.postMessage`, `Map.prototype.get`, `Node.prototype.parentNode`
+// or `window.pyclientRenderer` (defined read-only below). The events go to the worker on a
+// channel the worker made, whose page end comes in its hello: this module hears every worker's
+// messages first (it listens on each `Worker` from its construction, see `watch`) and hides
+// pyclient's from the page's other listeners, so no page script holds that end. What a script
+// that runs *before* this module can still do is in docs/troubleshooting.md.
+
+// Node's "primordials", in small: a method or getter captured now, called later as a function.
+const { apply: callWith, defineProperty, getOwnPropertyDescriptor } = Reflect;
+const { freeze, hasOwn } = Object;
+// A field of a message's data, only if the data has it itself (not from a patched prototype).
+const own = (data, key) => (hasOwn(data, key) ? data[key] : undefined);
+const uncurry = (fn) => (self, ...args) => callWith(fn, self, args);
+const getter = (proto, name) => uncurry(getOwnPropertyDescriptor(proto, name).get);
+const mapGet = uncurry(Map.prototype.get);
+const mapSet = uncurry(Map.prototype.set);
+const mapDelete = uncurry(Map.prototype.delete);
+const weakGet = uncurry(WeakMap.prototype.get);
+const weakSet = uncurry(WeakMap.prototype.set);
+const parentOf = getter(Node.prototype, "parentNode");
+const typeOf = getter(Event.prototype, "type");
+const targetOf = getter(Event.prototype, "target");
+const currentTargetOf = getter(Event.prototype, "currentTarget");
+const preventedOf = getter(Event.prototype, "defaultPrevented");
+const preventDefault = uncurry(Event.prototype.preventDefault);
+const stopNow = uncurry(Event.prototype.stopImmediatePropagation);
+const dataOf = getter(MessageEvent.prototype, "data");
+const listen = uncurry(EventTarget.prototype.addEventListener);
+const portPost = uncurry(MessagePort.prototype.postMessage);
+const { KeyboardEvent: Keys, MouseEvent: Mouse, ClipboardEvent: Clipboard, DragEvent: Drag, HTMLInputElement: Input } = globalThis;
+const keyOf = getter(Keys.prototype, "key");
+const MODIFIERS = ["shiftKey", "ctrlKey", "metaKey", "altKey"];
+const keyModifiers = MODIFIERS.map((name) => getter(Keys.prototype, name));
+const mouseModifiers = MODIFIERS.map((name) => getter(Mouse.prototype, name));
+const inputFiles = getter(Input.prototype, "files");
+const clipboardOf = getter(Clipboard.prototype, "clipboardData");
+const transferOf = getter(Drag.prototype, "dataTransfer");
+const transferFiles = getter(DataTransfer.prototype, "files");
+const transferTypes = getter(DataTransfer.prototype, "types");
+const getData = uncurry(DataTransfer.prototype.getData);
+const listLength = getter(FileList.prototype, "length");
+const listItem = uncurry(FileList.prototype.item);
+// A getter of another interface throws on this event ("Illegal invocation"): no such field.
+const read = (get, self) => { try { return get(self); } catch { return undefined; } };
 
 const NODE = new WeakMap(); // real node -> its id, per worker: Map(token -> id) kept on the node
 
-const workers = new Map(); // token -> { nodes: Map(id -> node), xworker }
+const workers = new Map(); // token -> { nodes: Map(id -> node), port, next }
 
 function table(token) {
-  let entry = workers.get(token);
-  if (!entry) workers.set(token, (entry = { nodes: new Map(), port: null, next: -1 }));
+  let entry = mapGet(workers, token);
+  if (!entry) mapSet(workers, token, (entry = { nodes: new Map(), port: null, next: -1 }));
   return entry;
 }
 
 function remember(entry, token, id, node) {
-  entry.nodes.set(id, node);
-  let ids = NODE.get(node);
-  if (!ids) NODE.set(node, (ids = new Map()));
-  ids.set(token, id);
+  mapSet(entry.nodes, id, node);
+  let ids = weakGet(NODE, node);
+  if (!ids) weakSet(NODE, node, (ids = new Map()));
+  mapSet(ids, token, id);
 }
 
 // The rules a listener may name for preventDefault(), decided here, synchronously.
@@ -37,52 +86,69 @@ const PREVENT = {
   always: () => true,
   // A paste of files with no text (text still goes into the input).
   files_only: (event) => {
-    const data = event.clipboardData;
-    return !!data && data.files.length > 0 && !data.getData("text/plain");
+    const data = read(clipboardOf, event);
+    return !!data && listLength(transferFiles(data)) > 0 && !getData(data, "text/plain");
   },
   // A drag that carries files: cancelled, else the dropped file replaces the page.
-  dragged_files: (event) => !!event.dataTransfer && [...event.dataTransfer.types].includes("Files"),
-  escape: (event) => event.key === "Escape",
+  dragged_files: (event) => {
+    const data = read(transferOf, event);
+    return !!data && list(transferTypes(data)).includes("Files");
+  },
+  escape: (event) => read(keyOf, event) === "Escape",
 };
 
 function nearest(entry, token, node) {
   // The id of `node` or its nearest ancestor the worker knows (a link inside Markdown is not).
-  for (let at = node; at; at = at.parentNode) {
-    const id = NODE.get(at)?.get(token);
-    if (id !== undefined && entry.nodes.get(id) === at) return id;
+  for (let at = node; at; at = read(parentOf, at)) {
+    const ids = weakGet(NODE, at);
+    const id = ids && mapGet(ids, token);
+    if (id !== undefined && mapGet(entry.nodes, id) === at) return id;
   }
   return null;
 }
 
+// A FileList or the types' frozen array as a plain array, by index (no iterator to patch).
+function list(items, length = items.length, item = (i) => items[i]) {
+  const out = [];
+  for (let i = 0; i < length; i++) out[i] = item(i);
+  return out;
+}
+const files = (fileList) => list(fileList, listLength(fileList), (i) => listItem(fileList, i));
+
 function forward(token, id, type, rule) {
   return (event) => {
-    const entry = workers.get(token);
+    const entry = mapGet(workers, token);
     if (!entry || !entry.port) return;
-    if (rule && PREVENT[rule]?.(event)) event.preventDefault();
+    if (rule && PREVENT[rule]?.(event)) preventDefault(event);
+    const modifiers = read(keyOf, event) !== undefined ? keyModifiers : mouseModifiers;
+    const [shiftKey, ctrlKey, metaKey, altKey] = modifiers.map((get) => !!read(get, event));
     const data = {
-      id, type: event.type, isTrusted: event.isTrusted,
-      target: nearest(entry, token, event.target),
-      key: event.key ?? null, shiftKey: !!event.shiftKey, ctrlKey: !!event.ctrlKey,
-      metaKey: !!event.metaKey, altKey: !!event.altKey, defaultPrevented: event.defaultPrevented,
+      id, type: typeOf(event), isTrusted: event.isTrusted, // isTrusted: an own, unforgeable property
+      target: nearest(entry, token, targetOf(event)),
+      key: read(keyOf, event) ?? null, shiftKey, ctrlKey, metaKey, altKey,
+      defaultPrevented: preventedOf(event),
     };
-    const files = event.target?.files ?? event.clipboardData?.files ?? event.dataTransfer?.files;
-    if (files) data.files = [...files]; // File objects are cloned to the worker
-    if (event.clipboardData) data.text = event.clipboardData.getData("text/plain");
-    if (event.dataTransfer) data.types = [...event.dataTransfer.types];
+    const target = targetOf(event);
+    const clipboard = read(clipboardOf, event);
+    const transfer = read(transferOf, event);
+    const chosen = read(inputFiles, target) ?? (clipboard && transferFiles(clipboard)) ?? (transfer && transferFiles(transfer));
+    if (chosen) data.files = files(chosen); // File objects are cloned to the worker
+    if (clipboard) data.text = getData(clipboard, "text/plain");
+    if (transfer) data.types = list(transferTypes(transfer));
     // A scroll handler reads where the box is: sent along, so it needs no round trip back.
-    if (event.type === "scroll") {
-      const box = event.currentTarget;
+    if (data.type === "scroll") {
+      const box = currentTargetOf(event);
       data.scroll = [box.scrollTop, box.scrollHeight, box.clientHeight];
     }
-    entry.port.postMessage(data);
+    portPost(entry.port, data);
   };
 }
 
 function apply(token, ops) {
   const entry = table(token);
   const nodes = entry.nodes;
-  const get = (id) => nodes.get(id);
-  const many = (ids) => ids.map((id) => (typeof id === "string" ? id : nodes.get(id)));
+  const get = (id) => mapGet(nodes, id);
+  const many = (ids) => ids.map((id) => (typeof id === "string" ? id : mapGet(nodes, id)));
   for (const op of ops) {
     const [code, id] = op;
     switch (code) {
@@ -150,60 +216,95 @@ function apply(token, ops) {
       case "listen": {
         const node = get(id);
         const listener = forward(token, id, op[2], op[3]);
-        (node.__pyclient ??= new Map()).set(`${token} ${op[2]}`, listener);
-        node.addEventListener(op[2], listener);
+        mapSet(node.__pyclient ??= new Map(), `${token} ${op[2]}`, listener);
+        listen(node, op[2], listener);
         break;
       }
       case "unlisten": {
         const node = get(id);
         const key = `${token} ${op[2]}`;
-        const listener = node?.__pyclient?.get(key);
-        if (listener) { node.removeEventListener(op[2], listener); node.__pyclient.delete(key); }
+        const listener = node?.__pyclient && mapGet(node.__pyclient, key);
+        if (listener) { node.removeEventListener(op[2], listener); mapDelete(node.__pyclient, key); }
         break;
       }
-      case "forget": nodes.delete(id); break;
+      case "forget": mapDelete(nodes, id); break;
       default: console.error(`pyclient renderer: unknown operation ${JSON.stringify(code)}`);
     }
   }
 }
 
+// A worker's batches and its hello come as messages from its `Worker` object on the page. Each
+// one is listened to once, from its construction where this module loaded before PyScript
+// (`watch` below), else when its Python connects (`hook`): then a page script that listened
+// first holds the page's end of the events' channel (see docs/troubleshooting.md, "Hostile servers and pages").
+const WATCHED = new WeakMap(); // Worker -> true
+
+function watch(worker) {
+  if (weakGet(WATCHED, worker)) return;
+  weakSet(WATCHED, worker, true);
+  listen(worker, "message", (event) => {
+    const data = dataOf(event);
+    if (!data || typeof data !== "object" || typeof own(data, "pyclient") !== "string") return;
+    // pyclient's messages are for this module only (a script's own MessageEvent is not trusted).
+    stopNow(event);
+    if (!event.isTrusted) return;
+    const token = own(data, "pyclient");
+    const entry = table(token);
+    const port = own(data, "port");
+    const ops = own(data, "ops");
+    if (port !== undefined) { // the hello: the worker's end of its events' channel
+      if (entry.port) return console.error("pyclient renderer: a second hello for one worker, ignored");
+      entry.port = port;
+      return;
+    }
+    if (ops === undefined) return;
+    try {
+      apply(token, typeof ops === "string" ? JSON.parse(ops) : ops);
+    } catch (error) {
+      // A batch that fails must not stop the next: the page keeps working, and says why.
+      console.error("pyclient renderer: a batch of DOM updates failed:", error);
+    }
+  });
+}
+
 function hook(token) {
-  // A worker's batches come as messages from its `XWorker` (PyScript sets `script.xworker`
-  // before the worker starts): each worker script's is listened to once.
+  // Workers made before this module loaded (it was evaluated by the worker itself): each worker
+  // script's `XWorker` (PyScript sets `script.xworker` before the worker starts).
   for (const script of document.querySelectorAll("script[worker]")) {
-    const xworker = script.xworker;
-    if (!xworker || xworker.__pyclient) continue;
-    xworker.__pyclient = true;
-    xworker.addEventListener("message", ({ data }) => {
-      if (!data || typeof data.pyclient !== "string") return;
-      const entry = table(data.pyclient);
-      // Events go back on a port of their own: PyScript hands every message on the worker's
-      // own port to Python's `xworker.onmessage`.
-      if (data.port) entry.port = data.port;
-      if (data.ops === undefined) return;
-      try {
-        apply(data.pyclient, typeof data.ops === "string" ? JSON.parse(data.ops) : data.ops);
-      } catch (error) {
-        // A batch that fails must not stop the next: the page keeps working, and says why.
-        console.error("pyclient renderer: a batch of DOM updates failed:", error);
-      }
-    });
+    if (script.xworker) watch(script.xworker);
   }
   table(token);
 }
 
-globalThis.pyclientRenderer = {
-  version: 1,
+// Every Worker made from now on is watched from its construction, before any other script can
+// hold it: PyScript's XWorker extends the `Worker` it finds on the page when its module loads,
+// after this one (pyclient.js comes first).
+if (typeof Worker === "function" && !globalThis.Worker.__pyclientWatched) {
+  const Base = globalThis.Worker;
+  const Watched = class Worker extends Base {
+    constructor(...args) {
+      super(...args);
+      watch(this);
+    }
+  };
+  defineProperty(Watched, "__pyclientWatched", { value: true });
+  // Read-only: a later script cannot put a Worker of its own (one that listens first) in its place.
+  defineProperty(globalThis, "Worker", { value: Watched, writable: false, configurable: false, enumerable: false });
+}
+
+const renderer = freeze({
+  version: 2,
   connect(token) { hook(token); return true; },
   adopt(token, node) {
     const entry = table(token);
-    const known = NODE.get(node)?.get(token);
-    if (known !== undefined && entry.nodes.get(known) === node) return known;
+    const ids = weakGet(NODE, node);
+    const known = ids && mapGet(ids, token);
+    if (known !== undefined && mapGet(entry.nodes, known) === node) return known;
     const id = entry.next--; // adopted page nodes count down, the worker's own up
     remember(entry, token, id, node);
     return id;
   },
-  node(token, id) { return workers.get(token)?.nodes.get(id) ?? null; },
+  node(token, id) { const entry = mapGet(workers, token); return (entry && mapGet(entry.nodes, id)) ?? null; },
   // A page API that answers with a promise (the clipboard's), called for a worker: through
   // PyScript's proxy the worker would block until it settles (a permission prompt: for as long
   // as the user takes). Returns at once; `done(value)` or `done(undefined, errorName, errorMessage)` hears later.
@@ -214,4 +315,9 @@ globalThis.pyclientRenderer = {
       .then((value) => (value == null ? done() : done(value)),
             (error) => done(undefined, String(error?.name ?? "Error"), String(error?.message ?? error)));
   },
-};
+});
+
+// Read-only and for good: a later script cannot put another renderer in its place.
+if (!getOwnPropertyDescriptor(globalThis, "pyclientRenderer")) {
+  defineProperty(globalThis, "pyclientRenderer", { value: renderer, enumerable: false, writable: false, configurable: false });
+}
