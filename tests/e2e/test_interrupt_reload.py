@@ -16,6 +16,7 @@ import json
 import uuid
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.pages import wait_ready
 
@@ -29,8 +30,11 @@ def summary(page) -> dict:
 
 def wait_until(page, condition: str) -> dict:
     """Wait until `condition` (JS, on `s`, the page's `window.t.summary()`) holds; return the summary."""
-    page.wait_for_function(f"(() => {{ const s = JSON.parse(window.t.summary()); return {condition}; }})()",
-                           timeout=TIMEOUT, polling=25)
+    try:
+        page.wait_for_function(f"(() => {{ const s = JSON.parse(window.t.summary()); return {condition}; }})()",
+                               timeout=TIMEOUT, polling=25)
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"{condition} did not hold within {TIMEOUT} ms; the page: {summary(page)}") from None
     return summary(page)
 
 

@@ -55,6 +55,9 @@ def summary():
                         "message": i.message} for i in thread.interrupts],
         "all": [{"id": i.id, "status": i.status, "payload": i.payload} for i in thread.all_interrupts()],
         "texts": [m.content for m in thread.messages if m.role == "assistant" and m.content],
+        "read_only": thread.read_only,
+        # A send() that raised (a read-only thread refuses one), for a failing test to show.
+        "failed": [repr(turn.exception()) for turn in turns if turn.done() and not turn.cancelled() and turn.exception() is not None],
     })
 
 
