@@ -1,8 +1,8 @@
 """DOM helpers of the chat: elements with text (never HTML), invisible characters marked, frame scheduling, listeners.
 
 Every helper writes text nodes: `el(tag, cls, text)` sets `textContent`; `append_visible`
-appends untrusted text with each bidi control or zero-width character shown as a marker
-span (`pyclient.browser._visible`), and appends to the last text node when it can, so text
+appends untrusted text with each run of bidi controls or zero-width characters shown as a
+marker span (`pyclient.browser._visible`), and appends to the last text node when it can, so text
 that streams in piece by piece costs linear time. `FrameScheduler` runs a callback once per
 animation frame however often it is asked, with a timer as a fallback for hidden tabs, where
 browsers pause `requestAnimationFrame`. `Listeners` adds the JS event listeners of a widget
@@ -52,11 +52,12 @@ def el(tag: str, cls: str = "", text: str | None = None, **attributes: str) -> A
 
 
 def append_visible(parent: Any, text: str) -> None:
-    """Append untrusted `text` to `parent`, each invisible character shown as a marker span."""
-    for run, invisible in split_invisible(text):
-        if invisible:
+    """Append untrusted `text` to `parent`, each run of invisible characters shown as one marker
+    span whose title says how many and which (`pyclient.browser._visible`)."""
+    for run, title in split_invisible(text):
+        if title is not None:
             mark = el("span", "pyclient-invisible", run)
-            mark.title = f"invisible character {run[1:-1]}"
+            mark.title = title
             parent.append(mark)
             continue
         last = parent.lastChild
