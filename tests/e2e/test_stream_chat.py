@@ -122,6 +122,28 @@ def test_a_subagents_work_is_grouped_under_its_name_and_status(chat, scripted_ag
     expect(planner.locator(".pyclient-subagent-status")).to_have_text("waiting")
 
 
+def test_a_subagents_name_status_and_description_and_a_step_name_show_bidi_controls_marked(chat, scripted_agent):
+    # Each "\u202e" would show what follows it reversed ("failed: out of ink (retry)" as "(yrter) kni fo tuo").
+    (scripted_agent.on("mark").subagent("\u202ewriter", description="\u202edrafts").say("Drafting")
+     .end_subagent(error="\u202eout of ink (retry)").say("Done."))
+    scripted_agent.on("step").step("\u202esearch (1/2)").say("Looking").hold()
+    page = chat()
+    ChatPage(page).send("mark it")
+    ChatPage(page).wait_idle()
+    group = page.locator(".pyclient-subagent")
+    expect(group.locator(".pyclient-subagent-name")).to_have_text("⟨U+202E⟩writer")
+    expect(group.locator(".pyclient-subagent-status")).to_have_text("failed: ⟨U+202E⟩out of ink (retry)")
+    expect(group.locator(".pyclient-subagent-summary .pyclient-invisible")).to_have_count(2)
+    expect(group).to_have_attribute("title", "⟨U+202E⟩drafts")
+    ChatPage(page).send("step")
+    line = page.locator(".pyclient-steps")
+    expect(line).to_have_text("⟨U+202E⟩search (1/2)", timeout=TIMEOUT)
+    expect(line.locator(".pyclient-invisible")).to_have_attribute("title", "invisible character U+202E")
+    page.locator(".pyclient-stop").click()
+    ChatPage(page).wait_idle()
+    assert "\u202e" not in page.locator(".pyclient-chat").text_content()
+
+
 def test_the_step_line_shows_while_the_run_works_and_goes_at_its_end(chat, scripted_agent):
     scripted_agent.on("go", times=2).step("search").say("Searching the venues", chunks=4).step("book").say(
         "Booked", chunks=3).slowly(0.12)
