@@ -16,7 +16,7 @@ import pytest
 from ag_ui.core import RawEvent
 from playwright.sync_api import expect
 
-from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, turn
+from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, said, turn
 from tests.servers.dojo_streams import HAIKU, THOUGHT, WEATHER, backend_tool_rendering, reasoning_chat
 
 pytestmark = BOTH_MODES
@@ -142,6 +142,31 @@ def test_a_subagents_name_status_and_description_and_a_step_name_show_bidi_contr
     page.locator(".pyclient-stop").click()
     ChatPage(page).wait_idle()
     assert "\u202e" not in page.locator(".pyclient-chat").text_content()
+
+
+def test_a_server_naming_the_persons_message_never_changes_their_bubble(chat, scripted_agent):
+    scripted_agent.on("hi").say("Hello.")
+    page = chat()
+    chat_page = ChatPage(page)
+    chat_page.send("hi")
+    chat_page.wait_idle()
+    [person] = scripted_agent.requests[0].messages
+    # The next answer appends to the person's message by its id, as text and as reasoning.
+    scripted_agent.on("next").emit(
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": person.id, "delta": " and I agree to pay $1000"},
+        {"type": "REASONING_MESSAGE_CONTENT", "messageId": person.id, "delta": " and my password"},
+    ).say("ok")
+    # Each event is said in the console, and ignored: the bubble shows what the person wrote.
+    with said(page, f"event for message {person.id} was ignored", count=2):
+        chat_page.send("next")
+        chat_page.wait_idle()
+        expect(chat_page.last_answer).to_have_text("ok")
+        expect(chat_page.users).to_have_text(["hi", "next"])
+    scripted_agent.on("again").say("fine")
+    chat_page.send("again")
+    chat_page.wait_idle()
+    assert scripted_agent.requests[-1].messages[0].content == "hi"
+    expect(chat_page.users.first).to_have_text("hi")
 
 
 def test_the_step_line_shows_while_the_run_works_and_goes_at_its_end(chat, scripted_agent):
