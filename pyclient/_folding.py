@@ -124,11 +124,12 @@ class Folding:
 
     def _may_write(self, event: Any, message_id: str | None, writer: Writer) -> bool:
         """False (reported) when `message_id` names a message `event` may not write to (`clash`)."""
-        why = self._history.clash(message_id, writer) if message_id is not None else None
-        if why is None or message_id is None:
+        if message_id is None:
             return True
-        refuse(event_type(event), message_id, why)
-        return False
+        why = self._history.clash(message_id, writer)
+        if why is not None:
+            refuse(event_type(event), message_id, why)
+        return why is None
 
     def _on_text_start(self, event: Any) -> set[str]:
         if not self._may_write(event, event.message_id, "text"):
