@@ -71,7 +71,8 @@ def fold(current: Message | None, event: Any, problems: MutableMapping[str, str]
             return None  # "leave what is already there"
         if current is not None and current.role in ("user", "tool"):
             # Replacing the person's words (or a call's one answer) would erase what was said.
-            _refuse(problems, event, f"message {message_id} is {_WHAT[current.role]}, which an activity never replaces")
+            _refuse(problems, event,
+                    f"message {message_id} is {_WHAT[current.role]}, which an activity never replaces")
             return None
         problems.pop(message_id, None)
         return ActivityMessage(id=message_id, activity_type=event.activity_type, content=event.content, **extra)
@@ -98,4 +99,3 @@ def _refuse(problems: MutableMapping[str, str], event: Any, what: str) -> None:
     problem = problems[event.message_id] = f"the activity's update does not apply: {what}"
     logger.warning("pyclient: an %s for %s activity %s was not applied: %s", event_type(event), event.activity_type,
                    event.message_id, problem)
-

@@ -142,7 +142,8 @@ def test_a_title_a_server_sent_shows_its_bidi_controls_marked(page, serving):
     title = titles(page)
     expect(title).to_have_text(["⟨U+202E⟩Notes (optional)"], timeout=TIMEOUT)
     expect(title.locator(".pyclient-invisible")).to_have_attribute("title", "invisible character U+202E")
-    expect(page.locator(".pyclient-thread-rename")).to_have_attribute("aria-label", "Rename “⟨U+202E⟩Notes (optional)”")
+    rename = page.locator(".pyclient-thread-rename")
+    expect(rename).to_have_attribute("aria-label", "Rename “⟨U+202E⟩Notes (optional)”")   # an attribute: text markers
     page.locator(".pyclient-thread-delete").click()
     expect(page.locator(".pyclient-thread-question")).to_have_text("Delete “⟨U+202E⟩Notes (optional)”?")
     assert "\u202e" not in page.locator(".pyclient-thread-list").text_content()
