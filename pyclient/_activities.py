@@ -12,7 +12,8 @@ history, and a client sends it back with the next run as it keeps any message.
 - `ACTIVITY_DELTA`: the JSON Patch (RFC 6902) applied to a copy of the activity's content.
 
 What does not fold never fails the run: a patch that does not apply, or whose result is
-not an object, or a delta for an activity the history does not have, keeps the last good
+not an object, a delta for an activity the history does not have, or a snapshot naming the
+person's own message or a tool result (an activity never replaces those) keeps the last good
 content, logs a warning and is written in `problems` (message id -> what went wrong) for the
 UI to show; a later snapshot of that activity clears it.
 
@@ -37,6 +38,8 @@ import logging
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from ._events import event_type
+
 if TYPE_CHECKING:
     from ag_ui.core import ActivityMessage, Message
 
@@ -45,6 +48,8 @@ __all__ = ["ACTIVITY_EVENTS", "fold", "patch_operations"]
 logger = logging.getLogger("pyclient")
 
 ACTIVITY_EVENTS = frozenset({"ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"})
+
+_WHAT = {"user": "the user's own message", "tool": "a tool result"}
 
 
 def patch_operations(patch: Any) -> list[Any]:
@@ -64,28 +69,33 @@ def fold(current: Message | None, event: Any, problems: MutableMapping[str, str]
     if event.type == "ACTIVITY_SNAPSHOT":
         if current is not None and event.replace is False:
             return None  # "leave what is already there"
+        if current is not None and current.role in ("user", "tool"):
+            # Replacing the person's words (or a call's one answer) would erase what was said.
+            _refuse(problems, event,
+                    f"message {message_id} is {_WHAT[current.role]}, which an activity never replaces")
+            return None
         problems.pop(message_id, None)
         return ActivityMessage(id=message_id, activity_type=event.activity_type, content=event.content, **extra)
     if not isinstance(current, ActivityMessage):
         what = "no activity of the history has this id" if current is None else f"message {message_id} is not an activity"
-        _refuse(problems, message_id, event.activity_type, what)
+        _refuse(problems, event, what)
         return None
     import jsonpatch  # only servers with activities or shared state need it
 
     try:
         content = jsonpatch.apply_patch(current.content, patch_operations(event.patch))  # a copy: in_place=False
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-        _refuse(problems, message_id, event.activity_type, f"the patch does not apply ({exc})")
+        _refuse(problems, event, f"the patch does not apply ({exc})")
         return None
     if not isinstance(content, dict):
-        _refuse(problems, message_id, event.activity_type,
+        _refuse(problems, event,
                 f"the patch made its content a {type(content).__name__}, not an object")
         return None
     problems.pop(message_id, None)
     return current.model_copy(update={"content": content, **extra})
 
 
-def _refuse(problems: MutableMapping[str, str], message_id: str, activity_type: str, what: str) -> None:
-    problem = problems[message_id] = f"the activity's update does not apply: {what}"
-    logger.warning("pyclient: an ACTIVITY_DELTA for %s activity %s was not applied: %s", activity_type, message_id,
-                   problem)
+def _refuse(problems: MutableMapping[str, str], event: Any, what: str) -> None:
+    problem = problems[event.message_id] = f"the activity's update does not apply: {what}"
+    logger.warning("pyclient: an %s for %s activity %s was not applied: %s", event_type(event), event.activity_type,
+                   event.message_id, problem)

@@ -8,6 +8,13 @@ tool results and `MESSAGES_SNAPSHOT`. It keeps what only the stream of one run k
 message or call an id-less `*_CHUNK` continues, and the `REASONING_START` spans an encrypted
 value may name.
 
+An event that names a message may only write to a message of its own kind (`clash`): text
+events to the model's text (an assistant message, or one the server streamed), reasoning events
+to reasoning. One naming the person's own message, a tool result, an activity or a message of
+the other kind is a protocol error of that event: a warning says so and the event is ignored
+(a hostile server could otherwise append "and I agree to pay $1000" to what the person said, in
+the chat, the store and the next request).
+
 ```python
 from ag_ui.core import TextMessageChunkEvent
 from pyclient._history import History
@@ -21,15 +28,51 @@ assert history.messages()[-1].content == "Hi there"
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
-from ._entries import CallEntry, MessageEntry, new_id
+from ._entries import TEXT_ROLES, CallEntry, MessageEntry, new_id
 from ._errors import RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
 from ._subagents import Subagents
 
-__all__ = ["Assembly", "Folding"]
+__all__ = ["Assembly", "Folding", "Writer", "clash", "described", "refuse"]
+
+logger = logging.getLogger("pyclient")
+
+Writer = Literal["text", "reasoning", "encrypted"]
+"""What an event writes into a message: streamed text, streamed reasoning, an encrypted value."""
+
+
+def clash(writer: Writer, role: str, streamed: bool) -> str | None:
+    """Why an event writing `writer` may not write to a message of `role`, or None if it may.
+
+    Args:
+        streamed: the message was assembled from events (a server's), not given as a model
+            (the person's message, the page's, a snapshot's).
+    """
+    if writer == "reasoning":
+        allowed = role == "reasoning"
+    elif writer == "encrypted":  # reasoning's signature, or an answer's
+        allowed = role in ("reasoning", "assistant")
+    else:  # the model's text: its answers, and text messages the server itself started
+        allowed = role == "assistant" or (streamed and role in TEXT_ROLES and role != "reasoning")
+    return None if allowed else f"it is {described(role, streamed)}"
+
+
+def described(role: str, streamed: bool) -> str:
+    """A message of `role` in words ("the user's own message", "a tool result")."""
+    if role == "user" and not streamed:
+        return "the user's own message"
+    what = {"tool": "a tool result", "activity": "an activity", "assistant": "an assistant message"}
+    return what.get(role, f"a {role} message")
+
+
+def refuse(kind: str, message_id: str, why: str, outcome: str = "was ignored") -> None:
+    """Report an event that may not write to the message it names (`outcome`: what became of it)."""
+    logger.warning("pyclient: a %s event for message %s %s: %s. A server writes only into messages of "
+                   "its own kind that it started; check the messageId it sends.", kind, message_id, outcome, why)
 
 
 class Assembly(Protocol):
@@ -42,10 +85,11 @@ class Assembly(Protocol):
     def subagents(self) -> Subagents: ...
     def live(self, message_id: str) -> MessageEntry | None: ...
     def live_call(self, call_id: str) -> CallEntry | None: ...
+    def clash(self, message_id: str, writer: Writer) -> str | None: ...
     def text_entry(self, message_id: str | None, role: str = "assistant", name: str | None = None,
                    subagent_run_id: str | None = None) -> MessageEntry: ...
     def add_entry(self, entry: MessageEntry) -> None: ...
-    def add_text(self, message_id: str, text: str) -> None: ...
+    def add_text(self, message_id: str, text: str) -> bool: ...
     def start_call(self, call_id: str, name: str, parent_id: str | None,
                    subagent_run_id: str | None = None) -> CallEntry: ...
     def add_args(self, call_id: str, delta: str) -> None: ...
@@ -78,16 +122,36 @@ class Folding:
         name = _HANDLERS.get(event_type(event))
         return getattr(self, name)(event) if name is not None else set()
 
+    def _may_write(self, event: Any, message_id: str | None, writer: Writer) -> bool:
+        """False (reported) when `message_id` names a message `event` may not write to (`clash`)."""
+        if message_id is None:
+            return True
+        why = self._history.clash(message_id, writer)
+        if why is not None:
+            refuse(event_type(event), message_id, why)
+        return why is None
+
     def _on_text_start(self, event: Any) -> set[str]:
+        if not self._may_write(event, event.message_id, "text"):
+            return set()
         self._history.text_entry(event.message_id, event.role or "assistant", event.name, event.subagent_run_id)
         return {"messages"}
 
     def _on_text_content(self, event: Any) -> set[str]:
-        self._history.add_text(event.message_id, event.delta)
-        return {"messages"}
+        return {"messages"} if self._history.add_text(event.message_id, event.delta) else set()
+
+    def _on_text_end(self, event: Any) -> set[str]:
+        self._may_write(event, event.message_id, "text")  # nothing to fold: only the clash is said
+        return set()
+
+    def _on_reasoning_end(self, event: Any) -> set[str]:
+        self._may_write(event, event.message_id, "reasoning")
+        return set()
 
     def _on_text_chunk(self, event: Any, role: str | None = None) -> set[str]:
         message_id = event.message_id or self._chunk_message_id
+        if not self._may_write(event, message_id, "reasoning" if role == "reasoning" else "text"):
+            return set()
         entry = self._history.text_entry(message_id, role or getattr(event, "role", None) or "assistant",
                                          getattr(event, "name", None), event.subagent_run_id)
         self._chunk_message_id = entry.id
@@ -99,6 +163,8 @@ class Folding:
         return self._on_text_chunk(event, "reasoning")
 
     def _on_reasoning_start(self, event: Any) -> set[str]:
+        if not self._may_write(event, event.message_id, "reasoning"):
+            return set()
         self._history.text_entry(event.message_id, "reasoning", subagent_run_id=event.subagent_run_id)
         return {"messages"}
 
@@ -109,6 +175,8 @@ class Folding:
         return set()
 
     def _on_reasoning_content(self, event: Any) -> set[str]:
+        if not self._may_write(event, event.message_id, "reasoning"):
+            return set()
         self._history.text_entry(event.message_id, "reasoning",
                                  subagent_run_id=event.subagent_run_id).add_text(event.delta)
         return {"messages"}
@@ -125,6 +193,8 @@ class Folding:
             call.changed()
             call.owner.changed()
             return {"messages"}
+        if event.subtype == "message" and not self._may_write(event, event.entity_id, "encrypted"):
+            return set()
         if event.subtype == "message" and event.entity_id in self._reasoning_spans:
             # Reasoning with no text, only its encrypted value: kept as a reasoning message
             # whose content is empty, so it is sent back (never shown).
@@ -199,10 +269,12 @@ _HANDLERS: dict[str, str] = {
     "TEXT_MESSAGE_START": "_on_text_start",
     "TEXT_MESSAGE_CONTENT": "_on_text_content",
     "TEXT_MESSAGE_CHUNK": "_on_text_chunk",
+    "TEXT_MESSAGE_END": "_on_text_end",
     "REASONING_START": "_on_reasoning_span",
     "REASONING_MESSAGE_START": "_on_reasoning_start",
     "REASONING_MESSAGE_CONTENT": "_on_reasoning_content",
     "REASONING_MESSAGE_CHUNK": "_on_reasoning_chunk",
+    "REASONING_MESSAGE_END": "_on_reasoning_end",
     "REASONING_ENCRYPTED_VALUE": "_on_encrypted_value",
     "TOOL_CALL_START": "_on_call_start",
     "TOOL_CALL_ARGS": "_on_call_args",

@@ -14,7 +14,8 @@ kept as that JSON only, its model built again when read (`pyclient._frozen`).
 Tolerated on purpose (servers do these): `TOOL_CALL_ARGS` after `TOOL_CALL_END` for the same
 id (pydantic-ai with parallel calls), `TOOL_CALL_ARGS` before its `TOOL_CALL_START`, content
 for a message that was never started, `*_CHUNK` events without ids (they continue the last
-chunked message or call).
+chunked message or call). Refused (a warning, the event ignored): an event that writes text or
+reasoning into a message of another kind, the person's own above all (`pyclient._folding.clash`).
 
 ```python
 from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent, UserMessage
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._entries import TEXT_ROLES, CallEntry, MessageEntry, message_adapter, new_id
 from ._events import AGUIEvent
-from ._folding import Folding
+from ._folding import Folding, Writer, clash, described, refuse
 from ._frozen import Frozen
 from ._message_view import MessageView
 from ._subagents import Subagents
@@ -419,17 +420,40 @@ class History:
         self.add_entry(entry)
         return entry
 
-    def add_text(self, message_id: str, text: str) -> None:
+    def add_text(self, message_id: str, text: str) -> bool:
         """Append `text` to the text message `message_id`, as a `TEXT_MESSAGE_CONTENT` does.
 
         `text` may be one event's delta or a run of one message's deltas joined: the history
         is the same either way. A message that was never started is started (as assistant).
+
+        Returns:
+            False when `message_id` names a message text may not be added to (the person's own,
+            reasoning, a tool result: `pyclient._folding.clash`): it is reported and left as it is.
         """
-        entry = self._by_id.get(message_id) or self.live(message_id)
+        entry = self._by_id.get(message_id)
+        if entry is None or entry.role != "assistant":  # the answer being streamed skips the check
+            why = self.clash(message_id, "text")
+            if why is not None:
+                refuse("TEXT_MESSAGE_CONTENT", message_id, why)
+                return False
+            entry = self.live(message_id)
         if entry is None:
             logger.debug("pyclient: content for message %s that was never started", message_id)
             entry = self.text_entry(message_id)
         entry.add_text(text)
+        return True
+
+    def clash(self, message_id: str, writer: Writer) -> str | None:
+        """Why an event writing `writer` may not write to the message `message_id`, or None when
+        it may (there is no such message, or it is of the event's kind: `pyclient._folding.clash`).
+        A sent message is not thawed to be asked."""
+        entry = self._by_id.get(message_id)
+        if entry is not None:
+            return clash(writer, entry.role, entry.base is None)
+        position = self._frozen.position(message_id) if len(self._frozen) else -1
+        if position < 0:
+            return None
+        return clash(writer, self._frozen.model(position).role, self._frozen.streamed(position))
 
     def start_call(self, call_id: str, name: str, parent_id: str | None, subagent_run_id: str | None = None) -> CallEntry:
         """Start a tool call in its parent (or the assistant message being streamed), as `TOOL_CALL_START` does."""
@@ -488,7 +512,14 @@ class History:
             return set()
         from ag_ui.core import ToolMessage
 
-        self.append(ToolMessage(id=event.message_id, tool_call_id=event.tool_call_id, content=event.content,
+        message_id = event.message_id
+        if previous is not None and previous.role != "tool":
+            # The id of another message (the person's own): replacing it would erase what they
+            # said. The call still gets its one answer, under an id of its own.
+            message_id = new_id()
+            refuse("TOOL_CALL_RESULT", event.message_id, f"it is {described(previous.role, False)}",
+                   f"was kept as tool message {message_id}")
+        self.append(ToolMessage(id=message_id, tool_call_id=event.tool_call_id, content=event.content,
                                 subagent_run_id=event.subagent_run_id))
         return {"messages"}
 

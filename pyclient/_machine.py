@@ -396,7 +396,8 @@ class Conversation:
         if type(event) is run.text_content:
             # Most of a long answer: its own path, a few attribute reads and an append.
             text = cast("TextMessageContentEvent", event)
-            self._history.add_text(text.message_id, text.delta)
+            if not self._history.add_text(text.message_id, text.delta):
+                return False  # it named a message text may not change (reported): nothing changed
             changes = self._changes
             if not changes or changes[-1] is not _MESSAGES:
                 changes.append(_MESSAGES)

@@ -50,7 +50,8 @@ from pyodide.ffi import to_js
 from .._json import JSONLimitError, loads
 from ._forms import FormField, form_fields, read_form, values_schema
 from ._inputs import Inputs
-from ._nodes import append_visible, el, set_visible
+from ._nodes import append_visible, el, marked, set_visible
+from ._visible import visible
 
 if TYPE_CHECKING:
     from .._interrupt import Interrupt
@@ -90,13 +91,13 @@ class ApprovalBar:
                  answers: str = APPROVAL, editable: bool = True, unread: str | None = None) -> None:
         self.fields = fields
         node = self.node = el("div", "pyclient-approval", role="group")
-        node.setAttribute("aria-label", f"Approve the call of {name}?")
+        node.setAttribute("aria-label", visible(f"Approve the call of {name}?"))
         if description:
             about = el("p", "pyclient-tool-description")
             append_visible(about, description)
             node.append(about)
         question = f"Allow {name} to run with the arguments above?" if has_arguments else f"Allow {name} to run?"
-        node.append(el("p", "pyclient-approval-question", question))
+        node.append(marked("p", "pyclient-approval-question", question))  # a server tool's name is the server's
         if unread is not None:
             note = el("p", "pyclient-approval-unread")
             append_visible(note, unread)

@@ -49,7 +49,7 @@ from pyodide.ffi import to_js
 
 from .._events import AGUIEvent, UnknownEvent, event_type
 from ._document import page_document
-from ._nodes import el, later, set_visible
+from ._nodes import el, later, marked, set_visible
 
 __all__ = ["MAX_ROWS", "STAMP_EVERY", "EventLog"]
 
@@ -203,7 +203,7 @@ class EventLog:
             arrived = self.arrived(index)
             row = el("li", "pyclient-log-row")
             row.append(el("time", "pyclient-log-time", f"+{(arrived - base) * 1000:.0f} ms"),
-                       el("code", "pyclient-log-type", event_type(event)))
+                       marked("code", "pyclient-log-type", event_type(event)))  # an unknown type is the server's
             text = el("span", "pyclient-log-excerpt")
             set_visible(text, excerpt(event))
             row.append(text)

@@ -4,7 +4,8 @@
 textarea for long text, JSON or a free answer, a number input, a checkbox, or a select whose
 option values are the choices' positions. Each label holds its caption ("(optional)" when the
 schema does not require it), the control (named after the field, `data-field` its position)
-and the schema's description as a hint. The caller appends `nodes` to its own form; `values()`
+and the schema's description as a hint: the schema's words are the server's, their invisible
+characters marked (`pyclient.browser._visible`). The caller appends `nodes` to its own form; `values()`
 maps each field's name to what its control holds, for `read_form` or `AnswerForm.read`. The
 approval bars' edit forms (`pyclient.browser._approval`) and the interrupt cards
 (`pyclient.browser._interrupt_cards`) are both made of these.
@@ -30,7 +31,8 @@ import js
 from pyodide.ffi import to_js
 
 from ._forms import FormField, initial_text
-from ._nodes import el
+from ._nodes import el, marked
+from ._visible import visible
 
 __all__ = ["Inputs"]
 
@@ -51,7 +53,9 @@ class Inputs:
 
     def _field(self, index: int, field: FormField) -> Any:
         label = el("label", f"pyclient-field pyclient-field-{field.kind}")
-        caption = el("span", "pyclient-field-label", field.label + ("" if field.required else " (optional)"))
+        # The schema's words are the server's: marked, so a bidi override in a title cannot
+        # reverse what follows it ("(optional)" shown as "(lanoitpo)").
+        caption = marked("span", "pyclient-field-label", field.label + ("" if field.required else " (optional)"))
         text = initial_text(field)
         if field.kind == "checkbox":
             control = el("input", type="checkbox")
@@ -63,8 +67,8 @@ class Inputs:
                 if field.value is None or text == "":
                     control.append(el("option", "", "—", value=""))
                 for position, option in enumerate(field.options):
-                    control.append(el("option", "", json.dumps(option, ensure_ascii=False) if not isinstance(option, str)
-                                      else option, value=str(position)))
+                    shown = option if isinstance(option, str) else json.dumps(option, ensure_ascii=False)
+                    control.append(el("option", "", visible(shown), value=str(position)))  # an option holds no span
             elif field.kind in ("textarea", "json", "answer"):
                 control = el("textarea", rows="4" if field.kind == "json" else "3")
                 control.spellcheck = field.kind != "json"
@@ -83,7 +87,7 @@ class Inputs:
             # whose message names the field in the card.
             control.setAttribute("aria-required", "true")
         if field.description:
-            label.append(el("small", "pyclient-field-hint", field.description))
+            label.append(marked("small", "pyclient-field-hint", field.description))
         self.controls.append(control)
         return label
 

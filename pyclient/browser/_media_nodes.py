@@ -29,6 +29,7 @@ from pyodide.ffi import create_once_callable, to_js
 from .._media import Media, format_size, kind_of_mime
 from ._image_size import fit, image_size
 from ._nodes import append_visible, el
+from ._visible import visible
 
 __all__ = ["Box", "blob_url", "file_node", "media_list", "media_node"]
 
@@ -50,7 +51,7 @@ def _thumbnail(tag: str, url: str, name: str | None, *, lazy: bool = True,
     """An image shown from `url` (a `blob:` URL, revoked once the image has loaded or failed;
     `failed` is called if it failed)."""
     node = el(tag, "pyclient-media pyclient-media-image")
-    image = el("img", "", alt=name or "image", src=url, decoding="async", loading="lazy" if lazy else "eager")
+    image = el("img", "", alt=visible(name or "image"), src=url, decoding="async", loading="lazy" if lazy else "eager")
 
     def settled(event: Any) -> None:
         js.URL.revokeObjectURL(url)
@@ -64,7 +65,7 @@ def _thumbnail(tag: str, url: str, name: str | None, *, lazy: bool = True,
     image.addEventListener("error", settle, once)
     node.append(image)
     if name:
-        node.title = name
+        node.title = visible(name)  # the sender's name: an attribute holds no marker span, only its text
     return node
 
 
@@ -76,7 +77,7 @@ def _chip(tag: str, kind: str, name: str, detail: str, title: str) -> Any:
     append_visible(name_box, name)  # a file's name is the sender's: its bidi controls are shown
     node.append(name_box)
     node.append(el("span", "pyclient-media-size", detail))
-    node.title = title
+    node.title = visible(title)
     return node
 
 

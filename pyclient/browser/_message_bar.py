@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import LocalProtocolError
 from .._feedback import RATINGS, Rating
 from ._bar_views import BarView, bar_views
-from ._nodes import el
+from ._nodes import el, set_visible
 from ._page_promise import settled
 from ._window import page_window
 
@@ -252,7 +252,7 @@ class MessageBars:
 
     def say(self, words: str) -> None:
         """Put `words` in the live region for a moment."""
-        self.notice.textContent = words
+        set_visible(self.notice, words)  # a browser's error, read aloud: invisible characters named
         if self._clear is not None:
             self._clear.cancel()
         self._clear = asyncio.get_event_loop().call_later(_SAY_FOR_S, self._cleared)

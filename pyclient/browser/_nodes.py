@@ -1,9 +1,11 @@
 """DOM helpers of the chat: elements with text (never HTML), invisible characters marked, frame scheduling, listeners.
 
-Every helper writes text nodes: `el(tag, cls, text)` sets `textContent`; `append_visible`
-appends untrusted text with each bidi control or zero-width character shown as a marker
-span (`pyclient.browser._visible`), and appends to the last text node when it can, so text
-that streams in piece by piece costs linear time. `FrameScheduler` runs a callback once per
+Every helper writes text nodes: `el(tag, cls, text)` sets `textContent` (the chat's own
+words); `marked(tag, cls, text)`, `append_visible` and `set_visible` write untrusted text (a
+server's, a model's) with each run of bidi controls or zero-width characters shown as one
+marker span (`pyclient.browser._visible`; an attribute or an `<option>`, which hold no span,
+take `visible(text)`), appending to the last text node when they can, so text that streams in
+piece by piece costs linear time. `FrameScheduler` runs a callback once per
 animation frame however often it is asked, with a timer as a fallback for hidden tabs, where
 browsers pause `requestAnimationFrame`. `Listeners` adds the JS event listeners of a widget
 that call its methods through a weak reference (a listener must not keep it alive), and
@@ -34,7 +36,7 @@ from ._document import page_document
 from ._mirror import MirrorElement
 from ._visible import split_invisible
 
-__all__ = ["FrameScheduler", "Listeners", "append_visible", "el", "later", "set_visible"]
+__all__ = ["FrameScheduler", "Listeners", "append_visible", "el", "later", "marked", "set_visible"]
 
 TEXT_NODE = 3
 
@@ -52,11 +54,12 @@ def el(tag: str, cls: str = "", text: str | None = None, **attributes: str) -> A
 
 
 def append_visible(parent: Any, text: str) -> None:
-    """Append untrusted `text` to `parent`, each invisible character shown as a marker span."""
-    for run, invisible in split_invisible(text):
-        if invisible:
+    """Append untrusted `text` to `parent`, each run of invisible characters shown as one marker
+    span whose title says how many and which (`pyclient.browser._visible`)."""
+    for run, title in split_invisible(text):
+        if title is not None:
             mark = el("span", "pyclient-invisible", run)
-            mark.title = f"invisible character {run[1:-1]}"
+            mark.title = title
             parent.append(mark)
             continue
         last = parent.lastChild
@@ -64,6 +67,13 @@ def append_visible(parent: Any, text: str) -> None:
             last.appendData(run)
         else:
             parent.append(page_document().createTextNode(run))
+
+
+def marked(tag: str, cls: str = "", text: str = "", **attributes: str) -> Any:
+    """A new element holding untrusted `text` (a server's, a model's), invisible characters marked."""
+    node = el(tag, cls, **attributes)
+    append_visible(node, text)
+    return node
 
 
 def set_visible(parent: Any, text: str) -> None:

@@ -27,7 +27,7 @@ print(line.node.hidden)                          # True
 
 from __future__ import annotations
 
-from ._nodes import el
+from ._nodes import el, set_visible
 
 __all__ = ["StepLine"]
 
@@ -52,5 +52,5 @@ class StepLine:
         self.node.hidden = not names
         if names:
             more = f" · {len(names)} steps" if len(names) > 1 else ""
-            self._text.textContent = names[-1] + more
+            set_visible(self._text, names[-1] + more)  # the server's step name: invisible characters marked
             self.node.dataset.step = names[-1]

@@ -8,7 +8,8 @@ those items in one group per invocation, a `<details>` whose summary names the s
 `data-status` for styling. The group sits in the conversation where the subagent's first item
 is; inside it the items keep history order in a list of their own (a
 `pyclient.browser._timeline.Timeline`). It starts open, and the person folds it.
-An invocation the thread never saw start (its name unknown) is headed "Subagent".
+An invocation the thread never saw start (its name unknown) is headed "Subagent". Its name,
+error and description are the server's words: invisible characters marked.
 
 ```python
 from pyclient._subagents import Subagent
@@ -30,8 +31,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._nodes import el
+from ._nodes import el, set_visible
 from ._timeline import Timeline
+from ._visible import visible
 
 if TYPE_CHECKING:
     from .._subagents import Subagent
@@ -84,11 +86,11 @@ class SubagentGroup:
         if self._shown == (name, status, words):
             return
         self._shown = (name, status, words)
-        self._name.textContent = name
-        self._status.textContent = words
+        set_visible(self._name, name)   # the server's words: invisible characters marked
+        set_visible(self._status, words)
         self.node.dataset.status = status
         description = subagent.description if subagent is not None else None
-        self.node.title = description or ""
+        self.node.title = visible(description or "")
 
 
 class Groups:

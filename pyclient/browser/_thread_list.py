@@ -56,9 +56,10 @@ from .._store import Store
 from .._summaries import ThreadSummary, now
 from ._chat import Chat
 from ._document import dom_node
-from ._nodes import Listeners, el
+from ._nodes import Listeners, el, set_visible
 from ._stylesheet import install_stylesheet
 from ._thread_words import full_time, iso_time, shown_title, updated_words
+from ._visible import visible
 from ._window import page_window
 
 if TYPE_CHECKING:
@@ -114,17 +115,20 @@ class _Item:
         if state == self._shown:
             return
         self._shown = state
-        self.title.textContent = title
+        # A title is the first message's words, which a snapshot may have brought from the
+        # server: invisible characters marked (an attribute holds no marker span, only its text).
+        set_visible(self.title, title)
+        named = visible(title)
         self.time.textContent = state[2]
         self.time.setAttribute("datetime", iso_time(summary.updated_at))
         self.time.title = f"Updated {full_time(summary.updated_at)}"
-        self.rename.setAttribute("aria-label", f"Rename “{title}”")
+        self.rename.setAttribute("aria-label", f"Rename “{named}”")
         self.rename.title = "Rename"
-        self.delete.setAttribute("aria-label", f"Delete “{title}”")
+        self.delete.setAttribute("aria-label", f"Delete “{named}”")
         self.delete.title = "Delete"
-        self.input.setAttribute("aria-label", f"New title for “{title}”")
-        self.question.textContent = f"Delete “{title}”?"
-        self.confirm.setAttribute("aria-label", f"Delete “{title}”")
+        self.input.setAttribute("aria-label", f"New title for “{named}”")
+        set_visible(self.question, f"Delete “{title}”?")
+        self.confirm.setAttribute("aria-label", f"Delete “{named}”")
         if current:
             self.open.setAttribute("aria-current", "true")
             self.node.dataset.current = "true"
@@ -428,7 +432,7 @@ class ThreadList:
 
     def _say(self, words: str) -> None:
         if not self._disposed:
-            self._said.textContent = words
+            set_visible(self._said, words)
 
     # -- drawing -----------------------------------------------------------------------------
 

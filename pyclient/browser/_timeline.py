@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._error_words import error_text
-from ._nodes import append_visible, el
+from ._nodes import append_visible, el, marked
 
 __all__ = ["Timeline", "cancelled_notice", "error_notice", "stopped_notice"]
 
@@ -44,7 +44,7 @@ def error_notice(error: BaseException) -> Any:
     """The error bubble of a failed run: what happened in words, the details, a Retry button."""
     bubble = el("li", "pyclient-notice pyclient-error", role="alert")
     bubble.dataset.kind = "error"
-    bubble.append(el("p", "pyclient-error-text", error_text(error)))
+    bubble.append(marked("p", "pyclient-error-text", error_text(error)))  # may name the server's content type
     details = el("details", "pyclient-error-details")
     details.append(el("summary", "", "Details"))
     detail = el("pre")

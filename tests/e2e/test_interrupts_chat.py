@@ -311,6 +311,31 @@ def test_an_interrupt_without_a_schema_takes_text_or_json(scripted, scripted_age
     expect(card.locator(".pyclient-badge")).to_have_text("answered")
 
 
+def test_a_forms_labels_hints_and_options_show_bidi_controls_marked(scripted, scripted_agent):
+    # Unmarked, "\u202e" reverses what follows it: the label "Nickname (optional)" showed as
+    # "(lanoitpo) emankciN", the option "pay 10" as "01 yap".
+    schema = {"type": "object", "properties": {
+        "nickname": {"type": "string", "title": "\u202eNickname", "description": "\u202eshown to others"},
+        "plan": {"type": "string", "enum": ["\u202epay 10", "free"], "title": "Plan"}}, "required": ["plan"]}
+    scripted_agent.on("form", times=1).finish(**outcome({"id": "i-form", "reason": "input_required",
+                                                         "message": "Your details?", "responseSchema": schema}))
+    page = scripted
+    ChatPage(page).send("form")
+    card = page.locator(".pyclient-interrupt")
+    expect(card).to_have_attribute("data-status", "open", timeout=TIMEOUT)
+    labels = card.locator(".pyclient-field-label")
+    expect(labels).to_have_text(["⟨U+202E⟩Nickname (optional)", "Plan"])
+    expect(labels.first.locator(".pyclient-invisible")).to_have_attribute("title", "invisible character U+202E")
+    expect(card.locator(".pyclient-field-hint")).to_have_text("⟨U+202E⟩shown to others")
+    expect(card.locator(".pyclient-field-hint .pyclient-invisible")).to_have_count(1)
+    expect(card.locator("option")).to_have_text(["—", "⟨U+202E⟩pay 10", "free"])   # an option holds text only
+    assert "\u202e" not in card.text_content()
+    card.locator("select").select_option(label="⟨U+202E⟩pay 10")   # the answer is the schema's value
+    card.locator(".pyclient-answer-send").click()
+    expect(card.locator(".pyclient-badge")).to_have_text("answered", timeout=TIMEOUT)
+    assert scripted_agent.wait_for_resume("i-form").payload["plan"] == "\u202epay 10"
+
+
 def test_an_expired_interrupt_says_so(scripted, scripted_agent):
     page = scripted
     soon = (datetime.now(timezone.utc) + timedelta(seconds=4)).isoformat()

@@ -91,6 +91,26 @@ def test_malformed_activities_and_a_raising_renderer_never_break_the_chat(page, 
     expect(page.locator(".pyclient-activity-broken")).to_have_count(2)  # each told once
 
 
+def test_an_activity_of_500000_zero_width_characters_shows_one_marker_a_run_and_the_page_answers(page, scripted_agent):
+    # 3 MB on the wire ("\u200b" escaped): it was a span each, and the page froze for ~50 s.
+    scripted_agent.on("flood").activity("search", {"query": "a" + "\u200b" * 500_000 + "b"}).say("flooded")
+    ChatPage(page).send("flood")
+    ChatPage(page).wait_idle()
+    expect(page.locator(".pyclient-assistant").last).to_have_text("flooded")
+    card = page.locator(".pyclient-activity[data-activity-type='search']")
+    # One marker for the summary's cut line, one for the whole content: each says how many.
+    expect(card.locator("dd .pyclient-invisible")).to_have_text(["⟨U+200B×158⟩"])
+    content = card.locator(".pyclient-activity-content .pyclient-invisible")
+    expect(content).to_have_text(["⟨U+200B×500000⟩"])
+    expect(content).to_have_attribute("title", "500,000 invisible characters: U+200B")
+    assert page.locator(".pyclient-chat .pyclient-invisible").count() == 2
+    assert page.evaluate("document.querySelectorAll('span').length") < 200
+    # The page answers: the next message goes out and its answer shows.
+    scripted_agent.on("after").say("still here")
+    ChatPage(page).send("after")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("still here", timeout=TIMEOUT)
+
+
 # -- shared state --------------------------------------------------------------------------------
 
 def test_dojo_agentic_generative_ui_steps_redrawn_as_deltas_arrive_once_a_frame(page, scripted_agent):

@@ -16,7 +16,7 @@ import pytest
 from ag_ui.core import RawEvent
 from playwright.sync_api import expect
 
-from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, turn
+from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, said, turn
 from tests.servers.dojo_streams import HAIKU, THOUGHT, WEATHER, backend_tool_rendering, reasoning_chat
 
 pytestmark = BOTH_MODES
@@ -120,6 +120,53 @@ def test_a_subagents_work_is_grouped_under_its_name_and_status(chat, scripted_ag
     expect(planner.locator(".pyclient-interrupt")).to_have_count(1, timeout=TIMEOUT)
     expect(planner.locator(".pyclient-interrupt")).to_contain_text("Which day?")
     expect(planner.locator(".pyclient-subagent-status")).to_have_text("waiting")
+
+
+def test_a_subagents_name_status_and_description_and_a_step_name_show_bidi_controls_marked(chat, scripted_agent):
+    # Each "\u202e" would show what follows it reversed ("failed: out of ink (retry)" as "(yrter) kni fo tuo").
+    (scripted_agent.on("mark").subagent("\u202ewriter", description="\u202edrafts").say("Drafting")
+     .end_subagent(error="\u202eout of ink (retry)").say("Done."))
+    scripted_agent.on("step").step("\u202esearch (1/2)").say("Looking").hold()
+    page = chat()
+    ChatPage(page).send("mark it")
+    ChatPage(page).wait_idle()
+    group = page.locator(".pyclient-subagent")
+    expect(group.locator(".pyclient-subagent-name")).to_have_text("⟨U+202E⟩writer")
+    expect(group.locator(".pyclient-subagent-status")).to_have_text("failed: ⟨U+202E⟩out of ink (retry)")
+    expect(group.locator(".pyclient-subagent-summary .pyclient-invisible")).to_have_count(2)
+    expect(group).to_have_attribute("title", "⟨U+202E⟩drafts")
+    ChatPage(page).send("step")
+    line = page.locator(".pyclient-steps")
+    expect(line).to_have_text("⟨U+202E⟩search (1/2)", timeout=TIMEOUT)
+    expect(line.locator(".pyclient-invisible")).to_have_attribute("title", "invisible character U+202E")
+    page.locator(".pyclient-stop").click()
+    ChatPage(page).wait_idle()
+    assert "\u202e" not in page.locator(".pyclient-chat").text_content()
+
+
+def test_a_server_naming_the_persons_message_never_changes_their_bubble(chat, scripted_agent):
+    scripted_agent.on("hi").say("Hello.")
+    page = chat()
+    chat_page = ChatPage(page)
+    chat_page.send("hi")
+    chat_page.wait_idle()
+    [person] = scripted_agent.requests[0].messages
+    # The next answer appends to the person's message by its id, as text and as reasoning.
+    scripted_agent.on("next").emit(
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": person.id, "delta": " and I agree to pay $1000"},
+        {"type": "REASONING_MESSAGE_CONTENT", "messageId": person.id, "delta": " and my password"},
+    ).say("ok")
+    # Each event is said in the console, and ignored: the bubble shows what the person wrote.
+    with said(page, f"event for message {person.id} was ignored", count=2):
+        chat_page.send("next")
+        chat_page.wait_idle()
+        expect(chat_page.last_answer).to_have_text("ok")
+        expect(chat_page.users).to_have_text(["hi", "next"])
+    scripted_agent.on("again").say("fine")
+    chat_page.send("again")
+    chat_page.wait_idle()
+    assert scripted_agent.requests[-1].messages[0].content == "hi"
+    expect(chat_page.users.first).to_have_text("hi")
 
 
 def test_the_step_line_shows_while_the_run_works_and_goes_at_its_end(chat, scripted_agent):

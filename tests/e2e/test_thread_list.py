@@ -131,6 +131,24 @@ def test_rename_in_place_from_the_keyboard_and_escape_cancels(page):
     expect(page.locator(".pyclient-user")).to_have_text(["Write a poem about the sea"])
 
 
+def test_a_title_a_server_sent_shows_its_bidi_controls_marked(page, serving):
+    # A snapshot makes the server's words the first message, and so the title: unmarked, its
+    # "\u202e" showed "Notes (optional)" as "(lanoitpo) setoN".
+    serving.on("snapshot").emit({"type": "MESSAGES_SNAPSHOT", "messages": [
+        {"id": "u1", "role": "user", "content": "\u202eNotes (optional)"},
+        {"id": "a1", "role": "assistant", "content": "Taken."}]})
+    ChatPage(page).send("snapshot")
+    ChatPage(page).wait_idle()
+    title = titles(page)
+    expect(title).to_have_text(["⟨U+202E⟩Notes (optional)"], timeout=TIMEOUT)
+    expect(title.locator(".pyclient-invisible")).to_have_attribute("title", "invisible character U+202E")
+    rename = page.locator(".pyclient-thread-rename")
+    expect(rename).to_have_attribute("aria-label", "Rename “⟨U+202E⟩Notes (optional)”")   # an attribute: text markers
+    page.locator(".pyclient-thread-delete").click()
+    expect(page.locator(".pyclient-thread-question")).to_have_text("Delete “⟨U+202E⟩Notes (optional)”?")
+    assert "\u202e" not in page.locator(".pyclient-thread-list").text_content()
+
+
 def test_delete_asks_first_and_deleting_the_open_thread_starts_a_new_one(page):
     two_threads(page)
     older = item(page, "Plan a trip")

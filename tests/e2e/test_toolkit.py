@@ -391,6 +391,14 @@ def test_show_toast_writes_text_only_and_goes_away(toolkit):
     assert toolkit.evaluate("document.querySelector('#toasts .pyclient-toast-info').textContent") == "default kind"
 
 
+def test_a_toast_shows_the_models_bidi_controls_marked(toolkit):
+    # Unmarked, "\u202e" showed "refund sent (ok)" as "(ko) tnes dnufer".
+    assert ok(run(toolkit, "show_toast_long", {"message": "\u202erefund sent (ok)"})).startswith("showed")
+    shown = toolkit.evaluate("""() => { const t = document.querySelector('#toasts .pyclient-toast-info');
+        t.remove(); return t.textContent }""")   # removed now: the next test starts with no toast
+    assert shown == "⟨U+202E⟩refund sent (ok)"
+
+
 def test_show_toast_kind_and_length_are_checked_by_the_schema(toolkit):
     kinds = call(toolkit, "info", "show_toast")["parameters"]["properties"]["kind"]
     assert kinds["enum"] == ["info", "success", "warning", "error"]

@@ -23,7 +23,7 @@ from pyclient.browser._forms import (
     values_schema,
 )
 from pyclient.browser._markdown import LINK_REL, is_safe_link, render
-from pyclient.browser._visible import INVISIBLE, split_invisible, visible
+from pyclient.browser._visible import INVISIBLE, MARKED_RUNS, split_invisible, visible
 
 # -- invisible characters ------------------------------------------------------------------------
 
@@ -41,12 +41,13 @@ def test_every_listed_character_becomes_a_marker(char):
 
 def test_the_rtl_override_cannot_pass_for_a_name():
     assert visible("\u202eecila") == "⟨U+202E⟩ecila"
-    assert split_invisible('{"to": "\u202eecila"}') == [('{"to": "', False), ("⟨U+202E⟩", True), ('ecila"}', False)]
+    assert split_invisible('{"to": "\u202eecila"}') == [
+        ('{"to": "', None), ("⟨U+202E⟩", "invisible character U+202E"), ('ecila"}', None)]
 
 
 def test_ordinary_text_is_one_run_and_left_alone():
     text = "héllo wörld — עברית العربية 😀 \t\n"
-    assert split_invisible(text) == [(text, False)]
+    assert split_invisible(text) == [(text, None)]
     assert visible(text) == text
     assert split_invisible("") == []
     assert not INVISIBLE.search("zero\u00a0width")  # a no-break space is visible
@@ -63,6 +64,25 @@ def test_marking_is_linear():
 
     small, large = cost(20_000), cost(200_000)
     assert large < small * 30  # ten times the text, not a hundred times the work
+
+
+def test_a_run_of_invisible_characters_is_one_marker_that_says_how_many():
+    zero_width = "\u200b" * 500_000
+    assert split_invisible(f"x{zero_width}y") == [
+        ("x", None), ("⟨U+200B×500000⟩", "500,000 invisible characters: U+200B"), ("y", None)]
+    assert visible("a\u202e\u2066b") == "a⟨U+202E U+2066⟩b"          # which ones, in order
+    mixed = "\u200b\u200c" * 5
+    assert split_invisible(mixed) == [("⟨U+200B U+200C U+200B U+200C … 10 in all⟩",
+                                       "10 invisible characters: U+200B, U+200C, …")]
+
+
+def test_text_alternating_letters_and_invisible_characters_makes_a_bounded_number_of_markers():
+    text = "a\u200b" * 100_000
+    pieces = split_invisible(text)
+    assert sum(title is not None for _, title in pieces) == MARKED_RUNS
+    # The rest is still marked, as plain text: nothing invisible is left, nothing is lost.
+    assert not any(INVISIBLE.search(piece) for piece, _ in pieces)
+    assert "".join(pieces[i][0] for i in range(len(pieces))).count("⟨U+200B⟩") == 100_000
 
 
 # -- Markdown -------------------------------------------------------------------------------------

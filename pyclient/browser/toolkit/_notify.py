@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from annotated_types import MaxLen, MinLen
 
+from .._visible import visible
 from .._window import page_window
 from ..._tools import ClientTool, client_tool
 from ._page import Area
@@ -39,7 +40,7 @@ def notify_tool(container: Any, *, duration_s: float = 5.0, name: str = "show_to
 
     Each toast is a `<div class="pyclient-toast pyclient-toast-<kind>" role="status"
     aria-live="polite" data-kind="<kind>">` whose text is the message (`textContent`, never
-    HTML), appended to `container` and removed after `duration_s`. Style it with those classes.
+    HTML; its invisible characters written as markers, `⟨U+202E⟩`), appended to `container` and removed after `duration_s`. Style it with those classes.
 
     Args:
         container: a JS element, a `pyscript.web` element or a CSS selector looked up at each call.
@@ -67,7 +68,7 @@ def notify_tool(container: Any, *, duration_s: float = 5.0, name: str = "show_to
         toast.setAttribute("role", "status")
         toast.setAttribute("aria-live", "polite")
         toast.setAttribute("data-kind", kind)
-        toast.textContent = message
+        toast.textContent = visible(message)  # the model's words: a bidi override shown, never obeyed
         host.append(toast)
         asyncio.get_running_loop().call_later(duration_s, toast.remove)
         return f"showed the user a notification ({kind}) for {duration_s:g} s"
