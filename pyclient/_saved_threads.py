@@ -136,10 +136,10 @@ class SavedThreads:
         unreadable: builtins.list[str] = []
         for key, record in records.items():
             summary = ThreadSummary.of(key, record)
-            if summary is not None and summary.agent == self.agent.name:
-                summaries.append(summary)
-            else:
+            if summary is None:
                 unreadable.append(key)
+            elif summary.agent == self.agent.name:  # not an agent named "<this name>/...", whose keys match too
+                summaries.append(summary)
         self.unreadable = sorted(unreadable)
         for key in self.unreadable:
             if key not in self._told:

@@ -55,6 +55,8 @@ def test_a_summary_that_does_not_parse_is_skipped_and_the_rest_lists(tmp_path, c
         store.summary_file("main/cut").write_text('{"agent": "main", "thread_id": "cu')   # cut short
         store.summary_file("main/list").write_text("[1, 2]")
         store.summary_file("main/bytes").write_bytes(b"\xff\xfe{")
+        # An agent named "main/sub": its keys start with "main/" too, and its records are good.
+        await store.update_summary("main/sub/t", {"agent": "main/sub", "thread_id": "t", "updated_at": 1.0})
         saved = SavedThreads(agent, store)
         assert [s.thread_id for s in await saved.list()] == ["good"]
         assert saved.unreadable == ["main/bytes", "main/cut", "main/list"]
