@@ -45,7 +45,7 @@ from ._parts import ToolPart, ToolPartState
 from ._platform import Platform
 from ._scopes import Registration
 from ._lifecycle import CallStatusName, InterruptStatusName, RunStatus
-from ._store import FileStore, ListingStore, MemoryStore, RecordStore, Store
+from ._store import FileStore, GuardedStore, ListingStore, MemoryStore, RecordStore, Store
 from ._saved_threads import SavedThreads
 from ._subagents import Subagent
 from ._summaries import ThreadSummary
@@ -72,6 +72,7 @@ __all__ = [
     "Document",
     "FileStore",
     "FollowUpLimitError",
+    "GuardedStore",
     "HttpxTransport",
     "Image",
     "Interrupt",

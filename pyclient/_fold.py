@@ -64,9 +64,11 @@ def fold(base: Mapping[str, Any], records: Iterable[Any]) -> dict[str, Any]:
         messages.extend(added)
         snapshot.update(head)
         for call in record.get("calls") or ():
-            calls[call.get("id")] = call
+            if isinstance(call, Mapping):
+                calls[call.get("id")] = call
         for interrupt in record.get("interrupts") or ():
-            interrupts[interrupt.get("id")] = interrupt
+            if isinstance(interrupt, Mapping):
+                interrupts[interrupt.get("id")] = interrupt
         seq = record["seq"]
     snapshot["messages"] = messages
     snapshot["calls"] = list(calls.values())

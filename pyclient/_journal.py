@@ -89,8 +89,8 @@ class Journal:
     async def load(self) -> dict[str, Any] | None:
         """The saved thread as one snapshot (its records folded in), or None."""
         data = await self.store.load(self.key)
-        if data is None:
-            return None
+        if not isinstance(data, dict):
+            return data  # None, or not a snapshot: `Conversation.restore` says which
         seq = data.get("seq", 0)
         self._seq = seq if isinstance(seq, int) else 0
         self._whole = True  # the next save starts clean: no record after a torn one

@@ -327,6 +327,7 @@ class SaveState(enum.Enum):
     SAVING = "SAVING"          # a save is being written
     DIRTY = "DIRTY"            # a save is being written and the thread changed since: one more pass
     READ_ONLY = "READ_ONLY"    # another tab holds the thread: shown here, never saved from here
+    DELETED = "DELETED"        # deleted from the store elsewhere (another tab, another process): never saved again
     CLOSED = "CLOSED"          # `thread.close()`: nothing is saved any more
 
     def __str__(self) -> str:
@@ -342,6 +343,7 @@ class SaveEvent(enum.Enum):
     CHANGE = "CHANGE"          # a transition that matters (a checkpoint of the machine)
     WRITE = "WRITE"            # a save pass takes the snapshot: every change so far is in it
     SAVED = "SAVED"            # a save pass ended (written, or failed and logged)
+    GONE = "GONE"              # the store no longer holds the thread it held: deleted elsewhere
     CLOSE = "CLOSE"            # the thread closed
 
     def __str__(self) -> str:
@@ -354,12 +356,20 @@ SAVE_TRANSITIONS: dict[SaveState, dict[SaveEvent, SaveState]] = {
     # A change while loading is not saved: the load replaces it, and its own end saves.
     SaveState.LOADING: {SaveEvent.HOLD: SaveState.HELD, SaveEvent.SHARE: SaveState.READ_ONLY,
                         SaveEvent.CHANGE: SaveState.LOADING, SaveEvent.CLOSE: SaveState.CLOSED},
-    SaveState.HELD: {SaveEvent.CHANGE: SaveState.SAVING, SaveEvent.CLOSE: SaveState.CLOSED},
+    SaveState.HELD: {SaveEvent.CHANGE: SaveState.SAVING, SaveEvent.GONE: SaveState.DELETED,
+                     SaveEvent.CLOSE: SaveState.CLOSED},
     SaveState.SAVING: {SaveEvent.CHANGE: SaveState.DIRTY, SaveEvent.WRITE: SaveState.SAVING,
-                       SaveEvent.SAVED: SaveState.HELD, SaveEvent.CLOSE: SaveState.CLOSED},
+                       SaveEvent.SAVED: SaveState.HELD, SaveEvent.GONE: SaveState.DELETED,
+                       SaveEvent.CLOSE: SaveState.CLOSED},
     SaveState.DIRTY: {SaveEvent.CHANGE: SaveState.DIRTY, SaveEvent.WRITE: SaveState.SAVING,
-                      SaveEvent.SAVED: SaveState.SAVING, SaveEvent.CLOSE: SaveState.CLOSED},
-    SaveState.READ_ONLY: {SaveEvent.CHANGE: SaveState.READ_ONLY, SaveEvent.CLOSE: SaveState.CLOSED},
+                      SaveEvent.SAVED: SaveState.SAVING, SaveEvent.GONE: SaveState.DELETED,
+                      SaveEvent.CLOSE: SaveState.CLOSED},
+    SaveState.READ_ONLY: {SaveEvent.CHANGE: SaveState.READ_ONLY, SaveEvent.GONE: SaveState.DELETED,
+                          SaveEvent.CLOSE: SaveState.CLOSED},
+    # Deleted elsewhere: a save in flight still ends (and what it wrote is deleted again); the
+    # thread's changes are not saved, and another tab's delete heard twice changes nothing.
+    SaveState.DELETED: {SaveEvent.CHANGE: SaveState.DELETED, SaveEvent.SAVED: SaveState.DELETED,
+                        SaveEvent.GONE: SaveState.DELETED, SaveEvent.CLOSE: SaveState.CLOSED},
     # A save in flight when the thread closed still ends; a closed thread's changes are not saved.
     SaveState.CLOSED: {SaveEvent.CHANGE: SaveState.CLOSED, SaveEvent.SAVED: SaveState.CLOSED,
                        SaveEvent.HOLD: SaveState.CLOSED, SaveEvent.SHARE: SaveState.CLOSED,

@@ -12,6 +12,14 @@ saved. Where it is (loading, held, saving, dirty while saving, read-only, closed
 table of `pyclient._lifecycle`. After a save, a listing store also gets the thread's summary
 record when what a list shows of it changed (`pyclient._summaries.SummaryWriter`).
 
+A saved copy that cannot be read (its JSON cut short, not a snapshot, one this pyclient does not
+read) is moved aside in a `GuardedStore` (`set_aside`: kept whole under `<key>#unreadable`),
+and the thread starts afresh: the log says so once, and `set_aside` names the key for the chat.
+A thread deleted elsewhere while this page holds it (another tab's `SavedThreads.delete`, which
+the page's store hears; another process's, for a `FileStore`) stops saving and says so
+(`DELETED`): the store is asked whether it still holds the thread before each save and each
+turn, and whenever its summaries changed; a save already under way is deleted again after it.
+
 ```python
 import asyncio
 from pyclient import Agent, MemoryStore
@@ -35,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Callable, Iterable
 
 from ._errors import ConfigurationError, LocalProtocolError
@@ -44,8 +53,8 @@ from ._machine import Conversation
 from ._platform import Platform
 from ._publisher import Publisher
 from ._records import Change
-from ._store import Store
-from ._summaries import SummaryWriter
+from ._store import GuardedStore, Store
+from ._summaries import SummaryWriter, told, watch
 from ._tools import ClientTool
 
 __all__ = ["STREAMING_SAVE_INTERVAL", "Persistence", "resolve_store"]
@@ -54,6 +63,9 @@ logger = logging.getLogger("pyclient")
 
 STREAMING_SAVE_INTERVAL = 1.0
 """Seconds between saves of a thread kept in a store while text streams (`thread.streaming_save_interval`)."""
+
+_KEEPING = frozenset({SaveState.HELD, *WRITING, SaveState.READ_ONLY})
+"""The save states in which a delete elsewhere is looked for (the thread is the store's)."""
 
 
 def resolve_store(store: Store | bool | None, thread_id: str | None, platform: Platform) -> Store | None:
@@ -99,6 +111,8 @@ class Persistence:
         state: the `SaveState`.
         streaming_save_interval: while text streams, the seconds between two saves of the
             partial text.
+        set_aside: the key the saved copy was moved to when it could not be read (None: it was
+            read, or there was none).
     """
 
     def __init__(
@@ -128,7 +142,23 @@ class Persistence:
         self._release: Callable[[], None] | None = None
         self._checkpoint = machine.checkpoint
         self._summary = SummaryWriter(store, key, agent, machine.thread_id, lambda: machine.history.view())
+        self._publisher = publisher
         publisher.watch(self._heard)
+        self.set_aside: str | None = None
+        self._kept = False  # the store held the thread (restored, or saved here): gone means deleted elsewhere
+        self._checking: asyncio.Future[bool] | None = None
+        self._cleaning: asyncio.Future[None] | None = None
+        self._unwatch: Callable[[], None] = lambda: None
+        if isinstance(store, GuardedStore):
+            # The registry must not keep a thread nobody closed alive: it holds the method weakly.
+            method = weakref.WeakMethod(self._store_changed)
+
+            def heard() -> None:
+                changed = method()
+                if changed is not None:
+                    changed()
+
+            self._unwatch = watch(store, heard)
 
     def __repr__(self) -> str:
         return f"<Persistence {self.key!r} {self.state}>"
@@ -137,6 +167,11 @@ class Persistence:
     def read_only(self) -> bool:
         """True when another tab holds the thread: it is shown here, never answered or saved."""
         return self.state is SaveState.READ_ONLY
+
+    @property
+    def deleted(self) -> bool:
+        """True once the thread was deleted from its store elsewhere: it is never saved again."""
+        return self.state is SaveState.DELETED
 
     def _move(self, event: SaveEvent) -> SaveState:
         before = self.state
@@ -168,14 +203,20 @@ class Persistence:
                 self._move(SaveEvent.SHARE)
             else:
                 self._release, held = release, True
-            data = await self._journal.load()
+            unreadable: Exception | None = None
+            try:
+                data = await self._journal.load()
+            except (ValueError, TypeError) as exc:  # the store's text does not parse: cut short, not a dict
+                data, unreadable = None, exc
             if data is not None and machine.run_status != "closed":
                 try:
                     machine.restore(data, {tool.name: tool for tool in self._tools()})
                     self._journal.restored(machine, data)
-                    restored = True
+                    restored = self._kept = True
                 except LocalProtocolError as exc:
-                    logger.warning("pyclient: thread %s starts afresh: %s", machine.thread_id, exc)
+                    unreadable = exc
+            if unreadable is not None and machine.run_status != "closed":
+                await self._start_afresh(unreadable, held)
         finally:
             if self.state is SaveState.LOADING:
                 self._move(SaveEvent.HOLD if held else SaveEvent.SHARE)
@@ -184,6 +225,88 @@ class Persistence:
         self._summary.loaded(restored)
         self._loaded(restored)
         return restored
+
+    async def _start_afresh(self, error: Exception, held: bool) -> None:
+        """The saved copy cannot be read: move it aside (this tab holds the thread) and say so once."""
+        thread_id = self._machine.thread_id
+        store = self.store
+        if not held:
+            logger.warning("pyclient: thread %s is shown empty: its saved copy cannot be read (%s)", thread_id, error)
+            return
+        if not isinstance(store, GuardedStore):
+            logger.warning("pyclient: thread %s starts afresh: its saved copy cannot be read (%s); %s cannot keep "
+                           "it aside (no set_aside), so the next save replaces it", thread_id, error,
+                           type(store).__name__)
+            return
+        try:
+            self.set_aside = await store.set_aside(self.key)
+        except Exception as exc:
+            logger.warning("pyclient: thread %s starts afresh: its saved copy cannot be read (%s), nor moved "
+                           "aside (%s: %s); the next save replaces it", thread_id, error, type(exc).__name__, exc)
+            return
+        logger.warning("pyclient: thread %s starts afresh: its saved copy cannot be read (%s); it is kept, "
+                       "unchanged, under the key %r", thread_id, error, self.set_aside)
+        told(store)  # its summary went with it
+
+    # -- a delete elsewhere ------------------------------------------------------------------
+
+    def _store_changed(self) -> None:
+        # The store's summaries changed (a save, a rename, another tab's delete): is the thread still there?
+        if self.state in _KEEPING and self._kept and self._checking is None:
+            self._checking = asyncio.ensure_future(self._check_heard())
+
+    async def _check_heard(self) -> bool:
+        try:
+            return await self.check_kept()
+        finally:
+            self._checking = None
+
+    async def check_kept(self) -> bool:
+        """Ask the store whether it still holds the thread (a `GuardedStore`, once it held it);
+        when it does not, the thread was deleted elsewhere: it stops saving and says so.
+
+        Returns:
+            False when the thread was deleted elsewhere (now or before).
+        """
+        return await self._ask(cleanup=True)
+
+    async def _ask(self, *, cleanup: bool) -> bool:
+        # `cleanup`: a save pass may be writing now (not so for the pass's own check before it writes).
+        store = self.store
+        if self.state not in _KEEPING or not self._kept or not isinstance(store, GuardedStore):
+            return not self.deleted
+        try:
+            there = await store.exists(self.key)
+        except Exception as exc:  # cannot tell: go on saving, as before the check
+            logger.warning("pyclient: cannot tell whether thread %s is still saved: %s", self._machine.thread_id, exc)
+            return True
+        if not there and self.state in _KEEPING:
+            self._gone(cleanup=cleanup and self.state in WRITING)
+        return not self.deleted
+
+    def _gone(self, *, cleanup: bool) -> None:
+        machine = self._machine
+        self._move(SaveEvent.GONE)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        logger.warning("pyclient: thread %s was deleted from its store elsewhere (another tab or process): "
+                       "it is no longer saved, and takes no more messages", machine.thread_id)
+        if cleanup:  # a save under way writes the thread back: delete it again once that ends
+            self._cleaning = asyncio.ensure_future(self._delete_after_save())
+        self._publisher.notify("status", machine.run_status)
+
+    async def _delete_after_save(self) -> None:
+        try:
+            while self._saving is not None:
+                await asyncio.shield(self._saving)
+            await self.store.delete(self.key)
+            told(self.store)
+        except Exception as exc:
+            logger.warning("pyclient: deleting what thread %s saved after it was deleted failed: %s",
+                           self._machine.thread_id, exc)
+        finally:
+            self._cleaning = None
 
     # -- saving ----------------------------------------------------------------------------
 
@@ -212,11 +335,14 @@ class Persistence:
         try:
             while self.state in WRITING:
                 self._move(SaveEvent.WRITE)
+                if not await self._ask(cleanup=False):
+                    break  # deleted elsewhere: nothing is written
                 try:
                     await self._journal.save(self._machine)
                 except Exception as exc:
                     logger.warning("pyclient: saving thread %s failed: %s", self._machine.thread_id, exc)
                 else:
+                    self._kept = True
                     await self._summary.saved()
                 self._move(SaveEvent.SAVED)  # DIRTY: one more pass; SAVING: all saved
         finally:
@@ -241,13 +367,15 @@ class Persistence:
         self._change()
 
     async def saved(self) -> None:
-        """Wait until the latest state is saved."""
-        while self._saving is not None:
-            await asyncio.shield(self._saving)
+        """Wait until the latest state is saved (a check for a delete elsewhere, and what it
+        deletes again, included)."""
+        while (pending := self._checking or self._saving or self._cleaning) is not None:
+            await asyncio.shield(pending)
 
     def close(self) -> None:
         """Stop saving and let the lock go (a save in flight still ends)."""
         self._move(SaveEvent.CLOSE)
+        self._unwatch()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -2,7 +2,8 @@
 
 `SavedThreads(agent, store)` reads the summary records a `pyclient.ListingStore` keeps beside
 each snapshot (`pyclient._summaries`), never a snapshot: `await saved.list()` gives the agent's
-threads as `ThreadSummary`s, newest first; `rename(thread_id, title)` keeps a title with the
+threads as `ThreadSummary`s, newest first (a record that cannot be read, or that a list could
+not show, is left out, logged once, and its key kept in `saved.unreadable`); `rename(thread_id, title)` keeps a title with the
 thread (an empty one goes back to the first message's text); `delete(thread_id)` closes a live
 thread of the agent with that id (after its last save), then forgets the snapshot and its
 summary. `watch(callback)` is called after each change to the store's summaries made in this
@@ -38,6 +39,7 @@ asyncio.run(main())
 from __future__ import annotations
 
 import builtins
+import logging
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
@@ -47,6 +49,8 @@ from ._store import ListingStore, Store
 from ._summaries import ThreadSummary, told, watch
 
 __all__ = ["SavedThreads", "listing_store"]
+
+logger = logging.getLogger("pyclient")
 
 
 class _Thread(Protocol):
@@ -106,11 +110,16 @@ class SavedThreads:
     Attributes:
         agent: as given.
         store: the `ListingStore`.
+        unreadable: the keys of the agent's records the last `list()` left out: they cannot be
+            read (their JSON cut short) or a list could not show them (a time of 1e20, a count
+            that is a word), sorted.
     """
 
     def __init__(self, agent: _Agent, store: Store | bool = True) -> None:
         self.agent = agent
         self.store = listing_store(store, agent.platform)
+        self.unreadable: builtins.list[str] = []
+        self._told: set[str] = set()  # the unreadable keys already logged
 
     def __repr__(self) -> str:
         return f"<SavedThreads {self.agent.name!r} in {self.store!r}>"
@@ -120,10 +129,23 @@ class SavedThreads:
         return f"{self.agent.name}/{thread_id}"
 
     async def list(self) -> builtins.list[ThreadSummary]:
-        """The agent's saved threads, newest first (records that are not a thread's are skipped)."""
+        """The agent's saved threads, newest first; the records that are not a thread's summary
+        are left out (their keys in `unreadable`), so one damaged record never hides the rest."""
         records = await self.store.list_threads(self.key(""))
-        summaries = [summary for key, record in records.items()
-                     if (summary := ThreadSummary.of(key, record)) is not None and summary.agent == self.agent.name]
+        summaries: builtins.list[ThreadSummary] = []
+        unreadable: builtins.list[str] = []
+        for key, record in records.items():
+            summary = ThreadSummary.of(key, record)
+            if summary is None:
+                unreadable.append(key)
+            elif summary.agent == self.agent.name:  # not an agent named "<this name>/...", whose keys match too
+                summaries.append(summary)
+        self.unreadable = sorted(unreadable)
+        for key in self.unreadable:
+            if key not in self._told:
+                self._told.add(key)
+                logger.warning("pyclient: saved thread %r is left out of the list: its summary record cannot be "
+                               "read (cut short, or a value of the wrong type)", key)
         return sorted(summaries, key=lambda summary: (summary.updated_at, summary.key), reverse=True)
 
     async def rename(self, thread_id: str, title: str) -> None:

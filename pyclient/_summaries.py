@@ -14,7 +14,10 @@ before its first message, so a new thread is listed once it has one. The record'
 | `updated_at` | when the record was last written for a change (seconds since the epoch) |
 | `created_at` | when its first record was written (a thread started here, not restored) |
 
-`ThreadSummary.of(key, record)` reads one back (None for a record that is not a thread's).
+`ThreadSummary.of(key, record)` reads one back: None for a record that is not a thread's, or
+whose values a list could not show (a time that is not a finite number of seconds between 1970
+and the year 9999, such as 1e20 or NaN, which the list's dates cannot be made of; a negative
+count; a record under another thread's key).
 Whoever changes the records of a store tells it with `told(store)`; `watch(store, callback)`
 hears it (a `ThreadList` shows a new thread after its first message that way).
 
@@ -27,6 +30,7 @@ summary = ThreadSummary.of("main/t1", {"agent": "main", "thread_id": "t1", "titl
                                        "name": "Lisbon", "messages": 2, "updated_at": 5.0})
 print(summary.title, summary.named, summary.messages)                            # Lisbon True 2
 print(ThreadSummary.of("main/t2", {"title": 3}))                                 # None
+print(ThreadSummary.of("main/t1", {"agent": "main", "thread_id": "t1", "updated_at": float("nan")}))   # None
 ```
 """
 
@@ -43,12 +47,18 @@ from ._store import ListingStore, Store
 if TYPE_CHECKING:
     from ag_ui.core import Message
 
-__all__ = ["TITLE_CHARS", "SummaryWriter", "ThreadSummary", "now", "title_of", "told", "watch"]
+__all__ = ["LATEST_TIME", "TITLE_CHARS", "SummaryWriter", "ThreadSummary", "now", "title_of", "told", "watch"]
 
 logger = logging.getLogger("pyclient")
 
 TITLE_CHARS = 80
 """The longest title taken from a first message (longer ones end with "…")."""
+
+LATEST_TIME = 253_402_300_799.0
+"""The last second of the year 9999 (UTC): a summary's times lie between 0 and this, which every
+platform's dates can show."""
+
+_MOST_MESSAGES = 2**53  # a count JavaScript holds exactly
 
 
 @dataclass(frozen=True)
@@ -82,12 +92,17 @@ class ThreadSummary:
             return None
         agent, thread_id = record.get("agent"), record.get("thread_id")
         title, name = record.get("title", ""), record.get("name")
-        updated, created, count = record.get("updated_at"), record.get("created_at"), record.get("messages", 0)
+        updated: Any = record.get("updated_at")
+        created, count = record.get("created_at"), record.get("messages", 0)
         if not (isinstance(agent, str) and isinstance(thread_id, str) and isinstance(title, str)):
             return None
-        if not isinstance(updated, (int, float)) or isinstance(updated, bool) or not (created is None or _number(created)):
+        if key != f"{agent}/{thread_id}":
+            return None  # opening it would open another key
+        if not _moment(updated) or not (created is None or _moment(created)):
             return None
         if not (isinstance(name, str) or name is None) or not isinstance(count, int) or isinstance(count, bool):
+            return None
+        if not 0 <= count < _MOST_MESSAGES:
             return None
         return cls(key=key, agent=agent, thread_id=thread_id, title=name or title, named=bool(name),
                    messages=count, updated_at=float(updated), created_at=None if created is None else float(created))
@@ -98,8 +113,9 @@ def now() -> float:
     return time.time()
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _moment(value: Any) -> bool:
+    """A time a list can show: seconds since the epoch, up to `LATEST_TIME` (NaN compares false)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= LATEST_TIME
 
 
 def title_of(messages: Sequence[Message]) -> str:

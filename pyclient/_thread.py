@@ -204,6 +204,20 @@ class Thread:
         return self._turns.read_only
 
     @property
+    def deleted(self) -> bool:
+        """True once this stored thread was deleted from its store elsewhere (another tab's
+        `SavedThreads.delete`, another process's for a `FileStore`): it is no longer saved, and
+        `send()`/`run()` raise; the Chat says "Deleted in another tab"."""
+        return self._turns.deleted
+
+    @property
+    def set_aside(self) -> str | None:
+        """The key the saved copy was moved to when `restore()` could not read it (its JSON cut
+        short, not a snapshot this pyclient reads) and the thread started afresh; None when it
+        was read, or there was none. The copy is kept there unchanged."""
+        return self._turns.set_aside
+
+    @property
     def streaming_save_interval(self) -> float:
         """With a store, while text streams, the seconds between two saves of the partial text
         (1.0; saves otherwise follow completed messages and call changes, never each delta)."""
@@ -226,7 +240,8 @@ class Thread:
         sent in a follow-up; a call that was executing becomes `"interrupted"` (an idempotent
         tool's runs again); a call awaiting approval or input waits again; a run that was
         streaming keeps its partial text (`interrupted_messages`). If another tab holds the
-        thread, it is shown read-only (`read_only`): `send()` and `run()` raise.
+        thread, it is shown read-only (`read_only`): `send()` and `run()` raise. A saved copy
+        that cannot be read is moved aside (`set_aside`) and the thread starts afresh.
 
         Returns:
             True when a saved conversation was restored.
@@ -504,7 +519,8 @@ class Thread:
 
         Raises:
             LocalProtocolError: a run is already in flight in this thread (a request or a
-                handler), the thread is closed, or `text` is not a str.
+                handler), the thread is closed, another tab holds it (`read_only`), it was
+                deleted from its store elsewhere (`deleted`), or `text` is not a str.
             AttachmentError: a file is not one pyclient can read, or is over the agent's
                 limits (`Agent(max_attachment_bytes=..., max_message_bytes=...)`); the message
                 names it. Nothing is added or sent.
@@ -519,8 +535,9 @@ class Thread:
         Same contract as `send()`, without adding a message.
 
         Raises:
-            LocalProtocolError: a run is already in flight in this thread, it is closed, or
-                another tab holds it (`read_only`).
+            LocalProtocolError: a run is already in flight in this thread, it is closed,
+                another tab holds it (`read_only`), or it was deleted from its store elsewhere
+                (`deleted`).
             ConfigurationError: a tool this thread serves has a type hint with no JSON Schema.
             asyncio.CancelledError: the task awaiting this was cancelled (the run is stopped first).
         """

@@ -1,7 +1,9 @@
 """A thread's turns: `send()` and `run()` from the checks to the idle thread.
 
 A turn first waits for the saved conversation (`restore`), refuses when another tab holds the
-thread (`read_only`), and builds the schemas of the tools it serves (a hint with no JSON
+thread (`read_only`) or when it was deleted from its store elsewhere (`deleted`: the store is
+asked first, so a `FileStore` thread another process deleted refuses before anything is sent),
+and builds the schemas of the tools it serves (a hint with no JSON
 Schema raises before anything is sent); then the drive loop (`pyclient._driver`) runs it until
 the thread is idle, and, with a store, until the last state is saved. A message sent while
 the run waits only for the person cancels what is open and goes in the request that tells the
@@ -57,11 +59,28 @@ class Turns:
         """True when another tab holds this stored thread."""
         return self._persistence is not None and self._persistence.read_only
 
+    @property
+    def deleted(self) -> bool:
+        """True once the stored thread was deleted from its store elsewhere."""
+        return self._persistence is not None and self._persistence.deleted
+
+    @property
+    def set_aside(self) -> str | None:
+        """The key the unreadable saved copy was moved to (None: none)."""
+        return self._persistence.set_aside if self._persistence is not None else None
+
     async def restore(self) -> bool:
         """Load the saved conversation (once); True when one was restored."""
         if self._persistence is None:
             return False
         return await self._persistence.restore()
+
+    async def _writable(self, what: str) -> None:
+        """Restored, still in its store, and writable here (`check_writable`)."""
+        await self.restore()
+        if self._persistence is not None:
+            await self._persistence.check_kept()
+        self.check_writable(what)
 
     async def saved(self) -> None:
         """Wait until the latest state is saved (nothing without a store)."""
@@ -78,8 +97,7 @@ class Turns:
         limits = self._agent.limits
         files = await read_attachments(attachments, self._agent.platform.read_media,
                                        per_file=limits.max_attachment_bytes, per_message=limits.max_message_bytes)
-        await self.restore()
-        self.check_writable("send a message")
+        await self._writable("send a message")
         self.build_schemas()
         machine = self._machine
         # The run waits only for the person, who wrote instead: what is open is cancelled and
@@ -102,8 +120,7 @@ class Turns:
 
     async def run(self) -> None:
         """`Thread.run`: run the agent on the current history until idle."""
-        await self.restore()
-        self.check_writable("start a run")
+        await self._writable("start a run")
         self._machine.check_can_start("start a run")
         self.build_schemas()
         await self._driver.run_turn(SendRequest())
@@ -111,8 +128,7 @@ class Turns:
 
     async def ready(self, what: str) -> None:
         """Restored, writable here, and the schemas built: a message action may go on."""
-        await self.restore()
-        self.check_writable(what)
+        await self._writable(what)
         self.build_schemas()
 
     def build_schemas(self) -> None:
@@ -122,7 +138,14 @@ class Turns:
             tool.build_schema()
 
     def check_writable(self, what: str) -> None:
-        """Raise `LocalProtocolError` when another tab holds the thread (`what` names the act)."""
+        """Raise `LocalProtocolError` when another tab holds the thread, or it was deleted from its
+        store elsewhere (`what` names the act)."""
+        if self.deleted:
+            raise LocalProtocolError(
+                f"Cannot {what} in thread {self._machine.thread_id!r}: it was deleted from its store elsewhere "
+                "(another tab or process), so nothing here would be saved. Start a new thread; reloading the "
+                "page starts this one afresh."
+            )
         if self.read_only:
             raise LocalProtocolError(
                 f"Cannot {what} in thread {self._machine.thread_id!r}: another tab holds it, so it is shown "

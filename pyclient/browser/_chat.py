@@ -132,7 +132,7 @@ from ._message_bar import BAR_COMMANDS, MessageBars
 from ._nodes import FrameScheduler, Listeners, el
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._state_view import StateView
-from ._status import run_view
+from ._status import run_view, store_notice
 from ._steps import StepLine
 from ._stylesheet import install_stylesheet
 from ._window import page_window
@@ -242,6 +242,9 @@ class Chat:
         header.append(self._status, self._log_toggle)
 
         body = el("div", "pyclient-body")
+        # What became of the saved copy (read and set aside, deleted in another tab): said once, here.
+        self._store_notice = el("p", "pyclient-store-notice", role="status")
+        self._store_notice.hidden = True
         self._empty = el("div", "pyclient-empty")
         self._empty.append(el("p", "pyclient-welcome", "Start the conversation: ask a question or try a suggestion."
                                if self.suggestions else "Start the conversation: type a message below."))
@@ -256,7 +259,7 @@ class Chat:
         self._jump = el("button", "pyclient-jump", "Jump to latest ↓", type="button", data_command="jump")
         self._jump.hidden = True
         self._steps = StepLine() if steps else None  # the run's progress line
-        body.append(self._empty, self._list, *((self._steps.node,) if self._steps else ()), self._jump)
+        body.append(self._store_notice, self._empty, self._list, *((self._steps.node,) if self._steps else ()), self._jump)
 
         self._form = el("form", "pyclient-form")
         self._input = el("input", "", id=f"{prefix}-input", name="message", autocomplete="off",
@@ -484,7 +487,7 @@ class Chat:
             self._changes.state = False
             self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()
-        self._empty.hidden = bool(self._messages) or self.thread.read_only
+        self._empty.hidden = bool(self._messages) or self.thread.read_only or self.thread.deleted
         self._log.flush()
         if widened:  # after the action bars under the new bubbles: they are above it too
             release_scroll(self._list, held)
@@ -499,9 +502,16 @@ class Chat:
         messages = self._messages
         view = run_view(thread.run_status, sending=self._commands.sending, read_only=thread.read_only,
                         waiting=messages.waiting, working=messages.working, run_end=thread.run_end,
-                        asking=messages.asking, waiting_for_person=thread.waiting_for_person)
+                        asking=messages.asking, waiting_for_person=thread.waiting_for_person,
+                        deleted=thread.deleted)
         if thread.read_only:
             self._root.dataset.readOnly = "true"
+        notice = store_notice(set_aside=thread.set_aside is not None, deleted=thread.deleted)
+        if self._store_notice.textContent != notice:
+            self._store_notice.textContent = notice
+            self._store_notice.hidden = not notice
+            if notice:
+                self._root.dataset.stored = "deleted" if thread.deleted else "set-aside"
         if self._status.textContent != view.words:
             self._status.textContent = view.words
         self._status.dataset.status = view.status

@@ -192,13 +192,14 @@ class Commands:
         """Whether a message would go now: nothing scheduled and no run in flight, or a run that
         waits for nothing but the person; the thread open and ours."""
         thread = self.thread
-        return not self._unstarted and can_send(thread.run_status, sending=self.sending, read_only=thread.read_only,
+        return not self._unstarted and can_send(thread.run_status, sending=self.sending,
+                                                read_only=thread.read_only or thread.deleted,
                                                 waiting_for_person=thread.waiting_for_person)
 
     def _can_run(self) -> bool:
         """Whether a rerun would go now (nothing scheduled, no run in flight at all)."""
         thread = self.thread
-        return can_send(thread.run_status, sending=self.sending, read_only=thread.read_only)
+        return can_send(thread.run_status, sending=self.sending, read_only=thread.read_only or thread.deleted)
 
     def act(self, start: Callable[[], Coroutine[Any, Any, None]]) -> bool:
         """Run `start()` (a message action: a regenerate, an edit) as the chat's own send, when a

@@ -7,10 +7,19 @@ save) one JSON text each in `@pyscript/pyclient-records`, under `<key>\x1f<numbe
 write waits for `sync()`, so a save returns once the browser has it. Its summary record (what a
 thread list shows) is kept in a store of its own, `@pyscript/pyclient.threads`:
 `pyscript.storage` reads a whole store when it opens it, so a list opens the small summaries
-only, never the snapshots (nor the records). `hold_thread(key)` takes a Web Lock named after the
-thread without waiting: the first tab holds it until it closes the thread or goes away,
-and any other tab gets None and shows the thread read-only.
-See https://developer.mozilla.org/en-US/docs/Web/API/Web_Locks_API and
+only, never the snapshots (nor the records). A record or snapshot whose text does not parse is
+listed as None, skipped, or moved aside (`set_aside`), never raised from a list.
+
+Each tab reads a store once, when it opens it, so a delete in one tab is told to the others on a
+`BroadcastChannel` (`pyclient-store:<name>`, which reaches tabs and workers of the origin alike;
+`localStorage` and its `storage` event do not exist in a worker): each forgets the key it kept
+in memory and tells its watchers (`pyclient._summaries.told`), so a `ThreadList` drops the
+thread and an open thread of that key stops saving (`pyclient._persistence`).
+`hold_thread(key)` takes a Web Lock named after the thread without waiting: the first tab holds
+it until it closes the thread or goes away, and any other tab gets None and shows the thread
+read-only.
+See https://developer.mozilla.org/en-US/docs/Web/API/Web_Locks_API,
+https://developer.mozilla.org/en-US/docs/Web/API/BroadcastChannel and
 https://docs.pyscript.net/latest/api/#pyscriptstorage
 
 ```python
@@ -34,17 +43,19 @@ from collections.abc import Callable
 from typing import Any
 
 import js
-from pyodide.ffi import create_once_callable, to_js
+from pyodide.ffi import create_once_callable, create_proxy, to_js
 from pyscript.storage import Storage, storage
 
 from .._fold import fold
+from .._store import parsed_record, unreadable_key
+from .._summaries import told
 
 __all__ = ["IndexedDbStore", "hold_thread"]
 
 
 class IndexedDbStore:
-    """A `pyclient.ListingStore` and `pyclient.RecordStore` in the page's IndexedDB
-    (`pyscript.storage`), one JSON text per key and one per record.
+    """A `pyclient.ListingStore`, `pyclient.RecordStore` and `pyclient.GuardedStore` in the page's
+    IndexedDB (`pyscript.storage`), one JSON text per key and one per record.
 
     Args:
         name: the `pyscript.storage` name (the IndexedDB store is `@pyscript/<name>`, its
@@ -57,9 +68,46 @@ class IndexedDbStore:
         self._opening_records: asyncio.Future[Storage] | None = None
         self._counts: dict[str, int] = {}  # records kept under each key, once counted
         self._opening_summaries: asyncio.Future[Storage] | None = None
+        self._js_channel: Any = None       # the BroadcastChannel other tabs' deletes come on
+        self._on_message: Any = None       # its listener's proxy, kept to remove it (`close`)
+        channel = getattr(js, "BroadcastChannel", None)
+        if channel is not None:
+            self._js_channel = channel.new(f"pyclient-store:{name}")
+            self._on_message = create_proxy(self._heard)
+            self._js_channel.addEventListener("message", self._on_message)
 
     def __repr__(self) -> str:
         return f"<IndexedDbStore {self.name!r}>"
+
+    def close(self) -> None:
+        """Stop hearing other tabs' deletes (a store made for a while, as a test page's)."""
+        if self._js_channel is not None:
+            self._js_channel.removeEventListener("message", self._on_message)
+            self._js_channel.close()
+            self._on_message.destroy()
+            self._js_channel = self._on_message = None
+
+    def _announce(self, key: str) -> None:
+        """Tell the other tabs' stores that `key` is gone (after IndexedDB has it)."""
+        if self._js_channel is not None:
+            self._js_channel.postMessage(json.dumps({"deleted": key}))
+
+    def _heard(self, event: Any) -> None:
+        # Another tab (or another store of this name here) deleted a key: what this one read
+        # when it opened is out of date. Forget it without writing (IndexedDB has it already).
+        message = parsed_record(event.data)
+        key = message.get("deleted") if message else None
+        if not isinstance(key, str):
+            return
+        for opening in (self._opening, self._opening_summaries, self._opening_records):
+            if opening is None or not opening.done() or opening.cancelled() or opening.exception() is not None:
+                continue
+            kept = opening.result()
+            names = self._record_keys(kept, key) if opening is self._opening_records else [key]
+            for name in names:
+                dict.pop(kept, name, None)  # the dict's own pop: Storage's __delitem__ would write
+        self._counts.pop(key, None)
+        told(self)
 
     def _open(self) -> asyncio.Future[Storage]:
         if self._opening is None:  # one open, shared by every caller
@@ -80,11 +128,37 @@ class IndexedDbStore:
         text = (await self._open()).get(key)
         if text is None:
             return None
-        data = json.loads(text)
+        data = json.loads(text)  # a text cut short raises: the thread moves it aside
         records = await self._open_records()
         names = self._record_keys(records, key)
         self._counts[key] = len(names)
-        return fold(data, (json.loads(records[name]) for name in names)) if names else data
+        # A record that does not parse ends the fold there, as a torn line does in a FileStore.
+        return fold(data, (parsed_record(records[name]) for name in names)) if names else data
+
+    async def exists(self, key: str) -> bool:
+        return key in await self._open()
+
+    async def set_aside(self, key: str) -> str:
+        database = await self._open()
+        aside = unreadable_key(key, lambda taken: taken in database)
+        if key in database:
+            database[aside] = database[key]  # the text as it is
+            del database[key]
+            await database.sync()
+        records = await self._open_records()
+        names = self._record_keys(records, key)
+        for name in names:
+            records[aside + name[len(key):]] = records[name]
+            del records[name]
+        if names:
+            await records.sync()
+        self._counts[key] = 0
+        summaries = await self._summaries()
+        if key in summaries:
+            del summaries[key]
+            await summaries.sync()
+        self._announce(key)
+        return aside
 
     async def save(self, key: str, data: dict[str, Any]) -> None:
         text = json.dumps(data)
@@ -124,20 +198,20 @@ class IndexedDbStore:
         if key in summaries:
             del summaries[key]
             await summaries.sync()
+        self._announce(key)
 
     def _summaries(self) -> asyncio.Future[Storage]:
         if self._opening_summaries is None:
             self._opening_summaries = asyncio.ensure_future(storage(f"{self.name}.threads"))
         return self._opening_summaries
 
-    async def list_threads(self, prefix: str = "") -> dict[str, dict[str, Any]]:
+    async def list_threads(self, prefix: str = "") -> dict[str, dict[str, Any] | None]:
         summaries = await self._summaries()
-        return {str(key): json.loads(text) for key, text in summaries.items() if str(key).startswith(prefix)}
+        return {str(key): parsed_record(text) for key, text in summaries.items() if str(key).startswith(prefix)}
 
     async def update_summary(self, key: str, fields: dict[str, Any]) -> None:
         summaries = await self._summaries()
-        text = summaries.get(key)
-        record = {} if text is None else json.loads(text)
+        record = parsed_record(summaries.get(key, "{}")) or {}  # one that cannot be read is replaced
         record.update(fields)
         summaries[key] = json.dumps(record)
         await summaries.sync()

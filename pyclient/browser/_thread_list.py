@@ -8,7 +8,9 @@ the newest thread, or a new one when there is none. Clicking a thread opens it; 
 starts one (listed once its first message is saved); ✎ renames it in place (Enter saves,
 Escape cancels, an empty title goes back to the first message); × asks "Delete …?" and
 deletes it on Delete. The list follows the store: a thread appears after its first message,
-moves up when it changes, and the times are redrawn every minute.
+moves up when it changes, and the times are redrawn every minute. A summary record that
+cannot be read (cut short, a time of 1e20) is left out, and a line under the list counts them
+("1 saved chat could not be read"); a thread deleted in another tab leaves the list at once.
 
 How it and the chat cooperate: with `chat=` the list owns the chat. Opening a thread closes
 the one shown, as a reload would (a run in flight stops and keeps the text so far, an
@@ -58,7 +60,7 @@ from ._chat import Chat
 from ._document import dom_node
 from ._nodes import Listeners, el, set_visible
 from ._stylesheet import install_stylesheet
-from ._thread_words import full_time, iso_time, shown_title, updated_words
+from ._thread_words import full_time, iso_time, shown_title, unreadable_words, updated_words
 from ._visible import visible
 from ._window import page_window
 
@@ -227,8 +229,10 @@ class ThreadList:
         self._list = el("ul", "pyclient-threads")
         self._empty = el("p", "pyclient-threads-empty", "No saved chats yet: they appear here after their first message.")
         self._empty.hidden = True
+        self._unreadable = el("p", "pyclient-threads-unreadable")
+        self._unreadable.hidden = True
         self._said = el("p", "pyclient-visually-hidden", role="status", aria_live="polite")
-        root.append(header, self._list, self._empty, self._said)
+        root.append(header, self._list, self._empty, self._unreadable, self._said)
         dom_node(container).append(root)
 
         listeners = self._listeners = Listeners(self)
@@ -456,3 +460,7 @@ class ThreadList:
                 self._list.append(self._items[thread_id].node)
             self._order = order
         self._empty.hidden = not self._loaded or bool(order)
+        words = unreadable_words(len(self.saved.unreadable))
+        if self._unreadable.textContent != words:
+            self._unreadable.textContent = words
+            self._unreadable.hidden = not words

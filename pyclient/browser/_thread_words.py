@@ -3,8 +3,8 @@
 `updated_words(updated_at, now)` is how long ago, as people say it ("just now", "5 min ago",
 "3 h ago", "yesterday", "4 days ago", then the date); `full_time` is the exact local time (the
 tooltip) and `iso_time` the `datetime` attribute of the `<time>` element. `shown_title` is the
-title a list shows: the thread's own, else "New chat". No browser is needed: the unit tests run
-these on CPython.
+title a list shows: the thread's own, else "New chat"; `unreadable_words` counts the records a
+list left out. No browser is needed: the unit tests run these on CPython.
 
 ```python
 from pyclient.browser._thread_words import shown_title, updated_words
@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from datetime import datetime, timezone
 
-__all__ = ["NEW_TITLE", "full_time", "iso_time", "shown_title", "updated_words"]
+__all__ = ["NEW_TITLE", "full_time", "iso_time", "shown_title", "unreadable_words", "updated_words"]
 
 NEW_TITLE = "New chat"
 """The title of a thread with no user message and no name."""
@@ -30,6 +30,13 @@ _MINUTE, _HOUR, _DAY = 60, 3600, 86400
 def shown_title(title: str) -> str:
     """The title a list shows."""
     return title or NEW_TITLE
+
+
+def unreadable_words(count: int) -> str:
+    """What a list says of the saved threads it left out, their records unreadable ("" for none)."""
+    if not count:
+        return ""
+    return "1 saved chat could not be read" if count == 1 else f"{count} saved chats could not be read"
 
 
 def updated_words(updated_at: float, now: float) -> str:

@@ -1,11 +1,14 @@
 """`ThreadList` in Chromium: the page's IndexedDB store lists its threads, and the list beside a chat
 shows them newest first, opens one (its messages in the chat), starts a new one, renames one in
-place and deletes one after a confirm; the list survives a reload.
+place and deletes one after a confirm; the list survives a reload. A store left in a bad way: a
+summary cut short (or with a time of 1e20, NaN, a word) is skipped and the list starts with the
+rest; a snapshot cut short is set aside and the chat says so once; a thread deleted in another
+tab (a second page of the context) stops saving in this one, which says so.
 
 The page is web/tests/threads.html on the plugin's site (`/agent` is each test's `scripted_agent`),
 booted once per mode (`BOTH_MODES`: the page's Python on the main thread and in a worker, where
 the store is the worker's IndexedDB); each test starts from `window.t.reset()` (no saved thread,
-a new list). Every click and key is Playwright's, a trusted one; a script's `click()` does nothing.
+a new list on a new store; `window.t.damage(kind)` writes what a crash or a hostile script leaves). Every click and key is Playwright's, a trusted one; a script's `click()` does nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from pyclient.testing import PyclientPage
 from tests.e2e.pages import BOTH_MODES, READY, ChatPage, module_page, turn, said
 
 pytestmark = BOTH_MODES
@@ -189,3 +193,74 @@ def test_the_list_survives_a_reload_and_opens_the_newest(page, guard, mode):
     expect(page.locator(".pyclient-user")).to_have_text(["Write a poem about the sea"], timeout=TIMEOUT)
     item(page, "Lisbon").locator(".pyclient-thread-open").click()
     expect(page.locator(".pyclient-user")).to_have_text(["Plan a trip to Lisbon"], timeout=TIMEOUT)
+
+
+# -- a store left in a bad way (by a crash, an older page, a hostile script, another tab) --------
+
+
+def test_a_broken_summary_is_skipped_and_the_list_starts_with_the_rest(page):
+    page.evaluate("window.t.damage('summaries')")     # before: the list never started (JSONDecodeError)
+    expect(titles(page)).to_have_text(["Still listed"], timeout=TIMEOUT)
+    expect(page.locator(".pyclient-threads-unreadable")).to_have_text("4 saved chats could not be read")
+    expect(item(page, "Still listed")).to_have_attribute("data-current", "true")       # opened: the newest
+    expect(page.locator(".pyclient-user")).to_have_text(["Still listed"], timeout=TIMEOUT)
+    expect(item(page, "Still listed").locator(".pyclient-thread-time")).to_have_text("just now")
+    talk(page, "And one more")
+    expect(page.locator(".pyclient-user")).to_have_text(["Still listed", "And one more"])
+    records = json.loads(page.evaluate("window.t.records()"))
+    assert records["threads/good"]["messages"] == 4
+    assert {key for key, record in records.items() if record is None} == {"threads/cut"}   # the rest are dicts
+
+
+def test_a_snapshot_cut_short_is_set_aside_and_the_chat_says_so_once(page):
+    lines: list[str] = []
+    page.on("console", lambda message: lines.append(message.text) if "starts afresh" in message.text else None)
+    page.evaluate("window.t.damage('snapshot')")      # the list opens the newest thread: the broken one
+    notice = page.locator(".pyclient-store-notice")
+    expect(notice).to_have_text("The saved copy of this chat could not be read, so it starts afresh. "
+                                "The copy was kept aside, unchanged.", timeout=TIMEOUT)
+    expect(page.locator(".pyclient-threads-empty")).to_be_visible()     # its summary went with it
+    assert json.loads(page.evaluate("window.t.shown()"))["thread"] == "broken"
+    # Before: every message sent here was dropped (restore() raised under each send).
+    talk(page, "Begin again")
+    expect(titles(page)).to_have_text(["Begin again"], timeout=TIMEOUT)
+    talk(page, "And again")
+    expect(notice).to_have_count(1)
+    expect(notice).to_be_visible()
+    records = json.loads(page.evaluate("window.t.records()"))
+    assert records["threads/broken"]["messages"] == 4 and records["threads/broken"]["title"] == "Begin again"
+    kept = page.evaluate("window.t.raw('threads/broken#unreadable')")
+    assert kept.startswith('{"version": 1, "thread_id": "broken"') and kept.endswith('[{"id')   # as it was
+    assert json.loads(page.evaluate("window.t.raw('threads/broken')"))["messages"][0]["content"] == "Begin again"
+    assert len(lines) == 1 and "'threads/broken#unreadable'" in lines[0]
+
+
+def test_a_thread_deleted_in_another_tab_stops_saving_and_says_so(page, guard, mode):
+    talk(page, "Plan a trip to Lisbon")
+    expect(titles(page)).to_have_text(["Plan a trip to Lisbon"], timeout=TIMEOUT)
+    other = PyclientPage(page.context.new_page())           # a second tab: it opens the thread read-only
+    tab = other.open("/tests/threads.html", ready=READY, worker=mode == "worker")
+    expect(tab.locator(".pyclient-run-status")).to_have_text("Read-only: open in another tab", timeout=TIMEOUT)
+    item(tab, "Plan a trip").locator(".pyclient-thread-delete").click()
+    tab.locator(".pyclient-thread-confirm-delete").click()
+    expect(tab.locator(".pyclient-threads-empty")).to_be_visible(timeout=TIMEOUT)
+
+    # This tab hears it: the list drops the thread, the chat says so and takes no more input.
+    expect(page.locator(".pyclient-threads-empty")).to_be_visible(timeout=TIMEOUT)   # before: still listed
+    chat = ChatPage(page)
+    expect(chat.status).to_have_text("Deleted in another tab")
+    expect(page.locator(".pyclient-store-notice")).to_have_text(
+        "This chat was deleted in another tab: nothing here is saved any more. Start a new chat to go on.")
+    expect(chat.send_button).to_be_disabled()
+    expect(chat.field).to_be_disabled()
+    expect(page.locator(".pyclient-user")).to_have_text(["Plan a trip to Lisbon"])   # what was said stays shown
+    assert json.loads(page.evaluate("window.t.records()")) == {}
+    thread_id = json.loads(page.evaluate("window.t.shown()"))["thread"]
+    assert page.evaluate(f"window.t.raw('threads/{thread_id}')") is None
+    other.check()
+    tab.close()
+
+    page.locator(".pyclient-thread-new").click()                  # a new chat goes on, and is saved
+    expect(page.locator(".pyclient-message")).to_have_count(0)
+    talk(page, "Write a poem about the sea")
+    expect(titles(page)).to_have_text(["Write a poem about the sea"], timeout=TIMEOUT)

@@ -46,14 +46,6 @@ TRUSTED: dict[tuple[str, str], str] = {
     ("_store.py", "FileStore._records"): "the store's own append",
     ("browser/_storage.py", "IndexedDbStore.load"): "the store's own save and appends",
     ("_journal.py", "Journal._record"): "the history's own changed_since_save",
-    # A thread's summary record, as the store's own `update_summary()` wrote it (json.dumps of a
-    # flat dict: names, a title, numbers).
-    ("_store.py", "MemoryStore.list_threads"): "the store's own update_summary",
-    ("_store.py", "MemoryStore.update_summary"): "the store's own update_summary",
-    ("_store.py", "FileStore.list_threads"): "the store's own update_summary",
-    ("_store.py", "FileStore.update_summary"): "the store's own update_summary",
-    ("browser/_storage.py", "IndexedDbStore.list_threads"): "the store's own update_summary",
-    ("browser/_storage.py", "IndexedDbStore.update_summary"): "the store's own update_summary",
     # CPython-side files and values of pyclient's own, never the wire.
     ("server/_agent.py", "agent_endpoint.endpoint"): "pydantic's own error list (ValidationError.json)",
     ("server/_arguments.py", "_thaw"): "_freeze's json.dumps",

@@ -68,6 +68,7 @@ class FakeThread:
     def __init__(self) -> None:
         self.run_status = "idle"
         self.read_only = False
+        self.deleted = False
         self.waiting_for_person = False
         self.actions: dict[str, FakeAction] = {}
         self.interrupts: dict[str, FakeInterrupt] = {}
