@@ -10,6 +10,10 @@ body over `max_request_bytes` is not sent (`RequestTooLargeError`), and an event
 response over `max_event_chars` fails its run (`RemoteProtocolError`): a hostile or broken
 server cannot make the page hold an endless event.
 
+The rest are fixed, what no well-behaved server or page comes near, so that a hostile one
+cannot make the page work for minutes: `MAX_SCHEMA_STEPS` for checking an answer against a
+schema the server sent.
+
 ```python
 from pyclient._limits import Limits
 
@@ -25,7 +29,13 @@ from dataclasses import dataclass, fields
 
 from ._errors import ConfigurationError
 
-__all__ = ["Limits"]
+__all__ = ["MAX_SCHEMA_STEPS", "Limits"]
+
+MAX_SCHEMA_STEPS = 20_000
+"""The most schemas visited to check one answer against an interrupt's `responseSchema`
+(`pyclient._json_schema`): a form's answer takes tens, a list of a thousand rows a few
+thousand; a schema whose `$ref`s and `allOf`/`anyOf` multiply each other would otherwise take
+hours."""
 
 
 @dataclass(frozen=True)
