@@ -14,7 +14,9 @@ history, and a client sends it back with the next run as it keeps any message.
 What does not fold never fails the run: a patch that does not apply, or whose result is
 not an object, or a delta for an activity the history does not have, keeps the last good
 content, logs a warning and is written in `problems` (message id -> what went wrong) for the
-UI to show; a later snapshot of that activity clears it.
+UI to show; a later snapshot of that activity clears it. So does content past the limits of
+`pyclient._json_patch` (a snapshot's, or what a patch would make: the patch is stopped at the
+operation that crosses them).
 
 ```python
 from ag_ui.core import ActivityDeltaEvent, ActivitySnapshotEvent
@@ -37,19 +39,17 @@ import logging
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from ._events import event_type
+from ._json_patch import PatchError, PatchLimitError, check_document, patch_document, patch_operations
+
 if TYPE_CHECKING:
     from ag_ui.core import ActivityMessage, Message
 
-__all__ = ["ACTIVITY_EVENTS", "fold", "patch_operations"]
+__all__ = ["ACTIVITY_EVENTS", "fold"]
 
 logger = logging.getLogger("pyclient")
 
 ACTIVITY_EVENTS = frozenset({"ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"})
-
-
-def patch_operations(patch: Any) -> list[Any]:
-    """A JSON Patch as plain operations: ag-ui's operation models dumped by their wire names."""
-    return [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else op for op in patch]
 
 
 def fold(current: Message | None, event: Any, problems: MutableMapping[str, str]) -> ActivityMessage | None:
@@ -64,28 +64,33 @@ def fold(current: Message | None, event: Any, problems: MutableMapping[str, str]
     if event.type == "ACTIVITY_SNAPSHOT":
         if current is not None and event.replace is False:
             return None  # "leave what is already there"
+        try:
+            check_document(event.content)
+        except PatchLimitError as exc:
+            _refuse(problems, message_id, event, f"its content is too large to keep: {exc}")
+            return None
         problems.pop(message_id, None)
         return ActivityMessage(id=message_id, activity_type=event.activity_type, content=event.content, **extra)
     if not isinstance(current, ActivityMessage):
         what = "no activity of the history has this id" if current is None else f"message {message_id} is not an activity"
-        _refuse(problems, message_id, event.activity_type, what)
+        _refuse(problems, message_id, event, what)
         return None
-    import jsonpatch  # only servers with activities or shared state need it
-
     try:
-        content = jsonpatch.apply_patch(current.content, patch_operations(event.patch))  # a copy: in_place=False
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-        _refuse(problems, message_id, event.activity_type, f"the patch does not apply ({exc})")
+        content = patch_document(current.content, patch_operations(event.patch))  # a copy
+    except PatchLimitError as exc:
+        _refuse(problems, message_id, event, f"the patch is refused: {exc}")
+        return None
+    except PatchError as exc:
+        _refuse(problems, message_id, event, f"the patch does not apply ({exc})")
         return None
     if not isinstance(content, dict):
-        _refuse(problems, message_id, event.activity_type,
-                f"the patch made its content a {type(content).__name__}, not an object")
+        _refuse(problems, message_id, event, f"the patch made its content a {type(content).__name__}, not an object")
         return None
     problems.pop(message_id, None)
     return current.model_copy(update={"content": content, **extra})
 
 
-def _refuse(problems: MutableMapping[str, str], message_id: str, activity_type: str, what: str) -> None:
+def _refuse(problems: MutableMapping[str, str], message_id: str, event: Any, what: str) -> None:
     problem = problems[message_id] = f"the activity's update does not apply: {what}"
-    logger.warning("pyclient: an ACTIVITY_DELTA for %s activity %s was not applied: %s", activity_type, message_id,
-                   problem)
+    logger.warning("pyclient: an %s for %s activity %s was not applied: %s", event_type(event), event.activity_type,
+                   message_id, problem)
