@@ -4,9 +4,9 @@
 operations its history (`pyclient._history.History`, the `Assembly` protocol here) gives:
 streamed text and reasoning, tool calls and their arguments, encrypted values to echo back,
 `STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch, within the limits of `pyclient._json_patch`),
-activities (`pyclient._activities`), subagents, tool results and `MESSAGES_SNAPSHOT`. It keeps what only the stream of one run knows: the
-message or call an id-less `*_CHUNK` continues, and the `REASONING_START` spans an encrypted
-value may name.
+activities (`pyclient._activities`), subagents, tool results and `MESSAGES_SNAPSHOT`. It
+keeps what only the stream of one run knows: the message or call an id-less `*_CHUNK`
+continues, and the `REASONING_START` spans an encrypted value may name.
 
 ```python
 from ag_ui.core import TextMessageChunkEvent
