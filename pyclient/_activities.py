@@ -15,7 +15,9 @@ What does not fold never fails the run: a patch that does not apply, or whose re
 not an object, a delta for an activity the history does not have, or a snapshot naming the
 person's own message or a tool result (an activity never replaces those) keeps the last good
 content, logs a warning and is written in `problems` (message id -> what went wrong) for the
-UI to show; a later snapshot of that activity clears it.
+UI to show; a later snapshot of that activity clears it. So does content past the limits of
+`pyclient._json_patch` (a snapshot's, or what a patch would make: the patch is stopped at the
+operation that crosses them).
 
 ```python
 from ag_ui.core import ActivityDeltaEvent, ActivitySnapshotEvent
@@ -39,22 +41,18 @@ from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from ._events import event_type
+from ._json_patch import PatchError, PatchLimitError, check_document, patch_document, patch_operations
 
 if TYPE_CHECKING:
     from ag_ui.core import ActivityMessage, Message
 
-__all__ = ["ACTIVITY_EVENTS", "fold", "patch_operations"]
+__all__ = ["ACTIVITY_EVENTS", "fold"]
 
 logger = logging.getLogger("pyclient")
 
 ACTIVITY_EVENTS = frozenset({"ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"})
 
 _WHAT = {"user": "the user's own message", "tool": "a tool result"}
-
-
-def patch_operations(patch: Any) -> list[Any]:
-    """A JSON Patch as plain operations: ag-ui's operation models dumped by their wire names."""
-    return [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else op for op in patch]
 
 
 def fold(current: Message | None, event: Any, problems: MutableMapping[str, str]) -> ActivityMessage | None:
@@ -74,22 +72,27 @@ def fold(current: Message | None, event: Any, problems: MutableMapping[str, str]
             _refuse(problems, event,
                     f"message {message_id} is {_WHAT[current.role]}, which an activity never replaces")
             return None
+        try:
+            check_document(event.content)
+        except PatchLimitError as exc:
+            _refuse(problems, event, f"its content is too large to keep: {exc}")
+            return None
         problems.pop(message_id, None)
         return ActivityMessage(id=message_id, activity_type=event.activity_type, content=event.content, **extra)
     if not isinstance(current, ActivityMessage):
         what = "no activity of the history has this id" if current is None else f"message {message_id} is not an activity"
         _refuse(problems, event, what)
         return None
-    import jsonpatch  # only servers with activities or shared state need it
-
     try:
-        content = jsonpatch.apply_patch(current.content, patch_operations(event.patch))  # a copy: in_place=False
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+        content = patch_document(current.content, patch_operations(event.patch))  # a copy
+    except PatchLimitError as exc:
+        _refuse(problems, event, f"the patch is refused: {exc}")
+        return None
+    except PatchError as exc:
         _refuse(problems, event, f"the patch does not apply ({exc})")
         return None
     if not isinstance(content, dict):
-        _refuse(problems, event,
-                f"the patch made its content a {type(content).__name__}, not an object")
+        _refuse(problems, event, f"the patch made its content a {type(content).__name__}, not an object")
         return None
     problems.pop(message_id, None)
     return current.model_copy(update={"content": content, **extra})

@@ -3,10 +3,10 @@
 `Folding.apply(event)` looks the event's type up in one table and folds it through the
 operations its history (`pyclient._history.History`, the `Assembly` protocol here) gives:
 streamed text and reasoning, tool calls and their arguments, encrypted values to echo back,
-`STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch), activities (`pyclient._activities`), subagents,
-tool results and `MESSAGES_SNAPSHOT`. It keeps what only the stream of one run knows: the
-message or call an id-less `*_CHUNK` continues, and the `REASONING_START` spans an encrypted
-value may name.
+`STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch, within the limits of `pyclient._json_patch`),
+activities (`pyclient._activities`), subagents, tool results and `MESSAGES_SNAPSHOT`. It
+keeps what only the stream of one run knows: the message or call an id-less `*_CHUNK`
+continues, and the `REASONING_START` spans an encrypted value may name.
 
 An event that names a message may only write to a message of its own kind (`clash`): text
 events to the model's text (an assistant message, or one the server streamed), reasoning events
@@ -35,6 +35,7 @@ from typing import Any, Literal, Protocol
 from ._entries import TEXT_ROLES, CallEntry, MessageEntry, new_id
 from ._errors import RemoteProtocolError
 from ._events import AGUIEvent, UnknownEvent, event_type
+from ._json_patch import PatchError, PatchLimitError, check_document, patch_document, patch_operations
 from ._subagents import Subagents
 
 __all__ = ["Assembly", "Folding", "Writer", "clash", "described", "refuse"]
@@ -115,7 +116,8 @@ class Folding:
         """Fold one event; returns what changed: a subset of {"messages", "state"}.
 
         Raises:
-            RemoteProtocolError: a `STATE_DELTA` that cannot be applied to the current state.
+            RemoteProtocolError: a `STATE_DELTA` that cannot be applied to the current state,
+                or a state (snapshot or patched) past the limits of `pyclient._json_patch`.
         """
         if isinstance(event, UnknownEvent):
             return set()
@@ -234,16 +236,27 @@ class Folding:
         return self._history.add_result(event)
 
     def _on_state_snapshot(self, event: Any) -> set[str]:
+        try:
+            check_document(event.snapshot)
+        except PatchLimitError as exc:
+            raise RemoteProtocolError(
+                f"The server sent a STATE_SNAPSHOT that pyclient does not keep: {exc}. The state was left as "
+                "it was; the agent's state must stay smaller (it comes back with every request)."
+            ) from None
         self._history.state = event.snapshot
         return {"state"}
 
     def _on_state_delta(self, event: Any) -> set[str]:
-        import jsonpatch  # only servers with shared state need it
-
-        operations = [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else op for op in event.delta]
+        operations = patch_operations(event.delta)
         try:
-            self._history.state = jsonpatch.apply_patch(self._history.state, operations)  # copies: in_place=False
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+            self._history.state = patch_document(self._history.state, operations)  # a copy
+        except PatchLimitError as exc:
+            # Refused as it applies, at the operation that crosses the limit: never built whole.
+            raise RemoteProtocolError(
+                f"The server sent a STATE_DELTA that pyclient refuses: {exc}. The state was left as it was "
+                "before this event; the agent's state must stay smaller (it comes back with every request)."
+            ) from None
+        except PatchError as exc:
             raise RemoteProtocolError(
                 f"The server sent a STATE_DELTA that does not apply to the current state ({exc}): "
                 f"{operations!r:.200}. The client and server state diverged; the server should send "

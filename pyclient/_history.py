@@ -250,7 +250,8 @@ class History:
             What changed: a subset of {"messages", "state"}.
 
         Raises:
-            RemoteProtocolError: a `STATE_DELTA` that cannot be applied to the current state.
+            RemoteProtocolError: a `STATE_DELTA` that cannot be applied to the current state, or a
+                state past the limits of `pyclient._json_patch` (the state is left as it was).
         """
         return self._folding.apply(event)
 

@@ -153,7 +153,8 @@ class Interrupt:
 
         Raises:
             InterruptError: the payload does not fit the schema (its `errors` name each field),
-                or the interrupt expired; nothing is sent.
+                the schema takes too much work to check it against (a schema whose `$ref`s
+                multiply each other), or the interrupt expired; nothing is sent.
             LocalProtocolError: the interrupt already has its answer.
         """
         self._answers.resolve(self.id, payload)

@@ -37,7 +37,7 @@ from typing import Any
 
 from ._errors import InterruptError, LocalProtocolError
 from ._json import loads
-from ._json_schema import schema_errors
+from ._json_schema import SchemaLimitError, schema_errors
 from ._lifecycle import InterruptEvent, InterruptStatus, next_interrupt_status
 from ._records import Change, InterruptRecord
 
@@ -241,8 +241,9 @@ class Interrupts(Mapping[str, InterruptRecord]):
         """Answer an open interrupt with `payload`, checked against its `response_schema` first.
 
         Raises:
-            InterruptError: the payload does not fit the schema (nothing changes), or the
-                interrupt expired (it is marked expired).
+            InterruptError: the payload does not fit the schema, or the schema takes more than
+                `MAX_SCHEMA_STEPS` to check it against (nothing changes); or the interrupt
+                expired (it is marked expired).
             LocalProtocolError: no such interrupt, or it has its answer.
         """
         record = self.get_interrupt(interrupt_id)
@@ -250,7 +251,13 @@ class Interrupts(Mapping[str, InterruptRecord]):
             raise InterruptError(f"Interrupt {record.id!r} expired at {record.expires_at}: it can no longer be "
                                  "answered, and the agent is not resumed with it.", [])
         if record.status is InterruptStatus.OPEN:
-            errors = schema_errors(record.response_schema, payload)
+            try:
+                errors = schema_errors(record.response_schema, payload)
+            except SchemaLimitError as exc:
+                raise InterruptError(
+                    f"Interrupt {record.id!r} cannot be answered here: {exc}. Nothing was sent. The agent's "
+                    "schema is at fault: cancel the interrupt (or send a new message), and tell the agent's "
+                    "developers.", [str(exc)]) from None
             if errors:
                 raise InterruptError(
                     f"The answer to interrupt {record.id!r} does not fit its response schema: "

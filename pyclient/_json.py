@@ -32,7 +32,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "JSONLimitError", "has_surrogates", "loads", "repair", "repair_all", "too_deep"]
+__all__ = ["MAX_DEPTH", "MAX_DOCUMENT_DEPTH", "JSONLimitError", "has_surrogates", "loads", "repair", "repair_all", "too_deep"]
 
 MAX_DEPTH = 40
 """Deepest nesting of arrays and objects `loads` accepts (the event's own object counts).
@@ -40,6 +40,13 @@ AG-UI events nest a handful of levels, tool arguments and shared state a few doz
 The bound is what the page can send back: shared state returns in the next request, and
 pydantic-core in Pyodide serializes about 49 levels (CPython 255); anything pyclient accepts
 must stay sendable, or one event would make every later request of the thread fail."""
+
+MAX_DOCUMENT_DEPTH = MAX_DEPTH - 1
+"""Deepest nesting of a shared state or an activity's content, however it was made: what a
+`STATE_SNAPSHOT` or `ACTIVITY_SNAPSHOT` can bring within `MAX_DEPTH` (the event's object is
+one level). Patches that would nest deeper are refused (`pyclient._json_patch`): paths are
+text, so a few deltas of ever longer paths could otherwise build a state too deep to copy,
+save or send."""
 
 # A string token as a whole (so brackets inside strings are skipped in C), or one bracket.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)

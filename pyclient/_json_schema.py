@@ -10,6 +10,11 @@ is wrong, in one pass, for the keywords answer schemas use: `type` (one or a lis
 `$ref`s (`#/$defs/...`, `#/definitions/...`). Other keywords are not checked (the server
 checks the answer again): never refuse what may be right.
 
+The work is bounded, not only the nesting: a `$ref` is not applied again to the value it is
+already being applied to, and a check that visits more than `MAX_SCHEMA_STEPS` schemas stops
+with a `SchemaLimitError` (a schema whose `$ref`s and `allOf`/`anyOf` double each other at every
+level would otherwise take hours: in the page, a frozen tab).
+
 ```python
 from pyclient._json_schema import schema_errors
 
@@ -26,12 +31,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["schema_errors"]
+from ._limits import MAX_SCHEMA_STEPS
+
+__all__ = ["SchemaLimitError", "schema_errors"]
 
 _TYPE_WORDS = {"object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
                "number": "a number", "boolean": "a boolean", "null": "null"}
 
 _MAX_ERRORS = 20  # enough to fix a form; a huge wrong payload does not make a huge message
+_MAX_NESTING = 32  # schemas within schemas followed for one value (refs, allOf, items...)
+
+
+class SchemaLimitError(ValueError):
+    """Checking a value against a schema took more than `MAX_SCHEMA_STEPS` steps: the schema
+    multiplies its own work (`allOf`/`anyOf` of `$ref`s that refer to each other), as no
+    answer schema needs."""
 
 
 def _type_of(value: Any) -> str:
@@ -61,9 +75,13 @@ def schema_errors(schema: Any, value: Any) -> list[str]:
     """Every way `value` breaks `schema`, each as "<field path>: <what is wrong>"; [] when it fits.
 
     A schema that is not an object (absent, `true`) accepts anything.
+
+    Raises:
+        SchemaLimitError: the check took more than `MAX_SCHEMA_STEPS` steps (a schema whose
+            `$ref`s and `allOf`/`anyOf` multiply each other); nothing is known of the value.
     """
     errors: list[str] = []
-    _check(schema, value, "", schema if isinstance(schema, Mapping) else {}, errors, 0)
+    _Walk(schema if isinstance(schema, Mapping) else {}).check(schema, value, "", errors, 0)
     return errors[:_MAX_ERRORS]
 
 
@@ -79,70 +97,100 @@ def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str,
     return node if isinstance(node, Mapping) else None
 
 
-def _check(schema: Any, value: Any, path: str, root: Mapping[str, Any], errors: list[str], depth: int) -> None:
-    if not isinstance(schema, Mapping) or depth > 32 or len(errors) >= _MAX_ERRORS:
-        return
-    resolved = _resolve(schema, root)
-    if resolved is None:
-        return
-    schema = resolved
-    where = path or "the answer"
-    wanted = schema.get("type")
-    types = [wanted] if isinstance(wanted, str) else [t for t in wanted if isinstance(t, str)] \
-        if isinstance(wanted, list) else []
-    if types and not any(_matches_type(value, t) for t in types):
-        words = " or ".join(_TYPE_WORDS.get(t, t) for t in types)
-        errors.append(f"{where}: must be {words}, got {_TYPE_WORDS.get(_type_of(value), _type_of(value))}")
-        return
-    if "const" in schema and value != schema["const"]:
-        errors.append(f"{where}: must be {schema['const']!r}")
-    enum = schema.get("enum")
-    if isinstance(enum, list) and value not in enum:
-        errors.append(f"{where}: must be one of {', '.join(repr(v) for v in enum[:10])}")
-    for keyword in ("anyOf", "oneOf"):
-        options = schema.get(keyword)
-        if isinstance(options, list) and options:
-            if not any(not _errors_of(option, value, root, depth) for option in options):
-                errors.append(f"{where}: matches none of the allowed shapes")
-    for option in schema.get("allOf") or ():
-        _check(option, value, path, root, errors, depth + 1)
-    if isinstance(value, str):
-        _bounds(where, len(value), schema.get("minLength"), schema.get("maxLength"), "characters", errors)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        _range(where, value, schema, errors)
-    elif isinstance(value, (list, tuple)):
-        _bounds(where, len(value), schema.get("minItems"), schema.get("maxItems"), "items", errors)
-        items = schema.get("items")
-        if isinstance(items, Mapping):
-            for index, item in enumerate(value):
-                _check(items, item, f"{path}[{index}]" if path else f"[{index}]", root, errors, depth + 1)
-    elif isinstance(value, Mapping):
-        _check_object(schema, value, path, root, errors, depth)
+class _Walk:
+    """One check of a value: the root its `$ref`s resolve in, the steps left, the `$ref`s open.
 
+    Depth alone does not bound the work: `{"allOf": [{"$ref": "#"}, {"$ref": "#"}]}` is two
+    levels deep and doubles at each of them. So every schema visited costs a step, and a `$ref`
+    already being applied to this very value is not applied again inside itself (it would
+    find the same errors, or never end).
+    """
 
-def _errors_of(schema: Any, value: Any, root: Mapping[str, Any], depth: int) -> list[str]:
-    found: list[str] = []
-    _check(schema, value, "", root, found, depth + 1)
-    return found
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+        self.steps = 0
+        self.open: set[tuple[str, int]] = set()
 
+    def check(self, schema: Any, value: Any, path: str, errors: list[str], depth: int) -> None:
+        if not isinstance(schema, Mapping) or depth > _MAX_NESTING or len(errors) >= _MAX_ERRORS:
+            return
+        self.steps += 1
+        if self.steps > MAX_SCHEMA_STEPS:
+            raise SchemaLimitError(
+                f"checking the answer against this schema takes more than {MAX_SCHEMA_STEPS:,} steps: its "
+                "`$ref`s and `allOf`/`anyOf`/`oneOf` multiply each other, as no answer schema needs")
+        ref = schema.get("$ref")
+        key = (ref, id(value)) if isinstance(ref, str) else None
+        if key is not None and key in self.open:
+            return  # this $ref is being applied to this value already, further out
+        resolved = _resolve(schema, self.root)
+        if resolved is None:
+            return
+        if key is None:
+            self._check(resolved, value, path, errors, depth)
+            return
+        self.open.add(key)
+        try:
+            self._check(resolved, value, path, errors, depth)
+        finally:
+            self.open.discard(key)
 
-def _check_object(schema: Mapping[str, Any], value: Mapping[str, Any], path: str, root: Mapping[str, Any],
-                  errors: list[str], depth: int) -> None:
-    properties = schema.get("properties")
-    properties = properties if isinstance(properties, Mapping) else {}
-    for name in schema.get("required") or ():
-        if isinstance(name, str) and name not in value:
-            errors.append(f"{path + '.' if path else ''}{name}: is required")
-    for name, item in value.items():
-        field = f"{path}.{name}" if path else str(name)
-        if name in properties:
-            _check(properties[name], item, field, root, errors, depth + 1)
-        else:
-            extra = schema.get("additionalProperties", True)
-            if extra is False:
-                errors.append(f"{field}: is not a field of this answer")
-            elif isinstance(extra, Mapping):
-                _check(extra, item, field, root, errors, depth + 1)
+    def _check(self, schema: Mapping[str, Any], value: Any, path: str, errors: list[str], depth: int) -> None:
+        where = path or "the answer"
+        wanted = schema.get("type")
+        types = [wanted] if isinstance(wanted, str) else [t for t in wanted if isinstance(t, str)] \
+            if isinstance(wanted, list) else []
+        if types and not any(_matches_type(value, t) for t in types):
+            words = " or ".join(_TYPE_WORDS.get(t, t) for t in types)
+            errors.append(f"{where}: must be {words}, got {_TYPE_WORDS.get(_type_of(value), _type_of(value))}")
+            return
+        if "const" in schema and value != schema["const"]:
+            errors.append(f"{where}: must be {schema['const']!r}")
+        enum = schema.get("enum")
+        if isinstance(enum, list) and value not in enum:
+            errors.append(f"{where}: must be one of {', '.join(repr(v) for v in enum[:10])}")
+        for keyword in ("anyOf", "oneOf"):
+            options = schema.get(keyword)
+            if isinstance(options, list) and options:
+                if not any(not self._errors_of(option, value, depth) for option in options):
+                    errors.append(f"{where}: matches none of the allowed shapes")
+        for option in schema.get("allOf") or ():
+            self.check(option, value, path, errors, depth + 1)
+        if isinstance(value, str):
+            _bounds(where, len(value), schema.get("minLength"), schema.get("maxLength"), "characters", errors)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            _range(where, value, schema, errors)
+        elif isinstance(value, (list, tuple)):
+            _bounds(where, len(value), schema.get("minItems"), schema.get("maxItems"), "items", errors)
+            items = schema.get("items")
+            if isinstance(items, Mapping):
+                for index, item in enumerate(value):
+                    self.check(items, item, f"{path}[{index}]" if path else f"[{index}]", errors, depth + 1)
+        elif isinstance(value, Mapping):
+            self._check_object(schema, value, path, errors, depth)
+
+    def _errors_of(self, schema: Any, value: Any, depth: int) -> list[str]:
+        found: list[str] = []
+        self.check(schema, value, "", found, depth + 1)
+        return found
+
+    def _check_object(self, schema: Mapping[str, Any], value: Mapping[str, Any], path: str, errors: list[str],
+                      depth: int) -> None:
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        for name in schema.get("required") or ():
+            if isinstance(name, str) and name not in value:
+                errors.append(f"{path + '.' if path else ''}{name}: is required")
+        for name, item in value.items():
+            field = f"{path}.{name}" if path else str(name)
+            if name in properties:
+                self.check(properties[name], item, field, errors, depth + 1)
+            else:
+                extra = schema.get("additionalProperties", True)
+                if extra is False:
+                    errors.append(f"{field}: is not a field of this answer")
+                elif isinstance(extra, Mapping):
+                    self.check(extra, item, field, errors, depth + 1)
 
 
 def _bounds(where: str, size: int, low: Any, high: Any, unit: str, errors: list[str]) -> None:

@@ -10,6 +10,12 @@ body over `max_request_bytes` is not sent (`RequestTooLargeError`), and an event
 response over `max_event_chars` fails its run (`RemoteProtocolError`): a hostile or broken
 server cannot make the page hold an endless event.
 
+The rest are fixed, what no well-behaved server or page comes near, so that a hostile one
+cannot make the page work for minutes: `MAX_DOCUMENT_CHARS` and `MAX_PATCH_COPY_CHARS` for a
+thread's shared state and each activity's content (JSON Patch can copy a document into itself,
+doubling it with each operation), `MAX_SCHEMA_STEPS` for checking an answer against a schema
+the server sent.
+
 ```python
 from pyclient._limits import Limits
 
@@ -25,7 +31,25 @@ from dataclasses import dataclass, fields
 
 from ._errors import ConfigurationError
 
-__all__ = ["Limits"]
+__all__ = ["MAX_DOCUMENT_CHARS", "MAX_PATCH_COPY_CHARS", "MAX_SCHEMA_STEPS", "Limits"]
+
+MAX_DOCUMENT_CHARS = 10_000_000
+"""The largest shared state, or content of one activity, a thread keeps: its size as JSON text
+(estimated: characters of its strings and keys, and a few per value). Each request carries
+them back. A server's `STATE_SNAPSHOT`, `ACTIVITY_SNAPSHOT` or patch that makes one larger is
+refused; the depth bound is `pyclient._json.MAX_DOCUMENT_DEPTH`."""
+
+MAX_PATCH_COPY_CHARS = 1_000_000
+"""The most one JSON Patch (one `STATE_DELTA` or `ACTIVITY_DELTA`, or `thread.update_state()`)
+may copy and move deeper, in total, in the same units: a `copy` costs as much work as the
+value it copies, whose size its operation does not show, so a patch of a few hundred bytes
+could otherwise make the page copy gigabytes."""
+
+MAX_SCHEMA_STEPS = 20_000
+"""The most schemas visited to check one answer against an interrupt's `responseSchema`
+(`pyclient._json_schema`): a form's answer takes tens, a list of a thousand rows a few
+thousand; a schema whose `$ref`s and `allOf`/`anyOf` multiply each other would otherwise take
+hours."""
 
 
 @dataclass(frozen=True)

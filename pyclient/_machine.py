@@ -384,7 +384,8 @@ class Conversation:
         Raises:
             LocalProtocolError: no request is in flight. (Events after the run's end are still
                 folded, for a caller that feeds a whole stream; the driver reads no more.)
-            RemoteProtocolError: a `STATE_DELTA` that does not apply to the current state.
+            RemoteProtocolError: a `STATE_DELTA` that does not apply to the current state, or a
+                state past the limits of `pyclient._json_patch` (the state is left as it was).
         """
         if self.run_state is not RunState.STREAMING and self.run_state is not RunState.ENDED:
             raise LocalProtocolError(

@@ -34,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._activities import patch_operations
 from ._errors import LocalProtocolError
+from ._json_patch import PatchError, PatchLimitError, patch_document, patch_operations
 
 __all__ = ["patched"]
 
@@ -50,10 +50,9 @@ def patched(state: Any, patch: Iterable[Mapping[str, Any] | Any]) -> Any:
 
     Raises:
         LocalProtocolError: `patch` is not a list of operations, or one of them does not apply
-            to `state` (a path that is not there, a failed `test`); nothing is applied.
+            to `state` (a path that is not there, a failed `test`), or would make the state
+            larger or deeper than `pyclient._json_patch` keeps; nothing is applied.
     """
-    import jsonpatch
-
     if isinstance(patch, (str, bytes, Mapping)) or not isinstance(patch, Iterable):
         raise LocalProtocolError(
             f"thread.update_state() takes a list of JSON Patch operations, got {type(patch).__name__} "
@@ -61,8 +60,13 @@ def patched(state: Any, patch: Iterable[Mapping[str, Any] | Any]) -> Any:
         )
     operations = patch_operations(patch)
     try:
-        return jsonpatch.apply_patch(state if state is not None else {}, operations)  # a copy: in_place=False
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, AttributeError) as exc:
+        return patch_document(state if state is not None else {}, operations)  # a copy
+    except PatchLimitError as exc:
+        raise LocalProtocolError(
+            f"thread.update_state(): the patch is refused: {exc}. Nothing was changed; keep the shared state "
+            "small (it goes with every request), and put large data elsewhere."
+        ) from None
+    except PatchError as exc:
         raise LocalProtocolError(
             f"thread.update_state(): the patch does not apply to the thread's state ({exc}): {operations!r:.200}. "
             "Nothing was changed; read `thread.state` for the paths it has."

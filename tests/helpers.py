@@ -23,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import signal
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pyclient import Agent, MockTransport, Transport, client_tool
@@ -84,6 +86,24 @@ async def settle(turns: int = SETTLE_TURNS) -> None:
     """
     for _ in range(turns):
         await asyncio.sleep(0)
+
+
+@contextmanager
+def within(seconds: float, what: str) -> Iterator[None]:
+    """Fail the block, instead of hanging the suite, if it runs longer than `seconds`: a guard
+    for code that never awaits (a parse, a check), which `arun`'s timeout cannot interrupt.
+    Never a pace: give it ten times what the block needs. POSIX, the main thread."""
+
+    def expired(signum: int, frame: Any) -> None:
+        raise AssertionError(f"{what} took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def wait_for(predicate: Callable[[], Any], timeout_s: float = 20.0, what: str = "condition") -> None:

@@ -429,3 +429,47 @@ def test_an_answer_the_schema_refuses_is_shown_and_an_approval_without_a_card_ge
     resume = scripted_agent.requests[-1].resume
     assert sorted((entry.interrupt_id, json.dumps(entry.payload)) for entry in resume) == [
         ("i-count", '{"count": 2}'), ("i-ghost", '{"approved": true}')]
+
+
+SELF_REFERENCE = {"$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}
+"""A schema whose `$ref` doubles itself at every level (it froze the tab for minutes)."""
+
+DOUBLING = {"type": "object", "properties": {"colour": {"$ref": "#/$defs/d0"}}, "required": ["colour"],
+            "$defs": {f"d{i}": {"type": "string", "allOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(40)}}
+"""The same doubling without a cycle: forty definitions, each two of the next."""
+
+
+def test_schemas_whose_refs_multiply_never_freeze_the_page_and_the_one_too_costly_says_so(scripted, scripted_agent):
+    scripted_agent.on("loop", times=1).finish(**outcome(
+        {"id": "i-self", "reason": "input_required", "message": "Anything?", "responseSchema": SELF_REFERENCE},
+        {"id": "i-double", "reason": "input_required", "message": "Colour?", "responseSchema": DOUBLING})
+    ).then_say("thanks")
+    scripted_agent.otherwise().say("welcome")
+    page = scripted
+    ChatPage(page).send("loop")
+    itself = page.locator(".pyclient-interrupt[data-interrupt-id='i-self']")
+    doubling = page.locator(".pyclient-interrupt[data-interrupt-id='i-double']")
+    expect(itself).to_have_attribute("data-status", "open", timeout=TIMEOUT)
+    # The schema that refers to itself: each $ref is applied once to the answer, which fits.
+    itself.locator("textarea").fill('{"x": 1}')
+    itself.locator(".pyclient-answer-send").click()
+    expect(itself).to_have_attribute("data-status", "resolved", timeout=TIMEOUT)
+    # The one that doubles at each of forty levels: the check stops, and the card says why.
+    doubling.locator("input[name='colour']").fill("red")
+    doubling.locator(".pyclient-answer-send").click()
+    expect(doubling.locator(".pyclient-approval-error")).to_contain_text(
+        "Interrupt 'i-double' cannot be answered here: checking the answer against this schema takes more than "
+        "20,000 steps", timeout=TIMEOUT)
+    expect(doubling.locator(".pyclient-approval-error")).to_contain_text("cancel the interrupt")
+    expect(doubling).to_have_attribute("data-status", "open")
+    assert len(scripted_agent.requests) == 1   # nothing was sent
+    # The page goes on: Cancel resumes the run with both answers, and the next message is sent.
+    doubling.locator(".pyclient-answer-cancel").click()
+    expect(page.locator(".pyclient-assistant").last).to_have_text("thanks", timeout=TIMEOUT)
+    ChatPage(page).wait_idle()
+    resume = scripted_agent.requests[-1].resume
+    assert sorted((entry.interrupt_id, entry.status, json.dumps(entry.payload)) for entry in resume) == [
+        ("i-double", "cancelled", "null"), ("i-self", "resolved", '{"x": 1}')]
+    ChatPage(page).send("and now?")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("welcome", timeout=TIMEOUT)
+    assert len(scripted_agent.requests) == 3

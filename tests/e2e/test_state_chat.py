@@ -167,3 +167,88 @@ def test_dojo_shared_state_and_predictive_state_updates_are_shown(page, scripted
     expect(page.locator(".pyclient-assistant").last).to_have_text("I wrote the story")
     assert scripted_agent.requests[-1].state == {"recipe": recipe}  # the shared state went back
     assert page.locator(".pyclient-state .plan").count() == 0
+
+
+# -- hostile patches: bombs and ever deeper paths ------------------------------------------------
+
+BOMB = [{"op": "copy", "from": "", "path": f"/k{i}"} for i in range(24)]
+"""24 copies of the whole document into itself: a kilobyte doubled 24 times, 16 GB."""
+
+
+def ever_deeper(events: int = 3, per_event: int = 100, levels: int = 4) -> list[list[dict]]:
+    """`events` patches of `per_event` operations, each adding `levels` levels below the last
+    (paths are text: shallow events that build a document `events * per_event * levels` deep)."""
+    patches, depth = [], 0
+    for _ in range(events):
+        operations = []
+        for _ in range(per_event):
+            value: dict = {}
+            for _ in range(levels - 1):
+                value = {"a": value}
+            operations.append({"op": "add", "path": "/a" * (depth + 1), "value": value})
+            depth += levels
+        patches.append(operations)
+    return patches
+
+
+def refused_in_words(page, words: str) -> None:
+    """The run failed, the chat says so in words, and its details say which event and why."""
+    expect(page.locator(".pyclient-error-text")).to_have_text("The assistant's reply could not be read. Try again.",
+                                                              timeout=TIMEOUT)
+    expect(page.locator(".pyclient-error-details pre")).to_contain_text(words)
+    expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "error")
+
+
+def test_a_state_delta_that_doubles_the_state_fails_its_run_in_words_and_the_page_goes_on(page, scripted_agent):
+    plan = {"steps": steps(30)}
+    scripted_agent.on("bomb", times=1).state(plan).state_delta(BOMB).say("never shown")
+    scripted_agent.otherwise().say("still here")
+    ChatPage(page).send("bomb")
+    refused_in_words(page, "The server sent a STATE_DELTA that pyclient refuses: operation")
+    expect(page.locator(".pyclient-error-details pre")).to_contain_text(
+        "would make the patch copy more than 1,000,000 characters")
+    expect(page.locator(".pyclient-state ol.plan li")).to_have_count(30)   # the last good state, drawn
+    assert json.loads(page.evaluate("window.t.state()")) == plan
+    ChatPage(page).send("and now?")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("still here", timeout=TIMEOUT)
+    ChatPage(page).wait_idle()
+    assert scripted_agent.requests[-1].state == plan   # the next request carried it
+
+
+def test_a_state_built_too_deep_by_shallow_deltas_fails_its_run_in_words_and_the_page_goes_on(page, scripted_agent):
+    turn = scripted_agent.on("deep", times=1).state({"steps": steps(2)}).say("building")
+    for patch in ever_deeper():
+        turn.state_delta(patch)
+    scripted_agent.otherwise().say("still here")
+    ChatPage(page).send("deep")
+    refused_in_words(page, "would nest the document deeper than 39 levels")
+    expect(page.locator(".pyclient-assistant").first).to_have_text("building")   # what was said stays
+    ChatPage(page).send("and now?")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("still here", timeout=TIMEOUT)
+    ChatPage(page).wait_idle()
+    assert scripted_agent.requests[-1].state == {"steps": steps(2)}
+    assert page.locator(".pyclient-user").all_text_contents() == ["deep", "and now?"]
+
+
+def test_activity_patches_past_the_limits_keep_their_cards_say_why_and_the_run_goes_on(page, scripted_agent):
+    sources = {"query": "pyodide", "sources": [f"source-{i}.org" for i in range(60)]}
+    (scripted_agent.on("search", times=1)
+     .activity("search", sources, message_id="a1").activity("search", patch=BOMB, message_id="a1")
+     .activity("plan", {"n": 1}, message_id="p1").activity("plan", patch=ever_deeper(1, 20)[0], message_id="p1")
+     .say("done"))
+    scripted_agent.otherwise().say("still here")
+    ChatPage(page).send("search")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("done", timeout=TIMEOUT)   # the run went on
+    ChatPage(page).wait_idle()
+    bombed = page.locator(".pyclient-activity[data-activity-id='a1']")
+    expect(bombed.locator(".pyclient-activity-problem")).to_contain_text(
+        "the patch is refused: operation")
+    expect(bombed.locator(".pyclient-activity-problem")).to_contain_text("copy more than 1,000,000 characters")
+    expect(bombed.locator("dd").first).to_have_text("pyodide")   # the last good content
+    deep = page.locator(".pyclient-activity[data-activity-id='p1']")
+    expect(deep.locator(".pyclient-activity-problem")).to_contain_text("would nest the document deeper than 39 levels")
+    expect(deep.locator("dd")).to_have_text("1")
+    ChatPage(page).send("and now?")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("still here", timeout=TIMEOUT)
+    contents = [m.content for m in scripted_agent.requests[-1].messages if m.role == "activity"]
+    assert contents == [sources, {"n": 1}]

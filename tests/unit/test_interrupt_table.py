@@ -28,7 +28,7 @@ from pyclient._lifecycle import (
 from pyclient._machine import Conversation
 from pyclient._records import Idle, SendRequest, WaitForActions
 from pyclient._results import ToolResult
-from tests.helpers import call_events, machine_registration
+from tests.helpers import call_events, machine_registration, within
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=timezone.utc)
 COLOUR = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
@@ -342,6 +342,42 @@ def test_the_approval_schema_of_pydantic_ai():
 def test_many_errors_are_capped():
     schema = {"type": "object", "additionalProperties": False}
     assert len(schema_errors(schema, {f"k{i}": i for i in range(100)})) == 20
+
+
+SELF_REFERENCE = {"$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}
+"""A schema whose `$ref` doubles itself at every level: 2^32 checks under a depth cap of 32."""
+
+DOUBLING = {"$defs": {f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(40)},
+            "$ref": "#/$defs/d0"}
+"""The same doubling without any cycle: forty definitions, each two of the next."""
+
+
+def test_a_schema_that_refers_to_itself_checks_each_value_once_against_each_ref():
+    with within(10, "checking a value against a schema that refers to itself"):
+        assert schema_errors(SELF_REFERENCE, {"x": 1}) == []
+        required = {"$defs": {"a": {"type": "object", "required": ["x"], "allOf": [{"$ref": "#/$defs/a"}] * 2}},
+                    "$ref": "#/$defs/a"}
+        assert schema_errors(required, {}) == ["x: is required"]  # found once, not once per path to it
+    # A recursive schema still checks every level of a recursive value.
+    tree = {"$defs": {"n": {"type": "object", "properties": {"v": {"type": "integer"},
+                                                             "kids": {"type": "array", "items": {"$ref": "#/$defs/n"}}}}},
+            "$ref": "#/$defs/n"}
+    assert schema_errors(tree, {"v": 1, "kids": [{"v": 2, "kids": [{"v": "x"}]}]}) == [
+        "kids[0].kids[0].v: must be an integer, got a string"]
+
+
+def test_a_schema_whose_refs_multiply_is_refused_in_bounded_work_with_a_clear_error():
+    table, _ = interrupts()
+    table.finish_run("r1", outcome({"id": "i1", "responseSchema": DOUBLING}))
+    with within(10, "resolving an interrupt whose schema doubles at every level"):
+        with pytest.raises(InterruptError, match=r"Interrupt 'i1' cannot be answered here: checking the answer "
+                                                 r"against this schema takes more than 20,000 steps") as raised:
+            table.resolve("i1", {"anything": 1}, now=NOW)
+    assert "Nothing was sent" in str(raised.value) and "cancel the interrupt" in str(raised.value)
+    assert raised.value.errors and "20,000 steps" in raised.value.errors[0]
+    assert table["i1"].status is InterruptStatus.OPEN and table.unsent() == []  # nothing changed
+    table.cancel("i1")  # what the error says to do
+    assert table["i1"].status is InterruptStatus.CANCELLED
 
 
 # -- the conversation: how a run ends on interrupts --------------------------------------------------
