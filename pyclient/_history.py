@@ -101,7 +101,6 @@ class History:
         The frozen messages' models are built from their JSON: each call costs a parse of the
         history (about 10 µs a message on CPython); `message(id)` reads one.
         """
-        frozen = len(self._frozen)
         models = self._frozen.models()
         models.extend(entry.model() for entry in self._entries)
         return models

@@ -43,7 +43,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import js
 
 from .._limits import Limits
 from .._media import Media, kind_of_mime, media_class

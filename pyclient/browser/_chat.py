@@ -120,7 +120,6 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
-import js
 
 from ._attachment_rules import send_refusal
 from ._attachments import Attachments, Held

@@ -22,7 +22,6 @@ print(thinking.node.querySelector("summary").textContent, thinking.open)   # Thi
 
 from __future__ import annotations
 
-from typing import Any
 
 from ._nodes import append_visible, el
 

@@ -9,7 +9,6 @@ import json
 import shutil
 import time
 import zipfile
-from pathlib import Path
 
 import httpx
 import pytest

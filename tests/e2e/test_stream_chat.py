@@ -212,8 +212,8 @@ def test_the_dojo_scenarios_replayed_as_pydantic_ai_streams_them(chat, scripted_
     scripted_agent.on("older haiku").emit(*reasoning_chat("0.1.10"))   # THINKING_* events
     scripted_agent.on("weather").emit(*backend_tool_rendering())
     page = chat()
-    for said in ("write a haiku", "an older haiku", "the weather in Paris"):
-        ChatPage(page).send(said)
+    for text in ("write a haiku", "an older haiku", "the weather in Paris"):
+        ChatPage(page).send(text)
         ChatPage(page).wait_idle()
     thinking = page.locator(".pyclient-thinking")
     expect(thinking).to_have_count(2)

@@ -8,7 +8,6 @@ that call: the interrupt is the page's to answer, the call is the server's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import pytest
 

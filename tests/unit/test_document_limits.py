@@ -19,7 +19,7 @@ from unittest import mock
 import jsonpatch
 import pytest
 from ag_ui.core import ActivitySnapshotEvent, StateSnapshotEvent
-from hypothesis import assume, event, given, note, settings
+from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
 
 from pyclient import LocalProtocolError, MemoryStore, RemoteProtocolError
