@@ -158,7 +158,7 @@ def test_two_tabs_on_one_thread_one_holds_it(pyclient_page, scripted_agent, mode
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply 3", timeout=TIMEOUT)
     # Shown is not yet saved: a tab closed before its save lands loses that answer (the save
     # follows the run's end; `send()` returns once it is done).
-    wait_saved(page, "| reply 3")
+    assert page.evaluate("window.whenSaved()") is True
     page.close()
     other.reload(ready=READY)
     assert second.evaluate("document.documentElement.dataset.readOnly") == "false"

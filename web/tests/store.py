@@ -5,7 +5,7 @@ The thread is kept in IndexedDB (`store=True` with `?plain=1`; otherwise the sam
 wrapped so each completed save is written to `<html data-saved>` as "RUN_STATE id=status[/sent] ...",
 which the test waits for before it reloads). `act` counts its runs in localStorage
 (`runs:<thread>`) and hangs while `window.actMode == "hang"`; `ask` is answered with
-`window.submitInput(id, text)`. The page runs on the main thread and in a worker
+`window.submitInput(id, text)`; `window.whenSaved()` resolves once the last state is saved. The page runs on the main thread and in a worker
 (`?pyclient-worker=1`), where the store is the worker's IndexedDB (the page's origin's) and the
 lock between tabs the worker's Web Lock: it reaches the page through `pyscript.window` and
 `pyscript.document`, never the `js` module (the worker's own scope there).
@@ -72,6 +72,15 @@ def submit_input(call_id, text):
 
 
 window.submitInput = create_proxy(submit_input)
+
+
+async def saved():
+    """Resolves once the thread's last state is saved (`thread.saved()`)."""
+    await thread.saved()
+    return True
+
+
+window.whenSaved = create_proxy(saved)
 
 
 async def main():
