@@ -39,7 +39,12 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, cast, get_args
 
 from ._errors import LocalProtocolError
-from ._lifecycle import SubagentEvent, SubagentStatus, SubagentStatusName, next_subagent_status
+from ._lifecycle import (
+    SubagentEvent,
+    SubagentStatus,
+    SubagentStatusName,
+    next_subagent_status,
+)
 
 __all__ = ["SUBAGENT_EVENTS", "Subagent", "Subagents"]
 

@@ -10,8 +10,7 @@ import logging
 import pytest
 from ag_ui.core import SubagentFinishedEvent, SubagentStartedEvent
 
-from pyclient import LocalProtocolError
-from pyclient import _lifecycle
+from pyclient import LocalProtocolError, _lifecycle
 from pyclient._lifecycle import (
     SUBAGENT_TRANSITIONS,
     CallEvent,
