@@ -1,7 +1,8 @@
 """The tool calls of one thread: each call's status and its single answer, sans-I/O.
 
-`Calls` is a read-only mapping of `toolCallId` to `Call` that the conversation machine
-(`pyclient._machine.Conversation`) owns as `conversation.calls`. Every status change is a
+`Calls` is a read-only mapping of `toolCallId` to `Call` (a `pyclient._registry.Registry`)
+that the conversation machine (`pyclient._machine.Conversation`) owns as
+`conversation.calls`. Every status change is a
 lookup in `pyclient._lifecycle.CALL_TRANSITIONS`; the inputs that answer or move a call
 (`serve`, `approve`, `release`, `answer`, `retry`, `cancel`, `handler_returned`) are its
 methods, and each raises `LocalProtocolError` naming the call and its status when the table
@@ -36,16 +37,16 @@ print(call.status, [c.kind for c in changes][:2])        # completed ['action', 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._errors import LocalProtocolError
 from ._entries import new_id
 from ._history import History
 from ._json import repair
 from ._content import content_of
 from ._lifecycle import RESTORE_CALL, RESTORE_IDEMPOTENT, CallEvent, CallStatus, next_call_status
 from ._records import Call, Change, RunRecord
+from ._registry import Registry
 from ._results import ToolResult
 from ._tools import ClientTool
 
@@ -57,7 +58,7 @@ __all__ = ["Calls"]
 logger = logging.getLogger("pyclient")
 
 
-class Calls(Mapping[str, Call]):
+class Calls(Registry[Call]):
     """Every call of one thread by id; the live ones (answer not sent yet) in call order.
 
     Args:
@@ -70,27 +71,18 @@ class Calls(Mapping[str, Call]):
         to_start: the calls that entered `EXECUTING` since the machine last handed them out.
     """
 
+    noun, waiting_word, hint = "tool call", "pending", "Use an id from `thread.pending_actions`."
+
     def __init__(self, thread_id: str, history: History, changed: Callable[[Change], None]) -> None:
-        self._thread_id = thread_id
+        super().__init__(thread_id, changed)
         self._history = history
-        self._changed = changed
-        self._all: dict[str, Call] = {}
         # The calls whose answer has not gone out yet, in call order: what pending(), stop() and
         # the like look at, so they cost the open calls, not every call the thread ever made.
         self._live: dict[str, Call] = {}
         self.to_start: list[Call] = []
 
-    def __getitem__(self, call_id: str) -> Call:
-        return self._all[call_id]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all)
-
-    def __len__(self) -> int:
-        return len(self._all)
-
     def __repr__(self) -> str:
-        return f"<Calls of {self._thread_id!r}: {len(self._all)}, {len(self._live)} live>"
+        return f"<Calls of {self.thread_id!r}: {len(self)}, {len(self._live)} live>"
 
     # -- reading -------------------------------------------------------------------------
 
@@ -106,33 +98,23 @@ class Calls(Mapping[str, Call]):
         """The calls waiting for a registration, in call order."""
         return [call for call in self._live.values() if call.status is CallStatus.UNAVAILABLE]
 
-    def get_call(self, call_id: str) -> Call:
-        """The call with this id.
-
-        Raises:
-            LocalProtocolError: no call has this id (the message lists the pending ones).
-        """
-        call = self._all.get(call_id)
-        if call is None:
-            pending = ", ".join(repr(c.id) for c in self.pending()) or "none"
-            raise LocalProtocolError(
-                f"No tool call has id {call_id!r} in thread {self._thread_id!r} (pending: {pending}). "
-                "Use an id from `thread.pending_actions`."
-            )
-        return call
+    def waiting(self) -> list[Call]:
+        """The pending calls: what a wrong id's message lists."""
+        return self.pending()
 
     # -- the machine's bookkeeping --------------------------------------------------------
 
     def started(self, call_id: str, name: str) -> Call:
         """A call began streaming (its `TOOL_CALL_START`, or a snapshot naming it)."""
-        call = self._all.get(call_id)
+        call = self.get(call_id)
         if call is None or call.done:  # a later run may use an id again: a new call
-            call = self._all[call_id] = self._live[call_id] = Call(call_id, name)
+            call = self._live[call_id] = Call(call_id, name)
+            self.put(call)
         return call
 
     def add_saved(self, call: Call) -> None:
         """A call restored from a snapshot, in its saved status."""
-        self._all[call.id] = call
+        super().add_saved(call)
         if not call.sent:
             self._live[call.id] = call
 
@@ -151,7 +133,7 @@ class Calls(Mapping[str, Call]):
         """Apply a call event through the table (`next_call_status`)."""
         call.status = next_call_status(call.status, event, call=f"{call.id!r} ({call.name})")
         if call.status is not CallStatus.STREAMING:
-            self._changed(Change("action", call.id))
+            self.changed(Change("action", call.id))
 
     def settle(self, call: Call, event: CallEvent, result: ToolResult, *, message: bool = True) -> None:
         """Give the call its answer (a terminal event) and, with `message`, its one tool message."""
@@ -173,7 +155,7 @@ class Calls(Mapping[str, Call]):
                 "content": content_of(repair(content), result.media),  # files as parts after the text
                 "error": repair(result.error) if result.error is not None else None,
             }))
-            self._changed(Change("messages"))
+            self.changed(Change("messages"))
 
     def cancel_open(self, message: str) -> list[Call]:
         """Cancel every live call without an answer (`message` for the model); returns them."""
@@ -199,7 +181,7 @@ class Calls(Mapping[str, Call]):
             else getattr(outcome, "pending_tool_call_ids", None)
         named = [i for i in ids if isinstance(i, str)] if isinstance(ids, (list, tuple)) else []
         if named:
-            wanted = list(dict.fromkeys(self._all[i] for i in named if i in self._all))
+            wanted = list(dict.fromkeys(self[i] for i in named if i in self))
         else:
             if ids:
                 logger.warning("pyclient: RUN_FINISHED.outcome.pendingToolCallIds is not a list of ids "
@@ -235,7 +217,7 @@ class Calls(Mapping[str, Call]):
     def apply_restore_rules(self, idempotent: set[str]) -> None:
         """Restored calls: what was in flight when the page died becomes what
         `pyclient._lifecycle.RESTORE_CALL` says (`RESTORE_IDEMPOTENT` for the ids in `idempotent`)."""
-        for call in self._all.values():
+        for call in self.values():
             event = RESTORE_CALL[call.status]
             if event is CallEvent.INTERRUPT:
                 call.approved_for = call.tool  # it was approved (or needed no approval) before it ran
@@ -267,7 +249,7 @@ class Calls(Mapping[str, Call]):
         Raises:
             LocalProtocolError: the call is not unavailable.
         """
-        call = self.get_call(call_id)
+        call = self.find(call_id)
         if input:
             event = CallEvent.SERVE_INPUT
         elif tool.requires_approval and call.approved_for is not tool:
@@ -291,7 +273,7 @@ class Calls(Mapping[str, Call]):
         Raises:
             LocalProtocolError: no such call, or it is not awaiting approval.
         """
-        call = self.get_call(call_id)
+        call = self.find(call_id)
         self.move(call, CallEvent.APPROVE)
         call.approved_for = call.tool
         call.edited = edited
@@ -317,7 +299,7 @@ class Calls(Mapping[str, Call]):
             False when the result is stale (the call was answered meanwhile, or lost its
             registration and may run again): it is dropped.
         """
-        call = self._all.get(call_id)
+        call = self.get(call_id)
         if call is None or call.status is not CallStatus.EXECUTING or call.execution != execution:
             return False
         self.settle(call, CallEvent.FAIL if result.error is not None else CallEvent.SUCCEED, result)
@@ -329,7 +311,7 @@ class Calls(Mapping[str, Call]):
         Raises:
             LocalProtocolError: no such call, or it already has its answer.
         """
-        call = self.get_call(call_id)
+        call = self.find(call_id)
         self.settle(call, CallEvent.FAIL if result.error is not None else CallEvent.SUCCEED, result)
         return call
 
@@ -340,7 +322,7 @@ class Calls(Mapping[str, Call]):
         Raises:
             LocalProtocolError: no such call, or it is not interrupted.
         """
-        call = self.get_call(call_id)
+        call = self.find(call_id)
         self.move(call, CallEvent.RETRY)
         call.registration = None
         call.approved_for = call.tool  # retrying is the user's consent: not asked again
@@ -355,7 +337,7 @@ class Calls(Mapping[str, Call]):
         Raises:
             LocalProtocolError: no call has this id.
         """
-        call = self.get_call(call_id)
+        call = self.find(call_id)
         if call.done:
             return None
         message = f"Tool call cancelled: {reason}" if reason else "Tool call cancelled"

@@ -8,8 +8,9 @@ older dialect: a `CUSTOM` event named `on_interrupt` before a bare `RUN_FINISHED
 through `forwardedProps.command.resume`; when a run sends both for the same interrupt (its
 `emit_interrupt_outcome=True`), they are one interrupt, answered in `resume` only.
 
-`Interrupts` is a read-only mapping of interrupt id to `InterruptRecord` that the machine
-(`pyclient._machine.Conversation`) owns as `conversation.interrupts`. Every status change is a
+`Interrupts` is a read-only mapping of interrupt id to `InterruptRecord` (a
+`pyclient._registry.Registry`) that the machine (`pyclient._machine.Conversation`) owns as
+`conversation.interrupts`. Every status change is a
 lookup in `pyclient._lifecycle.INTERRUPT_TRANSITIONS`. Exactly once: an interrupt is
 answered once, its answer is sent in one request (`sent`), and an expired one is never
 resumed. The machine never reads a clock: `resolve` and `expire_due` take the time.
@@ -31,15 +32,16 @@ print(record.status, interrupts.resume_entries())
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from ._errors import InterruptError, LocalProtocolError
+from ._errors import InterruptError
 from ._json import loads
 from ._json_schema import SchemaLimitError, schema_errors
 from ._lifecycle import InterruptEvent, InterruptStatus, next_interrupt_status
 from ._records import Change, InterruptRecord
+from ._registry import Registry
 
 __all__ = ["CANCELLED_SENTINEL", "LEGACY_EVENT", "Interrupts", "expiry"]
 
@@ -86,7 +88,7 @@ def expiry(expires_at: str | None) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
-class Interrupts(Mapping[str, InterruptRecord]):
+class Interrupts(Registry[InterruptRecord]):
     """Every interrupt of one thread by id, in the order the runs raised them.
 
     Args:
@@ -94,57 +96,42 @@ class Interrupts(Mapping[str, InterruptRecord]):
         changed: receives a `Change("interrupt", id)` for every interrupt that appears or changes.
     """
 
+    noun, waiting_word, hint = "interrupt", "open", "Use one from `thread.interrupts`."
+
     def __init__(self, thread_id: str, changed: Callable[[Change], None]) -> None:
-        self._thread_id = thread_id
-        self._changed = changed
-        self._all: dict[str, InterruptRecord] = {}
+        super().__init__(thread_id, changed)
         self._run: dict[str, InterruptRecord] = {}  # the legacy events of the run in flight
-
-    def __getitem__(self, interrupt_id: str) -> InterruptRecord:
-        return self._all[interrupt_id]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all)
-
-    def __len__(self) -> int:
-        return len(self._all)
-
-    def __repr__(self) -> str:
-        return f"<Interrupts of {self._thread_id!r}: {len(self._all)}, {len(self.open())} open>"
 
     # -- reading ---------------------------------------------------------------------------
 
     def open(self) -> list[InterruptRecord]:
         """The interrupts waiting for an answer, oldest first."""
-        return [record for record in self._all.values() if record.status is InterruptStatus.OPEN]
+        return [record for record in self.values() if record.status is InterruptStatus.OPEN]
 
     def unsent(self) -> list[InterruptRecord]:
         """The answered interrupts whose answer has not gone out yet."""
-        return [record for record in self._all.values()
+        return [record for record in self.values()
                 if not record.sent and record.status in (InterruptStatus.RESOLVED, InterruptStatus.CANCELLED)]
 
     def for_call(self, tool_call_id: str) -> InterruptRecord | None:
         """The latest interrupt that names this tool call (a server tool's approval), or None."""
         found = None
-        for record in self._all.values():
+        for record in self.values():
             if record.tool_call_id == tool_call_id:
                 found = record
         return found
 
+    def waiting(self) -> list[InterruptRecord]:
+        """The open interrupts: what a wrong id's message lists."""
+        return self.open()
+
     def get_interrupt(self, interrupt_id: str) -> InterruptRecord:
-        """The interrupt with this id.
+        """The interrupt with this id (`find`; the name `Thread` uses).
 
         Raises:
             LocalProtocolError: no interrupt has this id (the message lists the open ones).
         """
-        record = self._all.get(interrupt_id)
-        if record is None:
-            open_ids = ", ".join(repr(r.id) for r in self.open()) or "none"
-            raise LocalProtocolError(
-                f"No interrupt has id {interrupt_id!r} in thread {self._thread_id!r} (open: {open_ids}). "
-                "Use one from `thread.interrupts`."
-            )
-        return record
+        return self.find(interrupt_id)
 
     # -- a run ------------------------------------------------------------------------------
 
@@ -169,7 +156,7 @@ class Interrupts(Mapping[str, InterruptRecord]):
         if not isinstance(interrupt_id, str) or not interrupt_id:
             interrupt_id = f"{run_id}:{len(self._run)}"  # no id to match a 1.0 outcome: one per event
         fields = raw if isinstance(raw, Mapping) else {}
-        record = self._all.get(interrupt_id)
+        record = self.get(interrupt_id)
         if record is None or record.sent:
             record = InterruptRecord(
                 interrupt_id, _text(fields.get("reason")) or "langgraph:interrupt",
@@ -195,10 +182,9 @@ class Interrupts(Mapping[str, InterruptRecord]):
                 if record is not None:
                     raised[record.id] = record
         for record in raised.values():
-            if self._all.get(record.id) is not record:
-                self._all.pop(record.id, None)  # an id a later run used again: a new interrupt, last
-                self._all[record.id] = record
-            self._changed(Change("interrupt", record.id))
+            if self.get(record.id) is not record:
+                self.put(record, last=True)  # an id a later run used again: a new interrupt, last
+            self.changed(Change("interrupt", record.id))
         return list(raised.values())
 
     def _from_outcome(self, item: Any, run_id: str, legacy: Mapping[str, InterruptRecord]) -> InterruptRecord | None:
@@ -235,7 +221,7 @@ class Interrupts(Mapping[str, InterruptRecord]):
         """Apply an interrupt event through the table (`next_interrupt_status`)."""
         record.status = next_interrupt_status(record.status, event, interrupt=repr(record.id))
         record.note = note
-        self._changed(Change("interrupt", record.id))
+        self.changed(Change("interrupt", record.id))
 
     def resolve(self, interrupt_id: str, payload: Any, *, now: datetime) -> InterruptRecord:
         """Answer an open interrupt with `payload`, checked against its `response_schema` first.
@@ -246,7 +232,7 @@ class Interrupts(Mapping[str, InterruptRecord]):
                 expired (it is marked expired).
             LocalProtocolError: no such interrupt, or it has its answer.
         """
-        record = self.get_interrupt(interrupt_id)
+        record = self.find(interrupt_id)
         if record.status is InterruptStatus.OPEN and self._expired(record, now):
             raise InterruptError(f"Interrupt {record.id!r} expired at {record.expires_at}: it can no longer be "
                                  "answered, and the agent is not resumed with it.", [])
@@ -272,7 +258,7 @@ class Interrupts(Mapping[str, InterruptRecord]):
         Raises:
             LocalProtocolError: no interrupt has this id.
         """
-        record = self.get_interrupt(interrupt_id)
+        record = self.find(interrupt_id)
         if record.done:
             return None
         self.move(record, InterruptEvent.CANCEL, reason or "")
@@ -336,7 +322,3 @@ class Interrupts(Mapping[str, InterruptRecord]):
         """A request went out: the answers it carries are sent, never again."""
         for record in self.unsent():
             record.sent = True
-
-    def add_saved(self, record: InterruptRecord) -> None:
-        """An interrupt restored from a snapshot, as saved."""
-        self._all[record.id] = record

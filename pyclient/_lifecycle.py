@@ -1,68 +1,39 @@
-"""The lifecycles of a thread as tables (h11 style): its runs, each tool call, and its saving.
+"""The lifecycles of a thread as tables (h11 style): runs, tool calls, interrupts, subagents, saving.
 
-Rules:
-
-1. Every change of a run state, a call status or a save state is a lookup in
-   `RUN_TRANSITIONS`, `CALL_TRANSITIONS` or `SAVE_TRANSITIONS` through `next_run_state()`,
-   `next_call_status()` / `next_save_state()`; no other code assigns a state. The
-   conversation machine (`pyclient._machine`, `pyclient._calls`) is the only caller of the
-   first two, the thread's persistence (`pyclient._persistence`) of the third.
-2. A transition missing from a table is a misuse or a bug, never ignored: it raises
-   `LocalProtocolError` naming the state and the event.
-3. No I/O, no asyncio, no clock here: the tables are tested by driving them directly.
-4. The public `run_status` is derived from the run state (`RUN_STATUS`); a call's public
-   status is its `CallStatus` value.
-5. Restoring a saved conversation (after a page reload) loads the saved states as they were,
-   then applies the events of `RESTORE_RUN` / `RESTORE_CALL` through the same tables: what
-   was in flight when the page died is not resumed, and nothing is answered twice.
+Every state change is `transition(TABLE, state, event, refusal)` (through `next_run_state()`,
+`next_call_status()`, ...); no other code assigns a state, and nothing here does I/O. A pair
+missing from a table raises `LocalProtocolError` naming the state and the event: a misuse or a
+bug, except for the subagent table, which the server drives (its refusals are logged and
+ignored). A restore applies `RESTORE_RUN` / `RESTORE_CALL` through the same tables.
 
 ```python
-from pyclient._lifecycle import CallEvent, CallStatus, RunEvent, RunState, next_call_status, next_run_state
+from pyclient._lifecycle import RunEvent, RunState, next_run_state
 
-state = next_run_state(RunState.IDLE, RunEvent.START)           # a request is in flight
-state = next_run_state(state, RunEvent.END)                      # RUN_FINISHED arrived
+state = next_run_state(next_run_state(RunState.IDLE, RunEvent.START), RunEvent.END)
 assert next_run_state(state, RunEvent.FINISH_IDLE) is RunState.IDLE
-status = next_call_status(CallStatus.STREAMING, CallEvent.PENDING)
-assert status is CallStatus.UNAVAILABLE and status.value == "unavailable"
 ```
 """
 
 from __future__ import annotations
 
 import enum
-from typing import Literal
+from collections.abc import Callable, Mapping
+from typing import Literal, TypeVar
 
 from ._errors import CLOSED_HINT, LocalProtocolError
 
 __all__ = [
-    "ASKING_USER",
-    "CALL_TRANSITIONS",
-    "INTERRUPT_TRANSITIONS",
-    "RESTORE_CALL",
-    "RESTORE_IDEMPOTENT",
-    "RESTORE_RUN",
-    "RUN_STATUS",
-    "RUN_TRANSITIONS",
-    "SAVE_TRANSITIONS",
-    "TERMINAL",
-    "WAITING_FOR_USER",
-    "WRITING",
-    "CallEvent",
-    "CallStatus",
-    "CallStatusName",
-    "InterruptEvent",
-    "InterruptStatus",
-    "InterruptStatusName",
-    "RunEvent",
-    "RunState",
-    "RunStatus",
-    "SaveEvent",
-    "SaveState",
-    "next_call_status",
-    "next_interrupt_status",
-    "next_run_state",
-    "next_save_state",
+    "ASKING_USER", "CALL_TRANSITIONS", "INTERRUPT_TRANSITIONS", "RESTORE_CALL", "RESTORE_IDEMPOTENT",
+    "RESTORE_RUN", "RUN_STATUS", "RUN_TRANSITIONS", "SAVE_TRANSITIONS", "SUBAGENT_TRANSITIONS",
+    "TERMINAL", "WAITING_FOR_USER", "WRITING", "CallEvent", "CallStatus", "CallStatusName",
+    "InterruptEvent", "InterruptStatus", "InterruptStatusName", "RunEvent", "RunState", "RunStatus",
+    "SaveEvent", "SaveState", "SubagentEvent", "SubagentStatus", "SubagentStatusName",
+    "next_call_status", "next_interrupt_status", "next_run_state", "next_save_state",
+    "next_subagent_status", "transition",
 ]
+
+S = TypeVar("S", bound=enum.Enum)
+E = TypeVar("E", bound=enum.Enum)
 
 RunStatus = Literal["idle", "running", "error", "closed"]
 """`thread.run_status`."""
@@ -75,6 +46,9 @@ CallStatusName = Literal[
 
 InterruptStatusName = Literal["open", "resolved", "cancelled", "expired"]
 """`interrupt.status`: an `InterruptStatus` value."""
+
+SubagentStatusName = Literal["running", "finished", "suspended", "error", "interrupted"]
+"""`subagent.status`: a `SubagentStatus` value."""
 
 
 class RunState(enum.Enum):
@@ -225,6 +199,69 @@ INTERRUPT_TRANSITIONS: dict[InterruptStatus, dict[InterruptEvent, InterruptStatu
 """An interrupt is answered once: every status but `OPEN` is terminal. Whether its answer went
 out (in the resume request) is `sent`, as for calls; a restore keeps every status as saved."""
 
+class SubagentStatus(str, enum.Enum):
+    """The life of one subagent invocation; the value is what `subagent.status` shows."""
+
+    UNSEEN = "unseen"              # no SUBAGENT_* event named it yet (never a `subagent.status`)
+    RUNNING = "running"            # started; its work is arriving
+    FINISHED = "finished"          # SUBAGENT_FINISHED
+    SUSPENDED = "suspended"        # SUBAGENT_FINISHED whose outcome says it waits for an interrupt's answer
+    ERROR = "error"                # SUBAGENT_ERROR
+    INTERRUPTED = "interrupted"    # still running when the turn ended, or when the page died
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class SubagentEvent(enum.Enum):
+    """What moves a subagent invocation: its `SUBAGENT_*` events, and the thread's turn ending."""
+
+    STARTED = "STARTED"                        # SUBAGENT_STARTED
+    FINISHED = "FINISHED"                      # SUBAGENT_FINISHED
+    FINISHED_SUSPENDED = "FINISHED_SUSPENDED"  # SUBAGENT_FINISHED with a "suspended" outcome
+    ERROR = "ERROR"                            # SUBAGENT_ERROR
+    TURN_ENDED = "TURN_ENDED"                  # the thread's turn ended (finished, stopped, failed)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_SUBAGENT_ENDS = {SubagentEvent.FINISHED: SubagentStatus.FINISHED,
+                  SubagentEvent.FINISHED_SUSPENDED: SubagentStatus.SUSPENDED,
+                  SubagentEvent.ERROR: SubagentStatus.ERROR}
+
+SUBAGENT_TRANSITIONS: dict[SubagentStatus, dict[SubagentEvent, SubagentStatus]] = {
+    # An end for an invocation never announced is kept (its name unknown).
+    SubagentStatus.UNSEEN: {SubagentEvent.STARTED: SubagentStatus.RUNNING, **_SUBAGENT_ENDS},
+    SubagentStatus.RUNNING: {SubagentEvent.STARTED: SubagentStatus.RUNNING, **_SUBAGENT_ENDS,
+                             SubagentEvent.TURN_ENDED: SubagentStatus.INTERRUPTED},
+    SubagentStatus.INTERRUPTED: {SubagentEvent.STARTED: SubagentStatus.RUNNING, **_SUBAGENT_ENDS,
+                                 SubagentEvent.TURN_ENDED: SubagentStatus.INTERRUPTED},
+    # Ended: a later run may start it again (a suspended one continues); a second end is refused.
+    SubagentStatus.SUSPENDED: {SubagentEvent.STARTED: SubagentStatus.RUNNING,
+                               SubagentEvent.TURN_ENDED: SubagentStatus.SUSPENDED},
+    SubagentStatus.FINISHED: {SubagentEvent.STARTED: SubagentStatus.RUNNING,
+                              SubagentEvent.TURN_ENDED: SubagentStatus.FINISHED},
+    SubagentStatus.ERROR: {SubagentEvent.STARTED: SubagentStatus.RUNNING,
+                           SubagentEvent.TURN_ENDED: SubagentStatus.ERROR},
+}
+"""The server drives this table: `pyclient._subagents` reports a refused pair (a warning) and
+ignores its event; the run goes on."""
+
+
+def next_subagent_status(status: SubagentStatus, event: SubagentEvent, *, subagent: str = "") -> SubagentStatus:
+    """The subagent status `event` leads to from `status` (`SUBAGENT_TRANSITIONS`).
+
+    Raises:
+        LocalProtocolError: the table has no such transition (an invocation ends once).
+    """
+    def refusal(status: SubagentStatus, event: SubagentEvent) -> str:
+        return (f"Cannot handle SUBAGENT_{event} for subagent run {subagent or '(unnamed)'} in status "
+                f"{status.value!r}: an invocation ends once, and starts again only with SUBAGENT_STARTED.")
+
+    return transition(SUBAGENT_TRANSITIONS, status, event, refusal)
+
+
 RESTORE_RUN: dict[RunState, RunEvent | None] = {
     RunState.IDLE: None,
     RunState.ERROR: RunEvent.STOP,           # the error object is gone; the history is kept, send() works
@@ -265,22 +302,35 @@ _RUN_HINTS = {
 }
 
 
+def transition(table: Mapping[S, Mapping[E, S]], state: S, event: E, refusal: Callable[[S, E], str]) -> S:
+    """The state `event` leads to from `state` in `table`: the one move of every lifecycle here.
+
+    Raises:
+        LocalProtocolError: the table has no such pair; its message is `refusal(state, event)`.
+    """
+    after = table[state].get(event)
+    if after is None:
+        raise LocalProtocolError(refusal(state, event))
+    return after
+
+
+def _run_refusal(state: RunState, event: RunEvent) -> str:
+    hint = CLOSED_HINT if state is RunState.CLOSED \
+        else _RUN_HINTS.get(event, "this is a bug in pyclient; please report it.")
+    return f"Cannot handle {event} in run state {state}: {hint}"
+
+
 def next_run_state(state: RunState, event: RunEvent) -> RunState:
-    """The run state `event` leads to from `state`.
+    """The run state `event` leads to from `state` (`RUN_TRANSITIONS`).
 
     Raises:
         LocalProtocolError: the table has no such transition.
     """
-    try:
-        return RUN_TRANSITIONS[state][event]
-    except KeyError:
-        hint = CLOSED_HINT if state is RunState.CLOSED \
-            else _RUN_HINTS.get(event, "this is a bug in pyclient; please report it.")
-        raise LocalProtocolError(f"Cannot handle {event} in run state {state}: {hint}") from None
+    return transition(RUN_TRANSITIONS, state, event, _run_refusal)
 
 
 def next_call_status(status: CallStatus, event: CallEvent, *, call: str = "") -> CallStatus:
-    """The call status `event` leads to from `status`.
+    """The call status `event` leads to from `status` (`CALL_TRANSITIONS`).
 
     Args:
         call: names the call in the error message (e.g. "'c1' (save_note)").
@@ -288,31 +338,28 @@ def next_call_status(status: CallStatus, event: CallEvent, *, call: str = "") ->
     Raises:
         LocalProtocolError: the table has no such transition.
     """
-    try:
-        return CALL_TRANSITIONS[status][event]
-    except KeyError:
+    def refusal(status: CallStatus, event: CallEvent) -> str:
         what = f"tool call {call} " if call else "a tool call "
         if status in TERMINAL:
             hint = "it already has its answer; each call is answered once."
         else:
-            allowed = ", ".join(str(e) for e in CALL_TRANSITIONS[status])
-            hint = f"only {allowed} can happen in that status."
-        raise LocalProtocolError(f"Cannot handle {event} for {what}in status {status.value!r}: {hint}") from None
+            hint = f"only {', '.join(str(e) for e in CALL_TRANSITIONS[status])} can happen in that status."
+        return f"Cannot handle {event} for {what}in status {status.value!r}: {hint}"
+
+    return transition(CALL_TRANSITIONS, status, event, refusal)
 
 
 def next_interrupt_status(status: InterruptStatus, event: InterruptEvent, *, interrupt: str = "") -> InterruptStatus:
-    """The interrupt status `event` leads to from `status`.
+    """The interrupt status `event` leads to from `status` (`INTERRUPT_TRANSITIONS`).
 
     Raises:
         LocalProtocolError: the table has no such transition (the interrupt has its answer).
     """
-    try:
-        return INTERRUPT_TRANSITIONS[status][event]
-    except KeyError:
-        raise LocalProtocolError(
-            f"Cannot {str(event).lower()} interrupt {interrupt or '(unnamed)'}: it is {status.value!r}, "
-            "and an interrupt is answered once. Read `thread.interrupts` for the open ones."
-        ) from None
+    def refusal(status: InterruptStatus, event: InterruptEvent) -> str:
+        return (f"Cannot {str(event).lower()} interrupt {interrupt or '(unnamed)'}: it is {status.value!r}, "
+                "and an interrupt is answered once. Read `thread.interrupts` for the open ones.")
+
+    return transition(INTERRUPT_TRANSITIONS, status, event, refusal)
 
 
 # -- saving a thread kept in a store (`pyclient._persistence`) ------------------------------
@@ -380,15 +427,14 @@ WRITING = frozenset({SaveState.SAVING, SaveState.DIRTY})
 """The save states in which a save pass is being written."""
 
 
+def _save_refusal(state: SaveState, event: SaveEvent) -> str:
+    return f"Cannot handle {event} in save state {state}: this is a bug in pyclient; please report it."
+
+
 def next_save_state(state: SaveState, event: SaveEvent) -> SaveState:
-    """The save state `event` leads to from `state`.
+    """The save state `event` leads to from `state` (`SAVE_TRANSITIONS`).
 
     Raises:
         LocalProtocolError: the table has no such transition.
     """
-    try:
-        return SAVE_TRANSITIONS[state][event]
-    except KeyError:
-        raise LocalProtocolError(
-            f"Cannot handle {event} in save state {state}: this is a bug in pyclient; please report it."
-        ) from None
+    return transition(SAVE_TRANSITIONS, state, event, _save_refusal)

@@ -10,7 +10,7 @@ it), and a tool call belongs to its message's subagent. `Subagents` keeps the in
 thread's `thread.subagents` lists them as `Subagent` records, and a saved thread keeps them
 (`saved()` / `Subagents.from_saved`), so a group keeps its name and status after a reload.
 
-Each invocation's status follows `SUBAGENT_TABLE`: `"running"` from its start, then
+Each invocation's status follows `pyclient._lifecycle.SUBAGENT_TRANSITIONS`: `"running"` from its start, then
 `"finished"`, `"suspended"` or `"error"`; a suspended (or ended) invocation that starts again
 in a later run is running again. An end for an invocation never announced is kept too (its
 name unknown: None). One still running when the thread's turn ends (stopped, failed, or a
@@ -36,37 +36,21 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Any, cast, get_args
 
-__all__ = ["SUBAGENT_EVENTS", "SUBAGENT_TABLE", "Subagent", "SubagentStatus", "Subagents"]
+from ._errors import LocalProtocolError
+from ._lifecycle import (
+    SubagentEvent,
+    SubagentStatus,
+    SubagentStatusName,
+    next_subagent_status,
+)
+
+__all__ = ["SUBAGENT_EVENTS", "Subagent", "Subagents"]
 
 logger = logging.getLogger("pyclient")
 
-SubagentStatus = Literal["running", "finished", "suspended", "error", "interrupted"]
-
 SUBAGENT_EVENTS = frozenset({"SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"})
-
-# (status, what happened) -> the next status. "FINISHED_SUSPENDED" is SUBAGENT_FINISHED whose
-# outcome is "suspended"; None is an invocation not seen yet. A pair missing is ignored (an
-# invocation ends once: a second end is not news).
-SUBAGENT_TABLE: dict[tuple[SubagentStatus | None, str], SubagentStatus] = {
-    (None, "STARTED"): "running",
-    (None, "FINISHED"): "finished",
-    (None, "FINISHED_SUSPENDED"): "suspended",
-    (None, "ERROR"): "error",
-    ("running", "STARTED"): "running",
-    ("running", "FINISHED"): "finished",
-    ("running", "FINISHED_SUSPENDED"): "suspended",
-    ("running", "ERROR"): "error",
-    ("suspended", "STARTED"): "running",       # a later run continues the invocation
-    ("interrupted", "STARTED"): "running",
-    ("interrupted", "FINISHED"): "finished",
-    ("interrupted", "FINISHED_SUSPENDED"): "suspended",
-    ("interrupted", "ERROR"): "error",
-    ("finished", "STARTED"): "running",
-    ("error", "STARTED"): "running",
-    ("running", "TURN_ENDED"): "interrupted",    # the turn ended (stopped, failed) while it worked
-}
 
 
 @dataclass(frozen=True)
@@ -90,7 +74,7 @@ class Subagent:
     subagent_run_id: str
     name: str | None = None
     description: str | None = None
-    status: SubagentStatus = "running"
+    status: SubagentStatusName = "running"
     error: str | None = None
     error_code: str | None = None
     result: Any = None
@@ -99,13 +83,20 @@ class Subagent:
     parent_message_id: str | None = None
 
 
-def _what(event: Any) -> str:
+def _what(event: Any) -> SubagentEvent:
     kind = event.type.value if hasattr(event.type, "value") else str(event.type)
-    what = kind.removeprefix("SUBAGENT_")
-    outcome = getattr(event, "outcome", None)
-    if what == "FINISHED" and getattr(outcome, "type", None) == "suspended":
-        return "FINISHED_SUSPENDED"
+    what = SubagentEvent(kind.removeprefix("SUBAGENT_"))
+    if what is SubagentEvent.FINISHED and getattr(getattr(event, "outcome", None), "type", None) == "suspended":
+        return SubagentEvent.FINISHED_SUSPENDED
     return what
+
+
+def _status(run: Subagent | None) -> SubagentStatus:
+    return SubagentStatus(run.status) if run is not None else SubagentStatus.UNSEEN
+
+
+def _name(status: SubagentStatus) -> SubagentStatusName:
+    return cast(SubagentStatusName, status.value)  # never UNSEEN: no move leads there
 
 
 class Subagents:
@@ -130,17 +121,17 @@ class Subagents:
         run_id = event.subagent_run_id
         previous = self._runs.get(run_id)
         what = _what(event)
-        status = SUBAGENT_TABLE.get((previous.status if previous else None, what))
-        if status is None:
-            logger.debug("pyclient: SUBAGENT_%s for subagent run %s in status %s ignored",
-                         what, run_id, previous.status if previous else None)
+        try:
+            status = _name(next_subagent_status(_status(previous), what, subagent=repr(run_id)))
+        except LocalProtocolError as exc:  # the server's mistake: reported, and the run goes on
+            logger.warning("pyclient: %s The event was ignored.", exc)
             return False
         run = previous or Subagent(run_id)
-        if what == "STARTED":
+        if what is SubagentEvent.STARTED:
             run = replace(run, name=event.name, description=event.description, status=status, error=None,
                           error_code=None, parent_subagent_run_id=event.parent_subagent_run_id,
                           parent_tool_call_id=event.parent_tool_call_id, parent_message_id=event.parent_message_id)
-        elif what == "ERROR":
+        elif what is SubagentEvent.ERROR:
             run = replace(run, status=status, error=event.message, error_code=event.code)
         else:
             run = replace(run, status=status, result=event.result)
@@ -150,8 +141,8 @@ class Subagents:
     def turn_ended(self) -> None:
         """The thread's turn ended: an invocation still running was cut (`"interrupted"`)."""
         for run_id, run in self._runs.items():
-            status = SUBAGENT_TABLE.get((run.status, "TURN_ENDED"))
-            if status is not None:
+            status = _name(next_subagent_status(_status(run), SubagentEvent.TURN_ENDED, subagent=repr(run_id)))
+            if status != run.status:
                 self._runs[run_id] = replace(run, status=status)
 
     # -- saving --------------------------------------------------------------------------
@@ -163,13 +154,18 @@ class Subagents:
     @classmethod
     def from_saved(cls, data: list[dict[str, Any]]) -> Subagents:
         """The invocations `saved()` wrote; one that was running is `"interrupted"` now (the
-        page died while it worked). An entry that is not one is skipped."""
+        page died while it worked). An entry that is not one (or whose status is none of
+        `SubagentStatusName`) is skipped."""
         runs: dict[str, Subagent] = {}
         for item in data:
             try:
                 run = Subagent(**item)
             except TypeError:
+                run = None
+            if run is None or run.status not in get_args(SubagentStatusName):  # the table knows no other
                 logger.warning("pyclient: a saved subagent run is damaged and was skipped: %.200r", item)
                 continue
-            runs[run.subagent_run_id] = replace(run, status="interrupted") if run.status == "running" else run
-        return cls(runs)
+            runs[run.subagent_run_id] = run
+        restored = cls(runs)
+        restored.turn_ended()  # the page died: one still running was cut, as at a turn's end
+        return restored
