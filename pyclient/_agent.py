@@ -39,6 +39,7 @@ from ._limits import Limits
 from ._machine import DEFAULT_MAX_FOLLOW_UPS
 from ._parts import ToolPart
 from ._platform import Platform
+from ._renderers import Renderers
 from ._scopes import AgentScope, Registration, ThreadScope, check_tool
 from ._thread import Thread
 from ._tools import ClientTool
@@ -146,10 +147,14 @@ class Agent:
         self._transport = transport
         self.scope = AgentScope(name, tools, self.platform.refresh)
         self.name = name
-        self._renderers: dict[str, Callable[[ToolPart], Any]] = {}
-        self._interrupt_renderers: dict[str, Callable[[Interrupt], Any]] = {}
-        self._activity_renderers: dict[str, Callable[[Any], Any]] = {}
-        self._state_renderers: dict[str, Callable[[Any], Any]] = {}
+        self._tool_renderers: Renderers[Callable[[ToolPart], Any]] = Renderers(
+            "tool_renderer", "a ToolPart", example="create_task", owner=lambda: self.name)
+        self._interrupt_renderers: Renderers[Callable[[Interrupt], Any]] = Renderers(
+            "interrupt_renderer", "an Interrupt", example="input_required", owner=lambda: self.name)
+        self._activity_renderers: Renderers[Callable[[Any], Any]] = Renderers(
+            "activity_renderer", "an ActivityMessage", example="search", owner=lambda: self.name)
+        self._state_renderers: Renderers[Callable[[Any], Any]] = Renderers(
+            "state_renderer", "the state", example=None, owner=lambda: self.name)
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {self.url}>"
@@ -323,7 +328,7 @@ class Agent:
             ConfigurationError: `name` is not a string, the renderer is not callable, or a
                 renderer for `name` exists and `replace` is False.
         """
-        return _renderer_table(self._renderers, "tool_renderer", name, "create_task", "a ToolPart", self.name, replace)
+        return self._tool_renderers.decorator(name, replace=replace)
 
     def interrupt_renderer(
         self, reason: str, *, replace: bool = False
@@ -357,16 +362,15 @@ class Agent:
             ConfigurationError: `reason` is not a string, the renderer is not callable, or a
                 renderer for `reason` exists and `replace` is False.
         """
-        return _renderer_table(self._interrupt_renderers, "interrupt_renderer", reason, "input_required",
-                               "an Interrupt", self.name, replace)
+        return self._interrupt_renderers.decorator(reason, replace=replace)
 
     def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None:
         """The renderer set with `interrupt_renderer` for `reason` (or `"*"`), or None."""
-        return self._interrupt_renderers.get(reason) or self._interrupt_renderers.get("*")
+        return self._interrupt_renderers.get(reason)
 
     def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None:
         """The renderer set with `tool_renderer` for `tool_name` (or `"*"`), or None."""
-        return self._renderers.get(tool_name) or self._renderers.get("*")
+        return self._tool_renderers.get(tool_name)
 
     def activity_renderer(
         self, activity_type: str, *, replace: bool = False
@@ -395,12 +399,11 @@ class Agent:
             ConfigurationError: `activity_type` is not a string, the renderer is not callable,
                 or one is set for it and `replace` is False.
         """
-        return _renderer_table(self._activity_renderers, "activity_renderer", activity_type, "search",
-                               "an ActivityMessage", self.name, replace)
+        return self._activity_renderers.decorator(activity_type, replace=replace)
 
     def renderer_for_activity(self, activity_type: str) -> Callable[[Any], Any] | None:
         """The renderer set with `activity_renderer` for `activity_type` (or `"*"`), or None."""
-        return self._activity_renderers.get(activity_type) or self._activity_renderers.get("*")
+        return self._activity_renderers.get(activity_type)
 
     def state_renderer(self, render: Callable[[Any], Any] | None = None, *, replace: bool = False) -> Any:
         """Render the thread's shared state in the chat: `@agent.state_renderer` or `agent.state_renderer(fn)`.
@@ -426,11 +429,7 @@ class Agent:
         Raises:
             ConfigurationError: the renderer is not callable, or one is set and `replace` is False.
         """
-        if self._state_renderers and not replace:
-            raise ConfigurationError(f"Agent {self.name!r} already has a state renderer. Pass "
-                                     "state_renderer(fn, replace=True) to take over from it.")
-        register = _renderer_table(self._state_renderers, "state_renderer", "state", "state", "the state",
-                                   self.name, True)
+        register = self._state_renderers.decorator("state", replace=replace)
         return register if render is None else register(render)
 
     def renderer_for_state(self) -> Callable[[Any], Any] | None:
@@ -448,26 +447,3 @@ class Agent:
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.aclose()
 
-
-def _renderer_table(table: dict[str, Any], decorator: str, name: str, example: str, takes: str, agent: str,
-                    replace: bool) -> Callable[[Any], Any]:
-    """The decorator that puts a renderer in `table` under `name` (`tool_renderer`, `interrupt_renderer`)."""
-    if not isinstance(name, str) or not name:
-        raise ConfigurationError(
-            f"{decorator}() needs a name, got {name!r}. Use @agent.{decorator}({example!r})."
-        )
-
-    def register(render: Any) -> Any:
-        if not callable(render):
-            raise ConfigurationError(
-                f"The renderer of {name!r} must be a function taking {takes}, got {type(render).__name__}."
-            )
-        if name in table and not replace:
-            raise ConfigurationError(
-                f"Agent {agent!r} already has a renderer for {name!r}. Pass "
-                f"{decorator}({name!r}, replace=True) to take over from it."
-            )
-        table[name] = render
-        return render
-
-    return register

@@ -382,9 +382,17 @@ class Thread:
         """Every interrupt of the thread, open or answered, oldest first."""
         return [self._answers.interrupt_for(record) for record in self._machine.interrupts.values()]
 
-    def interrupt_renderer(self, reason: str) -> Callable[[Interrupt], Any] | None:
-        """The renderer of interrupts with this reason in this thread (`agent.interrupt_renderer`), or None."""
+    def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None:
+        """Look up the renderer of interrupts with this `reason` (or `"*"`), or None (the chat's own form).
+
+        A look-up in the agent's table: `agent.interrupt_renderer(reason)` is what sets one.
+        """
         return self.agent.renderer_for_interrupt(reason)
+
+    def interrupt_renderer(self, reason: str) -> Callable[[Interrupt], Any] | None:
+        """The look-up `renderer_for_interrupt(reason)` under its older name; it registers nothing
+        (unlike `agent.interrupt_renderer(reason)`, the decorator that sets one)."""
+        return self.renderer_for_interrupt(reason)
 
     def tool_part(self, tool_call_id: str) -> ToolPart:
         """What a renderer sees of a tool call now (`pyclient.ToolPart`); any call of the history.

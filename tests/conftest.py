@@ -331,7 +331,7 @@ def slow_log() -> SlowLog:
 @pytest.fixture(scope="session")
 def approval_log():
     """What `POST /agent/approval` (a pydantic-ai agent whose backend tool needs approval) saw."""
-    from tests.servers.approval_agent import ApprovalLog
+    from tests.agents.approval_agent import ApprovalLog
 
     return ApprovalLog()
 
@@ -339,7 +339,7 @@ def approval_log():
 @pytest.fixture(scope="session")
 def media_log():
     """What `POST /agent/media` (a pydantic-ai agent whose model records the files it gets) saw."""
-    from tests.servers.media_agent import MediaLog
+    from tests.agents.media_agent import MediaLog
 
     return MediaLog()
 
@@ -348,7 +348,7 @@ def media_log():
 def langgraph_interrupts():
     """The LangGraph interrupt app mounted at `/lg` (`/lg/agent`: legacy channel,
     `/lg/agent-outcome`: 1.0 outcome); its `state.log` records what it saw."""
-    from tests.servers.langgraph_interrupt_app import create_app
+    from tests.agents.langgraph_interrupt_app import create_app
 
     return create_app()
 
@@ -359,18 +359,18 @@ def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph
 
     It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, and `POST /test/bad-agent`
     (see `_bad_agent_route`) for tests of hostile agent streams, `POST /agent/declared`, a
-    pydantic-ai agent that declares its client tools itself (`tests.servers.declared_agent`),
-    `POST /agent/approval`, one whose backend tool needs approval (`tests.servers.approval_agent`),
-    `POST /agent/media`, one whose model records the files it receives (`tests.servers.media_agent`),
-    and the LangGraph interrupt app under `/lg` (`tests.servers.langgraph_interrupt_app`).
+    pydantic-ai agent that declares its client tools itself (`tests.agents.declared_agent`),
+    `POST /agent/approval`, one whose backend tool needs approval (`tests.agents.approval_agent`),
+    `POST /agent/media`, one whose model records the files it receives (`tests.agents.media_agent`),
+    and the LangGraph interrupt app under `/lg` (`tests.agents.langgraph_interrupt_app`).
     """
     from devserver.app import create_app
 
     from starlette.routing import Mount, Route
 
-    from tests.servers.approval_agent import approval_endpoint
-    from tests.servers.declared_agent import declared_endpoint
-    from tests.servers.media_agent import media_endpoint
+    from tests.agents.approval_agent import approval_endpoint
+    from tests.agents.declared_agent import declared_endpoint
+    from tests.agents.media_agent import media_endpoint
 
     app = create_app(runtime=runtime, extra_routes=[
         _slow_route(slow_log), _bad_agent_route(),

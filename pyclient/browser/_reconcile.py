@@ -313,7 +313,7 @@ class MessageList:
                 card = self._asks[interrupt.id] = InterruptCard(interrupt)
                 timeline = self._groups.timeline(interrupt.subagent_run_id)  # a subagent's: in its group
                 timeline.add_notice("i:" + interrupt.id, card.node, after=timeline.last_item)
-            card.update(interrupt, self.thread.interrupt_renderer(interrupt.reason))
+            card.update(interrupt, self.thread.renderer_for_interrupt(interrupt.reason))
         marked.clear()
 
     def _update_messages(self) -> None:

@@ -32,7 +32,7 @@ files described ("1 image (image/png, 2.1 kB)").
 `build_agent(model)` takes a pydantic-ai model string ("openai:gpt-4o") instead, for users with
 a key. The texts, the trigger checks, `chunk_text` and the matcher names re-exported here
 (`plan_tool_calls`, `PlannedCall`, `ToolSpec`) are what other demo models reuse
-(`tests/servers/langgraph_app.py`).
+(`tests/agents/langgraph_app.py`).
 
 ```python
 import asyncio
@@ -63,7 +63,7 @@ from pydantic_ai.messages import BinaryContent, FileUrl, ModelMessage, ModelRequ
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
 # PlannedCall and ToolSpec are not used here: they are exported with plan_tool_calls so that other
-# demo models built on this one (tests/servers/langgraph_app.py) find the whole matcher in one place.
+# demo models built on this one (tests/agents/langgraph_app.py) find the whole matcher in one place.
 from .._media import format_size, kind_of_mime
 from ._matcher import PlannedCall, plan_tool_calls
 from ._toolspec import ToolSpec

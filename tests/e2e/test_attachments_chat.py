@@ -1,6 +1,6 @@
 """The chat's attachments in Chromium, against a real pydantic-ai agent whose model records the files it gets.
 
-The page is web/tests/attachments.html (a `Chat` on `POST /agent/media`, tests/servers/media_agent.py);
+The page is web/tests/attachments.html (a `Chat` on `POST /agent/media`, tests/agents/media_agent.py);
 files reach it the three ways a person gives them: the attach button's file input (Playwright's
 `set_input_files`), a `paste` into the message input and a `drop` on the chat, both real events
 carrying a real `DataTransfer` built in the page. Each page boot costs seconds: the first test

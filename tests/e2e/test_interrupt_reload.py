@@ -3,7 +3,7 @@ counts one resume per interrupt, whenever the page is reloaded.
 
 The page is web/tests/interrupt_store.html (its Python API is web/tests/interrupt_store.py, on
 `window.t`), on the dev server (`live_server`, guarded by `open_page`); the agent is pydantic-ai
-at `POST /agent/approval` (tests/servers/approval_agent.py): "delete" calls the backend tool
+at `POST /agent/approval` (tests/agents/approval_agent.py): "delete" calls the backend tool
 `delete_account(user="bob")`, which needs approval; resumed with `{"approved": true}` the server
 runs it and answers "Answer: deleted bob". The session's `approval_log` records what the server
 saw (`resumes`, `executed`); each test has a thread id of its own and reads only its requests.

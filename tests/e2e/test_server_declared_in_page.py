@@ -1,7 +1,7 @@
 """Server-declared client tools in Chromium, against pydantic-ai with an `ExternalToolset`.
 
 The page is web/tests/declared.html (its Python API is web/tests/declared.py); the agent at
-`/agent/declared` is tests/servers/declared_agent.py. Request bodies are captured at the
+`/agent/declared` is tests/agents/declared_agent.py. Request bodies are captured at the
 server (`agent_log`).
 """
 

@@ -1,7 +1,7 @@
 """What an AG-UI 1.0 agent streams besides text and tool calls, in the chat, in Chromium: the
 "Thinking" section of reasoning, subagent groups, the step line, custom events and RAW events,
 and the AG-UI dojo's "agentic chat with reasoning" and "backend tool rendering" scenarios as
-pydantic-ai's `AGUIAdapter` streams them (`tests/servers/dojo_streams.py`, replayed).
+pydantic-ai's `AGUIAdapter` streams them (`tests/agents/dojo_streams.py`, replayed).
 
 The page is web/tests/stream.html on the plugin's site, booted once per mode (`BOTH_MODES`);
 each test opens a new `Chat` on a new thread of the running test's `scripted_agent`
@@ -17,7 +17,7 @@ from ag_ui.core import RawEvent
 from playwright.sync_api import expect
 
 from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, said, turn
-from tests.servers.dojo_streams import HAIKU, THOUGHT, WEATHER, backend_tool_rendering, reasoning_chat
+from tests.agents.dojo_streams import HAIKU, THOUGHT, WEATHER, backend_tool_rendering, reasoning_chat
 
 pytestmark = BOTH_MODES
 

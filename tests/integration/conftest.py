@@ -2,7 +2,7 @@
 
 - `agent_url`: the embedded pydantic-ai agent (`devserver.agent.agent_endpoint()`) at
   `/agent`, plus `/agent-500`, a route that always answers HTTP 500 with a text body.
-- `langgraph_url`: the ag-ui-langgraph app (`tests.servers.langgraph_app.create_app()`).
+- `langgraph_url`: the ag-ui-langgraph app (`tests.agents.langgraph_app.create_app()`).
 - `flaky_server`: a raw socket server whose first answer sends the headers and a few SSE
   events, then drops the connection; later answers are complete AG-UI runs.
 - `transport`: a fresh `RecordingTransport`, an `HttpxTransport` that keeps every request
@@ -148,7 +148,7 @@ def agent_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def langgraph_url() -> Iterator[str]:
-    from tests.servers.langgraph_app import create_app
+    from tests.agents.langgraph_app import create_app
 
     with ServerThread(create_app()) as server:
         yield server.url

@@ -1,6 +1,6 @@
 """LangGraph interrupts through ag-ui-langgraph: the legacy `on_interrupt` channel and the 1.0 outcome.
 
-The graph (`tests.servers.langgraph_interrupt_app`) has one node that calls `interrupt()` with a
+The graph (`tests.agents.langgraph_interrupt_app`) has one node that calls `interrupt()` with a
 message and a response schema, then answers with what it was resumed with. `/agent` speaks
 ag-ui-langgraph's default (a `CUSTOM` `on_interrupt` event, resumed through
 `forwardedProps.command.resume`); `/agent-outcome` also sends the 1.0 outcome for the same
@@ -20,7 +20,7 @@ from tests.helpers import arun
 
 @pytest.fixture(scope="module")
 def graph():
-    from tests.servers.langgraph_interrupt_app import create_app
+    from tests.agents.langgraph_interrupt_app import create_app
 
     app = create_app()
     with ServerThread(app) as server:

@@ -1,6 +1,6 @@
 """AG-UI 1.0 interrupts against pydantic-ai's AGUIAdapter: a backend tool that needs approval.
 
-The agent (`tests.servers.approval_agent`) has `delete_account(user)` registered with
+The agent (`tests.agents.approval_agent`) has `delete_account(user)` registered with
 `requires_approval=True`: a run that calls it ends with an interrupt outcome, and the server
 runs the tool itself once a request resumes with `{"approved": true}`. pyclient never answers
 that call: the interrupt is the page's to answer, the call is the server's.
@@ -18,7 +18,7 @@ from tests.helpers import answering, arun, change_background, tool_messages
 
 @pytest.fixture
 def approval():
-    from tests.servers.approval_agent import create_app
+    from tests.agents.approval_agent import create_app
 
     app = create_app()
     with ServerThread(app) as server:

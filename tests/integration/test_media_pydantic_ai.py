@@ -1,6 +1,6 @@
 """Files both ways against pydantic-ai's AGUIAdapter: a user's attachments, a client tool's image.
 
-The agent (`tests.servers.media_agent`) runs a `FunctionModel` that records what each model call
+The agent (`tests.agents.media_agent`) runs a `FunctionModel` that records what each model call
 received, files as `(media_type, bytes)`: what pyclient sent as AG-UI content parts must reach
 the model as the same bytes with the same MIME types.
 """
@@ -18,7 +18,7 @@ PNG = png_bytes(3, 2)
 
 @pytest.fixture
 def media():
-    from tests.servers.media_agent import create_app
+    from tests.agents.media_agent import create_app
 
     app = create_app()
     with ServerThread(app) as server:

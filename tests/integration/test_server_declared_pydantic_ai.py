@@ -1,6 +1,6 @@
 """Server-declared client tools against pydantic-ai's AGUIAdapter with an `ExternalToolset`.
 
-The agent (`tests.servers.declared_agent`) declares `lookup_stock`, `confirm_order` and
+The agent (`tests.agents.declared_agent`) declares `lookup_stock`, `confirm_order` and
 `audit_log` itself; the page registers handlers only, so no request advertises them.
 """
 
@@ -21,7 +21,7 @@ DECLARED = {"lookup_stock", "confirm_order", "audit_log"}
 
 @pytest.fixture(scope="module")
 def declared_url() -> Iterator[str]:
-    from tests.servers.declared_agent import create_app
+    from tests.agents.declared_agent import create_app
 
     with ServerThread(create_app()) as server:
         yield server.url + "/agent"

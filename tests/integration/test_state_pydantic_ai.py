@@ -1,4 +1,4 @@
-"""Shared state and activities against pydantic-ai's AGUIAdapter (`tests.servers.plan_agent`).
+"""Shared state and activities against pydantic-ai's AGUIAdapter (`tests.agents.plan_agent`).
 
 A tool of a `StateDeps` agent returns a `ToolReturn` whose metadata holds a `STATE_SNAPSHOT` and
 an `ACTIVITY_SNAPSHOT`: the thread keeps the state and the activity message in its place; the
@@ -17,7 +17,7 @@ from tests.helpers import arun
 
 @pytest.fixture
 def plan_server():
-    from tests.servers.plan_agent import create_app
+    from tests.agents.plan_agent import create_app
 
     app = create_app()
     with ServerThread(app) as server:

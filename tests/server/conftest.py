@@ -1,7 +1,7 @@
 """Fixtures for the AG-UI server tests: real uvicorn servers on 127.0.0.1 and a small AG-UI client.
 
 `agent_url` serves `devserver.agent.agent_endpoint()` (pydantic-ai), `langgraph_url` serves
-`tests.servers.langgraph_app.create_app()` (ag-ui-langgraph); both run in a background thread
+`tests.agents.langgraph_app.create_app()` (ag-ui-langgraph); both run in a background thread
 for the whole session. `agui` gives helpers to build `RunAgentInput` bodies, post them and
 decode the SSE answer into `ag_ui.core` events with their arrival times.
 """
@@ -70,10 +70,10 @@ def langgraph_url() -> Iterator[str]:
 
 
 def load_langgraph_app() -> Any:
-    """The `tests/servers/langgraph_app.py` module, loaded by path (`tests` is no package)."""
+    """The `tests/agents/langgraph_app.py` module, loaded by path (`tests` is no package)."""
     name = "pyclient_tests_langgraph_app"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "servers" / "langgraph_app.py")
+        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "agents" / "langgraph_app.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module

@@ -1,4 +1,4 @@
-"""The LangGraph test server (tests/servers/langgraph_app.py), driven over real HTTP with httpx against uvicorn."""
+"""The LangGraph test agent (tests/agents/langgraph_app.py), driven over real HTTP with httpx against uvicorn."""
 
 from __future__ import annotations
 

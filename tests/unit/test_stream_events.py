@@ -157,7 +157,7 @@ def test_a_raising_custom_callback_is_logged_and_never_breaks_the_run(callback_e
 
 
 def test_pydantic_ais_reasoning_streams_fold_the_same_and_its_signature_goes_back():
-    from tests.servers.dojo_streams import HAIKU, THOUGHT, reasoning_chat
+    from tests.agents.dojo_streams import HAIKU, THOUGHT, reasoning_chat
 
     histories = []
     for version in (None, "0.1.10"):   # REASONING_* (AG-UI 1.0), then THINKING_* (before 0.1.11)

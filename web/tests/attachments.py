@@ -1,5 +1,5 @@
 """Test page for the chat's attachments: a `Chat` on `POST /agent/media`, a pydantic-ai agent whose
-model records the files it receives (tests/servers/media_agent.py); tests/e2e/test_attachments_chat.py
+model records the files it receives (tests/agents/media_agent.py); tests/e2e/test_attachments_chat.py
 drives it.
 
 Query: `accept=<pattern>,<pattern>` (the Chat's `accept=`; `none`: an empty list), `file_limit`

@@ -1,6 +1,6 @@
 """Test page for server-declared client tools: window.t exposes the thread to Playwright.
 
-The agent at /agent/declared (tests/servers/declared_agent.py) declares `lookup_stock`,
+The agent at /agent/declared (tests/agents/declared_agent.py) declares `lookup_stock`,
 `confirm_order` and `audit_log` itself; this page registers handlers for the first two only.
 """
 

@@ -1,7 +1,7 @@
 """Test page for AG-UI interrupts of a thread kept across reloads: `?thread=<id>` names the thread;
 tests/e2e/test_interrupt_reload.py drives it through `window.t`.
 
-The agent is `POST /agent/approval` (tests/servers/approval_agent.py: pydantic-ai, whose backend
+The agent is `POST /agent/approval` (tests/agents/approval_agent.py: pydantic-ai, whose backend
 tool `delete_account` needs approval, an interrupt). The thread is kept in IndexedDB
 (`store=True`), wrapped so each completed save is written to `<html data-saved>` as
 "RUN_STATE id=status[/sent] ..." for its interrupts, which the test waits for before it

@@ -12,7 +12,7 @@ The model is a deterministic `FunctionModel`:
 ```python
 import uvicorn
 
-from tests.servers.plan_agent import create_app
+from tests.agents.plan_agent import create_app
 
 uvicorn.run(create_app(), host="127.0.0.1", port=8004)  # POST AG-UI runs to /agent
 ```
@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tests.servers.scripted_model import function_model
+from tests.agents.scripted_model import function_model
 
 __all__ = ["Plan", "create_app"]
 

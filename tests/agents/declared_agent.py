@@ -32,7 +32,7 @@ from pydantic_ai.toolsets.external import ExternalToolset
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from tests.servers.scripted_model import agui_endpoint, function_model
+from tests.agents.scripted_model import agui_endpoint, function_model
 
 __all__ = ["DECLARED_TOOLS", "build_declared_agent", "create_app", "declared_endpoint"]
 

@@ -21,7 +21,7 @@ The graph is served twice on one FastAPI app:
 ```python
 import uvicorn
 
-from tests.servers.langgraph_interrupt_app import create_app
+from tests.agents.langgraph_interrupt_app import create_app
 
 uvicorn.run(create_app(), host="127.0.0.1", port=8003)  # POST AG-UI runs to /agent or /agent-outcome
 ```

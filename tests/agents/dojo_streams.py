@@ -10,7 +10,7 @@ then the model's answer. Each returns the events between `RUN_STARTED` and `RUN_
 their wire JSON, for `ScriptedAgent.on(...).emit(*events)`.
 
 ```python
-from tests.servers.dojo_streams import backend_tool_rendering, reasoning_chat
+from tests.agents.dojo_streams import backend_tool_rendering, reasoning_chat
 
 print([event["type"] for event in reasoning_chat()][:3])   # ['REASONING_START', 'REASONING_MESSAGE_START', 'REASONING_MESSAGE_CONTENT']
 print(reasoning_chat("0.1.10")[0]["type"])                 # THINKING_START

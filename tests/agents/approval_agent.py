@@ -22,7 +22,7 @@ Every app has its own `ApprovalLog` (`app.state.log`): `executed` lists the `use
 ```python
 import uvicorn
 
-from tests.servers.approval_agent import create_app
+from tests.agents.approval_agent import create_app
 
 uvicorn.run(create_app(), host="127.0.0.1", port=8002)  # POST AG-UI runs to /agent
 ```
@@ -49,7 +49,7 @@ from pydantic_ai.models.function import AgentInfo
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from tests.servers.scripted_model import agui_endpoint, function_model
+from tests.agents.scripted_model import agui_endpoint, function_model
 
 __all__ = ["ApprovalLog", "approval_endpoint", "build_approval_agent", "create_app"]
 

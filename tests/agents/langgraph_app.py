@@ -11,7 +11,7 @@ each result. "slowly" in the user message spreads the stream over about 3 s.
 ```python
 import uvicorn
 
-from tests.servers.langgraph_app import create_app
+from tests.agents.langgraph_app import create_app
 
 uvicorn.run(create_app(), host="127.0.0.1", port=8001)  # POST AG-UI runs to /agent
 ```

@@ -1,4 +1,4 @@
-"""What the test servers' pydantic-ai agents share: a `FunctionModel` from one reply function,
+"""What the test agents built on pydantic-ai share: a `FunctionModel` from one reply function,
 and the AG-UI endpoint that runs an agent and records each request body.
 
 A reply is one `ModelResponse` of one part, a text or a tool call; streamed, the text is one
@@ -8,7 +8,7 @@ delta and the call one `DeltaToolCall` with its whole arguments.
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelResponse, TextPart
 
-from tests.servers.scripted_model import agui_endpoint, function_model
+from tests.agents.scripted_model import agui_endpoint, function_model
 
 bodies = []
 endpoint = agui_endpoint(Agent(function_model(lambda messages, info: ModelResponse(parts=[TextPart("ok")]))),

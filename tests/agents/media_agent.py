@@ -15,7 +15,7 @@ It answers:
 ```python
 import uvicorn
 
-from tests.servers.media_agent import create_app
+from tests.agents.media_agent import create_app
 
 uvicorn.run(create_app(), host="127.0.0.1", port=8003)  # POST AG-UI runs to /agent
 ```
@@ -43,7 +43,7 @@ from pydantic_ai.models.function import AgentInfo
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from tests.servers.scripted_model import agui_endpoint, function_model
+from tests.agents.scripted_model import agui_endpoint, function_model
 
 __all__ = ["MediaLog", "Received", "build_media_agent", "create_app", "describe", "media_endpoint"]
 
