@@ -46,6 +46,8 @@ from ._executions import Executions
 from ._interrupt import Interrupt
 from ._json import JSONLimitError, loads
 from ._machine import Conversation
+from ._parts import ToolPart
+from ._projection import tool_part, tool_parts
 from ._records import Call, InterruptRecord
 from ._results import ToolResult
 
@@ -135,6 +137,32 @@ class ThreadAnswers:
         interrupt = Interrupt(record, self)
         self._interrupts[record.id] = (record, interrupt)
         return interrupt
+
+    # -- the views the thread hands out ----------------------------------------------------
+
+    def pending_actions(self) -> list[Action]:
+        """The `Action`s of the calls waiting for their answer, in call order."""
+        return [self.action_for(call) for call in self._machine.pending()]
+
+    def open_interrupts(self) -> list[Interrupt]:
+        """The `Interrupt`s still waiting for their answer, oldest first."""
+        return [self.interrupt_for(record) for record in self._machine.interrupts.open()]
+
+    def all_interrupts(self) -> list[Interrupt]:
+        """Every `Interrupt` of the thread, open or answered, oldest first."""
+        return [self.interrupt_for(record) for record in self._machine.interrupts.values()]
+
+    def interrupt(self, interrupt_id: str) -> Interrupt:
+        """The `Interrupt` with this id (`LocalProtocolError` when there is none)."""
+        return self.interrupt_for(self._machine.interrupts.get_interrupt(interrupt_id))
+
+    def tool_part(self, call_id: str) -> ToolPart:
+        """What a renderer sees of this call now (`LocalProtocolError` when there is none)."""
+        return tool_part(self._machine, call_id, action_for=self.action_for, interrupt_for=self.interrupt_for)
+
+    def tool_parts(self) -> list[ToolPart]:
+        """Every tool call of the history as a `ToolPart`, in the order the model made them."""
+        return tool_parts(self._machine, action_for=self.action_for, interrupt_for=self.interrupt_for)
 
     def signal(self, call_id: str) -> AbortSignal:
         """The signal of the call's current execution."""

@@ -1,24 +1,11 @@
-"""`Thread`: one conversation with an agent, driven over the network.
+"""`Thread`: one conversation with an agent, driven over the network; the facade a page author holds.
 
-`Thread` is the facade a page author holds. Behind it, each concept has its room: the
-conversation itself (history, runs, every call's status, the run status) is a sans-I/O
-machine (`pyclient._machine`); the drive loop sends the requests it asks for and runs the
-handlers it names (`pyclient._driver`); calls are answered through their `Action`s
-(`pyclient._answering`); changes are told to listeners (`pyclient._publisher`); a thread
-kept in a store is restored and saved by `pyclient._persistence`; renderers' `ToolPart`s are
-projected by `pyclient._projection`; `send()` and `run()` are taken through by `pyclient._turns`.
-
-`await thread.send(text)` appends a user message and runs the agent until the thread is
-idle: every client tool call is answered and followed up automatically. HTTP errors,
-dropped connections and `RUN_ERROR` do not raise: `send()` returns with
-`run_status == "error"` and `thread.error` set, the history keeps everything received, and
-`await thread.run()` retries. `thread.stop()` aborts the request and the running handlers;
-`thread.close()` stops for good and releases the thread's registrations and element. A run
-that ends on AG-UI interrupts (`thread.interrupts`, `pyclient._interrupt`) waits, like a call
-awaiting approval, until each is answered; then the thread resumes it by itself.
-
-Listeners (`thread.subscribe(callback)`) receive a `ThreadEvent(kind, payload)` for every
-event and change; the kinds are in `pyclient._listeners`.
+Behind it each concept has its room (`docs/architecture.md`): the sans-I/O machine
+(`pyclient._machine`), the drive loop (`pyclient._driver`), the answering (`pyclient._answering`),
+the listeners (`pyclient._publisher`), the store (`pyclient._persistence`). Its methods about
+calls, tools and message actions are mixins: `pyclient._thread_calls`, `pyclient._thread_tools`,
+`pyclient._thread_messages`. `send()` never raises for a failed run: it returns with
+`run_status == "error"` and `thread.error` set, and `run()` retries.
 
 ```python
 import asyncio
@@ -43,35 +30,30 @@ asyncio.run(main())
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._actions import Action
 from ._answering import ThreadAnswers
-from ._branches import BranchPoint
 from ._driver import Driver
 from ._errors import ConfigurationError
 from ._executions import Executions
 from ._host import Host
-from ._feedback import Rating
-from ._interrupt import Interrupt
 from ._custom import custom_listener
 from ._listeners import Listeners, ThreadEvent
 from ._machine import DEFAULT_MAX_FOLLOW_UPS, Conversation
 from ._message_actions import MessageActions
-from ._parts import ToolPart
 from ._persistence import Persistence, resolve_store
-from ._projection import tool_part, tool_parts
 from ._publisher import Publisher
 from ._records import RunEnd
-from ._scopes import Registration, ThreadScope
+from ._scopes import ThreadScope
 from ._shared_state import patched
 from ._store import Store
 from ._subagents import Subagent
+from ._thread_calls import ThreadCalls
+from ._thread_messages import ThreadMessageActions
+from ._thread_tools import ThreadTools
 from ._lifecycle import RunStatus
 from ._entries import new_id
-from ._tools import ClientTool
 from ._turns import Turns
 
 if TYPE_CHECKING:
@@ -81,10 +63,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Thread"]
 
-logger = logging.getLogger("pyclient")
 
-
-class Thread:
+class Thread(ThreadCalls, ThreadTools, ThreadMessageActions):
     """One conversation with an agent. Create it with `agent.thread()`.
 
     Args:
@@ -138,7 +118,7 @@ class Thread:
         )
         self._listeners = Listeners()
         executions = Executions(platform, machine.thread_id, lambda *result: answers.handler_returned(*result))
-        answers = self._answers = ThreadAnswers(machine, executions, platform.to_python,
+        answers = ThreadAnswers(machine, executions, platform.to_python,
                                                 changed=lambda: driver.changed(),
                                                 serve=lambda: driver.serve_unavailable(),
                                                 max_result_chars=agent.limits.max_result_chars)
@@ -155,8 +135,9 @@ class Thread:
         driver = self._driver = Driver(machine, self.scope, agent, platform, executions, answers, self._publisher,
                                        self._listeners, self._persistence.saved if self._persistence else None)
         turns = self._turns = Turns(agent, machine, driver, self._publisher, self.scope, self._persistence)
-        self._message_actions = MessageActions(machine, publish=self._publisher.publish, ready=turns.ready,
-                                               writable=turns.check_writable, run=self.run)
+        ThreadCalls.__init__(self, answers)
+        ThreadMessageActions.__init__(self, MessageActions(machine, publish=self._publisher.publish, ready=turns.ready,
+                                                           writable=turns.check_writable, run=self.run))
         self._unmount: Callable[[], None] | None = None
         platform.warm_up()
         if self._persistence is not None:
@@ -340,124 +321,13 @@ class Thread:
         return self._machine.error
 
     @property
-    def pending_actions(self) -> list[Action]:
-        """The tool calls of the finished run still waiting for their answer, in call order.
-
-        Answer each through its `Action`: `approve()`, `reject()`, `submit()`, `fail()`,
-        `cancel()`, `retry()`.
-        """
-        return [self._answers.action_for(call) for call in self._machine.pending()]
-
-    def action(self, tool_call_id: str) -> Action:
-        """The `Action` of a client tool call of this thread, pending or answered.
-
-        Raises:
-            LocalProtocolError: no client tool call of a finished run has this id.
-        """
-        return self._answers.action(tool_call_id)
-
-    @property
     def waiting_for_person(self) -> bool:
         """True while the run waits for nothing but the person at the page: open interrupts, or
         calls awaiting approval or input, no handler running. `send()` is allowed then: what is
         open is cancelled and the agent is told with the new message."""
         return self._machine.waiting_for_person
 
-    @property
-    def interrupts(self) -> list[Interrupt]:
-        """The open AG-UI interrupts of the thread: the run is paused until each is answered
-        (`interrupt.resolve(payload)` or `interrupt.cancel()`); then the thread resumes it by
-        itself. Oldest first; empty when nothing waits."""
-        return [self._answers.interrupt_for(record) for record in self._machine.interrupts.open()]
-
-    def interrupt(self, interrupt_id: str) -> Interrupt:
-        """The `Interrupt` with this id, open or answered.
-
-        Raises:
-            LocalProtocolError: no interrupt of this thread has this id.
-        """
-        return self._answers.interrupt_for(self._machine.interrupts.get_interrupt(interrupt_id))
-
-    def all_interrupts(self) -> list[Interrupt]:
-        """Every interrupt of the thread, open or answered, oldest first."""
-        return [self._answers.interrupt_for(record) for record in self._machine.interrupts.values()]
-
-    def renderer_for_interrupt(self, reason: str) -> Callable[[Interrupt], Any] | None:
-        """Look up the renderer of interrupts with this `reason` (or `"*"`), or None (the chat's own form).
-
-        A look-up in the agent's table: `agent.interrupt_renderer(reason)` is what sets one.
-        """
-        return self.agent.renderer_for_interrupt(reason)
-
-    def interrupt_renderer(self, reason: str) -> Callable[[Interrupt], Any] | None:
-        """The look-up `renderer_for_interrupt(reason)` under its older name; it registers nothing
-        (unlike `agent.interrupt_renderer(reason)`, the decorator that sets one)."""
-        return self.renderer_for_interrupt(reason)
-
-    def tool_part(self, tool_call_id: str) -> ToolPart:
-        """What a renderer sees of a tool call now (`pyclient.ToolPart`); any call of the history.
-
-        Raises:
-            LocalProtocolError: no tool call of this thread has this id.
-        """
-        return tool_part(self._machine, tool_call_id, action_for=self._answers.action_for,
-                         interrupt_for=self._answers.interrupt_for)
-
-    def tool_parts(self) -> list[ToolPart]:
-        """Every tool call of the history as a `ToolPart`, in the order the model made them."""
-        return tool_parts(self._machine, action_for=self._answers.action_for, interrupt_for=self._answers.interrupt_for)
-
-    def renderer(self, tool_name: str) -> Callable[[ToolPart], Any] | None:
-        """The renderer of a tool's calls in this thread, or None (the UI's default card).
-
-        The serving tool's own `client_tool(render=...)` first, then the agent's
-        `agent.tool_renderer(tool_name)`, then its catch-all `agent.tool_renderer("*")`.
-        """
-        registration = self.scope.resolve().get(tool_name)
-        if registration is not None and registration.tool.render is not None:
-            return registration.tool.render
-        return self.agent.renderer(tool_name)
-
-    def available_tools(self) -> list[ClientTool]:
-        """The tools the next request will advertise (its snapshot), as a new list.
-
-        One tool per name: the most specific mounted registration wins (thread-level over
-        agent-level over the agent's binding tools), the newest within a level; binding tools
-        come first, then agent-level, then thread-level ones. Element connections are
-        re-checked first. Server-declared tools are left out (`registered_tools()` has them).
-        """
-        return self.scope.advertised_tools()
-
-    def registered_tools(self) -> list[ClientTool]:
-        """Every tool this thread can serve now, advertised or server-declared (never advertised,
-        but a call to it from this thread's agent runs its handler); same rule and order as
-        `available_tools()`, as a new list."""
-        return self.scope.serving_tools()
-
     # -- registering and listening -------------------------------------------------------
-
-    def register_tool(self, tool: ClientTool, *, replace: bool = False, mounted: bool = True) -> Registration:
-        """Register `tool` on this thread; it is in the very next request's tools while mounted.
-
-        A thread-level registration is the most specific: it wins over an agent-level one and
-        a binding tool of the same name. Calls of that tool waiting as `"unavailable"` run
-        with it at once.
-
-        Args:
-            tool: a `ClientTool` (decorate the function with `@client_tool`).
-            replace: take over from a live registration of the same name on this thread (it
-                serves again once this one is unmounted or disposed) instead of raising.
-            mounted: False registers it unmounted; `registration.set_mounted(True)` mounts it.
-
-        Returns:
-            The `Registration`: `set_mounted(bool)`, `dispose()`.
-
-        Raises:
-            ConfigurationError: `tool` is not a `ClientTool`, or a live registration of the
-                same name exists on this thread and `replace` is False.
-            LocalProtocolError: the thread is closed.
-        """
-        return self.scope.register(tool, replace=replace, mounted=mounted)
 
     def subscribe(self, callback: Callable[[ThreadEvent], Any], *, events: bool = True) -> Callable[[], None]:
         """Call `callback(ThreadEvent)` on every event and change (kinds: `pyclient._listeners`).
@@ -550,56 +420,6 @@ class Thread:
             asyncio.CancelledError: the task awaiting this was cancelled (the run is stopped first).
         """
         await self._turns.run()
-
-    # -- message actions (pyclient._message_actions: branches, feedback) ----------------------
-
-    async def regenerate(self) -> None:
-        """Answer the last user message again, keeping the answer it replaces as a branch;
-        returns when idle, as `run()` does.
-
-        Raises:
-            LocalProtocolError: a run is in flight or waits for an answer (`stop()` first), no
-                user message, the thread is closed or read-only here; nothing changes then.
-        """
-        await self._message_actions.regenerate()
-
-    async def edit(self, message_id: str, text: str) -> None:
-        """Replace the user message `message_id` with `text` (files kept) and run from there, the
-        old message and its answers kept as a branch; returns when idle.
-
-        Raises:
-            LocalProtocolError: as `regenerate()`, or `message_id` is not a user message shown.
-        """
-        await self._message_actions.edit(message_id, text)
-
-    def branches(self, message_id: str) -> BranchPoint | None:
-        """The alternatives of a message shown (`BranchPoint(message_id, index, count)`), or None."""
-        return self._message_actions.point(message_id)
-
-    def branch_points(self) -> list[BranchPoint]:
-        """Every message shown that has alternatives, in history order."""
-        return self._message_actions.points()
-
-    def show_branch(self, message_id: str, index: int) -> BranchPoint:
-        """Show alternative `index` (from 0) of `message_id`'s: the history and the next request
-        read with it. Returns the `BranchPoint` of the one now shown.
-
-        Raises:
-            LocalProtocolError: as `regenerate()`, or no such message or alternative.
-        """
-        return self._message_actions.show(message_id, index)
-
-    def feedback(self, message_id: str) -> Rating | None:
-        """The person's rating of an answer: `"up"`, `"down"` or None."""
-        return self._message_actions.rating(message_id)
-
-    def set_feedback(self, message_id: str, rating: Rating | None) -> None:
-        """Rate an assistant message shown `"up"` or `"down"` (None clears); saved with the thread.
-
-        Raises:
-            LocalProtocolError: not an assistant message shown, not a rating, or read-only here.
-        """
-        self._message_actions.rate(message_id, rating)
 
     def stop(self, reason: str = "stopped by the user") -> None:
         """Abort the run in flight: the request, running handlers, actions waiting for an answer.
