@@ -1,16 +1,13 @@
 """The conversation machine: one thread's history, runs, tool calls and run status, sans-I/O.
 
-h11's `Connection` is the model. `Conversation` never awaits, sends, sleeps or reads a
-clock: AG-UI events go in (`receive`), answers go in through its calls (`conversation.calls`:
-`serve`, `approve`, `answer`, `cancel`, `release`; see `pyclient._calls`), and `next_step()`
-says what the driver (`pyclient._driver`) must do next: `SendRequest`, `RunHandlers`,
-`WaitForActions`, `Idle` or `Failed`. Every state change is a lookup in the tables of
-`pyclient._lifecycle`; an input that is illegal in the current state raises
-`LocalProtocolError` naming the state and the input. What changed is queued for the driver to
-publish (`drain()`), after the input is fully applied, so a listener always sees a
-consistent machine; `checkpoint` counts the transitions that matter, after which a thread
-kept in a store saves `snapshot()`. What the run's events and the end of its stream mean for
-the run is `pyclient._run_stream`; what a restored snapshot becomes, `pyclient._restoring`.
+h11's `Connection` is the model. `Conversation` never awaits, sends, sleeps or reads a clock:
+AG-UI events go in (`receive`), answers go in through its calls (`pyclient._calls`), and
+`next_step()` says what the driver (`pyclient._driver`) must do next: `SendRequest`,
+`RunHandlers`, `WaitForActions`, `Idle` or `Failed`. Every state change is a lookup in the
+tables of `pyclient._lifecycle` (an illegal input raises `LocalProtocolError`); what changed is
+queued for the driver (`drain()`), and `checkpoint` counts the transitions a store saves after.
+Its read-only views are `pyclient._conversation_views`; what a stream means for the run,
+`pyclient._run_stream`; what a restored snapshot becomes, `pyclient._restoring`.
 
 ```python
 from ag_ui.core import RunFinishedEvent, RunStartedEvent, TextMessageContentEvent
@@ -32,7 +29,6 @@ print(conversation.run_end.how)                # finished
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -47,10 +43,9 @@ from ._history import History
 from ._interrupts import Interrupts
 from ._json import repair
 from ._content import content_of
+from ._conversation_views import ConversationViews
 from ._media import Media
-from ._lifecycle import (
-    ASKING_USER, RUN_STATUS, CallStatus, RunEvent, RunState, RunStatus, next_run_state,
-)
+from ._lifecycle import CallStatus, RunEvent, RunState, next_run_state
 from ._listeners import ChangeKind
 from ._records import (
     Call, Change, Failed, Idle, RunEnd, RunHandlers, RunRecord, RunRequest, SendRequest, Step, WaitForActions,
@@ -62,21 +57,16 @@ from ._run_stream import CHECKPOINT_EVENTS, end_of_stream, note_event
 from ._tools import ClientTool
 
 if TYPE_CHECKING:  # ag_ui.core is imported on first use: see `pyclient._events.event_adapter`
-    from ag_ui.core import Context, Message, TextMessageContentEvent, ToolCall, ToolMessage, UserMessage
-
-    from ._subagents import Subagents
+    from ag_ui.core import Context, Message, TextMessageContentEvent, UserMessage
 
 __all__ = ["DEFAULT_MAX_FOLLOW_UPS", "Conversation"]
 
 DEFAULT_MAX_FOLLOW_UPS = 10
 
 _MESSAGES = Change("messages")  # a text delta's change, queued once for a run of them
-_BUSY = frozenset({RunState.STREAMING, RunState.ENDED, RunState.AWAITING_TOOLS})
-
-logger = logging.getLogger("pyclient")
 
 
-class Conversation:
+class Conversation(ConversationViews):
     """The sans-I/O state of one thread; see the module docstring.
 
     Args:
@@ -90,11 +80,7 @@ class Conversation:
     Attributes:
         thread_id, context, forwarded_props, max_follow_ups: as given; the next request uses
             their current values.
-        calls: every tool call by id (`pyclient._calls.Calls`), and the inputs that answer them.
-        interrupts: every AG-UI interrupt by id (`pyclient._interrupts.Interrupts`), and the
-            inputs that answer them; the run waits while one is open.
-        run: the request in flight, or the last one (`pyclient._records.RunRecord`).
-        run_state: the `RunState`.
+        calls, interrupts, run, run_state, history: see `ConversationViews`.
         error: the error of the last run, or None.
         run_end: how the last turn ended (`RunEnd`), None while one is in flight.
         checkpoint: counts the transitions that matter (a message completed, a call changed
@@ -125,8 +111,8 @@ class Conversation:
         self.interrupted: list[str] = []
         self._changes: list[Change] = []
         self._follow_ups = 0
-        self._history = History([as_message(m) for m in messages], state, on_call_started=self._call_started)
-        self.calls = Calls(thread_id, self._history, self._tracked_changed)
+        self.history = History([as_message(m) for m in messages], state, on_call_started=self._call_started)
+        self.calls = Calls(thread_id, self.history, self._tracked_changed)
         self.interrupts = Interrupts(thread_id, self._tracked_changed)
         self.branches = Branches()
         self.feedback = Feedback(changed=self._feedback_changed)
@@ -137,88 +123,14 @@ class Conversation:
     # -- reading -------------------------------------------------------------------------
 
     @property
-    def run_status(self) -> RunStatus:
-        """`"idle"`, `"running"`, `"error"` or `"closed"`."""
-        return RUN_STATUS[self.run_state]
-
-    @property
-    def run_id(self) -> str:
-        """The `runId` of the request in flight, or of the last one ("" before the first)."""
-        return self.run.run_id
-
-    @property
-    def run_ended(self) -> bool:
-        """True once the request in flight sent RUN_FINISHED or RUN_ERROR (state `ENDED`): the
-        driver reads no more (a server may hold the connection open) and calls `end_stream()`."""
-        return self.run_state is RunState.ENDED
-
-    @property
-    def waiting_for_person(self) -> bool:
-        """True while the finished run waits for nothing but the person: open interrupts, or
-        calls awaiting approval, input, a retry or a tool to mount; no handler runs."""
-        if self.run_state is not RunState.AWAITING_TOOLS or self.calls.to_start:
-            return False
-        pending = self.pending()
-        if any(call.status is CallStatus.EXECUTING for call in pending):
-            return False
-        return bool(self.interrupts.open()) or any(call.status in ASKING_USER for call in pending)
-
-    @property
-    def busy(self) -> bool:
-        """True while a request is in flight or the calls of a finished run are being answered."""
-        return self.run_state in _BUSY
-
-    @property
-    def history(self) -> History:
-        """The history itself, for the journal's incremental saves (`pyclient._journal`): read it only."""
-        return self._history
-
-    @property
     def state(self) -> Any:
         """The shared agent state (JSON)."""
-        return self._history.state
+        return self.history.state
 
     @state.setter
     def state(self, value: Any) -> None:
-        self._history.state = value
+        self.history.state = value
         self._changed("state", value)
-
-    def messages(self) -> list[Message]:
-        """The history as `ag_ui.core` message models (a new list each call)."""
-        return self._history.messages()
-
-    def message(self, message_id: str) -> Message | None:
-        """The message with this id, or None."""
-        return self._history.message(message_id)
-
-    @property
-    def subagents(self) -> Subagents:
-        """The subagent invocations of the history (`pyclient._subagents`)."""
-        return self._history.subagents
-
-    @property
-    def activity_problems(self) -> dict[str, str]:
-        """Activity message id -> why its last update did not apply (`pyclient._activities`)."""
-        return self._history.activity_problems
-
-    def tool_call(self, call_id: str) -> ToolCall | None:
-        """The AG-UI `ToolCall` with this id, arguments as assembled so far."""
-        return self._history.tool_call(call_id)
-
-    def arguments(self, call_id: str) -> str | None:
-        """The call's arguments as assembled so far: the approved edit once the user edited them."""
-        call = self.calls.get(call_id)
-        if call is not None and call.edited is not None:
-            return call.edited
-        return self._history.arguments(call_id)
-
-    def tool_result(self, call_id: str) -> ToolMessage | None:
-        """The tool message that answers the call, or None."""
-        return self._history.tool_result(call_id)
-
-    def pending(self) -> list[Call]:
-        """The calls of the finished run still waiting for their answer, in call order."""
-        return self.calls.pending()
 
     def drain(self) -> list[Change]:
         """What changed since the last `drain()`, oldest first; a kind (and call) once each,
@@ -236,7 +148,7 @@ class Conversation:
         from ._snapshot import Snapshot
 
         return Snapshot.of(thread_id=self.thread_id, run_state=self.run_state, run_start=self.run.start,
-                           history=self._history, calls=self.calls.values() if whole else (),
+                           history=self.history, calls=self.calls.values() if whole else (),
                            interrupted=self.interrupted, interrupts=self.interrupts.values() if whole else (),
                            file_limit=file_limit, branches=self.branches.saved(), feedback=self.feedback.saved(),
                            with_messages=whole).dump()
@@ -277,7 +189,7 @@ class Conversation:
         """
         parts = restored(data, tools, on_call_started=self._call_started, changed=self._tracked_changed,
                          feedback_changed=self._feedback_changed)
-        self.thread_id, self._history, self.calls, self.interrupts = (parts.thread_id, parts.history, parts.calls,
+        self.thread_id, self.history, self.calls, self.interrupts = (parts.thread_id, parts.history, parts.calls,
                                                                       parts.interrupts)
         self.run_state, self.run, self.interrupted = parts.run_state, parts.run, parts.interrupted
         self.branches, self.feedback = parts.branches, parts.feedback
@@ -296,7 +208,7 @@ class Conversation:
         self.check_can_start(what)
         from ag_ui.core import MessagesSnapshotEvent
 
-        self._history.apply(MessagesSnapshotEvent(messages=messages))
+        self.history.apply(MessagesSnapshotEvent(messages=messages))
         self._changed("messages")
         self.checkpoint += 1
 
@@ -322,7 +234,7 @@ class Conversation:
 
         # A lone surrogate could never be sent; with files the content is a list of parts.
         message = UserMessage.model_validate({"id": new_id(), "role": "user", "content": content_of(repair(text), files)})
-        self._history.append(message)
+        self.history.append(message)
         self._changed("messages")
         self.checkpoint += 1
         return message
@@ -359,7 +271,7 @@ class Conversation:
         next_run_state(self.run_state, RunEvent.START)  # a run in flight or a closed thread raises here
         run_id = new_id()
         body = run_body(  # before the transition: a bad state raises cleanly
-            self._history, self.interrupts, thread_id=self.thread_id, run_id=run_id, tools=tools,
+            self.history, self.interrupts, thread_id=self.thread_id, run_id=run_id, tools=tools,
             context=self.context, forwarded_props=self.forwarded_props,
         )
         self._follow_ups = follow_ups
@@ -368,11 +280,11 @@ class Conversation:
         self.interrupts.mark_sent()
         self.interrupts.begin_run()
         advertised = {tool.name: tool for tool in tools}
-        self.run = RunRecord(run_id, len(self._history), advertised,
+        self.run = RunRecord(run_id, len(self.history), advertised,
                              {tool.name: tool for tool in declared if tool.name not in advertised},
                              text_content_class())
         self.error = None
-        self._history.begin_run()
+        self.history.begin_run()
         return RunRequest(run_id, body)
 
     def receive(self, event: AGUIEvent) -> bool:
@@ -397,13 +309,13 @@ class Conversation:
         if type(event) is run.text_content:
             # Most of a long answer: its own path, a few attribute reads and an append.
             text = cast("TextMessageContentEvent", event)
-            if not self._history.add_text(text.message_id, text.delta):
+            if not self.history.add_text(text.message_id, text.delta):
                 return False  # it named a message text may not change (reported): nothing changed
             changes = self._changes
             if not changes or changes[-1] is not _MESSAGES:
                 changes.append(_MESSAGES)
             return False
-        changed = self._history.apply(event)
+        changed = self.history.apply(event)
         ended = note_event(event, run, self.calls, self.interrupts)  # the run's end, legacy interrupts, results
         if "messages" in changed:
             self._changed("messages")
@@ -512,17 +424,6 @@ class Conversation:
             self._changed("closed")
         return cancelled
 
-    def check_can_start(self, what: str) -> None:
-        """Raise `LocalProtocolError` unless a new turn may start (idle or error)."""
-        if self.busy or self.run_state is RunState.CLOSED:
-            raise LocalProtocolError(
-                f"Cannot {what} in thread {self.thread_id!r} in run state {self.run_state} "
-                f"(run status {self.run_status!r}): "
-                + (CLOSED_HINT
-                   if self.run_state is RunState.CLOSED else
-                   "a run is in flight. Wait for the current `send()`/`run()` to return, or call `thread.stop()`.")
-            )
-
     # -- internals --------------------------------------------------------------------------
 
     def _transition(self, event: RunEvent, end: RunEnd | None = None) -> None:
@@ -532,7 +433,7 @@ class Conversation:
             self.run_end = None
         elif end is not None:
             self.run_end = end
-            self._history.subagents.turn_ended()  # one still running was cut (a stop, a failure)
+            self.history.subagents.turn_ended()  # one still running was cut (a stop, a failure)
         self.checkpoint += 1
         if self.run_status != before:
             self._changed("status")
