@@ -1,21 +1,13 @@
 """A thread's history and shared state, assembled from AG-UI events (sans-I/O).
 
-`History.apply(event)` folds one decoded event into the conversation: streamed text (kept as
-a list of pieces, joined on demand, so a long answer costs linear time), tool calls whose
-arguments are assembled per `toolCallId` (never per "current call"), tool results, reasoning
-(messages of role `"reasoning"`, and the encrypted values to echo back: one naming a reasoning
-span with no text becomes an empty reasoning message, so it is sent back), activities
-(`pyclient._activities`), `STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch), `MESSAGES_SNAPSHOT`, and
-subagents (`SUBAGENT_*` into `subagents`; a message keeps the `subagentRunId` of the event that
-started it). The table of which operation folds each event type is `pyclient._folding`'s.
-`messages()` returns `ag_ui.core` models, ready to be sent back; a message a request carried is
-kept as that JSON only, its model built again when read (`pyclient._frozen`).
-
-Tolerated on purpose (servers do these): `TOOL_CALL_ARGS` after `TOOL_CALL_END` for the same
-id (pydantic-ai with parallel calls), `TOOL_CALL_ARGS` before its `TOOL_CALL_START`, content
-for a message that was never started, `*_CHUNK` events without ids (they continue the last
-chunked message or call). Refused (a warning, the event ignored): an event that writes text or
-reasoning into a message of another kind, the person's own above all (`pyclient._folding.clash`).
+`History.apply(event)` folds one decoded event into the conversation (the table of which
+operation folds each event type is `pyclient._folding`'s): streamed text (a list of pieces,
+joined on demand, so a long answer costs linear time), tool calls assembled per `toolCallId`
+(never per "current call"), tool results, reasoning and its encrypted values to echo back,
+activities (`pyclient._activities`), the shared state, `MESSAGES_SNAPSHOT` and subagents.
+`messages()` returns `ag_ui.core` models, ready to be sent back; a message a request carried
+is kept as that JSON only (`pyclient._frozen`). What a server's stream may do out of order,
+and what is refused, is listed in `docs/servers.md` ("What a stream may do").
 
 ```python
 from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent, UserMessage
