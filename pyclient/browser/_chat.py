@@ -3,98 +3,12 @@
 `Chat(thread, element)` renders the thread into `element` and sends what the user types. It
 builds on the thread's listener API only (`thread.subscribe`, `thread.subscribe_events`,
 `thread.tool_part`, `thread.renderer`), so it is also the reference for writing your own UI.
-
-What it shows: user messages as text with their files (thumbnails and chips), assistant
-messages as Markdown (raw HTML off, links
-limited to http(s) and mailto, no images: `pyclient.browser._markdown`), one card per tool
-call with its status in words and its arguments and result (`pyclient.browser._cards`),
-approval bars with an edit form (`pyclient.browser._approval`; a server tool's approval, an
-AG-UI interrupt naming the call, gets the same bar), a card per other interrupt with a form
-made from its response schema (`pyclient.browser._interrupt_cards`; a page's
-`agent.interrupt_renderer(reason)` draws its own), an error bubble with a Retry button, a
-"Stopped" marker after a stop and a "Cancelled by the agent" one after a run the agent
-cancelled, the agent's reasoning in a "Thinking" section above its answer
-(`pyclient.browser._thinking_section`), a subagent's work grouped under its name and status
-(`pyclient.browser._subagent_groups`), the step the run is on (`pyclient.browser._steps`;
-`steps=False` hides it), activity cards (`pyclient.browser._activity_cards`; a page's
-`agent.activity_renderer(activity_type)` draws its own), the shared state drawn by
-`agent.state_renderer(fn)` above the input (`pyclient.browser._state_view`), the run status in words ("Ready", "Thinking…", "Working…", "Waiting for you",
-"Waiting for your answer", "Stopped", "Something went wrong") in a polite live region, an
-empty state with suggestions, an event log panel (`pyclient.browser._eventlog`), and under
-each bubble its actions (`pyclient.browser._message_bar`): copy, edit and resend, regenerate,
-‹ 1/2 › between the branches those keep, and thumbs that call `on_feedback`. It
-follows new content unless the user scrolled up ("Jump to latest" brings it back); Escape
-in the input stops a run. While the run waits for nothing but the person (open interrupts
-or approvals: `thread.waiting_for_person`) the input and Send stay enabled: a new message
-cancels what is open and tells the agent in the same request, and the cards say
-"cancelled".
-
-The person attaches files with the attach button, by pasting them into the input or by
-dropping them on the chat (`pyclient.browser._attachments`): each shows as a preview with a
-Remove button until the message is sent with them (`thread.send(text,
-attachments=files)`; files alone, without text, may be sent). `accept=` names the MIME
-types the chat takes (any by default); a file of another type, or over the agent's limits
-(`Agent(max_attachment_bytes=..., max_message_bytes=...)`), is not attached, and a polite
-live region says why. When `thread.send` refuses the files, it says why and the previews
-and the text come back.
-
-The chat is the view: it builds its nodes once (header, message list, event log, form) and
-listens on its root. Three modules do the rest. Rendering is batched: thread events only
-mark what changed (`pyclient.browser._changes`: a message id for a text delta, a tool call
-id for a `TOOL_CALL_*` event or a call's status, an interrupt id for an `"interrupt"`
-change, "everything" for anything else), and one
-animation frame applies it (`pyclient.browser._reconcile`), updating nodes in place in
-history order; making and updating cards takes at most `FRAME_BUDGET` seconds a frame, the
-rest waits for the next (a thousand parallel calls appear over frames, in call order). A timer
-stands in for the frame in a hidden tab, and the chat draws at once when the run stops: all of
-it in a hidden tab, so the final state is always shown; a frame's budget on a page the person
-sees (in a worker too: the page applies each batch in one task), the rest in the next frames. Clicks and keys become
-commands on the thread (`pyclient.browser._commands`: send, rerun, stop, answer a call or
-an interrupt), and
-the status line and the form's buttons follow the thread (`pyclient.browser._status`; the
-"Stopped" word and marker follow `thread.run_end`).
-
-Model output, tool arguments and results are never HTML: text nodes, with bidi controls and
-zero-width characters made visible, except the assistant's Markdown, which markdown-it
-writes with raw HTML off. Buttons that answer a call or an interrupt (Approve, Reject,
-Retry, Send, Cancel) and the suggestion and Retry buttons act only on trusted user events
-(`event.isTrusted`), never
-on synthetic clicks. A thread kept in a store (`store=`) is restored at once
-(`thread.restore()`): its history, its cards, the partial text of a run the reload cut
-(marked `data-interrupted`); a thread another tab holds is shown read-only.
-
-Styling ships with the package (`chat.css`, put once per document first in `<head>`, so page
-rules win: `pyclient.browser._stylesheet`): inline as `<style id="pyclient-chat-style">` by
-default, with the page's Content-Security-Policy nonce (`nonce=`, else the nonce of the page's
-first element that has one); linked as a file with `stylesheet="/pyclient/chat.css"` (`pyclient
-serve` and `pyclient vendor` provide it there); or not at all when the page links that file
-itself (`<link rel="stylesheet" href="pyclient/chat.css">`), which a policy without
-`'unsafe-inline'` or nonces for styles needs. Everything is
-scoped under `.pyclient-chat`; the chat has its own opaque background, light or dark after
-`prefers-color-scheme`, or forced with `data-theme="light"` / `"dark"` on its root
-(`theme=`). Theme it with CSS custom properties, on the chat or any ancestor:
-
-| property | what |
-| --- | --- |
-| `--pyclient-bg` | the chat's background |
-| `--pyclient-fg` | its text colour |
-| `--pyclient-muted` | secondary text (status, times, hints) |
-| `--pyclient-accent` | buttons, links, focus rings |
-| `--pyclient-accent-fg` | text on the accent colour |
-| `--pyclient-user-bg` | the user's bubbles |
-| `--pyclient-assistant-bg` | the assistant's bubbles |
-| `--pyclient-card-bg` | tool cards |
-| `--pyclient-border` | borders |
-| `--pyclient-danger` | errors and failed calls |
-| `--pyclient-radius` | corner radius |
-| `--pyclient-font` | font family |
-| `--pyclient-mono` | monospace font (arguments, results, code) |
-| `--pyclient-max-height` | the chat's maximum height (`100vh`); it fills a container with a height, and the message list scrolls |
-
-The chat lives as long as its thread: the thread's listener holds it, and the page's event
-listeners hold it only weakly, so a chat whose thread is closed (`thread.close()`) or freed
-removes its listeners and destroys its proxies.
-See https://developer.mozilla.org/en-US/docs/Web/API/Event/isTrusted
+What it shows, its attachments, theming and trust rules are in `docs/chat.md`. The chat is the
+view: it builds its nodes once and listens on its root; thread events only mark what changed
+(`pyclient.browser._changes`), one animation frame applies it within `FRAME_BUDGET`
+(`pyclient.browser._reconcile`), trusted clicks and keys become commands on the thread
+(`pyclient.browser._commands`). It lives as long as its thread: the page's listeners hold it
+only weakly, so a chat whose thread is closed or freed removes its listeners and proxies.
 
 ```python
 from pyscript import document
