@@ -1,39 +1,13 @@
 """Draws what changed in a thread into the chat's message list: nodes made, updated or moved in history order.
 
 `MessageList.draw(budget)` applies the marks of `pyclient.browser._changes.Changes` to the
-list, once per animation frame:
-
-- `full`: every message and tool call of the history in the window (`window`: the last
-  screens of a long history, `pyclient.browser._windowing`), in order (`_reconcile()`): a bubble per
-  user message (its text and files) and per assistant message with text
-  (`pyclient.browser._bubbles`), a card per
-  tool call (`pyclient.browser._cards`), made when new (until the frame's `budget` is spent:
-  the calls left are queued, and made in the next frames, each after the item before it),
-  updated in place, moved only when
-  the history was reordered (a snapshot, a restore: `pyclient.browser._timeline`), dropped
-  when gone; each card not yet terminal is queued for an update;
-- else only the bubbles of the messages whose text changed;
-- then the queued cards, made (a new call's card, at the end of its list: so they appear in
-  call order) or updated, for up to `budget` seconds (`FRAME_BUDGET` a frame); the rest waits
-  for the next frame (`pending`), so a thousand calls starting or finishing at once never
-  freeze the page (the frame's budget includes the pass, so a frame of a thousand new calls
-  makes those that fit: 4 at least);
-- then the interrupt cards (`pyclient.browser._interrupt_cards`) of the AG-UI interrupts
-  marked (or all of them, in a full pass): made when an interrupt is first seen open (or
-  changes while the chat shows the thread), after the last item of the list then, which is
-  the end of the run that asked; updated in place as they are answered. A server tool's
-  approval whose call has a card gets no card of its own: the tool card shows it;
-- then the notices: a "Stopped" marker after the last item for each stopped run, a
-  "Cancelled by the agent" one for each run the agent cancelled, and the error bubble of a
-  failed run (the error itself goes to the console, in words for the person in the bubble).
-
-A card's button bar follows its call's action status: an approval bar
-(`pyclient.browser._approval`) while it awaits approval, Retry and Cancel while it is
-interrupted, none otherwise (buttons that answer one status would lie in another). A server
-tool's call has no action; while the interrupt that names it is open and asks for approval
-(`part.interrupt.is_approval`) it gets the same approval bar, answering the interrupt. Which
-calls wait for the person or are running (`waiting`, `working`) is kept as the cards are
-updated, for the status line. Messages the reload cut are marked `data-interrupted`.
+list, once per animation frame: a full pass walks the history in the window
+(`pyclient.browser._windowing`) and makes, updates or moves its bubbles and cards in order;
+else only the bubbles whose text changed; then the queued cards, for up to `budget` seconds
+(`FRAME_BUDGET` a frame; the rest waits for the next, so a thousand calls at once never freeze
+the page), the interrupt cards, and the notices (Stopped, Cancelled by the agent, the error
+bubble). A card's button bar follows its call's action status. Each step, and why, is in
+`docs/architecture.md` ("How a frame draws the chat").
 
 ```python
 from pyclient import Agent
