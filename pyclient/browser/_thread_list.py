@@ -2,30 +2,12 @@
 
 `ThreadList(agent, element, store=True, chat="#chat")` lists the agent's saved threads
 (`pyclient.SavedThreads`: the summary records beside the snapshots, never a snapshot), newest
-first, each with its title (the name the person gave it, else its first message) and when it
-was last updated, and shows one of them in a `Chat` on the `chat` element. At start it opens
-the newest thread, or a new one when there is none. Clicking a thread opens it; "New chat"
-starts one (listed once its first message is saved); ✎ renames it in place (Enter saves,
-Escape cancels, an empty title goes back to the first message); × asks "Delete …?" and
-deletes it on Delete. The list follows the store: a thread appears after its first message,
-moves up when it changes, and the times are redrawn every minute. A summary record that
-cannot be read (cut short, a time of 1e20) is left out, and a line under the list counts them
-("1 saved chat could not be read"); a thread deleted in another tab leaves the list at once.
-
-How it and the chat cooperate: with `chat=` the list owns the chat. Opening a thread closes
-the one shown, as a reload would (a run in flight stops and keeps the text so far, an
-approval or a question waits again when the thread is opened again), mounts the new one on
-that element (`agent.thread(chat, thread_id=..., store=store)`) and makes `Chat(thread,
-element, **chat_options)` there; `thread_list.thread` and `thread_list.chat` are the ones
-shown. A page that draws its own chat passes `on_open=callback` instead (or as well): it is
-called with the thread id each time a thread is opened or started, and does the mounting itself.
-
-The list builds its nodes once and updates them from its state (the summaries, the thread
-shown, the one being renamed, the one asking to be deleted). Its buttons act only on trusted
-events (`event.isTrusted`), never on a script's `click()`; everything is a button or a form
-field, so it works from the keyboard. It lives in the page's main thread and in a PyScript
-worker alike, and is styled by `chat.css` (`.pyclient-chat.pyclient-thread-list`), light and
-dark like the chat (`theme=`).
+first, and shows one of them in a `Chat` on the `chat` element (or calls `on_open` with its
+id). What the person sees and does (open, new, rename, delete), how it follows the store and
+how it and the chat cooperate is in `docs/chat.md` ("Saved threads beside the chat"). The list
+builds its nodes once and updates them from its state (the summaries, the thread shown, the
+one being renamed, the one asking to be deleted); its buttons act only on trusted events
+(`event.isTrusted`). It lives in the page's main thread and in a PyScript worker alike.
 
 ```python
 from pyscript import document
