@@ -47,11 +47,11 @@ import tomllib
 import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from email.parser import Parser
 from pathlib import Path
 from typing import Any
 
 from ._bytecode import STDLIB_ZIP, BytecodeError, compile_for_pyodide, pyc_name
+from ._lock import write_lock
 
 __all__ = [
     "ASSETS", "COI_WORKER", "DISTRIBUTION", "PACKAGE", "PACKAGE_DATA", "PYODIDE_VERSION", "PYSCRIPT_VERSION",
@@ -172,14 +172,6 @@ def package_files(package: Path = PACKAGE) -> list[Path]:
     """pyclient's files that go into its browser wheel: the modules and the package data."""
     data = [path for name in PACKAGE_DATA for path in package.glob(name) if path.is_file()]
     return sorted({*package.rglob("*.py"), *data})
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _source_hash(package: Path) -> str:
@@ -362,72 +354,16 @@ def _compile_stdlib(pyodide_dir: Path, lock_info: Mapping[str, Any]) -> None:
     partial.replace(stdlib)
 
 
-def _normalize(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
-
-
-def _wheel_entry(wheel: Path) -> dict[str, Any]:
-    """A pyodide-lock.json package entry read from the wheel's own metadata."""
-    with zipfile.ZipFile(wheel) as zf:
-        names = zf.namelist()
-        meta_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
-        meta = Parser().parsestr(zf.read(meta_name).decode())
-        top_level = next((n for n in names if n.endswith(".dist-info/top_level.txt")), None)
-        if top_level:
-            imports = zf.read(top_level).decode().split()
-        else:
-            imports = sorted({n.split("/")[0].removesuffix(".py") for n in names
-                              if not n.split("/")[0].endswith((".dist-info", ".data"))})
-    depends = []
-    for req in meta.get_all("Requires-Dist") or []:
-        if "extra ==" in req:  # optional extras are never installed in the page
-            continue
-        dep = req.split(";")[0].strip()
-        for sep in "<>=!~[ (":
-            dep = dep.split(sep)[0]
-        depends.append(_normalize(dep))
-    return {
-        "name": _normalize(meta["Name"]),
-        "version": meta["Version"],
-        "file_name": wheel.name,
-        "install_dir": "site",
-        "sha256": _sha256(wheel),
-        "package_type": "package",
-        "imports": [i for i in imports if i],
-        "depends": depends,
-        "unvendored_tests": False,
-        "shared_library": False,
-    }
-
-
 def _write_lock(pyodide_dir: Path, npm_lock: dict[str, Any]) -> None:
-    """Write a lock that lists only the local wheels.
-
-    Hand-written because the `pyodide-lock` package (0.1.2) cannot parse the 314.x schema.
-    A dependency missing from this lock would make Pyodide fall back to a CDN, so we fail
-    here instead.
-    """
-    packages = {}
-    for wheel in sorted(pyodide_dir.glob("*.whl")):
-        entry = _wheel_entry(wheel)
-        packages[entry["name"]] = entry
-    for entry in packages.values():
-        entry["depends"] = [d for d in entry["depends"] if d in packages or _missing(entry, d)]
-    lock = {"info": npm_lock["info"], "packages": packages}
-    (pyodide_dir / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
-
-
-# Requirements that Pyodide's own stdlib or markers make unnecessary in the page.
-_NOT_NEEDED_IN_PAGE = {"eval-type-backport", "tzdata"}
-
-
-def _missing(entry: dict[str, Any], dep: str) -> bool:
-    if dep in _NOT_NEEDED_IN_PAGE:
-        return False
-    raise BuildError(
-        f"{entry['name']} needs {dep!r}, which is not among the downloaded wheels. "
-        "Add it to PURE_WHEELS in pyclient/server/_runtime.py so the page never reaches for a CDN."
-    )
+    """Write the lock of the local wheels (`pyclient.server._lock`), or refuse a dependency missing
+    from them: Pyodide would fetch it from a CDN."""
+    missing = write_lock(pyodide_dir, npm_lock)
+    if missing:
+        name, dep = missing[0]
+        raise BuildError(
+            f"{name} needs {dep!r}, which is not among the downloaded wheels. "
+            "Add it to PURE_WHEELS in pyclient/server/_runtime.py so the page never reaches for a CDN."
+        )
 
 
 def build(runtime: Path | None = None, *, package: Path = PACKAGE, force: bool = False) -> Path:
