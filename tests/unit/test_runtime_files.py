@@ -3,8 +3,12 @@ what pyproject.toml ships, and the same files give a byte-identical wheel."""
 
 from __future__ import annotations
 
+import json
 import tomllib
+import zipfile
 from pathlib import Path
+
+import pytest
 
 from pyclient.server import PACKAGE_DATA, package_files
 from pyclient.server._runtime import _build_pyclient_wheel, _source_hash
@@ -30,3 +34,30 @@ def test_same_files_give_a_byte_identical_wheel(tmp_path):
     second = _build_pyclient_wheel(tmp_path / "b", package, digest)
     assert first.name == second.name and f"+g{digest[:10]}" in first.name
     assert first.read_bytes() == second.read_bytes()
+
+
+def _wheel(folder: Path, name: str, *requires: str) -> Path:
+    wheel = folder / f"{name}-1.0-py3-none-any.whl"
+    metadata = "".join([f"Name: {name}\nVersion: 1.0\n", *(f"Requires-Dist: {r}\n" for r in requires)])
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr(f"{name}/__init__.py", "")
+        zf.writestr(f"{name}-1.0.dist-info/METADATA", metadata)
+    return wheel
+
+
+def test_the_lock_lists_the_local_wheels_and_refuses_a_dependency_missing_from_them(tmp_path):
+    from pyclient.server._lock import file_sha256, write_lock
+    from pyclient.server._runtime import BuildError, _write_lock
+
+    app = _wheel(tmp_path, "app", "lib>=1", "tzdata", "extra_thing; extra == 'dev'")
+    _wheel(tmp_path, "lib")
+    assert write_lock(tmp_path, {"info": {"arch": "wasm32"}}) == []
+    lock = json.loads((tmp_path / "pyodide-lock.json").read_text())
+    assert lock["info"] == {"arch": "wasm32"}
+    assert lock["packages"]["app"]["depends"] == ["lib"]  # tzdata: the page does without it
+    assert lock["packages"]["app"]["sha256"] == file_sha256(app)
+    (tmp_path / "pyodide-lock.json").unlink()
+    _wheel(tmp_path, "other", "nowhere")
+    with pytest.raises(BuildError, match="other needs 'nowhere', which is not among the downloaded wheels"):
+        _write_lock(tmp_path, {"info": {}})
+    assert not (tmp_path / "pyodide-lock.json").exists()
