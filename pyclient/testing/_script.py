@@ -29,11 +29,9 @@ print(agent.respond(resumed).events[2].delta, agent.resumes[0].payload)   # You 
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Union
 
@@ -44,21 +42,19 @@ from ag_ui.core import (
     RunFinishedEvent,
     RunStartedEvent,
     StateSnapshotEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
     ToolCallArgsEvent,
     ToolCallEndEvent,
-    ToolCallResultEvent,
     ToolCallStartEvent,
     ToolMessage,
 )
 
-from .._content import content_of, split_content
-from .._json import loads
 from ._framing import Custom, EndSubagent, Framed, Framing, Reason, Step, StartSubagent
 from ._response import Event, Response
 from ._resumes import APPROVAL_SCHEMA, Content, ScriptedInterrupt, approval_outcome, describe, resumes_of
+from ._steps import (
+    ActivityStep, CallStep, EmittedStep, TextStep, call_arguments, compact_arguments, cut_text, result_content,
+    result_event, text_events,
+)
 
 __all__ = ["FollowUp", "Match", "Turn"]
 
@@ -66,47 +62,6 @@ Match = Union[str, "re.Pattern[str]"]
 FollowUp = Union[str, Callable[[list[Any]], str]]
 """A follow-up's text, or a function of what the page sent back: the tool messages (a list of
 `ToolMessage`), or, for a turn that interrupts, the resume entries (a list of `ResumeEntry`)."""
-
-
-@dataclass
-class _Call:
-    name: str
-    arguments: str
-    chunks: int
-    call_id: str | None         # None: a fresh id each time the turn answers
-    result: Content | None = None   # set for a call the agent runs itself (server side)
-    approval: bool = False      # a server call that waits for the person's approval (an interrupt)
-
-
-@dataclass
-class _Text:
-    text: str
-    chunks: int
-    message_id: str | None      # None: a fresh id each time the turn answers
-
-
-@dataclass
-class _Emitted:
-    events: tuple[Event, ...]
-
-
-@dataclass
-class _Activity:
-    activity_type: str
-    content: Any
-    patch: list[Any] | None
-    message_id: str | None      # None: a fresh id each response (a delta: the last of its type)
-    replace: bool | None
-
-    def event(self, ids: dict[str, str]) -> dict[str, Any]:
-        """The wire event, as given (content or patch that ag-ui would refuse included)."""
-        message_id = self.message_id or ids.get(self.activity_type) or f"act_{uuid.uuid4().hex[:12]}"
-        ids[self.activity_type] = message_id
-        event: dict[str, Any] = {"messageId": message_id, "activityType": self.activity_type}
-        if self.patch is not None:
-            return {"type": "ACTIVITY_DELTA", **event, "patch": self.patch}
-        extra = {"replace": self.replace} if self.replace is not None else {}
-        return {"type": "ACTIVITY_SNAPSHOT", **event, "content": self.content, **extra}
 
 
 class Turn:
@@ -117,7 +72,7 @@ class Turn:
         self.limit = times
         # What the first response streams, in script order: texts (text, chunks), calls and
         # events given as they are.
-        self._steps: list[_Text | _Call | _Emitted | _Activity | Framed] = []
+        self._steps: list[TextStep | CallStep | EmittedStep | ActivityStep | Framed] = []
         self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
         self._interrupts: list[ScriptedInterrupt] = []
         self._approvals: dict[str, tuple[str, Content]] = {}  # interrupt id -> (call id, result), latest response
@@ -141,7 +96,7 @@ class Turn:
         """Those of `interrupt_ids` sent as LangGraph's legacy `on_interrupt` event."""
 
     def __repr__(self) -> str:
-        calls = sum(isinstance(step, _Call) for step in self._steps)
+        calls = sum(isinstance(step, CallStep) for step in self._steps)
         interrupts = f", {len(self._interrupts)} interrupts" if self._interrupts else ""
         return f"<Turn on {self.match!r}: {calls} calls{interrupts}>"
 
@@ -158,7 +113,7 @@ class Turn:
             chunks: stream it in this many `TEXT_MESSAGE_CONTENT` deltas.
             message_id: the `messageId` (by default a fresh one each time the turn answers).
         """
-        self._steps.append(_Text(text, max(1, chunks), message_id))
+        self._steps.append(TextStep(text, max(1, chunks), message_id))
         return self
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, chunks: int = 1,
@@ -172,7 +127,7 @@ class Turn:
             chunks: stream the argument JSON in this many `TOOL_CALL_ARGS` deltas.
             call_id: the `toolCallId` (by default a fresh one each time the turn answers).
         """
-        self._steps.append(_Call(name, _arguments(arguments, kwargs), max(1, chunks),
+        self._steps.append(CallStep(name, call_arguments(arguments, kwargs), max(1, chunks),
                                  call_id))
         return self
 
@@ -194,11 +149,11 @@ class Turn:
         `result` when resolved with `{"approved": true}`; the reason (or "The tool call was
         denied.") when not approved; "Cancelled by user." when cancelled.
         """
-        text = _arguments(arguments, kwargs)
-        self._steps.append(_Call(name, text, max(1, chunks), call_id, _content(result), approval=requires_approval))
+        text = call_arguments(arguments, kwargs)
+        self._steps.append(CallStep(name, text, max(1, chunks), call_id, result_content(result), approval=requires_approval))
         if requires_approval:
             self._add_interrupt(ScriptedInterrupt(
-                reason="tool_call", message=f"Approve {name}({_compact(text)})?",
+                reason="tool_call", message=f"Approve {name}({compact_arguments(text)})?",
                 response_schema=APPROVAL_SCHEMA, call=len(self._steps) - 1))
         return self
 
@@ -256,7 +211,7 @@ class Turn:
                 event as written (JSON whose escapes must stay as they are, JSON nested deeper
                 than `json.dumps` goes, or not JSON at all).
         """
-        self._steps.append(_Emitted(events))
+        self._steps.append(EmittedStep(events))
         return self
 
     # Reasoning, steps, custom events and subagents: their events are written by `_framing`.
@@ -396,14 +351,14 @@ class Turn:
         """
         if (patch is None) == (content is None):
             raise ValueError("Turn.activity() takes `content` (a snapshot) or `patch=` (a delta), one of the two.")
-        self._steps.append(_Activity(activity_type, content, list(patch) if patch is not None else None,
+        self._steps.append(ActivityStep(activity_type, content, list(patch) if patch is not None else None,
                                      message_id, replace))
         return self
 
     def state_delta(self, patch: Iterable[Any]) -> Turn:
         """Stream a `STATE_DELTA` with these JSON Patch operations (sent as given), in script order
         (`state(snapshot)` sends the turn's first `STATE_SNAPSHOT`)."""
-        self._steps.append(_Emitted(({"type": "STATE_DELTA", "delta": list(patch)},)))
+        self._steps.append(EmittedStep(({"type": "STATE_DELTA", "delta": list(patch)},)))
         return self
 
     # -- responses --------------------------------------------------------------------------
@@ -425,14 +380,14 @@ class Turn:
             if isinstance(step, Framed):
                 events += step.events(framing, len(events))
                 continue
-            if isinstance(step, _Activity):
+            if isinstance(step, ActivityStep):
                 events.append(step.event(activity_ids))
                 continue
-            if isinstance(step, _Text):
+            if isinstance(step, TextStep):
                 message_id = step.message_id or f"msg_{uuid.uuid4().hex[:12]}"
-                events += _text_events(message_id, step.text, step.chunks)
+                events += text_events(message_id, step.text, step.chunks)
                 continue
-            if isinstance(step, _Emitted):
+            if isinstance(step, EmittedStep):
                 events += step.events
                 continue
             # A call belongs to the text before it: a model's answer with text and tool calls
@@ -443,10 +398,10 @@ class Turn:
             events.append(ToolCallStartEvent(tool_call_id=call_id, tool_call_name=step.name,
                                              parent_message_id=message_id))
             events += [ToolCallArgsEvent(tool_call_id=call_id, delta=piece)
-                       for piece in _cut(step.arguments, step.chunks)]
+                       for piece in cut_text(step.arguments, step.chunks)]
             events.append(ToolCallEndEvent(tool_call_id=call_id))
             if step.result is not None and not step.approval:
-                events.append(_result_event(call_id, step.result))
+                events.append(result_event(call_id, step.result))
         events += framing.close(len(events), finish=not self._hold)
         framing.attribute(events)
         finish = self._finish
@@ -485,7 +440,7 @@ class Turn:
         """The `TOOL_CALL_RESULT`s of the server calls whose approval `run` answered (see
         `server_call(..., requires_approval=True)`), in script order."""
         entries = {entry.interrupt_id: entry for entry in self.resumed(run)}
-        return [_result_event(call_id, approval_outcome(entries[interrupt_id], result))
+        return [result_event(call_id, approval_outcome(entries[interrupt_id], result))
                 for interrupt_id, (call_id, result) in self._approvals.items() if interrupt_id in entries]
 
     def follow_up(self, run: RunAgentInput) -> Response:
@@ -507,7 +462,7 @@ class Turn:
         else:
             text = follow_up
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        events = _text_events(message_id, text, self._follow_up_chunks) if text else []
+        events = text_events(message_id, text, self._follow_up_chunks) if text else []
         if self._hold_follow_up:  # a reply still being written: no TEXT_MESSAGE_END yet
             events = events[:-1]
         return self._wrap(run, [*self.resume_results(run), *events], hold=self._hold_follow_up)
@@ -529,47 +484,3 @@ class Turn:
         if finish:  # as given, on the wire: `outcome` may be one ag_ui's model would refuse
             return {"type": "RUN_FINISHED", "threadId": run.thread_id, "runId": run.run_id, **finish}
         return RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id)
-
-
-def _arguments(arguments: Mapping[str, Any] | str | None, kwargs: Mapping[str, Any]) -> str:
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps({**(arguments or {}), **kwargs}, ensure_ascii=False)
-
-
-def _compact(arguments: str) -> str:
-    """Arguments as pydantic-ai writes them in an approval's message: compact JSON."""
-    try:
-        return json.dumps(loads(arguments), separators=(",", ":"), ensure_ascii=False)
-    except ValueError:  # not JSON, or past the parser's limits (JSONLimitError): as given
-        return arguments
-
-
-def _content(result: Any) -> Content:
-    """A server call's `result` as a tool message's content: a str as it is, files as parts."""
-    if isinstance(result, str):
-        return result
-    value, files = split_content(result)
-    text = value if isinstance(value, str) else "" if value is None else json.dumps(value)
-    return content_of(text, files)
-
-
-def _result_event(call_id: str, content: Content) -> ToolCallResultEvent:
-    # Validated from the wire form: content parts given as their JSON become ag-ui's part models.
-    return ToolCallResultEvent.model_validate({"messageId": f"msg_{uuid.uuid4().hex[:12]}", "toolCallId": call_id,
-                                               "content": content, "role": "tool"})
-
-
-def _cut(text: str, pieces: int) -> list[str]:
-    if pieces <= 1 or len(text) <= 1:
-        return [text]
-    size = -(-len(text) // pieces)
-    return [text[i:i + size] for i in range(0, len(text), size)]
-
-
-def _text_events(message_id: str, text: str, chunks: int) -> list[Event]:
-    return [
-        TextMessageStartEvent(message_id=message_id, role="assistant"),
-        *(TextMessageContentEvent(message_id=message_id, delta=piece) for piece in _cut(text, chunks) if piece),
-        TextMessageEndEvent(message_id=message_id),
-    ]
