@@ -35,3 +35,13 @@ def test_a_crashed_renderer_fails_its_guard_and_is_recorded_with_its_signal(brow
             guard.check()
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("mode", ["main", "worker"])
+def test_python_on_the_main_thread_runs_without_jspi_and_a_worker_keeps_it(pyclient_page, mode):
+    """The workaround for Chromium's crash (pyclient.js): on the main thread Pyodide finds no
+    `WebAssembly.Suspending` and runs without stack switching; in a worker it keeps it."""
+    page = pyclient_page.open("/tests/trust.html", ready="document.documentElement.dataset.pyclient === 'ready'",
+                              worker=mode == "worker")
+    assert page.evaluate("document.documentElement.dataset.pyclientMode") == ("worker" if mode == "worker" else "main-thread")
+    assert page.evaluate("typeof WebAssembly.Suspending") == ("function" if mode == "worker" else "undefined")

@@ -50,6 +50,17 @@ if (workers.length === 0) {
   tryServiceWorker(coiWorker);
 }
 
+// Python on the page's main thread runs without JSPI (WebAssembly stack switching), as it does in
+// Firefox and Safari: Chromium 156 crashes the tab (SIGSEGV) when a garbage collection scans the
+// stack while Pyodide runs on a JSPI stack on the main thread: the scan starts at the JSPI
+// stack's pointer and runs on to the main thread's own stack base, off the end of the JSPI
+// stack (seen in core dumps of the crashed renderer: rsp in V8's stack memory, the scan's bound
+// in [stack]). Pyodide picks JSPI when `WebAssembly.Suspending` exists; pyclient does not need it
+// there (no `run_sync`). A worker keeps it: no crash was seen there.
+if (root.dataset.pyclientMode === "main-thread") {
+  for (const name of ["Suspending", "promising"]) Reflect.deleteProperty(WebAssembly, name);
+}
+
 // Register the service worker, then reload once whatever happened (the next load falls back if
 // it failed); meanwhile no Python starts, so nothing boots twice.
 async function tryServiceWorker(url) {
