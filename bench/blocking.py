@@ -189,11 +189,10 @@ def _wait_ready(page: Any, name: str, timeout_ms: int) -> float:
     worker = "worker" in name
     if page.evaluate("crossOriginIsolated") is not True:
         raise BenchError(f"{name}: the page is not cross-origin isolated")
-    if name in CHAT_PAGES:
-        # The worker's chat renders through renderer.js, evaluated in the page on first use.
-        has_renderer = page.evaluate("typeof globalThis.pyclientRenderer !== 'undefined'")
-        if has_renderer != worker:
-            raise BenchError(f"{name}: the renderer of worker mode is {'missing' if worker else 'there'}")
+    if name in CHAT_PAGES and worker:
+        # The worker's chat renders through renderer.js (pyclient.js loads it on every page).
+        if page.evaluate("typeof globalThis.pyclientRenderer === 'undefined'"):
+            raise BenchError(f"{name}: the renderer of worker mode is missing")
     return float(page.evaluate("window.__probe.ready"))
 
 

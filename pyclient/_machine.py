@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ._branches import Branches
 from ._calls import Calls
 from ._entries import as_contexts, as_message, new_id
-from ._errors import CLOSED_HINT, LocalProtocolError
+from ._errors import LocalProtocolError
 from ._events import AGUIEvent, event_type, text_content_class
 from ._feedback import Feedback
 from ._history import History
