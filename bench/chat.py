@@ -41,8 +41,8 @@ from urllib.parse import urlencode, urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import agui_client  # noqa: E402
-from pyclient.testing import PyclientPage  # noqa: E402
 from bench.streams import blob_result, event_count, follow_up_text, long_text, routes  # noqa: E402
+from pyclient.testing import PyclientPage  # noqa: E402
 
 PAGE = "/bench/chat.html"
 PATHS = ("thread", "chat")

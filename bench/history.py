@@ -38,7 +38,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from pyclient import AbortSignal, Agent, MemoryStore, Request, Transport, client_tool
-from pyclient._platform import Platform
+from pyclient._binding._platform import Platform
 
 
 @client_tool

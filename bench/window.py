@@ -3,7 +3,7 @@
 web/tests/long.html (web/tests/long.py) puts a saved thread of `n` messages in a `MemoryStore`
 (questions, Markdown answers, a `lookup` call with its result before every tenth answer) and
 makes a `Chat` on it, which restores it; `?windowed=0` makes it with `Chat(windowed=False)`,
-which makes every message at once (what the chat did before `pyclient.browser._windowing`).
+which makes every message at once (what the chat did before `pyclient.browser._chat._history_window`).
 Each sample is a fresh page, on the main thread or with the chat's Python in a PyScript
 worker (`?pyclient-worker=1`), windowed or not; rounds are interleaved (`--runs`, medians).
 Measured on the page's clock (`performance.now()`):
@@ -18,7 +18,7 @@ Measured on the page's clock (`performance.now()`):
   stops and says how many items it made: "top reached"), and the page's longest task
   (`PerformanceObserver` "longtask": the main thread's; in a worker the Python's own tasks are
   not on it, the frame gaps still show when the page waits for them). Windowed, the top is
-  made a batch a frame (`pyclient.browser._windowing.BATCH` messages) while the list is within
+  made a batch a frame (`pyclient.browser._chat._history_window.BATCH` messages) while the list is within
   a screen of it, so the fling waits there for the batches.
 
 Targets (printed "met" / "MISSED"): the last screen within 1 s of the restore's start, and

@@ -16,12 +16,11 @@ print(change_background.to_agui_tool().model_dump_json())
 ```
 """
 
-from ._abort import AbortController, AbortSignal
-from ._actions import Action
-from ._agent import Agent
-from ._branches import BranchPoint
-from ._context import ToolContext
-from ._errors import (
+from ._api._agent import Agent
+from ._api._saved_threads import SavedThreads
+from ._api._thread import Thread
+from ._base._abort import AbortController, AbortSignal
+from ._base._errors import (
     AttachmentError,
     ConfigurationError,
     FollowUpLimitError,
@@ -36,24 +35,32 @@ from ._errors import (
     ToolError,
     TransportError,
 )
+from ._base._listeners import ThreadEvent
+from ._base._store import (
+    FileStore,
+    GuardedStore,
+    ListingStore,
+    MemoryStore,
+    RecordStore,
+    Store,
+)
+from ._binding._platform import Platform
+from ._binding._scopes import Registration
+from ._conversation._action_handle import Action
+from ._conversation._branches import BranchPoint
+from ._conversation._feedback import Rating
+from ._conversation._interrupt_handle import Interrupt
+from ._conversation._lifecycle import CallStatusName, InterruptStatusName, RunStatus
+from ._conversation._parts import ToolPart, ToolPartState
+from ._conversation._subagents import Subagent
+from ._driver._summaries import ThreadSummary
 from ._environment import use_client_tool
-from ._events import UnknownEvent
-from ._feedback import Rating
-from ._interrupt import Interrupt
-from ._media import Attachment, Audio, Document, Image, Video
-from ._parts import ToolPart, ToolPartState
-from ._platform import Platform
-from ._scopes import Registration
-from ._lifecycle import CallStatusName, InterruptStatusName, RunStatus
-from ._store import FileStore, GuardedStore, ListingStore, MemoryStore, RecordStore, Store
-from ._saved_threads import SavedThreads
-from ._subagents import Subagent
-from ._summaries import ThreadSummary
-from ._listeners import ThreadEvent
-from ._thread import Thread
-from ._results import ToolResult
-from ._tools import ClientTool, client_tool
-from ._transport import HttpxTransport, MockTransport, Request, Transport
+from ._tools._client_tool import ClientTool, client_tool
+from ._tools._context import ToolContext
+from ._tools._media import Attachment, Audio, Document, Image, Video
+from ._tools._results import ToolResult
+from ._wire._events import UnknownEvent
+from ._wire._transport import HttpxTransport, MockTransport, Request, Transport
 
 __version__ = "0.1.0"
 

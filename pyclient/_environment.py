@@ -1,4 +1,4 @@
-"""The platform of this process, picked once (as micropip picks its compatibility layer).
+"""The platform of this process, picked once and installed from above the core (as micropip picks its compatibility layer).
 
 In Pyodide (`sys.platform == "emscripten"`, checked explicitly, never by trying `import js`)
 it is `pyclient.browser.BrowserPlatform`; elsewhere the CPython `Platform`. `Agent` uses it
@@ -7,7 +7,7 @@ pyclient also turns on `pyclient.browser.show_startup_errors()`, before the page
 can fail: a `ConfigurationError` at `@client_tool` is raised before any `Agent` exists.
 
 ```python
-from pyclient._environment import current_platform
+from pyclient._binding._platform import current_platform
 
 print(current_platform().name)    # "cpython" here, "browser" in the page
 ```
@@ -18,32 +18,25 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ._errors import ConfigurationError
-from ._platform import Platform
-from ._scopes import check_agent_agnostic, check_tool
-from ._tools import ClientTool
+from ._base._errors import ConfigurationError
+from ._binding._platform import Platform, current_platform, install_platform
+from ._binding._scopes import check_agent_agnostic, check_tool
+from ._tools._client_tool import ClientTool
 
-__all__ = ["current_platform", "use_client_tool"]
+__all__ = ["use_client_tool"]
 
-_current: Platform | None = None
+
+def _browser_platform() -> Platform:
+    from .browser import BrowserPlatform
+
+    return BrowserPlatform()
+
 
 if sys.platform == "emscripten":
     from .browser import show_startup_errors
 
     show_startup_errors()
-
-
-def current_platform() -> Platform:
-    """The platform of this process (created on first use)."""
-    global _current
-    if _current is None:
-        if sys.platform == "emscripten":
-            from .browser import BrowserPlatform
-
-            _current = BrowserPlatform()
-        else:
-            _current = Platform()
-    return _current
+    install_platform(_browser_platform)
 
 
 def use_client_tool(tool: ClientTool, element: Any, *, replace: bool = False, platform: Platform | None = None) -> Any:

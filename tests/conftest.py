@@ -44,19 +44,19 @@ def pytest_configure(config: pytest.Config) -> None:
 # typo) would pass anyway. `callback_errors` fails such a test. The exact format strings, and
 # where each is logged:
 CALLBACK_ERRORS = (
-    # pyclient/_listeners.py, Listeners.notify and Listeners.send: a `thread.subscribe()` callback
+    # pyclient/_base/_listeners.py, Listeners.notify and Listeners.send: a `thread.subscribe()` callback
     "pyclient: a thread listener raised on %s",
-    # pyclient/_listeners.py, Listeners.event: a callback of each AG-UI event
+    # pyclient/_base/_listeners.py, Listeners.event: a callback of each AG-UI event
     "pyclient: a thread listener raised on event",
-    # pyclient/browser/_cards.py, ToolCard._render: a tool renderer raised (the card shows a fallback)
+    # pyclient/browser/_widgets/_cards.py, ToolCard._render: a tool renderer raised (the card shows a fallback)
     "pyclient: the renderer of tool %r raised on call %s",
-    # pyclient/browser/_interrupt_cards.py, InterruptCard._render: an interrupt renderer raised (a fallback)
+    # pyclient/browser/_widgets/_interrupt_cards.py, InterruptCard._render: an interrupt renderer raised (a fallback)
     "pyclient: the interrupt renderer of %r raised on interrupt %s",
-    # pyclient/browser/_activity_cards.py, ActivityCard.update: an activity renderer raised (a fallback)
+    # pyclient/browser/_widgets/_activity_cards.py, ActivityCard.update: an activity renderer raised (a fallback)
     "pyclient: the activity renderer of %r raised on activity %s",
-    # pyclient/browser/_state_view.py, StateView.update: the state renderer raised (a fallback)
+    # pyclient/browser/_widgets/_state_view.py, StateView.update: the state renderer raised (a fallback)
     "pyclient: the state renderer raised in thread %s",
-    # pyclient/_thread.py, Thread._save_loop: the store's save() raised (a warning)
+    # pyclient/_api/_thread.py, Thread._save_loop: the store's save() raised (a warning)
     "pyclient: saving thread %s failed: %s",
 )
 # The same messages as the page's console shows them (formatted, after a logger name and level).
@@ -283,7 +283,7 @@ def _slow_route(log: SlowLog):
 
 DEEP_JSON = "[" * 10_000 + "]" * 10_000
 HUGE_INT = "7" * 5_000
-NESTED_OK_DEPTH = 39  # with the event's own object: pyclient._json.MAX_DEPTH
+NESTED_OK_DEPTH = 39  # with the event's own object: pyclient._base._json.MAX_DEPTH
 
 
 def _bad_agent_route():
@@ -364,10 +364,9 @@ def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph
     `POST /agent/media`, one whose model records the files it receives (`tests.agents.media_agent`),
     and the LangGraph interrupt app under `/lg` (`tests.agents.langgraph_interrupt_app`).
     """
-    from devserver.app import create_app
-
     from starlette.routing import Mount, Route
 
+    from devserver.app import create_app
     from tests.agents.approval_agent import approval_endpoint
     from tests.agents.declared_agent import declared_endpoint
     from tests.agents.media_agent import media_endpoint

@@ -311,7 +311,7 @@ def answering(thread: Any, payload: Any = None, *, cancel: bool = False, seen: l
 
 def machine_registration(tool: Any) -> Any:
     """A registration to serve a machine's calls with (the machine only keeps it to hand it back)."""
-    from pyclient._scopes import AgentScope, Registration
+    from pyclient._binding._scopes import AgentScope, Registration
 
     return Registration(tool, "agent", AgentScope(None, (), lambda: None))  # type: ignore[arg-type]
 

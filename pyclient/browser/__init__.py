@@ -3,7 +3,7 @@
 `BrowserPlatform` is what an `Agent` uses when it runs in Pyodide (picked once, by
 `pyclient._environment`): the fetch transport (streamed `ReadableStream` reads), real JS
 `AbortController`s behind `AbortSignal.js`, threads and registrations that follow DOM
-elements (the rules of `pyclient._elements` over the page's DOM), and threads kept across
+elements (the rules of `pyclient._binding._elements` over the page's DOM), and threads kept across
 page loads (`store=True`: IndexedDB, with a Web Lock so one tab holds a thread). Also
 here: the `Chat` UI, `ThreadList` (the saved threads beside it), `log_to_console()`, `show_startup_errors()` (the page's errors wrapped,
 in the chat's element; on from `import pyclient`), and `pyclient.browser.toolkit`, ready-made
@@ -28,35 +28,35 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._base._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .._elements import ElementRegistration
-    from ._chat import Chat
-    from ._console import ConsoleHandler, log_to_console
-    from ._dom import BrowserDom
-    from ._fetch import FetchTransport
-    from ._platform import BrowserPlatform
-    from ._startup import show_startup_errors
-    from ._storage import IndexedDbStore
-    from ._thread_list import ThreadList
+    from .._binding._elements import ElementRegistration
     from . import toolkit
+    from ._chat._chat import Chat
+    from ._platform._console import ConsoleHandler, log_to_console
+    from ._platform._fetch import FetchTransport
+    from ._platform._page_dom import BrowserDom
+    from ._platform._platform import BrowserPlatform
+    from ._platform._startup import show_startup_errors
+    from ._platform._storage import IndexedDbStore
+    from ._thread_list._thread_list import ThreadList
 
 __all__ = ["BrowserDom", "BrowserPlatform", "Chat", "ConsoleHandler", "ElementRegistration",
            "FetchTransport", "IndexedDbStore", "ThreadList", "log_to_console", "show_startup_errors", "toolkit"]
 
 # Each public name and the module that defines it.
 _HOMES = {
-    "BrowserDom": "._dom",
-    "BrowserPlatform": "._platform",
-    "Chat": "._chat",
-    "ConsoleHandler": "._console",
-    "ElementRegistration": ".._elements",
-    "FetchTransport": "._fetch",
-    "IndexedDbStore": "._storage",
-    "log_to_console": "._console",
-    "show_startup_errors": "._startup",
-    "ThreadList": "._thread_list",
+    "BrowserDom": "._platform._page_dom",
+    "BrowserPlatform": "._platform._platform",
+    "Chat": "._chat._chat",
+    "ConsoleHandler": "._platform._console",
+    "ElementRegistration": ".._binding._elements",
+    "FetchTransport": "._platform._fetch",
+    "IndexedDbStore": "._platform._storage",
+    "log_to_console": "._platform._console",
+    "show_startup_errors": "._platform._startup",
+    "ThreadList": "._thread_list._thread_list",
     "toolkit": ".toolkit",   # a subpackage: the module itself
 }
 

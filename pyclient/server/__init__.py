@@ -16,8 +16,7 @@ print(default_runtime_dir().is_absolute())              # True
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
-
+from .._base._lazy import lazy_exports
 from ._runtime import (
     ASSETS,
     DISTRIBUTION,

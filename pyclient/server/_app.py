@@ -247,7 +247,9 @@ def create_app(
     if agent_url is not None:
         agent: Any = proxy_endpoint(agent_url, max_body_bytes=max_body_bytes)
     else:
-        from ._agent import agent_endpoint  # pydantic-ai: only when an agent is embedded
+        from ._agent import (
+            agent_endpoint,  # pydantic-ai: only when an agent is embedded
+        )
 
         agent = agent_endpoint(model, max_body_bytes=max_body_bytes)
     if coi not in ("auto", "always", "never"):

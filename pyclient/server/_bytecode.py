@@ -15,7 +15,7 @@ each source in the zip (where `zipimport` looks first).
 ```python
 from pyclient.server._bytecode import pyc_name
 
-print(pyc_name("pyclient/browser/_chat.py", "cpython-314"))   # pyclient/browser/__pycache__/_chat.cpython-314.pyc
+print(pyc_name("pyclient/browser/_chat/_chat.py", "cpython-314"))   # pyclient/browser/_chat/__pycache__/_chat.cpython-314.pyc
 ```
 """
 

@@ -59,12 +59,24 @@ import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import BinaryContent, FileUrl, ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+from pydantic_ai.messages import (
+    BinaryContent,
+    FileUrl,
+    ModelMessage,
+    ModelRequest,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import (
+    AgentInfo,
+    DeltaToolCall,
+    DeltaToolCalls,
+    FunctionModel,
+)
 
 # PlannedCall and ToolSpec are not used here: they are exported with plan_tool_calls so that other
 # demo models built on this one (tests/agents/langgraph_app.py) find the whole matcher in one place.
-from .._media import format_size, kind_of_mime
+from .._tools._media import format_size, kind_of_mime
 from ._matcher import PlannedCall, plan_tool_calls
 from ._toolspec import ToolSpec
 

@@ -29,7 +29,16 @@ from typing import Any
 
 from ._arguments import build_arguments
 from ._toolspec import ToolSpec, tool_keys
-from ._words import NUMBER_RE, WEAK_STEMS, WORD_RE, content_words, is_colour_word, mask_colour_values, stem, word_keys
+from ._words import (
+    NUMBER_RE,
+    WEAK_STEMS,
+    WORD_RE,
+    content_words,
+    is_colour_word,
+    mask_colour_values,
+    stem,
+    word_keys,
+)
 
 __all__ = ["SCORE_THRESHOLD", "PlannedCall", "plan_tool_calls", "score_tool"]
 

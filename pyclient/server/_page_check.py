@@ -33,7 +33,7 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._json import loads
+from .._base._json import loads
 
 __all__ = ["blank_page_reason"]
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import logging
 
-from .._json import loads
-from .._sse import SSEDecoder
+from .._base._json import loads
+from .._wire._sse import SSEDecoder
 from ._server_log import excerpt, logger
 
 __all__ = ["RunRecord"]

@@ -23,8 +23,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import mimetypes
-from email.utils import formatdate
 from collections.abc import Callable, Mapping
+from email.utils import formatdate
 from pathlib import Path
 
 from starlette.responses import FileResponse, PlainTextResponse, Response

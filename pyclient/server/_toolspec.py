@@ -21,7 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._words import STOPWORDS, WEAK_STEMS, content_words, split_identifier, stem, word_keys
+from ._words import (
+    STOPWORDS,
+    WEAK_STEMS,
+    content_words,
+    split_identifier,
+    stem,
+    word_keys,
+)
 
 __all__ = ["ToolSpec", "tool_keys"]
 

@@ -29,9 +29,9 @@ print(parser().parse_args(["serve", "site", "--port", "9000"]).port)   # 9000
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import json
-import errno
 import logging
 import shlex
 import socket
@@ -41,11 +41,26 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from ._models import model_problem
-from ._runtime import DISTRIBUTION, PYODIDE_VERSION, PYSCRIPT_VERSION, BuildError, build, package_version
-from ._starter import DESCRIPTIONS, TEST_FILE, StarterError, write_starter
 from ._isolation import HEADERS_NAME, ISOLATION_HEADERS
-from ._vendor import CONFIG_NAME, COI_WORKER_NAME, PURPOSES, VendorError, config_text, page_config, vendor
+from ._models import model_problem
+from ._runtime import (
+    DISTRIBUTION,
+    PYODIDE_VERSION,
+    PYSCRIPT_VERSION,
+    BuildError,
+    build,
+    package_version,
+)
+from ._starter import DESCRIPTIONS, TEST_FILE, StarterError, write_starter
+from ._vendor import (
+    COI_WORKER_NAME,
+    CONFIG_NAME,
+    PURPOSES,
+    VendorError,
+    config_text,
+    page_config,
+    vendor,
+)
 
 __all__ = ["main", "parser"]
 

@@ -27,7 +27,7 @@ with agent.serve():
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._base._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._chromium import CHROMIUM_ARGS, chromium_launch_args, chromium_path

@@ -1,4 +1,4 @@
-"""`FakeDom`: a small in-memory DOM implementing `pyclient._elements.Dom`, to test element-scoped tools on CPython.
+"""`FakeDom`: a small in-memory DOM implementing `pyclient._binding._elements.Dom`, to test element-scoped tools on CPython.
 
 Elements are `FakeElement`s in a tree hanging off `dom.document` (whose child is
 `dom.body`); an element is connected while that tree holds it. Like a `MutationObserver`,
@@ -210,7 +210,7 @@ class FakeDom:
                 logger.exception("FakeDom: a watch callback raised")
                 self.errors.append(exc)
 
-    # -- pyclient._elements.Dom ------------------------------------------------------------
+    # -- pyclient._binding._elements.Dom ------------------------------------------------------------
 
     def element(self, element_or_selector: Any, what: str) -> FakeElement:
         if isinstance(element_or_selector, str):

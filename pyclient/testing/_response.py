@@ -27,8 +27,8 @@ from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
 
 from .. import MockTransport, Request, TransportError
-from .._json import loads
-from .._transport import MockHTTPResponse
+from .._base._json import loads
+from .._wire._transport import MockHTTPResponse
 
 __all__ = ["PLAIN_TEXT", "REQUEST_MAX_DEPTH", "Event", "Responder", "Response", "in_process", "request_json", "sse"]
 
@@ -96,11 +96,11 @@ def dropped(index: int) -> TransportError:
 
 
 def request_json(body: bytes | str) -> Any:
-    """A request's body as JSON data, read with pyclient's bounded parser (`pyclient._json.loads`).
+    """A request's body as JSON data, read with pyclient's bounded parser (`pyclient._base._json.loads`).
 
     Raises:
         ValueError: the body is not UTF-8, not JSON, or nested deeper than `REQUEST_MAX_DEPTH`
-            (`pyclient._json.JSONLimitError`).
+            (`pyclient._base._json.JSONLimitError`).
     """
     text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
     return loads(text, max_depth=REQUEST_MAX_DEPTH)

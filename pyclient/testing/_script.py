@@ -48,12 +48,27 @@ from ag_ui.core import (
     ToolMessage,
 )
 
-from ._framing import Custom, EndSubagent, Framed, Framing, Reason, Step, StartSubagent
+from ._framing import Custom, EndSubagent, Framed, Framing, Reason, StartSubagent, Step
 from ._response import Event, Response
-from ._resumes import APPROVAL_SCHEMA, Content, ScriptedInterrupt, approval_outcome, describe, resumes_of
+from ._resumes import (
+    APPROVAL_SCHEMA,
+    Content,
+    ScriptedInterrupt,
+    approval_outcome,
+    describe,
+    resumes_of,
+)
 from ._steps import (
-    ActivityStep, CallStep, EmittedStep, TextStep, call_arguments, compact_arguments, cut_text, result_content,
-    result_event, text_events,
+    ActivityStep,
+    CallStep,
+    EmittedStep,
+    TextStep,
+    call_arguments,
+    compact_arguments,
+    cut_text,
+    result_content,
+    result_event,
+    text_events,
 )
 
 __all__ = ["FollowUp", "Match", "Turn"]

@@ -36,7 +36,7 @@ from typing import Any
 from ag_ui.core import AssistantMessage, ResumeEntry, RunAgentInput, ToolMessage
 
 from .. import Agent, ClientTool, MockTransport, Thread
-from .._content import split_parts
+from .._tools._content import split_parts
 from ._response import Event, Response, in_process
 from ._resumes import resumes_of
 from ._script import Match, Turn

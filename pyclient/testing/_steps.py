@@ -21,10 +21,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ag_ui.core import TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallResultEvent
+from ag_ui.core import (
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallResultEvent,
+)
 
-from .._content import content_of, split_content
-from .._json import loads
+from .._base._json import loads
+from .._tools._content import content_of, split_content
 from ._response import Event
 from ._resumes import Content
 

@@ -22,14 +22,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ag_ui.core import RunAgentInput, UserMessage
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolReturnPart
-from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
+from pydantic_ai.models.function import (
+    AgentInfo,
+    DeltaThinkingPart,
+    DeltaToolCall,
+    FunctionModel,
+)
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
 __all__ = ["HAIKU", "THOUGHT", "WEATHER", "backend_tool_rendering", "reasoning_chat"]

@@ -116,7 +116,7 @@ def test_changed_source_gives_a_new_wheel_and_lock(tmp_path, runtime, monkeypatc
     before = {p.name for p in (copy / "pyodide").glob("pyclient_agui-*.whl")}
     lock_before = (copy / "pyodide" / "pyodide-lock.json").read_text()
 
-    (root / "pyclient" / "_errors.py").write_text((root / "pyclient" / "_errors.py").read_text() + "\n# changed\n")
+    (root / "pyclient" / "_base" / "_errors.py").write_text((root / "pyclient" / "_base" / "_errors.py").read_text() + "\n# changed\n")
     # Only pyclient's wheel and the lock are rebuilt: nothing is downloaded.
     monkeypatch.setattr(_runtime, "_npm_pack", lambda *args: pytest.fail("npm pack on a pyclient change"))
     monkeypatch.setattr(_runtime, "_pip_download", lambda *args: pytest.fail("pip download on a pyclient change"))
@@ -128,7 +128,7 @@ def test_changed_source_gives_a_new_wheel_and_lock(tmp_path, runtime, monkeypatc
     assert (copy / "pyodide" / "pyodide-lock.json").read_text() != lock_before
     with zipfile.ZipFile(copy / "pyodide" / next(iter(after))) as wheel:
         compiled = wheel.read("pyclient/__pycache__/_errors.cpython-314.pyc")
-        assert b"# changed" in wheel.read("pyclient/_errors.py")
+        assert b"# changed" in wheel.read("pyclient/_base/_errors.py")
     # Bytecode of the changed source: unchecked-hash (flags 0b01), and not the old file's.
     with zipfile.ZipFile(next((runtime / "pyodide").glob("pyclient_agui-*.whl"))) as unchanged:
         old_compiled = unchanged.read("pyclient/__pycache__/_errors.cpython-314.pyc")
@@ -141,7 +141,7 @@ def test_wheel_carries_bytecode_for_every_module(runtime):
     with zipfile.ZipFile(wheel_path) as wheel:
         names = set(wheel.namelist())
     sources = {name for name in names if name.endswith(".py")}
-    assert "pyclient/browser/_chat.py" in sources
+    assert "pyclient/browser/_chat/_chat.py" in sources
     for source in sources:
         assert pyc_name(source, "cpython-314") in names, source
 

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from playwright.sync_api import expect
 
 from devserver.chromium import launch_args

@@ -16,7 +16,7 @@ def test_pyclient_imports_compile_nothing_from_source(page, guard):
     assert not [path for path in compiled if path.startswith("pyclient/")], compiled
     assert data["cached"].endswith("/pyclient/__pycache__/__init__.cpython-314.pyc")
     # The sources are still there: a traceback through pyclient shows its lines.
-    assert "site-packages/pyclient/_tools.py" in data["traceback"]
+    assert "site-packages/pyclient/_tools/_client_tool.py" in data["traceback"]
     assert "raise ConfigurationError(" in data["traceback"], data["traceback"]
     # The standard library: zipimport took json's .pyc beside its source, which tracebacks show.
     assert data["stdlib"] == "/lib/python314.zip/json/__init__.pyc"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from playwright.sync_api import expect
+
 from tests.e2e.pages import ChatPage
 
 

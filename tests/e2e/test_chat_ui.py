@@ -6,7 +6,7 @@ opened with pyclient's own pytest plugin (`pyclient_page`) and answered by its `
 scripted by `script_scenarios` below: the user messages name scenarios ("markdown", "xss",
 "many 1000", ...). Every test runs twice: with the page's Python on the main thread and in a
 PyScript worker (`mode`, the page opened with `worker=True`), where the chat renders through
-its mirror (pyclient/browser/_mirror) and the page's renderer.
+its mirror (pyclient/browser/_page/_mirror) and the page's renderer.
 """
 
 from __future__ import annotations
@@ -286,9 +286,9 @@ def test_markdown_rendering(page, chat_page):
 
 @BOTH_MODES
 def test_a_long_paragraph_streams_in_boxes_and_ends_as_one_rendered_paragraph(page, chat_page):
-    from pyclient.browser._markdown import render
+    from pyclient.browser._widgets._markdown import render
 
-    live_limit, tail_chunk = 8_000, 4_000  # pyclient.browser._bubbles' (it imports js: page-only)
+    live_limit, tail_chunk = 8_000, 4_000  # pyclient.browser._widgets._bubbles' (it imports js: page-only)
     open_chat(chat_page)
     # Record, at every change of the answer while it streams, its tail's boxes and the length of
     # its rendered paragraph.
@@ -856,7 +856,7 @@ def test_a_megabyte_argument_in_ten_thousand_deltas(page, chat_page, size):
     ChatPage(page).wait_idle()
     elapsed = time.perf_counter() - started
     print(f"1 MB argument in 10,000 deltas: shown and answered in {elapsed:.2f} s")
-    # Its first 100,000 characters (`pyclient.browser._preview.PREVIEW_CHARS`), and a button that brings the rest.
+    # Its first 100,000 characters (`pyclient.browser._widgets._preview.PREVIEW_CHARS`), and a button that brings the rest.
     args = page.locator(".pyclient-tool-args")
     assert args.evaluate("e => e.textContent.length") == 100_000
     more = page.locator(".pyclient-tool .pyclient-show-all[data-part=args]")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from pyclient.browser._windowing import BATCH, FIRST
+from pyclient.browser._chat._history_window import BATCH, FIRST
 from tests.e2e.pages import BOTH_MODES, READY
 
 pytestmark = BOTH_MODES

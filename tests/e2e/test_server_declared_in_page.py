@@ -14,6 +14,7 @@ import pytest
 from tests.e2e.pages import module_page, turn
 from tests.helpers import tool_messages
 
+
 def call(page, name: str, *args):
     result = page.evaluate("([name, args]) => window.t[name](...args)", [name, list(args)])
     return json.loads(result) if isinstance(result, str) and result[:1] in "{[" else result

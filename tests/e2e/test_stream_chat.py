@@ -16,8 +16,14 @@ import pytest
 from ag_ui.core import RawEvent
 from playwright.sync_api import expect
 
+from tests.agents.dojo_streams import (
+    HAIKU,
+    THOUGHT,
+    WEATHER,
+    backend_tool_rendering,
+    reasoning_chat,
+)
 from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, said, turn
-from tests.agents.dojo_streams import HAIKU, THOUGHT, WEATHER, backend_tool_rendering, reasoning_chat
 
 pytestmark = BOTH_MODES
 

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pyclient.testing import PyclientPage
-from tests.e2e.pages import BOTH_MODES, READY, ChatPage, module_page, turn, said
+from tests.e2e.pages import BOTH_MODES, READY, ChatPage, module_page, said, turn
 
 pytestmark = BOTH_MODES
 

@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 
 from pyclient import Document, Image
 from pyclient.browser.toolkit._file_request_rules import DECLINED
-from tests.e2e.pages import READY, ChatPage, module_page, turn, said
+from tests.e2e.pages import READY, ChatPage, module_page, said, turn
 from tests.helpers import PDF_BYTES, png_bytes, png_pixels
 
 TIMEOUT = 20_000

@@ -6,7 +6,13 @@ import asyncio
 import json
 from concurrent.futures import ThreadPoolExecutor
 
-from web.tests.tool_catalog import CATALOG, async_tool, raising_tool, slow_tool, sync_tool
+from web.tests.tool_catalog import (
+    CATALOG,
+    async_tool,
+    raising_tool,
+    slow_tool,
+    sync_tool,
+)
 
 
 def test_catalog_schemas_and_runs_match_cpython(open_page):

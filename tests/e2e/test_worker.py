@@ -3,7 +3,7 @@
 The page (web/tests/worker.html, its Python web/tests/worker.py) is served by the dev server with
 COOP/COEP, which PyScript needs for `pyscript.document` in a worker. In the worker `js` is the
 worker's own scope: it has no `MutationObserver`, and its address is the worker script's. The
-test checks what pyclient takes from the page instead (`pyclient.browser._window`): importing
+test checks what pyclient takes from the page instead (`pyclient.browser._page._page_window`): importing
 pyclient works, a thread binds to a page element, and an agent at the relative URL `/agent`
 completes a tool round trip whose handler changes the page's heading (and a handler that uses
 `js.localStorage`, the main thread's way, gets an error result that says what to write), while the page's own

@@ -9,7 +9,13 @@ import threading
 
 import pytest
 
-from pyclient import AbortController, HttpxTransport, Request, RunAborted, TransportError
+from pyclient import (
+    AbortController,
+    HttpxTransport,
+    Request,
+    RunAborted,
+    TransportError,
+)
 
 BODY = b'data: {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}\n\n'
 

@@ -8,7 +8,6 @@ that call: the interrupt is the page's to answer, the call is the server's.
 
 from __future__ import annotations
 
-
 import pytest
 
 from devserver.background import ServerThread

@@ -19,6 +19,7 @@ from pyclient import Agent, client_tool
 from pyclient.server import ASSETS
 from tests.server.cli_process import ROOT, env, pyclient, serving
 
+
 @client_tool
 def set_heading(text: str) -> str:
     """Set the page's heading."""

@@ -9,7 +9,6 @@ import logging
 import socket
 
 import httpx
-
 import pytest
 
 from pyclient.server import create_app

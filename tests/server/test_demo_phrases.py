@@ -12,12 +12,18 @@ import json
 from typing import Any, Literal
 
 import pytest
-from typing_extensions import TypedDict  # typing's TypedDict has no schema before Python 3.12
+from typing_extensions import (
+    TypedDict,  # typing's TypedDict has no schema before Python 3.12
+)
 
 from devserver.matcher import plan_tool_calls
 from pyclient import ClientTool, client_tool
 from pyclient.server._demo_model import describe_files
-from tests.helpers import PDF_BYTES, change_background, png_bytes  # change_background: the demo's declaration (its handler never runs here)
+from tests.helpers import (  # change_background: the demo's declaration (its handler never runs here)
+    PDF_BYTES,
+    change_background,
+    png_bytes,
+)
 
 
 class PickedColour(TypedDict):

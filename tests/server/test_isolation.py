@@ -14,7 +14,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from pyclient.server import create_app, vendor
-from pyclient.server._isolation import headers_file, page_paths, runs_python_in_worker, worker_pages
+from pyclient.server._isolation import (
+    headers_file,
+    page_paths,
+    runs_python_in_worker,
+    worker_pages,
+)
 from pyclient.server._runtime import ASSETS, COI_WORKER
 from pyclient.server.cli import parser
 

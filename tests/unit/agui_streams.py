@@ -21,6 +21,7 @@ from typing import Any
 from hypothesis import settings
 from hypothesis import strategies as st
 
+
 def budget(ci: int) -> settings:
     """`ci` examples under the "ci" profile (tests/conftest.py); the loaded profile's count otherwise.
 

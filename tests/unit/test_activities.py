@@ -1,13 +1,13 @@
 """AG-UI activities and the page's shared-state changes, on CPython.
 
 Activities: `ACTIVITY_SNAPSHOT` / `ACTIVITY_DELTA` kept as activity messages in their place in
-the history (`pyclient._activities`), replaced or left by `replace`, patched by deltas, and
+the history (`pyclient._conversation._activities`), replaced or left by `replace`, patched by deltas, and
 sent back in the next request byte for byte as ag-ui's `RunAgentInput` dumps them; what does
 not fold (a bad patch, a delta for no activity, a content made a list) keeps the last good
 content and is written in `activity_problems`, never failing the run. Shared state:
 `thread.update_state(patch)` changes `thread.state` at once, all or nothing, and the next
 request carries it, also when the change was made while a run streamed; a server snapshot
-during the run replaces it (`pyclient._shared_state`).
+during the run replaces it (`pyclient._conversation._shared_state`).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from ag_ui.core import (
 )
 
 from pyclient import Agent, ConfigurationError, LocalProtocolError
-from pyclient._events import decode_event
-from pyclient._history import History
-from pyclient._machine import Conversation
+from pyclient._conversation._history import History
+from pyclient._conversation._machine import Conversation
+from pyclient._wire._events import decode_event
 from pyclient.testing import ScriptedAgent
 from tests.helpers import agent_for, arun, bodies
 from tests.unit.test_request_body import model_body

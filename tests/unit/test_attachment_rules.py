@@ -1,4 +1,4 @@
-"""The composer's rules on CPython (pyclient/browser/_attachment_rules.py): which files `accept=`
+"""The composer's rules on CPython (pyclient/browser/_chat/_attachment_rules.py): which files `accept=`
 takes, how it reads in words, and the sentence for each file that is not attached or not sent."""
 
 from __future__ import annotations
@@ -6,9 +6,15 @@ from __future__ import annotations
 import pytest
 
 from pyclient import AttachmentError, Image, ToolError
-from pyclient._content import check_limits
-from pyclient._limits import Limits
-from pyclient.browser._attachment_rules import accept_patterns, describe, refusal, send_refusal, takes
+from pyclient._base._limits import Limits
+from pyclient._tools._content import check_limits
+from pyclient.browser._chat._attachment_rules import (
+    accept_patterns,
+    describe,
+    refusal,
+    send_refusal,
+    takes,
+)
 
 LIMITS = Limits(max_attachment_bytes=10_000_000, max_message_bytes=20_000_000)
 

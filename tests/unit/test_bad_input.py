@@ -9,8 +9,14 @@ import logging
 
 import pytest
 
-from pyclient import AbortController, MockTransport, RemoteProtocolError, ToolContext, client_tool
-from pyclient._json import MAX_DEPTH, JSONLimitError, loads, repair
+from pyclient import (
+    AbortController,
+    MockTransport,
+    RemoteProtocolError,
+    ToolContext,
+    client_tool,
+)
+from pyclient._base._json import MAX_DEPTH, JSONLimitError, loads, repair
 from pyclient.testing import ScriptedAgent
 from tests.helpers import (
     agent_for,

@@ -1,13 +1,20 @@
-"""Which actions each bubble offers (`pyclient.browser._bar_views`), on CPython: copy on every
+"""Which actions each bubble offers (`pyclient.browser._widgets._bar_views`), on CPython: copy on every
 bubble, edit on the user's, the thumbs and the branch picker on each answer's last bubble (the
 alternatives start at the answer's first message, bubble or not), Regenerate on the last one."""
 
 from __future__ import annotations
 
-from ag_ui.core import AssistantMessage, FunctionCall, ReasoningMessage, ToolCall, ToolMessage, UserMessage
+from ag_ui.core import (
+    AssistantMessage,
+    FunctionCall,
+    ReasoningMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 
 from pyclient import BranchPoint
-from pyclient.browser._bar_views import BarView, bar_views
+from pyclient.browser._widgets._bar_views import BarView, bar_views
 
 CALL = ToolCall(id="c1", function=FunctionCall(name="echo", arguments="{}"))
 HISTORY = [

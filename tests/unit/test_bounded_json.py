@@ -1,5 +1,5 @@
 """Every JSON text pyclient reads from the wire, a handler or the person at the page goes through
-its one bounded parser (`pyclient._json.loads`: nesting and integer limits), in the core and in
+its one bounded parser (`pyclient._base._json.loads`: nesting and integer limits), in the core and in
 the browser package alike: a plain `json.loads` of arguments nested 30,000 deep overflows the
 page's stack ("RangeError: Maximum call stack size exceeded") before any `except` can run.
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import pyclient
-from pyclient._json import MAX_DEPTH, JSONLimitError, loads, too_deep
+from pyclient._base._json import MAX_DEPTH, JSONLimitError, loads, too_deep
 
 PACKAGE = Path(pyclient.__file__).parent
 
@@ -28,24 +28,24 @@ PYDANTIC_PARSERS = frozenset({"from_json", "validate_json", "model_validate_json
 # (file in the package, the function that parses): why its text is not untrusted or is measured.
 TRUSTED: dict[tuple[str, str], str] = {
     # The bounded parser itself, once it measured the text.
-    ("_json.py", "loads"): "the bounded parser: json.loads after the depth scan",
+    ("_base/_json.py", "loads"): "the bounded parser: json.loads after the depth scan",
     # pydantic-core's one-pass parse of an event, taken only for text too short for a huge
     # integer and with too few brackets to nest past MAX_DEPTH (checked on the line before).
-    ("_events.py", "decode_event"): "the fast path, measured first",
+    ("_wire/_events.py", "decode_event"): "the fast path, measured first",
     # The partial parse of streaming arguments, after `too_deep` measured them.
-    ("_parts.py", "parse_partial"): "measured first",
+    ("_conversation/_parts.py", "parse_partial"): "measured first",
     # Texts pyclient wrote itself a moment before.
-    ("_records.py", "RunRequest.input"): "the request body pyclient wrote",
-    ("_snapshot.py", "Snapshot.of"): "the history's own dump_json",
-    ("_frozen.py", "Frozen.model"): "a message's JSON as pyclient's own dump_json wrote it",
-    ("_answering.py", "ThreadAnswers._edited"): "json.dumps of the edit, on the line before",
+    ("_conversation/_records.py", "RunRequest.input"): "the request body pyclient wrote",
+    ("_conversation/_snapshot.py", "Snapshot.of"): "the history's own dump_json",
+    ("_conversation/_frozen.py", "Frozen.model"): "a message's JSON as pyclient's own dump_json wrote it",
+    ("_driver/_answering.py", "ThreadAnswers._edited"): "json.dumps of the edit, on the line before",
     # A saved conversation, as the store's own `save()` wrote it (json.dumps of a snapshot of
     # what pyclient had accepted, within MAX_DEPTH but for the snapshot's own few levels).
-    ("_store.py", "MemoryStore.load"): "the store's own save",
-    ("_store.py", "FileStore.load"): "the store's own save",
-    ("_store.py", "FileStore._records"): "the store's own append",
-    ("browser/_storage.py", "IndexedDbStore.load"): "the store's own save and appends",
-    ("_journal.py", "Journal._record"): "the history's own changed_since_save",
+    ("_base/_store.py", "MemoryStore.load"): "the store's own save",
+    ("_base/_store.py", "FileStore.load"): "the store's own save",
+    ("_base/_store.py", "FileStore._records"): "the store's own append",
+    ("browser/_platform/_storage.py", "IndexedDbStore.load"): "the store's own save and appends",
+    ("_driver/_journal.py", "Journal._record"): "the history's own changed_since_save",
     # CPython-side files and values of pyclient's own, never the wire.
     ("server/_agent.py", "agent_endpoint.endpoint"): "pydantic's own error list (ValidationError.json)",
     ("server/_arguments.py", "_thaw"): "_freeze's json.dumps",
@@ -95,7 +95,7 @@ def test_every_json_parse_of_untrusted_text_goes_through_the_bounded_parser():
     untrusted = {f"pyclient/{file}:{lines} in {scope}" for (file, scope), lines in package_parses().items()
                  if (file, scope) not in TRUSTED}
     assert untrusted == set(), (
-        "Parse untrusted JSON with pyclient._json.loads (it refuses nesting past MAX_DEPTH before "
+        "Parse untrusted JSON with pyclient._base._json.loads (it refuses nesting past MAX_DEPTH before "
         "parsing), or add the place to TRUSTED with the reason its text is pyclient's own.")
 
 
@@ -129,7 +129,7 @@ def test_thirty_thousand_deep_arguments_are_refused_by_a_scan_not_parsed():
 
 
 def test_streaming_arguments_nested_past_the_limit_hold_nothing_yet():
-    from pyclient._parts import parse_partial
+    from pyclient._conversation._parts import parse_partial
 
     assert parse_partial('{"a": [[1], "b') == {"a": [[1], "b"]}
     assert parse_partial('{"a": ' + "[" * 100) == {}  # pydantic-core alone would build 100 levels

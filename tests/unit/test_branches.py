@@ -16,9 +16,16 @@ import json
 import pytest
 from ag_ui.core import AssistantMessage, RunAgentInput, UserMessage
 
-from pyclient import Agent, BranchPoint, FileStore, LocalProtocolError, MemoryStore, client_tool
-from pyclient._branches import Branches
-from pyclient._request_body import PROTOCOL_VERSION
+from pyclient import (
+    Agent,
+    BranchPoint,
+    FileStore,
+    LocalProtocolError,
+    MemoryStore,
+    client_tool,
+)
+from pyclient._conversation._branches import Branches
+from pyclient._conversation._request_body import PROTOCOL_VERSION
 from pyclient.testing import ScriptedAgent
 from tests.helpers import arun, texts
 

@@ -13,8 +13,15 @@ import logging
 
 import pytest
 
-from pyclient import Agent, FileStore, LocalProtocolError, MemoryStore, SavedThreads, ThreadSummary
-from pyclient.browser._status import run_view
+from pyclient import (
+    Agent,
+    FileStore,
+    LocalProtocolError,
+    MemoryStore,
+    SavedThreads,
+    ThreadSummary,
+)
+from pyclient.browser._chat._status import run_view
 from pyclient.testing import ScriptedAgent
 from tests.helpers import arun
 
@@ -86,7 +93,11 @@ def test_a_summary_with_values_a_list_cannot_show_is_skipped(store, bad):
         listed = await saved.list()
         assert [s.thread_id for s in listed] == ["ok"] and saved.unreadable == ["main/bad"]
         # What the list draws of the rest (before: 1e20 raised in the list's dates, NaN sorted anywhere).
-        from pyclient.browser._thread_words import full_time, iso_time, updated_words
+        from pyclient.browser._thread_list._thread_words import (
+            full_time,
+            iso_time,
+            updated_words,
+        )
         assert [iso_time(s.updated_at) for s in listed] == ["1970-01-01T00:16:40Z"]
         assert full_time(listed[0].updated_at) and updated_words(listed[0].updated_at, 2000.0) == "16 min ago"
 
@@ -94,8 +105,12 @@ def test_a_summary_with_values_a_list_cannot_show_is_skipped(store, bad):
 
 
 def test_the_latest_time_a_summary_may_hold_is_shown():
-    from pyclient._summaries import LATEST_TIME
-    from pyclient.browser._thread_words import full_time, iso_time, unreadable_words
+    from pyclient._driver._summaries import LATEST_TIME
+    from pyclient.browser._thread_list._thread_words import (
+        full_time,
+        iso_time,
+        unreadable_words,
+    )
 
     record = summary("t", updated_at=LATEST_TIME, created_at=0)
     assert ThreadSummary.of("main/t", record) is not None
@@ -159,7 +174,7 @@ def test_a_snapshot_that_does_not_parse_is_set_aside_and_the_thread_starts_afres
 
 
 def test_a_read_only_tab_shows_an_unreadable_copy_empty_and_leaves_it_where_it_is(caplog):
-    from pyclient._platform import Platform
+    from pyclient._binding._platform import Platform
 
     class OtherTabHolds(Platform):
         async def hold_thread(self, key):
@@ -280,7 +295,7 @@ def test_a_save_under_way_when_the_thread_is_deleted_elsewhere_is_deleted_again(
 
 
 def test_the_chat_says_deleted_in_another_tab_and_takes_no_more_input():
-    from pyclient.browser._status import store_notice
+    from pyclient.browser._chat._status import store_notice
 
     gone = run_view("idle", sending=False, read_only=False, waiting=False, working=False, run_end=None, deleted=True)
     assert (gone.words, gone.can_send, gone.can_type) == ("Deleted in another tab", False, False)
@@ -318,7 +333,7 @@ def test_a_thread_id_too_long_for_a_file_name_is_kept_under_a_hashed_name(tmp_pa
 
 
 def test_short_keys_keep_the_file_names_they_always_had():
-    from pyclient._store import LONGEST_NAME, file_name
+    from pyclient._base._store import LONGEST_NAME, file_name
 
     assert file_name("main/t1") == "main%2Ft1.json"
     at_limit = "main/" + "a" * (LONGEST_NAME - len("main%2F"))

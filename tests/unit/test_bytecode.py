@@ -11,7 +11,7 @@ from pyclient.server._bytecode import BytecodeError, compile_for_pyodide, pyc_na
 
 
 def test_pyc_name_is_where_the_import_system_looks():
-    assert pyc_name("pyclient/browser/_chat.py", "cpython-314") == "pyclient/browser/__pycache__/_chat.cpython-314.pyc"
+    assert pyc_name("pyclient/browser/_chat/_chat.py", "cpython-314") == "pyclient/browser/_chat/__pycache__/_chat.cpython-314.pyc"
     assert pyc_name("pyclient/__init__.py", "cpython-314") == "pyclient/__pycache__/__init__.cpython-314.pyc"
     assert pyc_name("top.py", "cpython-314") == "__pycache__/top.cpython-314.pyc"
 

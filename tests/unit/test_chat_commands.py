@@ -1,4 +1,4 @@
-"""The chat's commands on CPython (pyclient/browser/_commands.py): which click sends, stops or
+"""The chat's commands on CPython (pyclient/browser/_chat/_commands.py): which click sends, stops or
 answers a call or an interrupt, and with what, over a stand-in thread that records what it was asked."""
 
 from __future__ import annotations
@@ -10,8 +10,13 @@ from typing import Any
 import pytest
 
 from pyclient import AttachmentError, InterruptError, LocalProtocolError, ToolError
-from pyclient.browser._commands import CANCEL_REASON, REJECT_REASON, Commands, answer_interrupt
-from pyclient.browser._forms import FormError
+from pyclient.browser._chat._commands import (
+    CANCEL_REASON,
+    REJECT_REASON,
+    Commands,
+    answer_interrupt,
+)
+from pyclient.browser._widgets._forms import FormError
 
 
 class FakeAction:

@@ -1,6 +1,6 @@
 """The chat's pure helpers on CPython: invisible characters marked, Markdown with nothing
 active in it, the approval form's schema-to-field mapping and an interrupt's answer form, and
-what the chat marks dirty (pyclient/browser/_visible.py, _markdown.py, _forms.py, _changes.py:
+what the chat marks dirty (pyclient/browser/_page/_visible.py, _markdown.py, _forms.py, _changes.py:
 importable without a browser)."""
 
 from __future__ import annotations
@@ -13,7 +13,13 @@ import pytest
 from pydantic import Field
 
 from pyclient import client_tool
-from pyclient.browser._forms import (
+from pyclient.browser._page._visible import (
+    INVISIBLE,
+    MARKED_RUNS,
+    split_invisible,
+    visible,
+)
+from pyclient.browser._widgets._forms import (
     ALL_ARGUMENTS,
     FormError,
     answer_form,
@@ -22,8 +28,7 @@ from pyclient.browser._forms import (
     read_form,
     values_schema,
 )
-from pyclient.browser._markdown import LINK_REL, is_safe_link, render
-from pyclient.browser._visible import INVISIBLE, MARKED_RUNS, split_invisible, visible
+from pyclient.browser._widgets._markdown import LINK_REL, is_safe_link, render
 
 # -- invisible characters ------------------------------------------------------------------------
 
@@ -133,7 +138,7 @@ def test_table_alignment_is_a_class_never_a_style_attribute():
 def test_markdown_is_imported_on_first_render_only():
     import subprocess
 
-    code = ("import sys; import pyclient.browser._markdown as m; a = 'markdown_it' in sys.modules; "
+    code = ("import sys; import pyclient.browser._widgets._markdown as m; a = 'markdown_it' in sys.modules; "
             "m.render('x'); print(a, 'markdown_it' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]
@@ -288,8 +293,8 @@ def test_deltas_mark_ids_and_the_rest_reconciles():
     )
 
     from pyclient import ThreadEvent
-    from pyclient._records import RunEnd
-    from pyclient.browser._changes import Changes
+    from pyclient._conversation._records import RunEnd
+    from pyclient.browser._chat._changes import Changes
 
     changes = Changes("idle", run_end=lambda: RunEnd("finished", None, "r"))
     changes.full = False
@@ -322,8 +327,8 @@ def test_deltas_mark_ids_and_the_rest_reconciles():
 
 def test_a_run_the_thread_says_was_stopped_gets_one_marker():
     from pyclient import ThreadEvent
-    from pyclient._records import RunEnd
-    from pyclient.browser._changes import Changes
+    from pyclient._conversation._records import RunEnd
+    from pyclient.browser._chat._changes import Changes
 
     ends: list[RunEnd | None] = [None]
     reads: list[RunEnd | None] = []
@@ -360,8 +365,8 @@ def test_a_run_the_thread_says_was_stopped_gets_one_marker():
 
 def test_interrupts_mark_their_card_and_the_call_they_name():
     from pyclient import ThreadEvent
-    from pyclient._records import RunEnd
-    from pyclient.browser._changes import Changes
+    from pyclient._conversation._records import RunEnd
+    from pyclient.browser._chat._changes import Changes
 
     class Asked:
         def __init__(self, interrupt_id, tool_call_id=None):
@@ -378,8 +383,8 @@ def test_interrupts_mark_their_card_and_the_call_they_name():
 
 def test_a_run_the_agent_cancelled_gets_a_marker():
     from pyclient import ThreadEvent
-    from pyclient._records import RunEnd
-    from pyclient.browser._changes import Changes
+    from pyclient._conversation._records import RunEnd
+    from pyclient.browser._chat._changes import Changes
 
     ends = [RunEnd("cancelled", "Cancelled by the agent", "r")]
     changes = Changes("idle", run_end=lambda: ends[-1])
@@ -404,7 +409,7 @@ LONG_ANSWER = (
 
 
 def test_cut_blocks_render_as_the_whole_text_does():
-    from pyclient.browser._markdown import BlockSplitter
+    from pyclient.browser._widgets._markdown import BlockSplitter
 
     splitter = BlockSplitter()
     cuts = []
@@ -425,7 +430,7 @@ def test_cut_blocks_render_as_the_whole_text_does():
 def test_a_long_answer_renders_each_block_once():
     import time
 
-    from pyclient.browser._markdown import BlockSplitter
+    from pyclient.browser._widgets._markdown import BlockSplitter
 
     paragraph = "A sentence with **bold** and `code` in it. " * 4
     text = "\n\n".join(f"{i}: {paragraph}" for i in range(2000))

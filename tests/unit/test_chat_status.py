@@ -1,12 +1,12 @@
 """The chat's status line and form controls on CPython: `run_view()` and `can_send()`
-(pyclient/browser/_status.py: pure functions of the thread's state), every branch."""
+(pyclient/browser/_chat/_status.py: pure functions of the thread's state), every branch."""
 
 from __future__ import annotations
 
 import pytest
 
-from pyclient._records import RunEnd
-from pyclient.browser._status import RunView, can_send, run_view
+from pyclient._conversation._records import RunEnd
+from pyclient.browser._chat._status import RunView, can_send, run_view
 
 STOPPED = RunEnd("stopped", "stopped by the user", "r1")
 FINISHED = RunEnd("finished", None, "r1")

@@ -242,7 +242,8 @@ def test_every_module_docstring_ends_with_an_example():
     missing = []
     for path in sorted(PACKAGE.rglob("*.py")):
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-        if not re.search(r"```python\n.*\n```\s*\Z", doc, re.DOTALL):
+        private_folder = path.name == "__init__.py" and path.parent.name.startswith("_")  # one paragraph
+        if not private_folder and not re.search(r"```python\n.*\n```\s*\Z", doc, re.DOTALL):
             missing.append(str(path.relative_to(ROOT)))
     assert not missing
 

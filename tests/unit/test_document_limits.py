@@ -2,7 +2,7 @@
 
 A `STATE_DELTA` or `ACTIVITY_DELTA` of a few dozen `copy` operations from `""` doubles the
 document each time (gigabytes from a kilobyte); deltas of ever longer paths build a state
-hundreds of levels deep, which no copy, save or request survives. `pyclient._json_patch`
+hundreds of levels deep, which no copy, save or request survives. `pyclient._base._json_patch`
 checks each operation before it applies it: over `MAX_DOCUMENT_CHARS`, `MAX_DOCUMENT_DEPTH`
 or the patch's `MAX_PATCH_COPY_CHARS`, the event is refused at that operation, the last good
 document is kept, and the thread goes on: a state's problem fails its run (as a delta that
@@ -23,7 +23,7 @@ from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
 
 from pyclient import LocalProtocolError, MemoryStore, RemoteProtocolError
-from pyclient._history import History
+from pyclient._conversation._history import History
 from pyclient.testing import ScriptedAgent
 from tests.helpers import agent_for, arun, within
 
@@ -217,8 +217,8 @@ def _operations(paths: st.SearchStrategy[str]) -> st.SearchStrategy[dict]:
     ({"a": 1}, [{"op": "add", "path": "/b", "value": 1}], 6, 1),
 ])
 def test_the_size_account_is_exact_or_measured_again(document, operations, room, refused):
-    from pyclient import _json_patch
-    from pyclient._json_patch import PatchLimitError, measure, patch_document
+    from pyclient._base import _json_patch
+    from pyclient._base._json_patch import PatchLimitError, measure, patch_document
 
     with mock.patch.object(_json_patch, "MAX_DOCUMENT_CHARS", measure(document)[0] + room):
         if refused is None:
@@ -231,8 +231,13 @@ def test_the_size_account_is_exact_or_measured_again(document, operations, room,
 @settings(max_examples=600)
 @given(data=st.data())
 def test_a_patch_within_the_limits_is_jsonpatchs_and_one_past_them_stops_where_it_crosses(data):
-    from pyclient import _json_patch
-    from pyclient._json_patch import PatchError, PatchLimitError, measure, patch_document
+    from pyclient._base import _json_patch
+    from pyclient._base._json_patch import (
+        PatchError,
+        PatchLimitError,
+        measure,
+        patch_document,
+    )
 
     document = data.draw(_VALUES, "document")
     # Limits just above the document, so that generated patches cross them.

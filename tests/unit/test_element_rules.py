@@ -1,4 +1,4 @@
-"""Element rules (pyclient._elements) on CPython, over the in-memory `FakeDom`.
+"""Element rules (pyclient._binding._elements) on CPython, over the in-memory `FakeDom`.
 
 Threads and tool registrations live while their element is connected. Connection changes
 reach the core as in the page: a `dom.flush()` plays the `MutationObserver` a microtask
@@ -17,11 +17,20 @@ import pytest
 
 import pyclient
 from pyclient import ConfigurationError, LocalProtocolError, ToolContext, client_tool
-from pyclient._elements import THREAD_ATTRIBUTE, ElementRegistration
-from pyclient._platform import DomPlatform
+from pyclient._binding._elements import THREAD_ATTRIBUTE, ElementRegistration
+from pyclient._binding._platform import DomPlatform
 from pyclient.testing import FakeDom, ScriptedAgent
-from tests.helpers import agent_for, arun, bodies, calls_then_text, make_tool, text_only
-from tests.helpers import tool_contents, tool_messages, tool_names
+from tests.helpers import (
+    agent_for,
+    arun,
+    bodies,
+    calls_then_text,
+    make_tool,
+    text_only,
+    tool_contents,
+    tool_messages,
+    tool_names,
+)
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -152,7 +161,7 @@ def test_fakedom_finds_elements_and_refuses_what_is_none(dom):
     assert "data-x" not in panel.attributes and dom.closest_attribute(div, "data-x") is None
 
 
-@pytest.mark.parametrize("module", ["pyclient._elements", "pyclient.testing._dom"])
+@pytest.mark.parametrize("module", ["pyclient._binding._elements", "pyclient.testing._dom"])
 def test_the_docstring_examples_run_as_written(module):
     import importlib
 

@@ -3,7 +3,7 @@ for the chat (its "Details"), the bubble's sentence (`error_text`) and the conso
 ending with one full stop and none with two; "try again" only where trying again can pass; the
 agent server's log only where it holds the cause; CORS named for a failed cross-origin request.
 
-The errors come from the builders the transports share (`pyclient._transport`), the exceptions
+The errors come from the builders the transports share (`pyclient._wire._transport`), the exceptions
 that word themselves (`RunError`, `FollowUpLimitError`), the testing kit's scripted drop, a real
 `HttpxTransport` refused a connection, and the run loop fed broken streams (what ends up in
 `thread.error`), each with inputs that end with a period and inputs that do not.
@@ -17,12 +17,25 @@ import socket
 
 import pytest
 
-from pyclient import FollowUpLimitError, HttpxTransport, MockTransport, RunError, TransportError
-from pyclient._abort import AbortController
-from pyclient._errors import clause
-from pyclient._transport import (AGUI_PROTOBUF, MockHTTPResponse, Request, check_event_stream, connection_dropped,
-                                 connection_failed, http_error)
-from pyclient.browser._error_words import console_line, error_text
+from pyclient import (
+    FollowUpLimitError,
+    HttpxTransport,
+    MockTransport,
+    RunError,
+    TransportError,
+)
+from pyclient._base._abort import AbortController
+from pyclient._base._errors import clause
+from pyclient._wire._transport import (
+    AGUI_PROTOBUF,
+    MockHTTPResponse,
+    Request,
+    check_event_stream,
+    connection_dropped,
+    connection_failed,
+    http_error,
+)
+from pyclient.browser._widgets._error_words import console_line, error_text
 from pyclient.testing import ScriptedAgent
 from tests.helpers import ANY, agent_for, arun, ids, sse
 

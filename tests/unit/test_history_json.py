@@ -1,4 +1,4 @@
-"""A history keeps what requests carried as JSON only (`pyclient._frozen`): models built on
+"""A history keeps what requests carried as JSON only (`pyclient._conversation._frozen`): models built on
 demand must equal the ones it was serialized from, and requests must not change by a byte.
 
 The reference is the same machine with a history that never freezes (`LiveHistory`: every
@@ -21,16 +21,28 @@ from typing import Any
 from unittest import mock
 
 from hypothesis import given, note
-from pydantic_core import PydanticSerializationError
 from hypothesis import strategies as st
+from pydantic_core import PydanticSerializationError
 
 from pyclient import Image, RemoteProtocolError, ToolResult
-from pyclient._entries import message_adapter
-from pyclient._history import History
-from pyclient._machine import Conversation
-from pyclient._records import Failed, Idle, RunHandlers, SendRequest, WaitForActions
+from pyclient._conversation._history import History
+from pyclient._conversation._machine import Conversation
+from pyclient._conversation._records import (
+    Failed,
+    Idle,
+    RunHandlers,
+    SendRequest,
+    WaitForActions,
+)
+from pyclient._wire._events import message_adapter
 from tests.unit.agui_streams import budget, events
-from tests.unit.test_request_body import NOW, REGISTRATION, TOOLS, _decoded, _encrypted_values
+from tests.unit.test_request_body import (
+    NOW,
+    REGISTRATION,
+    TOOLS,
+    _decoded,
+    _encrypted_values,
+)
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489") + b"\0" * 8
 
@@ -55,9 +67,9 @@ def _drive(live: bool, runs: list[list[Any]], seed: int) -> tuple[Conversation, 
     """One machine through `runs`, every choice from `seed`; its request bodies and reads after each run."""
     choose = random.Random(seed)
     new_id = _ids()
-    with mock.patch("pyclient._machine.new_id", new_id), mock.patch("pyclient._history.new_id", new_id), \
-            mock.patch("pyclient._calls.new_id", new_id), \
-            mock.patch("pyclient._machine.History", LiveHistory if live else History):
+    with mock.patch("pyclient._conversation._machine.new_id", new_id), mock.patch("pyclient._conversation._history.new_id", new_id), \
+            mock.patch("pyclient._conversation._call_table.new_id", new_id), \
+            mock.patch("pyclient._conversation._machine.History", LiveHistory if live else History):
         machine = Conversation("THREAD")
         bodies: list[bytes] = []
         reads: list[Any] = []
@@ -113,7 +125,7 @@ def _drive(live: bool, runs: list[list[Any]], seed: int) -> tuple[Conversation, 
 
 
 def _decoded_one(event: dict[str, Any]) -> Any:
-    from pyclient._events import decode_event
+    from pyclient._wire._events import decode_event
 
     return decode_event(json.dumps(event))
 
@@ -158,7 +170,7 @@ def test_a_frozen_history_sends_and_reads_what_a_live_one_does(runs: list[list[A
 
 
 def test_messages_a_request_carried_live_as_their_json_only():
-    from pyclient._records import Idle
+    from pyclient._conversation._records import Idle
 
     machine = Conversation("t")
     for i in range(30):
@@ -186,7 +198,7 @@ def test_messages_a_request_carried_live_as_their_json_only():
 @given(operations=st.lists(st.tuples(st.sampled_from(["set", "discard"]), st.sampled_from("mca"),
                                      st.text(max_size=3), st.integers(0, 10**6)), max_size=300))
 def test_the_id_index_answers_as_a_dict_does(operations: list[tuple[str, str, str, int]]) -> None:
-    from pyclient._idindex import IdIndex
+    from pyclient._conversation._idindex import IdIndex
 
     index, expected = IdIndex(), {}
     for operation, tag, ident, position in operations:
@@ -203,7 +215,7 @@ def test_the_id_index_answers_as_a_dict_does(operations: list[tuple[str, str, st
 
 def test_a_call_gives_back_the_answer_it_was_given_whichever_form_it_keeps():
     # A plain success is kept as its text (`Call.result` builds the ToolResult on reading).
-    from pyclient._records import Call
+    from pyclient._conversation._records import Call
 
     call = Call("c1", "save_note")
     assert call.result is None

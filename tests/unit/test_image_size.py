@@ -1,4 +1,4 @@
-"""An image's size from its header, and a thumbnail's box (`pyclient.browser._image_size`), on CPython.
+"""An image's size from its header, and a thumbnail's box (`pyclient.browser._widgets._image_size`), on CPython.
 
 The headers are real: a PNG from `tests.helpers.png_bytes`, and GIF, JPEG and WebP headers as
 their encoders write them (the bytes up to the size fields)."""
@@ -9,7 +9,7 @@ import struct
 
 import pytest
 
-from pyclient.browser._image_size import fit, image_size
+from pyclient.browser._widgets._image_size import fit, image_size
 from tests.helpers import png_bytes
 
 GIF = b"GIF89a" + struct.pack("<HH", 33, 17) + b"\xf7\x00\x00"

@@ -1,6 +1,6 @@
 """AG-UI interrupts in the machine, driven directly (no I/O, no clock): the interrupt table pair
-by pair, `pyclient._interrupts.Interrupts` (the legacy channel, expiry, the single answer and
-its single sending), the answer's schema check (`pyclient._json_schema.schema_errors`), and how
+by pair, `pyclient._conversation._interrupt_table.Interrupts` (the legacy channel, expiry, the single answer and
+its single sending), the answer's schema check (`pyclient._tools._json_schema.schema_errors`), and how
 `Conversation` ends a run on interrupts, on a cancelled outcome, and on interrupts that expired.
 """
 
@@ -16,18 +16,22 @@ from ag_ui.core import (
 )
 
 from pyclient import InterruptError, LocalProtocolError, client_tool
-from pyclient._interrupts import CANCELLED_SENTINEL, Interrupts, expiry
-from pyclient._json_schema import schema_errors
-from pyclient._lifecycle import (
+from pyclient._conversation._interrupt_table import (
+    CANCELLED_SENTINEL,
+    Interrupts,
+    expiry,
+)
+from pyclient._conversation._lifecycle import (
     INTERRUPT_TRANSITIONS,
     InterruptEvent,
     InterruptStatus,
     RunState,
     next_interrupt_status,
 )
-from pyclient._machine import Conversation
-from pyclient._records import Idle, SendRequest, WaitForActions
-from pyclient._results import ToolResult
+from pyclient._conversation._machine import Conversation
+from pyclient._conversation._records import Idle, SendRequest, WaitForActions
+from pyclient._tools._json_schema import schema_errors
+from pyclient._tools._results import ToolResult
 from tests.helpers import call_events, machine_registration, within
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=timezone.utc)
@@ -126,7 +130,7 @@ def test_a_legacy_event_is_mapped_as_ag_ui_langgraph_maps_it():
     (json.dumps("Sure?"), "Sure?"),             # JSON text of a string: the message
     ("not JSON at all", "not JSON at all"),     # text that is not JSON: the message as it is
     (json.dumps({"question": "x"}), None),      # a dict without a message
-    ("[" * 30_000 + "]" * 30_000,) * 2,         # nested past pyclient._json's limit: kept as text, not parsed
+    ("[" * 30_000 + "]" * 30_000,) * 2,         # nested past pyclient._base._json's limit: kept as text, not parsed
 ])
 def test_a_legacy_value_that_is_text(value, message):
     table, _ = interrupts()

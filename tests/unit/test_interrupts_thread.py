@@ -13,7 +13,15 @@ from datetime import datetime, timedelta, timezone
 
 from pyclient import MockTransport
 from pyclient.testing import ScriptedAgent
-from tests.helpers import agent_for, arun, bodies, change_background, first_raw, tool_call, tool_messages
+from tests.helpers import (
+    agent_for,
+    arun,
+    bodies,
+    change_background,
+    first_raw,
+    tool_call,
+    tool_messages,
+)
 
 
 def sse(*events: dict) -> bytes:

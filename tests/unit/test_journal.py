@@ -1,4 +1,4 @@
-"""Saves as records (`pyclient._journal`, `pyclient._fold`): what they restore, what they cost, crashes.
+"""Saves as records (`pyclient._driver._journal`, `pyclient._base._replay`): what they restore, what they cost, crashes.
 
 - a thread saved record by record loads, at every save, as the whole snapshot taken at that
   moment (calls, interrupts, files, state and all);
@@ -20,9 +20,17 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from pyclient import Agent, Attachment, FileStore, MemoryStore, RecordStore, Store, client_tool
-from pyclient._journal import Journal
-from pyclient._platform import Platform
+from pyclient import (
+    Agent,
+    Attachment,
+    FileStore,
+    MemoryStore,
+    RecordStore,
+    Store,
+    client_tool,
+)
+from pyclient._binding._platform import Platform
+from pyclient._driver._journal import Journal
 from pyclient.testing import ScriptedAgent
 from tests.helpers import arun
 
@@ -294,8 +302,8 @@ def test_a_filestore_written_before_records_restores_the_same_thread(tmp_path):
 def test_a_message_still_streaming_is_saved_again_as_it_grows():
     # A save mid-run (the streaming timer, a checkpoint) records the message being streamed;
     # its later text, and a call added to it, are in the next record.
-    from pyclient._events import decode_event
-    from pyclient._machine import Conversation
+    from pyclient._conversation._machine import Conversation
+    from pyclient._wire._events import decode_event
 
     async def main() -> None:
         store = MemoryStore()

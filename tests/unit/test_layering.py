@@ -1,10 +1,13 @@
-"""The package's shape, written as tests: the core stays browser-neutral, imports go one way
-(no circles), and no module reaches into another module's private names."""
+"""The package's shape, written as tests: floors by folder with imports running down only, the
+core browser-neutral, no import circles, and no module reaching into another module's private
+names. `docs/architecture.md` is drawn from `LAYERS`: after moving a module, run
+`.venv/bin/python -m tests.unit.test_layering` to draw it again."""
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,12 +17,41 @@ import pytest
 import pyclient
 
 PACKAGE = Path(pyclient.__file__).parent
-CORE_MODULES = sorted(path.stem for path in PACKAGE.glob("*.py"))
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 ALL_MODULES = sorted(
     ".".join(("pyclient", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__")
     for path in PACKAGE.rglob("*.py")
 )
 BROWSER_ONLY = {"js", "pyodide", "pyscript", "pyodide_js"}
+
+# The floors, bottom up. A module belongs to the longest prefix below that names it; it may import
+# its own floor and the floors before it, never one after (type-only imports included). Each
+# folder's `__init__` docstring says what it holds: the architecture page prints them.
+LAYERS = (
+    "pyclient._base",
+    "pyclient._wire",
+    "pyclient._tools",
+    "pyclient._binding",
+    "pyclient._conversation",
+    "pyclient._driver",
+    "pyclient._api",
+    "pyclient.browser._page",
+    "pyclient.browser._platform",
+    "pyclient.browser._widgets",
+    "pyclient.browser._chat",
+    "pyclient.browser._thread_list",
+    "pyclient.browser.toolkit",
+    "pyclient.browser",
+    "pyclient.server",
+    "pyclient",
+    "pyclient.testing",
+)
+CORE_MODULES = [module for module in ALL_MODULES
+                if not module.startswith(("pyclient.browser", "pyclient.server", "pyclient.testing"))]
+
+
+def layer_of(module: str) -> str:
+    return max((layer for layer in LAYERS if module == layer or module.startswith(layer + ".")), key=len)
 
 
 def source(module: str) -> Path:
@@ -66,13 +98,34 @@ def imports(module: str) -> set[str]:
 
 
 def test_the_core_is_every_module_but_the_bridge():
-    assert {"__init__", "_tools", "_thread", "_machine", "_lifecycle", "_scopes", "_sse", "_platform"} <= set(CORE_MODULES)
+    assert {"pyclient", "pyclient._tools._client_tool", "pyclient._api._thread", "pyclient._conversation._machine",
+            "pyclient._binding._scopes", "pyclient._wire._sse"} <= set(CORE_MODULES)
     assert (PACKAGE / "browser" / "__init__.py").exists()
+
+
+def upward_imports() -> list[str]:
+    return sorted(f"{module} ({layer_of(module)}) imports {target} ({layer_of(target)})"
+                  for module in ALL_MODULES for target in imports(module)
+                  if LAYERS.index(layer_of(target)) > LAYERS.index(layer_of(module)))
+
+
+def test_every_folder_is_a_floor_and_imports_run_down():
+    folders = {".".join(("pyclient", *path.parent.relative_to(PACKAGE).parts))
+               for path in PACKAGE.rglob("__init__.py")}
+    assert folders - {"pyclient.browser._page._mirror"} == set(LAYERS), "add the folder to LAYERS, in its place"
+    assert upward_imports() == [], "an import runs up a floor: hand the lower floor a protocol instead"
+
+
+def test_the_floor_check_sees_an_import_that_runs_up():
+    assert layer_of("pyclient.browser._page._mirror._node") == "pyclient.browser._page"
+    assert layer_of("pyclient._environment") == "pyclient"
+    assert LAYERS.index(layer_of("pyclient._api._thread")) > LAYERS.index(layer_of("pyclient._driver._loop"))
+    assert "pyclient._driver._loop" in imports("pyclient._api._thread")
 
 
 @pytest.mark.parametrize("module", CORE_MODULES)
 def test_no_browser_imports(module):
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text())
+    tree = ast.parse(source(module).read_text())
     assert not imported_modules(tree, top_level_only=False) & BROWSER_ONLY
     assert "httpx" not in imported_modules(tree, top_level_only=True)
 
@@ -84,8 +137,9 @@ def test_only_the_environment_module_reaches_the_browser_package():
 
 
 def test_the_machine_and_the_tables_do_no_io():
-    for module in ("_machine", "_lifecycle", "_history", "_sse", "_events"):
-        names = imported_modules(ast.parse((PACKAGE / f"{module}.py").read_text()), top_level_only=False)
+    sans_io = [module for module in ALL_MODULES if module.startswith("pyclient._conversation.")]
+    for module in [*sans_io, "pyclient._wire._sse", "pyclient._wire._events"]:
+        names = imported_modules(ast.parse(source(module).read_text()), top_level_only=False)
         assert not names & {"asyncio", "time", "socket", "httpx", "threading"}, module
 
 
@@ -111,7 +165,7 @@ def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_circles():
     graph = {module: imports(module) for module in ALL_MODULES}
-    assert graph["pyclient._thread"] >= {"pyclient._machine", "pyclient._scopes"}  # the walk sees edges
+    assert graph["pyclient._api._thread"] >= {"pyclient._conversation._machine", "pyclient._binding._scopes"}  # the walk sees edges
     assert import_circles(graph) == []
 
 
@@ -169,7 +223,7 @@ def test_the_library_leaves_logging_alone():
 LAZY_PROTOCOL = '''
 import sys
 from pyclient import Agent, client_tool
-from pyclient._platform import Platform
+from pyclient._binding._platform import Platform
 
 class Recording(Platform):
     loads = []
@@ -194,7 +248,7 @@ assert [tool.name for tool in thread.available_tools()] == ["change_background",
 print(sorted(m for m in sys.modules if m.split(".")[0] == "ag_ui"), len(Recording.loads))
 for load in Recording.loads:  # the tools' schemas, then ag-ui's models
     load()
-from pyclient._events import decode_event
+from pyclient._wire._events import decode_event
 print("ag_ui.core" in sys.modules, type(decode_event('{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}')).__name__)
 '''
 
@@ -248,3 +302,43 @@ def test_decoration_reads_the_signature_and_the_first_need_builds_the_same_schem
                        "done": {"type": "boolean", "default": False}},
     }
     assert schemas[1] == {"type": "object", "additionalProperties": {"type": "integer"}}
+
+
+# -- the architecture page, drawn from LAYERS -------------------------------------------------
+
+BEGIN, END = "<!-- floors: drawn by tests/unit/test_layering.py -->", "<!-- end of floors -->"
+
+
+def summary(module: str) -> str:
+    doc = ast.get_docstring(ast.parse(source(module).read_text())) or ""
+    first = doc.split("\n\n")[0]
+    return " ".join(first.split()).replace("|", "\\|")
+
+
+def floors() -> str:
+    """The floors from the top down: each folder, its `__init__` paragraph and its modules."""
+    lines = [BEGIN, ""]
+    for layer in reversed(LAYERS):
+        path = "/".join(layer.split(".")) + "/"
+        modules = [m for m in ALL_MODULES if layer_of(m) == layer and m != layer]
+        lines += [f"### `{path}`", "", summary(layer), "", "| module | what it holds |", "| --- | --- |"]
+        for module in modules:
+            name = "/".join(module.split(".")[len(layer.split(".")):])
+            name += "/" if source(module).name == "__init__.py" else ".py"
+            lines.append(f"| `{name}` | {summary(module)} |")
+        lines.append("")
+    return "\n".join([*lines, END])
+
+
+def drawn(text: str) -> str:
+    return re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: floors(), text, flags=re.DOTALL)
+
+
+def test_the_architecture_page_is_drawn_from_the_floors():
+    text = ARCHITECTURE.read_text()
+    assert BEGIN in text and END in text
+    assert text == drawn(text), "run `.venv/bin/python -m tests.unit.test_layering` to draw docs/architecture.md again"
+
+
+if __name__ == "__main__":
+    ARCHITECTURE.write_text(drawn(ARCHITECTURE.read_text()))

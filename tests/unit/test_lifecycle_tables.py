@@ -1,4 +1,4 @@
-"""The lifecycle tables of `pyclient._lifecycle` as one family: every table is driven through
+"""The lifecycle tables of `pyclient._conversation._lifecycle` as one family: every table is driven through
 the one `transition()` helper, and the subagent table (which the server drives) refuses a
 missing pair like the others, while `Subagents` reports that refusal and ignores the event.
 """
@@ -10,8 +10,9 @@ import logging
 import pytest
 from ag_ui.core import SubagentFinishedEvent, SubagentStartedEvent
 
-from pyclient import LocalProtocolError, _lifecycle
-from pyclient._lifecycle import (
+from pyclient import LocalProtocolError
+from pyclient._conversation import _lifecycle
+from pyclient._conversation._lifecycle import (
     SUBAGENT_TRANSITIONS,
     CallEvent,
     CallStatus,
@@ -29,7 +30,7 @@ from pyclient._lifecycle import (
     next_save_state,
     next_subagent_status,
 )
-from pyclient._subagents import Subagent, Subagents
+from pyclient._conversation._subagents import Subagent, Subagents
 
 
 @pytest.mark.parametrize("status", list(SubagentStatus))

@@ -13,10 +13,14 @@ from ag_ui.core import (
     ToolCallResultEvent,
 )
 
-from pyclient import FollowUpLimitError, LocalProtocolError, RemoteProtocolError, RunError, client_tool
-from pyclient._machine import Conversation
-from pyclient._records import Failed, Idle, RunHandlers, SendRequest, WaitForActions
-from pyclient._lifecycle import (
+from pyclient import (
+    FollowUpLimitError,
+    LocalProtocolError,
+    RemoteProtocolError,
+    RunError,
+    client_tool,
+)
+from pyclient._conversation._lifecycle import (
     CALL_TRANSITIONS,
     RUN_STATUS,
     RUN_TRANSITIONS,
@@ -28,7 +32,15 @@ from pyclient._lifecycle import (
     next_call_status,
     next_run_state,
 )
-from pyclient._results import ToolResult
+from pyclient._conversation._machine import Conversation
+from pyclient._conversation._records import (
+    Failed,
+    Idle,
+    RunHandlers,
+    SendRequest,
+    WaitForActions,
+)
+from pyclient._tools._results import ToolResult
 from tests.helpers import call_events, machine_registration
 
 
@@ -366,7 +378,7 @@ def test_a_new_run_clears_how_the_last_one_ended():
 
 def test_a_run_error_whose_message_is_not_text_still_fails_the_run_in_words():
     # Found by the stream property: an UnknownEvent's raw RUN_ERROR may carry any JSON.
-    from pyclient._events import UnknownEvent
+    from pyclient._wire._events import UnknownEvent
 
     conversation = Conversation("t1")
     conversation.add_user_message("hi")

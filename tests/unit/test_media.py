@@ -9,9 +9,27 @@ import pytest
 from ag_ui.core import ImagePart, TextPart, UserMessage
 from pydantic import BaseModel
 
-from pyclient import Agent, Attachment, AttachmentError, Audio, ConfigurationError, Document, Image, MemoryStore, Video, client_tool
-from pyclient._content import as_attachment, content_of, from_part, keep_within, split_content, split_parts
-from pyclient._media import format_size
+from pyclient import (
+    Agent,
+    Attachment,
+    AttachmentError,
+    Audio,
+    ConfigurationError,
+    Document,
+    Image,
+    MemoryStore,
+    Video,
+    client_tool,
+)
+from pyclient._tools._content import (
+    as_attachment,
+    content_of,
+    from_part,
+    keep_within,
+    split_content,
+    split_parts,
+)
+from pyclient._tools._media import format_size
 from pyclient.testing import ScriptedAgent
 from tests.helpers import PDF_BYTES, arun, png_bytes
 
@@ -180,8 +198,8 @@ def test_files_survive_a_reload_and_one_over_the_cap_is_kept_as_its_name():
 def test_a_servers_result_with_parts_gives_the_part_its_files():
     from ag_ui.core import MessagesSnapshotEvent, ToolCallResultEvent
 
-    from pyclient._machine import Conversation
-    from pyclient._projection import tool_part
+    from pyclient._conversation._machine import Conversation
+    from pyclient._driver._projection import tool_part
     from tests.helpers import call_events
     from tests.unit.test_machine import run
 

@@ -1,4 +1,4 @@
-"""The worker's mirror DOM (pyclient/browser/_mirror) on CPython: each change is one operation,
+"""The worker's mirror DOM (pyclient/browser/_page/_mirror) on CPython: each change is one operation,
 operations go as one batch per task, reads answer from the mirror, forwarded events reach their
 listeners with the page's `isTrusted`, and the tree matches what the page would hold."""
 
@@ -8,8 +8,8 @@ import gc
 
 import pytest
 
-from pyclient.browser._mirror import MirrorDocument, MirrorElement
-from pyclient.browser._mirror._selectors import parse
+from pyclient.browser._page._mirror import MirrorDocument, MirrorElement
+from pyclient.browser._page._mirror._selectors import parse
 
 
 class Page:

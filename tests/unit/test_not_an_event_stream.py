@@ -2,7 +2,7 @@
 JSON, AG-UI's protobuf encoding) fails the run at once, before a byte of its body is read, with
 an error that names the type and the URL and says what to check; an HTTP error status keeps its
 own messages. On CPython through httpx against real servers on 127.0.0.1, and through the
-testing kit's in-process transport (the same check, `pyclient._transport.check_event_stream`).
+testing kit's in-process transport (the same check, `pyclient._wire._transport.check_event_stream`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from ag_ui.encoder import AGUI_MEDIA_TYPE
 
 from pyclient import Agent, TransportError
-from pyclient._transport import AGUI_PROTOBUF
-from pyclient.browser._error_words import error_text
+from pyclient._wire._transport import AGUI_PROTOBUF
+from pyclient.browser._widgets._error_words import error_text
 from pyclient.testing import ScriptedAgent, ServerThread, read_body
 from tests.helpers import agent_for, arun, texts
 

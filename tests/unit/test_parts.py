@@ -9,10 +9,26 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from pyclient import ConfigurationError, Image, LocalProtocolError, MemoryStore, ToolError, ToolPart, client_tool
-from pyclient._parts import parse_partial
+from pyclient import (
+    ConfigurationError,
+    Image,
+    LocalProtocolError,
+    MemoryStore,
+    ToolError,
+    ToolPart,
+    client_tool,
+)
+from pyclient._conversation._parts import parse_partial
 from pyclient.testing import ScriptedAgent
-from tests.helpers import agent_for, arun, bodies, calls_then_text, png_bytes, tool_contents, until
+from tests.helpers import (
+    agent_for,
+    arun,
+    bodies,
+    calls_then_text,
+    png_bytes,
+    tool_contents,
+    until,
+)
 
 received: list[dict] = []
 

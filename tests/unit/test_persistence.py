@@ -7,8 +7,14 @@ import asyncio
 import pytest
 
 from pyclient import Agent, LocalProtocolError, MemoryStore
-from pyclient._lifecycle import SAVE_TRANSITIONS, WRITING, SaveEvent, SaveState, next_save_state
-from pyclient._platform import Platform
+from pyclient._binding._platform import Platform
+from pyclient._conversation._lifecycle import (
+    SAVE_TRANSITIONS,
+    WRITING,
+    SaveEvent,
+    SaveState,
+    next_save_state,
+)
 
 S, E = SaveState, SaveEvent
 

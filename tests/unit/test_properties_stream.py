@@ -26,11 +26,17 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from pyclient import Agent, MockTransport, ToolContext, client_tool
-from pyclient._errors import RemoteProtocolError
-from pyclient._events import decode_event
-from pyclient._machine import Conversation
-from pyclient._records import Failed, Idle, RunHandlers, SendRequest, WaitForActions
-from pyclient._results import ToolResult
+from pyclient._base._errors import RemoteProtocolError
+from pyclient._conversation._machine import Conversation
+from pyclient._conversation._records import (
+    Failed,
+    Idle,
+    RunHandlers,
+    SendRequest,
+    WaitForActions,
+)
+from pyclient._tools._results import ToolResult
+from pyclient._wire._events import decode_event
 from tests.unit.agui_streams import ADVERTISED, Stream, budget, events, payload, streams
 
 HOLD_TURNS = 2_000

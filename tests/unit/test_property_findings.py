@@ -9,10 +9,20 @@ import asyncio
 import json
 
 from pyclient import MockTransport, ToolContext, client_tool
-from pyclient._events import UnknownEvent, decode_event
-from pyclient._json import MAX_DEPTH
+from pyclient._base._json import MAX_DEPTH
+from pyclient._wire._events import UnknownEvent, decode_event
 from pyclient.testing import ScriptedAgent
-from tests.helpers import agent_for, arun, bodies, echo, first_raw, ids, sse, text_only, tool_call
+from tests.helpers import (
+    agent_for,
+    arun,
+    bodies,
+    echo,
+    first_raw,
+    ids,
+    sse,
+    text_only,
+    tool_call,
+)
 
 
 def answer_then_done(*events: dict | str, **finish) -> ScriptedAgent:
@@ -126,7 +136,7 @@ def test_a_second_server_result_for_a_call_is_dropped():
     # Was: two tool messages for c1 (t1 and t2) in the history and the follow-up.
     from ag_ui.core import ToolCallResultEvent, ToolCallStartEvent
 
-    from pyclient._history import History
+    from pyclient._conversation._history import History
 
     history = History()
     history.apply(ToolCallStartEvent(tool_call_id="c1", tool_call_name="search"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pyclient import Agent, ConfigurationError
-from pyclient._renderers import Renderers
+from pyclient._api._renderers import Renderers
 
 
 def table() -> Renderers:

@@ -22,15 +22,21 @@ from hypothesis import strategies as st
 from pydantic_core import PydanticSerializationError
 
 from pyclient import client_tool
-from pyclient._errors import RemoteProtocolError
-from pyclient._events import decode_event
-from pyclient._json import repair_all
-from pyclient._request_body import PROTOCOL_VERSION
-from pyclient._machine import Conversation
-from pyclient._entries import message_adapter
-from pyclient._records import Failed, Idle, RunHandlers, RunRequest, SendRequest, WaitForActions
-from pyclient._results import ToolResult
-from pyclient._tools import ClientTool
+from pyclient._base._errors import RemoteProtocolError
+from pyclient._base._json import repair_all
+from pyclient._conversation._machine import Conversation
+from pyclient._conversation._records import (
+    Failed,
+    Idle,
+    RunHandlers,
+    RunRequest,
+    SendRequest,
+    WaitForActions,
+)
+from pyclient._conversation._request_body import PROTOCOL_VERSION
+from pyclient._tools._client_tool import ClientTool
+from pyclient._tools._results import ToolResult
+from pyclient._wire._events import decode_event, message_adapter
 from tests.unit.agui_streams import JSON_VALUES, budget, events, payload
 
 
@@ -159,7 +165,7 @@ def test_files_of_every_kind_the_client_adds_in_user_and_tool_messages() -> None
     finish(machine, request, {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo"},
            {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": '{"text": "x"}'})
     [call] = machine.calls.values()
-    from pyclient._lifecycle import CallEvent
+    from pyclient._conversation._lifecycle import CallEvent
 
     machine.calls.settle(call, CallEvent.SUCCEED, ToolResult.success("a caption", tuple(files[:2])))
     follow_up = start(machine)

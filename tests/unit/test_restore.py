@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from ag_ui.core import RunStartedEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent
+from ag_ui.core import (
+    RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+)
 
 from pyclient import LocalProtocolError, client_tool
-from pyclient._machine import Conversation
-from pyclient._records import Idle, RunHandlers, SendRequest, WaitForActions
-from pyclient._lifecycle import (
+from pyclient._conversation._lifecycle import (
     CALL_TRANSITIONS,
     RESTORE_CALL,
     RESTORE_IDEMPOTENT,
@@ -18,7 +21,14 @@ from pyclient._lifecycle import (
     CallStatus,
     RunState,
 )
-from pyclient._results import ToolResult
+from pyclient._conversation._machine import Conversation
+from pyclient._conversation._records import (
+    Idle,
+    RunHandlers,
+    SendRequest,
+    WaitForActions,
+)
+from pyclient._tools._results import ToolResult
 from tests.helpers import call_events, machine_registration
 from tests.unit.test_machine import delete_all, run, save_note, tool_messages
 

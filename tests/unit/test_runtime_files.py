@@ -20,7 +20,7 @@ def test_package_data_matches_pyproject():
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert sorted(setuptools["package-data"]["pyclient"]) == sorted(PACKAGE_DATA)
     names = {p.relative_to(ROOT / "pyclient").as_posix() for p in package_files(ROOT / "pyclient")}
-    assert "_tools.py" in names and "browser/assets/renderer.js" in names
+    assert "_tools/_client_tool.py" in names and "browser/assets/renderer.js" in names
     for pattern in PACKAGE_DATA:  # each entry (a glob) names at least one file
         assert any(Path(name).match(pattern) for name in names), pattern
 

@@ -11,8 +11,16 @@ import json
 import pytest
 from ag_ui.core import TextInputContent, UserMessage
 
-from pyclient import Agent, ConfigurationError, FileStore, ListingStore, MemoryStore, SavedThreads, ThreadSummary
-from pyclient._summaries import TITLE_CHARS, SummaryWriter, title_of
+from pyclient import (
+    Agent,
+    ConfigurationError,
+    FileStore,
+    ListingStore,
+    MemoryStore,
+    SavedThreads,
+    ThreadSummary,
+)
+from pyclient._driver._summaries import TITLE_CHARS, SummaryWriter, title_of
 from pyclient.testing import ScriptedAgent
 from tests.helpers import arun
 
@@ -26,7 +34,7 @@ def store(request, tmp_path):
 def clock(monkeypatch):
     """The summaries' clock: 1000, 1010, 1020, ... one step per write."""
     ticks = itertools.count(1000, 10)
-    monkeypatch.setattr("pyclient._summaries.now", lambda: float(next(ticks)))
+    monkeypatch.setattr("pyclient._driver._summaries.now", lambda: float(next(ticks)))
 
 
 def agent_on(server: ScriptedAgent, name: str = "main") -> Agent:
@@ -257,7 +265,12 @@ def test_title_of_reads_the_first_user_messages_text():
 
 
 def test_a_list_says_when_in_words():
-    from pyclient.browser._thread_words import full_time, iso_time, shown_title, updated_words
+    from pyclient.browser._thread_list._thread_words import (
+        full_time,
+        iso_time,
+        shown_title,
+        updated_words,
+    )
 
     day = 86400
     assert [updated_words(1000.0, 1000.0 + ago) for ago in (-5, 59, 60, 3599, 3600, day - 1, day, 2 * day, 6 * day)] == [

@@ -13,8 +13,8 @@ import pytest
 from pydantic import Field
 
 from pyclient import ClientTool, ConfigurationError, ToolContext, client_tool
-from pyclient._docstrings import parse_docstring
-from pyclient._tools import build_pending_schemas
+from pyclient._tools._client_tool import build_pending_schemas
+from pyclient._tools._docstrings import parse_docstring
 from tests.helpers import agent_for, arun, bodies, text_only
 
 # The catalog lives with the browser test page, which loads the same module in Pyodide.

@@ -1,4 +1,4 @@
-"""Registrations (pyclient._scopes): levels and precedence, duplicates, snapshots per request, hooks, cleanup."""
+"""Registrations (pyclient._binding._scopes): levels and precedence, duplicates, snapshots per request, hooks, cleanup."""
 
 from __future__ import annotations
 

@@ -8,8 +8,9 @@ import pytest
 
 import pyclient
 from pyclient import ConfigurationError, client_tool
-from pyclient._platform import DomPlatform
-from pyclient._machine import Conversation
+from pyclient._binding._platform import DomPlatform
+from pyclient._conversation._machine import Conversation
+from pyclient.testing import FakeDom
 from tests.helpers import (
     agent_for,
     arun,
@@ -21,8 +22,6 @@ from tests.helpers import (
     tool_messages,
     tool_names,
 )
-from pyclient.testing import FakeDom
-
 
 ran: list[str] = []
 

@@ -11,11 +11,26 @@ import logging
 
 import pytest
 
-from pyclient import (Agent, ConfigurationError, MockTransport, RemoteProtocolError, RequestTooLargeError,
-                      client_tool)
-from pyclient._limits import Limits
+from pyclient import (
+    Agent,
+    ConfigurationError,
+    MockTransport,
+    RemoteProtocolError,
+    RequestTooLargeError,
+    client_tool,
+)
+from pyclient._base._limits import Limits
 from pyclient.testing import ScriptedAgent
-from tests.helpers import agent_for, arun, bodies, calls_then_text, ids, sse, texts, tool_messages
+from tests.helpers import (
+    agent_for,
+    arun,
+    bodies,
+    calls_then_text,
+    ids,
+    sse,
+    texts,
+    tool_messages,
+)
 
 BIG = 52_428_800  # the 50 MB result
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from pyclient import LocalProtocolError
-from pyclient._machine import Conversation
-from pyclient._snapshot import SNAPSHOT_VERSION, Snapshot
+from pyclient._conversation._machine import Conversation
+from pyclient._conversation._snapshot import SNAPSHOT_VERSION, Snapshot
 from tests.unit.test_restore import TOOLS
 
 SAVED = Path(__file__).parent / "snapshots"

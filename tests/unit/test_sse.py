@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pyclient import RemoteProtocolError, UnknownEvent
-from pyclient import _sse
-from pyclient._events import decode_event, event_type
-from pyclient._sse import ServerSentEvent, SSEDecoder
+from pyclient._wire import _sse
+from pyclient._wire._events import decode_event, event_type
+from pyclient._wire._sse import ServerSentEvent, SSEDecoder
 
 
 def decode_in_chunks(data: bytes, cuts: list[int]) -> list[ServerSentEvent]:

@@ -27,10 +27,10 @@ from ag_ui.core import (
 )
 
 from pyclient import RemoteProtocolError, UnknownEvent, client_tool
-from pyclient._events import decode_event
-from pyclient._machine import Conversation
-from pyclient._history import History
-from pyclient._sse import SSEDecoder
+from pyclient._conversation._history import History
+from pyclient._conversation._machine import Conversation
+from pyclient._wire._events import decode_event
+from pyclient._wire._sse import SSEDecoder
 
 STREAMS = Path(__file__).parent / "streams"
 

@@ -10,7 +10,6 @@ import pytest
 
 from pyclient.browser.toolkit._background_rules import background_loads_url
 
-
 # -- backgrounds ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value, loads", [

@@ -9,8 +9,12 @@ from __future__ import annotations
 import pytest
 
 from pyclient import ToolError
-from pyclient.browser.toolkit._dom_rules import check_attribute, check_class_name, url_allowed, url_scheme
-
+from pyclient.browser.toolkit._dom_rules import (
+    check_attribute,
+    check_class_name,
+    url_allowed,
+    url_scheme,
+)
 
 # -- attributes and URLs -------------------------------------------------------------------
 

@@ -19,7 +19,6 @@ from pyclient.browser.toolkit._file_request_rules import (
     sent_text,
 )
 
-
 # -- accept ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("accept, tokens", [

@@ -11,8 +11,13 @@ from __future__ import annotations
 import pytest
 
 from pyclient import ConfigurationError
-from pyclient.browser.toolkit._rules import cap_text, check_limit, compact, count_of, tool_names
-
+from pyclient.browser.toolkit._rules import (
+    cap_text,
+    check_limit,
+    compact,
+    count_of,
+    tool_names,
+)
 
 # -- cap_text -------------------------------------------------------------------------------
 

@@ -8,8 +8,11 @@ from __future__ import annotations
 import pytest
 
 from pyclient import ConfigurationError, ToolError
-from pyclient.browser.toolkit._storage_rules import MAX_KEY_CHARS, check_storage_key, check_storage_prefix
-
+from pyclient.browser.toolkit._storage_rules import (
+    MAX_KEY_CHARS,
+    check_storage_key,
+    check_storage_prefix,
+)
 
 # -- storage keys and prefixes -------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from pyscript import RUNNING_IN_WORKER, document, window  # noqa: E402
 
 from pyclient import Agent, client_tool  # noqa: E402
 from pyclient.browser import Chat  # noqa: E402
-from pyclient.browser._bubbles import Bubble  # noqa: E402
+from pyclient.browser._widgets._bubbles import Bubble  # noqa: E402
 
 
 @client_tool

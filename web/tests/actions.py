@@ -17,7 +17,7 @@ from pyodide.ffi import create_proxy, to_js
 from pyscript import document, window
 
 from pyclient import Agent
-from pyclient._content import split_parts
+from pyclient._tools._content import split_parts
 from pyclient.browser import Chat, log_to_console
 
 log_to_console()

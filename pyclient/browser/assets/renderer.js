@@ -1,4 +1,4 @@
-// The main-thread half of pyclient's worker mode (pyclient/browser/_mirror/).
+// The main-thread half of pyclient's worker mode (pyclient/browser/_page/_mirror/).
 //
 // In a `<script type="py" worker>` page the chat's Python runs in the worker, where every DOM
 // access through PyScript's proxies is a blocking round trip to this thread (0.1 ms a property

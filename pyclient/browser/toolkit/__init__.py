@@ -58,7 +58,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._lazy import lazy_exports
+from ..._base._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._background import background_tool

@@ -21,9 +21,9 @@ from typing import Annotated, Any
 
 from annotated_types import MaxLen, MinLen
 
-from .._window import page_window
-from ..._errors import ToolError
-from ..._tools import ClientTool, client_tool
+from ..._base._errors import ToolError
+from ..._tools._client_tool import ClientTool, client_tool
+from .._page._page_window import page_window
 from ._background_rules import background_loads_url
 from ._page import Area
 

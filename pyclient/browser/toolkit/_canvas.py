@@ -29,9 +29,9 @@ from typing import Any
 
 from pyodide.ffi import JsException
 
-from ..._errors import ConfigurationError, ToolError
-from ..._media import Image, Media
-from ..._tools import ClientTool, client_tool
+from ..._base._errors import ConfigurationError, ToolError
+from ..._tools._client_tool import ClientTool, client_tool
+from ..._tools._media import Image, Media
 from ._page import Area, js_error, missing
 
 __all__ = ["canvas_tool"]

@@ -18,10 +18,10 @@ from typing import Annotated, Any
 
 from annotated_types import MaxLen
 
-from .._page_promise import settled
-from .._window import page_window
-from ..._errors import ToolError
-from ..._tools import ClientTool, client_tool
+from ..._base._errors import ToolError
+from ..._tools._client_tool import ClientTool, client_tool
+from .._page._page_promise import settled
+from .._page._page_window import page_window
 from ._page import missing
 from ._rules import cap_text, check_limit, count_of, tool_names
 

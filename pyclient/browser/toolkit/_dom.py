@@ -23,8 +23,8 @@ from typing import Annotated, Any
 
 from annotated_types import MaxLen, MinLen
 
-from ..._errors import ToolError
-from ..._tools import ClientTool, client_tool
+from ..._base._errors import ToolError
+from ..._tools._client_tool import ClientTool, client_tool
 from ._dom_rules import check_attribute, check_class_name
 from ._page import Area, Selector, outermost
 from ._rules import count_of, tool_names

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..._errors import ToolError
+from ..._base._errors import ToolError
 from ._rules import compact
 
 __all__ = [

@@ -3,7 +3,7 @@
 No handler runs: the call's card shows the model's prompt, a "Choose a file…" button (it opens
 a hidden `<input type="file">`) and "Decline". The file the user picks is checked
 (`_file_request_rules.refusal`: the picker's `accept` is only a hint to the browser), read in the
-page (`pyclient.browser._files.read_media`) and submitted as the call's result: a line naming
+page (`pyclient.browser._platform._files.read_media`) and submitted as the call's result: a line naming
 it, then the file, which the model gets as a content part. Decline fails the call with
 `DECLINED`, which the model reads. The buttons and the picker act on trusted events only
 (`event.isTrusted`): a script cannot choose or decline for the user. Once answered the card is
@@ -29,17 +29,24 @@ from typing import TYPE_CHECKING, Annotated, Any
 from annotated_types import MaxLen, MinLen
 from pyodide.ffi import create_proxy
 
-from ..._errors import AttachmentError, LocalProtocolError, ToolError
-from ..._media import Attachment, format_size
-from ..._tools import ClientTool, client_tool
-from .._files import read_media
-from .._nodes import append_visible, el, later
-from ._file_request_rules import DECLINED, accept_in_words, describe_accept, parse_accept, refusal, sent_text
+from ..._base._errors import AttachmentError, LocalProtocolError, ToolError
+from ..._tools._client_tool import ClientTool, client_tool
+from ..._tools._media import Attachment, format_size
+from .._page._nodes import append_visible, el, later
+from .._platform._files import read_media
+from ._file_request_rules import (
+    DECLINED,
+    accept_in_words,
+    describe_accept,
+    parse_accept,
+    refusal,
+    sent_text,
+)
 from ._rules import check_limit
 
 if TYPE_CHECKING:
-    from ..._actions import Action
-    from ..._parts import ToolPart
+    from ..._conversation._action_handle import Action
+    from ..._conversation._parts import ToolPart
 
 __all__ = ["MAX_PROMPT_CHARS", "file_request_tool"]
 

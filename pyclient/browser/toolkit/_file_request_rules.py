@@ -31,8 +31,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..._errors import ConfigurationError
-from ..._media import format_size
+from ..._base._errors import ConfigurationError
+from ..._tools._media import format_size
 
 __all__ = ["DECLINED", "accept_in_words", "accepts", "describe_accept", "parse_accept", "refusal", "sent_text"]
 

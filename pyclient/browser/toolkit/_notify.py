@@ -20,9 +20,9 @@ from typing import Annotated, Any, Literal
 
 from annotated_types import MaxLen, MinLen
 
-from .._visible import visible
-from .._window import page_window
-from ..._tools import ClientTool, client_tool
+from ..._tools._client_tool import ClientTool, client_tool
+from .._page._page_window import page_window
+from .._page._visible import visible
 from ._page import Area
 from ._rules import check_limit
 

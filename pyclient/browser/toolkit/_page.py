@@ -27,14 +27,14 @@ from typing import Annotated, Any
 from annotated_types import MaxLen, MinLen
 from pyodide.ffi import JsException, jsnull
 
-from .._window import page_window
-from ..._errors import ConfigurationError, ToolError
+from ..._base._errors import ConfigurationError, ToolError
+from .._page._page_window import page_window
 
 __all__ = ["Area", "Selector", "js_error", "missing", "outermost"]
 
 # Constraints as annotated-types (pydantic reads them as it reads `Field(min_length=...)`) and
 # descriptions in the handlers' `Args:`: `pydantic.Field` would import pydantic's JSON Schema
-# machinery with the toolkit, which a page's boot should not pay for (see `pyclient._schema`).
+# machinery with the toolkit, which a page's boot should not pay for (see `pyclient._tools._schema`).
 Selector = Annotated[str, MinLen(1), MaxLen(1000)]
 """The CSS selector a tool's handler is given."""
 

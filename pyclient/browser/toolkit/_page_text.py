@@ -18,7 +18,7 @@ print("is not a valid CSS selector" in error)                  # True
 
 from typing import Any
 
-from ..._tools import ClientTool, client_tool
+from ..._tools._client_tool import ClientTool, client_tool
 from ._page import Area, Selector, missing, outermost
 from ._rules import cap_text, check_limit, count_of
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 
-from ..._errors import ConfigurationError
+from ..._base._errors import ConfigurationError
 
 __all__ = ["cap_text", "check_limit", "compact", "count_of", "tool_names"]
 

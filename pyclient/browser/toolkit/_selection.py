@@ -20,8 +20,8 @@ print((await read_selection.execute({})).content)     # bcd
 """
 
 
-from .._window import page_window
-from ..._tools import ClientTool, client_tool
+from ..._tools._client_tool import ClientTool, client_tool
+from .._page._page_window import page_window
 from ._page import missing
 from ._rules import cap_text, check_limit
 

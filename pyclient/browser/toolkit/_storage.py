@@ -22,9 +22,9 @@ from typing import Annotated, Any
 from annotated_types import MaxLen, MinLen
 from pyodide.ffi import JsException
 
-from .._window import page_window
-from ..._errors import ToolError
-from ..._tools import ClientTool, client_tool
+from ..._base._errors import ToolError
+from ..._tools._client_tool import ClientTool, client_tool
+from .._page._page_window import page_window
 from ._page import js_error, missing
 from ._rules import check_limit, count_of, tool_names
 from ._storage_rules import MAX_KEY_CHARS, check_storage_key, check_storage_prefix

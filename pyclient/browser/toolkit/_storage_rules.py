@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ..._errors import ConfigurationError, ToolError
+from ..._base._errors import ConfigurationError, ToolError
 
 __all__ = ["MAX_KEY_CHARS", "MAX_PREFIX_CHARS", "PREFIX_SEPARATORS", "check_storage_key", "check_storage_prefix"]
 

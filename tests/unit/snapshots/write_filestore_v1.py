@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from pyclient import Agent, Attachment, FileStore, client_tool
-from pyclient._platform import Platform
+from pyclient._binding._platform import Platform
 from pyclient.testing import ScriptedAgent
 
 HERE = Path(__file__).parent / "filestore_v1"

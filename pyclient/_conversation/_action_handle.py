@@ -1,0 +1,221 @@
+"""`Action`: one client tool call of a finished run, waiting for (and then holding) its single answer.
+
+Every call of a finished run that the page must answer becomes an `Action` in
+`thread.pending_actions`. It is a view: the call's state lives in the thread's conversation
+machine (`pyclient._conversation._machine`), so `action.status` is true at every moment, including after
+the answer. It is answered exactly once, and always through it: by its handler, by the page
+(`submit(output)`, `fail(message)`), by the user (`approve(arguments=None)` /
+`reject(reason=None)` while `"awaiting_approval"`) or by `cancel(reason)` (also what
+`thread.stop()` does); `retry()` runs an `"interrupted"` call again. The answer becomes one
+tool message; once every call of the run is answered the thread sends the follow-up run.
+Find actions with `thread.pending_actions` and `thread.action(tool_call_id)`.
+
+| status | meaning | leaves it when |
+| --- | --- | --- |
+| `"unavailable"` | no mounted registration serves the tool in this thread now | one is registered or mounts (→ approval or executing); answered |
+| `"awaiting_approval"` | the tool requires approval | `approve()` (→ executing); its registration unmounts (→ unavailable); answered (`reject()` too) |
+| `"awaiting_input"` | a `render_only` tool: the page gives the answer (`submit`) | answered; its registration unmounts (→ unavailable) |
+| `"executing"` | the handler runs | it returns (answered); its registration unmounts or is disposed (→ unavailable) |
+| `"interrupted"` | restored after the page died while it executed (a thread kept in a store) | `retry()` (→ unavailable); answered |
+| `"completed"`, `"failed"`, `"cancelled"` | answered (`action.result`) | never |
+
+Each execution gets its own abort signal (`action.signal`, which the handler's
+`ToolContext.signal` follows). It aborts with the reason: "submitted", "failed",
+"cancelled", "finished", the `thread.stop()` reason ("stopped by the user"), "unmounted" or
+"disposed" (the serving registration went away: the handler's result is dropped and the
+action waits for a registration again, with a fresh signal). A timeout aborts the handler's
+`ToolContext.signal` with "timeout" and answers with an error. A call that comes back after
+an unmount never runs twice at once: the new execution waits for the aborted one to unwind.
+
+```python
+import asyncio
+from pyclient import Agent, client_tool
+
+@client_tool(render_only=True)             # the page answers each call; the body never runs
+def change_background(background: str) -> str:
+    \"\"\"Change the page background.\"\"\"
+    raise NotImplementedError
+
+def on_event(event):
+    if event.kind == "action" and event.payload.status == "awaiting_input":
+        # In a page, a UI button answers a call that waits for the user:
+        action = event.payload               # also in thread.pending_actions
+        print(action.name, action.arguments, action.status)
+        action.submit({"color": "blue"})     # or action.fail("no colour chosen"), action.cancel()
+        print(action.status)                 # "completed"
+
+async def main():
+    thread = Agent("main", "http://127.0.0.1:8000/agent", client_tools=[change_background]).thread()
+    thread.subscribe(on_event)
+    await thread.send("make it blue")        # returns once the call is answered and followed up
+
+asyncio.run(main())
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ._lifecycle import TERMINAL, CallStatusName
+
+if TYPE_CHECKING:
+    from ag_ui.core import ToolCall
+
+    from .._base._abort import AbortSignal
+    from .._binding._scopes import Registration
+    from .._tools._client_tool import ClientTool
+    from .._tools._results import ToolResult
+    from ._records import Call
+
+__all__ = ["Action", "Answers"]
+
+
+class Answers(Protocol):
+    """What an `Action` answers through: the thread's answering (`pyclient._driver._answering`)."""
+
+    def approve(self, call_id: str, arguments: Mapping[str, Any] | None) -> None: ...
+    def reject(self, call_id: str, reason: str | None) -> None: ...
+    def submit(self, call_id: str, output: Any) -> None: ...
+    def fail(self, call_id: str, message: str) -> None: ...
+    def cancel(self, call_id: str, reason: str | None) -> None: ...
+    def retry(self, call_id: str) -> None: ...
+    def signal(self, call_id: str) -> AbortSignal: ...
+
+
+class Action:
+    """A client tool call the page answers; see the module docstring. Get it from `thread.pending_actions`.
+
+    Attributes:
+        tool_call: the AG-UI `ToolCall` (id, function name, complete JSON arguments).
+    """
+
+    __slots__ = ("_answers", "_call", "tool_call")
+
+    def __init__(self, call: Call, tool_call: ToolCall, answers: Answers) -> None:
+        self.tool_call = tool_call
+        self._call = call
+        self._answers = answers
+
+    def __repr__(self) -> str:
+        return f"<Action {self.name!r} id={self.id!r} {self.status}>"
+
+    @property
+    def id(self) -> str:
+        """The `toolCallId`."""
+        return self._call.id
+
+    @property
+    def name(self) -> str:
+        """The name of the tool the model called."""
+        return self._call.name
+
+    @property
+    def arguments(self) -> str:
+        """The call's arguments as the JSON text the model produced."""
+        return self.tool_call.function.arguments
+
+    @property
+    def status(self) -> CallStatusName:
+        """Where the call is now; see the table in the module docstring."""
+        return self._call.status.value
+
+    @property
+    def tool(self) -> ClientTool | None:
+        """The tool that answers it: the serving registration's, or the advertised one while none serves it."""
+        return self._call.tool
+
+    @property
+    def registration(self) -> Registration | None:
+        """The registration serving the call now (None while unavailable and once answered)."""
+        return self._call.registration
+
+    @property
+    def done(self) -> bool:
+        """True once the action has its answer (it then leaves `pending_actions`)."""
+        return self._call.status in TERMINAL
+
+    @property
+    def edited(self) -> bool:
+        """True when the user approved it with edited arguments (the handler got those)."""
+        return self._call.edited is not None
+
+    @property
+    def result(self) -> ToolResult | None:
+        """The answer, once `done`."""
+        return self._call.result
+
+    @property
+    def signal(self) -> AbortSignal:
+        """The current execution's signal: aborts when it must stop (see the module docstring).
+
+        A new signal replaces it when the action goes back to `"unavailable"`.
+        """
+        return self._answers.signal(self.id)
+
+    def approve(self, arguments: Mapping[str, Any] | None = None) -> None:
+        """Let a call that awaits approval run its handler, with the user's edits if any.
+
+        Args:
+            arguments: the arguments the user edited, in place of the model's (a dict; a JS
+                object from the page is converted). They are validated against the tool's
+                parameters first; the handler gets them, and the tool message tells the model
+                the user changed them, and to what. None (or arguments equal to the model's)
+                approves the call as the model made it.
+
+        Raises:
+            ToolError: the edited arguments do not match the tool's parameters (the message
+                names each field); the call keeps waiting for approval.
+            LocalProtocolError: the action is not awaiting approval.
+        """
+        self._answers.approve(self.id, arguments)
+
+    def reject(self, reason: str | None = None) -> None:
+        """Refuse the call: the model receives "rejected by the user" (and `reason`).
+
+        Raises:
+            LocalProtocolError: the action already has its answer.
+        """
+        self._answers.reject(self.id, reason)
+
+    def submit(self, output: Any) -> None:
+        """Answer the call with a successful result; a running handler aborts ("submitted").
+
+        Args:
+            output: the result; a `str` is sent as is, anything else as JSON (checked against
+                the tool's output schema when it has one). JS values from the page are converted.
+
+        Raises:
+            ToolError: the output does not match the tool's output schema or is not JSON data;
+                nothing is answered and the call keeps waiting.
+            LocalProtocolError: the action already has its answer.
+        """
+        self._answers.submit(self.id, output)
+
+    def fail(self, message: str) -> None:
+        """Answer the call with an error; the model receives `message`. A running handler aborts ("failed").
+
+        Raises:
+            LocalProtocolError: the action already has its answer.
+        """
+        self._answers.fail(self.id, message)
+
+    def retry(self) -> None:
+        """Run an `"interrupted"` call again (the page died while it executed): it waits for its
+        registration, which runs it; retrying is the user's consent, so it is not asked to approve again.
+
+        Raises:
+            LocalProtocolError: the action is not interrupted.
+        """
+        self._answers.retry(self.id)
+
+    def cancel(self, reason: str | None = None) -> None:
+        """Cancel the call: a running handler aborts ("cancelled"), the model is told it was cancelled.
+
+        Works in every status. Does nothing if the action already has its answer.
+
+        Args:
+            reason: added to the error message the model receives.
+        """
+        self._answers.cancel(self.id, reason)

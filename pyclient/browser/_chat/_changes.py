@@ -1,0 +1,245 @@
+"""What changed in a thread since the chat last drew it: thread events in, dirty marks out.
+
+The chat's listeners do no DOM work: they hand each AG-UI event to `Changes.event()` and each
+other `ThreadEvent` to `Changes.note()`, which only mark what changed, and the chat applies
+the marks once per animation frame (`pyclient.browser._chat._reconcile`). The marks:
+
+- a message id, for a text delta (`TEXT_MESSAGE_*` events; `REASONING_MESSAGE_*` for a
+  "Thinking" section): that bubble is updated;
+- a tool call id, for a `TOOL_CALL_*` event or a call's `"action"` change: that card is updated
+  (the names of new calls are kept from `TOOL_CALL_START`, so their cards are made in order);
+- an interrupt id, for an `"interrupt"` change (one appeared, was answered, cancelled or
+  expired): its card is made or updated, and the card of the tool call it names (a server
+  tool's approval);
+- `full`, for anything else that changes the history (a snapshot, a user message, a tool
+  result, a restore) or the run status: everything is reconciled, cheaply, in history order;
+- `stop_marks`, for a run the chat saw running that ended stopped: the thread says how its
+  last turn ended (`thread.run_end`, read on the `"status"` change), and a `"stopped"` one
+  gets a "Stopped" marker (a Stop click, Escape, `thread.stop()` from code alike);
+- `steps`, the open steps of the run (`STEP_STARTED` / `STEP_FINISHED`), emptied when it ends;
+- `cancel_marks`, for a run the agent cancelled (`thread.run_end.how == "cancelled"`): a
+  "Cancelled by the agent" marker;
+- `state`, for a `"state"` change: the state panel is drawn again (`pyclient.browser._widgets._state_view`),
+  once a frame however many deltas came; `broken_activities`, for an activity event whose
+  fields did not validate (an `UnknownEvent`): a notice says so (`pyclient.browser._widgets._activity_cards`).
+
+A `"messages"` change right after a delta that was marked by id is that delta, so it marks
+nothing more: a long answer costs one bubble update per frame, not a reconcile per delta.
+`note()` says when to draw: `"frame"` (at the next frame), `"now"` (the run is over: show the
+final state at once, even in a hidden tab where frames pause) or `"closed"`. Pure Python: it
+never touches the page.
+
+```python
+from ag_ui.core import TextMessageContentEvent
+from pyclient import ThreadEvent
+from pyclient._conversation._records import RunEnd
+from pyclient.browser._chat._changes import Changes
+
+changes = Changes("idle", run_end=lambda: RunEnd("stopped", "stopped by the user"))
+changes.full = False
+print(changes.note(ThreadEvent("event", TextMessageContentEvent(message_id="m1", delta="Hi"))))  # frame
+print(changes.note(ThreadEvent("messages")), list(changes.messages), changes.full)   # frame ['m1'] False
+changes.note(ThreadEvent("status", "running"))
+print(changes.note(ThreadEvent("status", "idle")), changes.stop_marks)        # now 1
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..._base._listeners import ThreadEvent
+from ..._conversation._activities import ACTIVITY_EVENTS
+from ..._wire._events import UnknownEvent, event_type
+from .._widgets._active_steps import ActiveSteps
+
+if TYPE_CHECKING:
+    from ag_ui.core import TextMessageContentEvent, ToolCallArgsEvent
+
+    from ..._conversation._records import RunEnd
+
+__all__ = ["Changes", "When", "marked_id"]
+
+When = Literal["frame", "now", "closed"]
+
+_TEXT_CONTENT: type[TextMessageContentEvent] | None = None
+_CALL_ARGS: type[ToolCallArgsEvent] | None = None
+
+
+def _text_content() -> type[TextMessageContentEvent]:
+    # ag_ui.core is imported on first use (`pyclient._wire._events.event_adapter`): a Chat exists
+    # before it is, and an event only after.
+    global _TEXT_CONTENT, _CALL_ARGS
+    from ag_ui.core import TextMessageContentEvent, ToolCallArgsEvent
+
+    _TEXT_CONTENT, _CALL_ARGS = TextMessageContentEvent, ToolCallArgsEvent
+    return _TEXT_CONTENT
+
+
+_TEXT_EVENTS = frozenset({"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK",
+                          # a reasoning message streams into its "Thinking" section the same way
+                          "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END",
+                          "REASONING_MESSAGE_CHUNK"})
+_ENDS = frozenset({"TEXT_MESSAGE_END", "REASONING_MESSAGE_END"})
+_CALL_EVENTS = frozenset({"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK"})
+
+
+class Changes:
+    """The marks the chat draws from; it clears `messages` and takes from `calls` as it draws.
+
+    Args:
+        run_status: the thread's run status when the chat starts.
+        run_end: reads how the thread's last turn ended (`lambda: thread.run_end`); called
+            on each `"status"` change that ends a run.
+
+    Attributes:
+        messages: ids of messages whose text changed.
+        calls: ids of tool calls whose card may have changed (a dict used as an ordered set).
+        names: tool call id -> tool name, from `TOOL_CALL_START`.
+        full: reconcile everything.
+        streaming: ids of messages whose text is still streaming (Markdown renders them lazily).
+        stop_marks: stopped runs whose "Stopped" marker is not in the list yet.
+        interrupts: ids of interrupts whose card may have changed (a dict used as an ordered set).
+        cancel_marks: the reasons of the runs the agent cancelled whose marker is not in the list yet.
+        owners: tool call id -> the `subagentRunId` its `TOOL_CALL_START` carried (its card's group).
+        steps: the run's open steps (`STEP_STARTED` / `STEP_FINISHED`), for the progress line.
+        state: draw the state panel again.
+        broken_activities: what was wrong with the activity events that did not validate, not shown yet.
+    """
+
+    def __init__(self, run_status: str, *, run_end: Callable[[], RunEnd | None]) -> None:
+        self.messages: dict[str, None] = {}  # an ordered set: new messages arrive in history order
+        self.calls: dict[str, None] = {}
+        self.names: dict[str, str] = {}
+        self.full = True
+        self.streaming: set[str] = set()
+        self.stop_marks = 0
+        self.interrupts: dict[str, None] = {}
+        self.cancel_marks: list[str | None] = []
+        self.owners: dict[str, str | None] = {}
+        self.steps = ActiveSteps()
+        self.state = True
+        self.broken_activities: list[str] = []
+        self._status = run_status
+        self._run_end = run_end
+        self._by_id = False          # the last event was a delta marked by id
+
+    def event(self, payload: Any) -> str | None:
+        """Mark what an AG-UI event changed (`thread.subscribe_events`); draw at the next frame.
+
+        Returns the message id of a text delta (`TEXT_MESSAGE_CONTENT`) or the call id of an
+        argument delta (`TOOL_CALL_ARGS`), else None: until the chat draws or another change or
+        event comes, more deltas of that message or call would mark nothing new, and the chat
+        need not pass them on (`marked_id(event)` reads the id of a delta).
+        """
+        kind = type(payload)
+        if kind is (_TEXT_CONTENT or _text_content()):  # most events, by far: the fast path
+            self._by_id = True
+            message_id: str = payload.message_id
+            self.messages[message_id] = None
+            self.streaming.add(message_id)
+            return message_id
+        if kind is _CALL_ARGS:  # a long argument's deltas: the same, for its card
+            self._by_id = True
+            call_id: str = payload.tool_call_id
+            self.calls[call_id] = None
+            return call_id
+        self._event(payload)
+        return None
+
+    def note(self, event: ThreadEvent) -> When:
+        """Mark what `event` changed; say when to draw it."""
+        kind = event.kind
+        if kind == "event":
+            self.event(event.payload)
+            return "frame"
+        by_id, self._by_id = self._by_id, False
+        if kind == "messages":
+            # After a delta marked by id, the history change is that delta: nothing more to do.
+            if not by_id:
+                self.full = True
+        elif kind == "action":
+            call_id = getattr(event.payload, "id", None)
+            if isinstance(call_id, str):
+                self.calls[call_id] = None
+        elif kind == "interrupt":
+            interrupt_id = getattr(event.payload, "id", None)
+            if isinstance(interrupt_id, str):
+                self.interrupts[interrupt_id] = None
+            call_id = getattr(event.payload, "tool_call_id", None)
+            if isinstance(call_id, str):
+                self.calls[call_id] = None  # a server tool's call shows its approval's status
+        elif kind == "status":
+            return self._run_status(str(event.payload))
+        elif kind == "closed":
+            return "closed"
+        elif kind == "state":
+            self.state = True
+        else:  # error, tools, mounted
+            self.full = True
+        return "frame"
+
+    def _event(self, payload: Any) -> None:
+        kind = event_type(payload)
+        self._by_id = False
+        if kind in _TEXT_EVENTS:
+            message_id = getattr(payload, "message_id", None)
+            if not isinstance(message_id, str):
+                self.full = True
+                return
+            self._by_id = True
+            self.messages[message_id] = None
+            if kind in _ENDS:
+                self.streaming.discard(message_id)
+            else:
+                self.streaming.add(message_id)
+        elif kind in _CALL_EVENTS or kind == "TOOL_CALL_RESULT":
+            call_id = getattr(payload, "tool_call_id", None)
+            if not isinstance(call_id, str):
+                self.full = True
+                return
+            self.calls[call_id] = None
+            name = getattr(payload, "tool_call_name", None)
+            if isinstance(name, str) and call_id not in self.names:
+                self.names[call_id] = name
+                self.owners[call_id] = getattr(payload, "subagent_run_id", None)
+            # A result adds a tool message: its "messages" change reconciles (it answers a card).
+            self._by_id = kind != "TOOL_CALL_RESULT"
+        elif kind == "MESSAGES_SNAPSHOT":
+            self.full = True
+        elif kind == "STEP_STARTED" or kind == "STEP_FINISHED":
+            name = getattr(payload, "step_name", None)
+            if isinstance(name, str):
+                (self.steps.started if kind == "STEP_STARTED" else self.steps.finished)(name)
+        elif kind in ACTIVITY_EVENTS and isinstance(payload, UnknownEvent):
+            self.broken_activities.append(_invalid(kind, payload))
+
+    def _run_status(self, status: str) -> When:
+        previous, self._status = self._status, status
+        self.full = True
+        if status == "running":
+            return "frame"
+        if previous == "running":
+            end = self._run_end()
+            if end is not None and end.how == "stopped":
+                self.stop_marks += 1
+            elif end is not None and end.how == "cancelled":
+                self.cancel_marks.append(end.reason)
+        self.streaming.clear()
+        self.steps.clear()  # however the run ended, no step of it is open any more
+        return "now"
+
+
+def marked_id(event: Any) -> str:
+    """The id a delta that `Changes.event` returned an id for marks: its message's or its call's."""
+    return event.message_id if type(event) is _TEXT_CONTENT else event.tool_call_id
+
+
+def _invalid(kind: str, event: UnknownEvent) -> str:
+    """What was wrong with an activity event that did not validate, in a line: its field and why."""
+    lines = (event.error or "").splitlines()
+    field, why = (lines[1].split(".", 1)[-1], lines[2].split(" [", 1)[0].strip()) if len(lines) > 2 else ("", "")
+    activity = event.raw.get("activityType")
+    named = f" {activity!r:.40}" if isinstance(activity, str) else ""
+    return f"the server's {kind}{named}: {field}: {why}" if field else f"the server's {kind}{named} did not validate"

@@ -1,0 +1,134 @@
+"""The part of a long history the chat's list shows: the last screens at first, earlier ones as the person scrolls up.
+
+A thread restored with thousands of messages would otherwise get a bubble or a card for every
+one of them at once: seconds of work before the last screen shows, and a DOM of tens of
+thousands of nodes. `HistoryWindow` says which messages the chat's list
+(`pyclient.browser._chat._reconcile.MessageList`) makes nodes for: from `start` to the end of the
+history. Its states:
+
+| state | `start` | becomes |
+| --- | --- | --- |
+| `unset` (no message seen yet) | 0 | `tail` when the history first has messages: all but the last `first` left out (`whole` when that is none) |
+| `tail` (earlier messages have no nodes) | > 0 | `widening` on `widen()`: `batch` messages earlier |
+| `widening` (a batch taken in, not drawn yet) | >= 0 | `tail` (`whole` at 0) once a full pass read them (`pass_messages`) |
+| `whole` (every message has nodes) | 0 | stays |
+
+A chat made with `windowed=False` starts `whole`. Messages are only ever added to the window
+(what was made stays: a bubble being edited, a card's form), so the list keeps what the person
+has seen, and new messages stream at its end as before. A history that shrank under the window
+(a snapshot) puts it back on its last `first` messages.
+
+The chat times each batch's frame (`drawn()`) and sizes the next to the frame budget
+(`BUDGET`, at least `batch`, at most `MAX_BATCH`), so a fast page reaches the top of a long
+history in fewer frames than a slow one. The full pass after `widen()` reads only the batch taken in (`pass_messages` says so: its
+items go before all the others, `pyclient.browser._widgets._timeline.Timeline.place(front=True)`), so
+a batch costs what it holds, however many are shown. The chat widens the window by one batch
+a frame while its list is scrolled to within a screen of its top, and keeps the distance from
+the list's end across the insertion (`pyclient.browser._page._document.hold_scroll`): what the
+person reads does not move. Messages outside the window are not even parsed
+(`thread.message_view()` builds a model for a message read only). The browser's own
+find-in-page cannot see what has no nodes: `windowed=False` makes everything.
+
+```python
+from pyclient.browser._chat._history_window import HistoryWindow
+
+window = HistoryWindow(first=3, batch=2)
+history = [f"m{i}" for i in range(6)]
+print(window.pass_messages(history), window.state, window.earlier)   # (['m3', 'm4', 'm5'], False) tail True
+window.widen()
+print(window.pass_messages(history), window.messages(history))
+# (['m1', 'm2'], True) ['m1', 'm2', 'm3', 'm4', 'm5']
+window.widen()
+print(window.pass_messages(history), window.state, window.earlier)   # (['m0'], True) whole False
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, TypeVar
+
+__all__ = ["BATCH", "BUDGET", "FIRST", "MAX_BATCH", "HistoryWindow"]
+
+FIRST = 60
+"""Messages a long history shows first: the last few screens (a screen holds about ten)."""
+
+BATCH = 8
+"""Earlier messages made per frame at least while the person scrolls up: a message with its
+Markdown bubble and bar costs milliseconds on a slow page, and 30 a frame made gaps of 0.5–1 s
+between frames there (bench/window.py, a 2-core machine at load 4)."""
+
+MAX_BATCH = 300
+"""At most this many a frame: `drawn()` sizes the next batch to the frame budget."""
+
+BUDGET = 0.03
+"""Seconds a frame's batch should take to draw (the chat's card updates get as much)."""
+
+T = TypeVar("T")
+
+State = Literal["unset", "tail", "widening", "whole"]
+
+
+class HistoryWindow:
+    """Which messages of the history the chat's list makes nodes for: from `start` on.
+
+    Args:
+        first: how many of the last messages a long history shows first.
+        batch: how many earlier messages `widen()` takes in.
+        windowed: False makes every message (`state` starts `"whole"`).
+    """
+
+    def __init__(self, first: int = FIRST, batch: int = BATCH, *, windowed: bool = True) -> None:
+        if first < 1 or batch < 1:
+            raise ValueError(f"first={first} and batch={batch} must both be at least 1")
+        self.first = first
+        self.batch = batch
+        self.state: State = "unset" if windowed else "whole"
+        self.start = 0
+        self.taken = 0  # in `widening`: where the batch taken in ends (the previous `start`)
+        self._least = batch
+
+    @property
+    def earlier(self) -> bool:
+        """Some earlier messages have no nodes, and none are being taken in (scrolling up takes them)."""
+        return self.state == "tail"
+
+    def messages(self, history: Sequence[T]) -> Sequence[T]:
+        """The messages of `history` in the window, in order."""
+        count = len(history)
+        if self.state == "unset" and count or self.state in ("tail", "widening") and self.start >= count:
+            self.start = max(0, count - self.first)
+            self.state = "tail" if self.start else "whole"
+        return history[self.start:] if self.start else history
+
+    def pass_messages(self, history: Sequence[T]) -> tuple[Sequence[T], bool]:
+        """What a full pass of the list reads: the batch `widen()` took in and True (its items
+        go before all those shown), else the window's messages and False."""
+        if self.state != "widening" or self.taken > len(history):
+            return self.messages(history), False
+        self.state = "tail" if self.start else "whole"
+        return history[self.start:self.taken], True
+
+    def just_taken(self, history: Sequence[T], reach: int = 20) -> Sequence[T]:
+        """The batch the last front pass read, and what follows it up to the next user message
+        (at most `reach` more): what the action bars of its bubbles depend on."""
+        end = min(len(history), self.taken)
+        while end < min(len(history), self.taken + reach) and getattr(history[end], "role", "user") != "user":
+            end += 1
+        return history[self.start:end]
+
+    def drawn(self, seconds: float) -> None:
+        """The last batch took `seconds` to draw: the next is sized to take about `BUDGET`
+        (`batch` grows up to `MAX_BATCH` on a fast page, never below what it was made with)."""
+        taken = max(1, self.taken - self.start)
+        self.batch = max(self._least, min(MAX_BATCH, int(taken * BUDGET / max(seconds, 1e-4))))
+
+    def widen(self) -> bool:
+        """Take in `batch` earlier messages (the next full pass makes them); False when there
+        were none left, or a batch waits to be drawn."""
+        if self.state != "tail":
+            return False
+        self.state = "widening"
+        self.taken = self.start
+        self.start = max(0, self.start - self.batch)
+        return True

@@ -1,0 +1,109 @@
+"""The chat's stylesheet in the page: linked as a file, found where the page links it, or put inline with a nonce.
+
+`chat.css` ships in the wheel (`pyclient/browser/assets/`) and is served beside `pyclient.js`:
+`pyclient serve` answers `/pyclient/chat.css`, `pyclient vendor` writes `pyclient/chat.css`.
+`install_stylesheet()` gives a document the stylesheet once, first in `<head>` so the page's own
+rules win at equal specificity, in the first of these ways that applies:
+
+1. The page has it already: an element with the id `STYLE_ID`, or a `<link rel="stylesheet">`
+   whose `href` ends in `pyclient/chat.css` (or is the `href` given). Nothing is added.
+2. `href` given (`Chat(stylesheet="/pyclient/chat.css")`): a `<link rel="stylesheet">` to it,
+   with the id `STYLE_ID`.
+3. Otherwise the CSS inline, in `<style id="pyclient-chat-style">`. Under a
+   Content-Security-Policy whose `style-src` has no `'unsafe-inline'`, an inline style applies
+   only with the policy's nonce: the one given (`Chat(nonce=...)`), else the page's own, read
+   from the first element of the page that has one (a `<script nonce>`, say: servers that
+   write nonces give every tag of a response the same one). A page with no nonce gets a style
+   without one, which such a policy refuses ("Applying inline style violates ... style-src"):
+   link the file instead (1 or 2).
+
+A `<link>` in the page's HTML (1) styles the chat from its first frame; one added from Python
+(2) applies when the file has loaded, a moment after the chat appears. From a PyScript worker
+all of this happens in the page's document (`page_window()`), where the chat's nodes are.
+See https://developer.mozilla.org/en-US/docs/Web/HTTP/Reference/Headers/Content-Security-Policy/style-src
+
+```python
+from pyscript import document
+from pyclient.browser._chat._stylesheet import STYLE_ID, install_stylesheet
+
+install_stylesheet()                     # the chat's CSS, once per document
+install_stylesheet()
+print(len(document.querySelectorAll(f"#{STYLE_ID}")))   # 1
+```
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .._page._page_window import page_window
+
+__all__ = ["STYLESHEET", "STYLE_ID", "install_stylesheet", "page_nonce"]
+
+STYLE_ID = "pyclient-chat-style"
+"""The id of the element that holds the chat's stylesheet (one per document): the inline
+`<style>` or the `<link>` pyclient adds; a page's own element with this id counts as the stylesheet."""
+
+STYLESHEET = "pyclient/chat.css"
+"""Where `pyclient serve` and `pyclient vendor` put the chat's stylesheet, relative to the site's
+top: a `<link rel="stylesheet">` whose `href` ends with it is taken for the chat's."""
+
+# The file beside pyclient.js in the wheel (installed unpacked, in Pyodide too), read without
+# importlib.resources, whose import cost about 40 ms of the page's boot.
+_CSS_FILE = Path(__file__).parents[1] / "assets" / "chat.css"
+
+
+def _css_string(value: str) -> str:
+    """`value` as a CSS string, for an attribute selector."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
+
+
+def _linked(document: Any, href: str | None) -> bool:
+    """Whether `document` has the stylesheet already: the element with `STYLE_ID`, or a link to it."""
+    if document.getElementById(STYLE_ID):
+        return True
+    links = [f"link[rel~=stylesheet][href$={_css_string(STYLESHEET)}]"]
+    if href:
+        links.append(f"link[rel~=stylesheet][href={_css_string(href)}]")
+    return bool(document.querySelector(", ".join(links)))
+
+
+def page_nonce(document: Any = None) -> str | None:
+    """The nonce of the first element of `document` (the page's by default) that has one, else None.
+
+    Read from the element's `nonce` property: browsers hide the attribute's value from the DOM
+    once a policy sent as a header applies (`getAttribute("nonce")` is then "").
+    """
+    document = document or page_window().document
+    element = document.querySelector("[nonce]")
+    nonce = getattr(element, "nonce", None) if element else None
+    return nonce if isinstance(nonce, str) and nonce else None
+
+
+def install_stylesheet(document: Any = None, *, href: str | None = None, nonce: str | None = None) -> None:
+    """Give `document` (the page's by default) the chat's stylesheet, once; see the module docstring.
+
+    Args:
+        document: the document (the real page's from a worker too, by default).
+        href: link the stylesheet from this URL (`"/pyclient/chat.css"`) instead of putting
+            it inline.
+        nonce: the Content-Security-Policy nonce for the inline `<style>` (or the `<link>`);
+            None reads the page's own (`page_nonce`).
+    """
+    document = document or page_window().document
+    if _linked(document, href):
+        return
+    nonce = nonce or page_nonce(document)
+    if href:
+        node = document.createElement("link")
+        node.rel = "stylesheet"
+        node.href = href
+    else:
+        node = document.createElement("style")
+        node.textContent = _CSS_FILE.read_text("utf-8")
+    node.id = STYLE_ID
+    if nonce:
+        # Before the node is in the document: the policy checks the nonce when it applies the style.
+        node.setAttribute("nonce", nonce)
+    document.head.prepend(node)

@@ -1,0 +1,80 @@
+"""The document the chat builds its nodes in: the page's, or its mirror in a worker.
+
+On the main thread it is `js.document`. In a PyScript worker every DOM access through
+PyScript's proxy is a blocking round trip to the page, so there it is the worker's mirror
+(`pyclient.browser._page._mirror`), whose changes reach the page in one batch per task. `dom_node`
+turns a node a page author handed in (a selector's match, a `pyscript.web` element) into what
+that document's nodes take.
+
+```python
+from pyclient.browser._page._document import dom_node, page_document, scroll_to_end
+
+box = page_document().createElement("div")
+page_document().body.append(box)
+scroll_to_end(dom_node(box))
+print(box.isConnected)      # True
+box.remove()
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import js
+
+from ._page_window import IN_WORKER
+
+__all__ = ["dom_node", "hold_scroll", "page_document", "release_scroll", "scroll_to_end"]
+
+if IN_WORKER:
+    from ._mirror._connect import connect
+
+    def page_document() -> Any:
+        """The worker's mirror document (see the module docstring)."""
+        return connect()
+
+    def dom_node(node: Any) -> Any:
+        """A page node as a mirror node (the same one each time)."""
+        return connect().coerce(node)
+
+else:
+
+    def page_document() -> Any:
+        """The page's `document`."""
+        return js.document
+
+    def dom_node(node: Any) -> Any:
+        """A page node: a `pyscript.web` element's DOM node, a DOM node as it is."""
+        return getattr(node, "_dom_element", node)
+
+
+def scroll_to_end(box: Any, slack: int = 0, *, force: bool = False) -> None:
+    """Scroll `box` to its end (one operation in a worker, no read of its height there).
+
+    In a worker the page skips it when the person scrolled more than `slack` px away from the
+    end since the last one (their scroll and this may cross between the threads), unless
+    `force` (their own way back). On the main thread the caller's scroll handler has already
+    run: it scrolls."""
+    if hasattr(box, "scroll_to_end"):
+        box.scroll_to_end(slack, force=force)
+    else:
+        box.scrollTop = box.scrollHeight
+
+
+def hold_scroll(box: Any) -> float | None:
+    """Note how far `box`'s content is scrolled from its end, so that `release_scroll(box, held)`
+    after inserting content above keeps what the person sees in place (no jump). In a worker
+    both are operations the page does in the same batch as the insertion."""
+    if hasattr(box, "hold_scroll"):
+        box.hold_scroll()
+        return None
+    return float(box.scrollHeight - box.scrollTop)
+
+
+def release_scroll(box: Any, held: float | None) -> None:
+    """Scroll `box` back to the distance from its end that `hold_scroll` noted (`held`)."""
+    if hasattr(box, "release_scroll"):
+        box.release_scroll()
+    elif held is not None:
+        box.scrollTop = box.scrollHeight - held

@@ -1,0 +1,116 @@
+"""Errors of a page's Python shown where they can be read: `show_startup_errors()`.
+
+When a page's `<script type="py">` raises (a `ConfigurationError` from `@client_tool` or
+`agent.thread(...)`, an import error in a tool module), PyScript writes the traceback to the
+console and appends it to `<body>` as a `div.py-error` styled `white-space: pre`: a long
+message runs off the right edge, and its fix, which comes last, with it; below a chat that
+fills the window, the box is not seen at all.
+
+pyclient watches `<body>` for that box (one `MutationObserver` on its children, turned on when
+pyclient is imported in the page: `pyclient._environment`) and makes it readable: wrapped
+(`white-space: pre-wrap`, long words broken) and scrolled to its end, where Python puts the
+message and the fix; moved into the chat's element when the page has one (the element given
+to `show_startup_errors(element)`, else the first `Chat`, under its header and in its colours:
+`chat.css`, else the first thread element); without one, left at the end of the page and
+scrolled into view. Nothing is hidden: the console keeps what PyScript wrote, and the box
+keeps its class, so what looks for `.py-error` (the testing kit's guard) still finds it. In a
+worker there is no page, and nothing to do.
+See https://developer.mozilla.org/en-US/docs/Web/API/MutationObserver
+
+```python
+from pyclient.browser import show_startup_errors
+
+show_startup_errors("#chat")    # errors go into #chat, before any Chat or thread is made there
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import js
+from pyodide.ffi import create_proxy, to_js
+
+from ..._binding._elements import THREAD_ATTRIBUTE
+from .._page._page_window import IN_WORKER
+from ._page_dom import find_element, missing
+
+__all__ = ["show_startup_errors"]
+
+ERROR_CLASS = "py-error"
+"""The class of PyScript's error box (its `error` plugin appends one to `<body>` per error)."""
+
+_CHAT = ".pyclient-chat"  # the Chat's root (pyclient.browser._chat._chat), not imported: the chat is big
+
+
+class _Watch:
+    """The one observer of the page's `<body>` (its proxy lives as long as the page) and where
+    the page asked for its errors."""
+
+    def __init__(self) -> None:
+        self.observer: Any = None
+        self.proxy: Any = None
+        self.element: Any = None
+
+
+_watch = _Watch()
+
+
+def show_startup_errors(element: Any = None) -> None:
+    """Show PyScript's error boxes wrapped, in the chat's element: the one `element` names, else
+    the page's first `Chat`, else its first thread element, else where PyScript put them.
+
+    pyclient calls it (with no element) when it is imported in the page; a page calls it to
+    name the element its errors go to before any chat exists there (the first lines of its
+    script, before the imports of its tools). Boxes already on the page are moved at once.
+
+    Args:
+        element: a DOM element or CSS selector (the chat's container, say); None: the page's
+            first chat or thread element at the time of each error.
+
+    Raises:
+        ConfigurationError: `element` is a selector that matches nothing, or not an element.
+    """
+    document = getattr(js, "document", None)
+    if IN_WORKER or document is None or missing(document.body):  # a worker, or a script in <head> before <body>
+        return
+    _watch.element = None if element is None else find_element(element, "show_startup_errors()")
+    if _watch.observer is None:
+        _watch.proxy = create_proxy(_on_body_change)
+        _watch.observer = js.MutationObserver.new(_watch.proxy)
+        _watch.observer.observe(document.body, to_js({"childList": True}, dict_converter=js.Object.fromEntries))
+    for box in document.body.querySelectorAll(f":scope > .{ERROR_CLASS}"):
+        _show(box)
+
+
+def _on_body_change(records: Any, observer: Any) -> None:
+    for record in records:
+        for node in record.addedNodes:
+            if node.nodeType == 1 and node.classList.contains(ERROR_CLASS):
+                _show(node)
+
+
+def _show(box: Any) -> None:
+    """Wrap `box` (PyScript styles it inline, so inline too), move it, show its end."""
+    box.style.whiteSpace = "pre-wrap"
+    box.style.overflowWrap = "anywhere"
+    scope = _watch.element if _watch.element is not None and _watch.element.isConnected else None
+    if scope is None:
+        chat = js.document.querySelector(_CHAT)
+    else:
+        chat = scope if scope.matches(_CHAT) else scope.querySelector(_CHAT)
+    if not missing(chat):
+        header = chat.querySelector(":scope > .pyclient-header")
+        if missing(header):
+            chat.prepend(box)
+        else:
+            header.after(box)
+    elif scope is not None:
+        scope.prepend(box)
+    elif not missing(thread := js.document.querySelector(f"[{THREAD_ATTRIBUTE}]")):
+        thread.prepend(box)
+    else:  # at the end of the page, maybe below what fills the window: at most 60% of it, in view
+        box.style.maxHeight = "60vh"
+        box.style.overflowY = "auto"
+        box.scrollIntoView(to_js({"block": "nearest"}, dict_converter=js.Object.fromEntries))
+    box.scrollTop = box.scrollHeight

@@ -1,0 +1,391 @@
+"""Tool cards: one `<li>` per tool call, updated in place as the call streams, waits, runs and ends.
+
+A card shows the tool's name and a status badge in words (`STATUS_WORDS`: "streaming",
+"awaiting approval", "running", "done", ...), with the machine status name in `data-status`,
+the renderer state (`"input-streaming"` ... `"output-error"`) in `data-state` and, while the
+call waits for the person at the page, the action's status in `data-action`. The arguments
+and the result are in collapsible `<details>` (the arguments open while they stream or wait
+for approval). Streamed arguments are appended to the text already shown, so a long argument
+costs linear time; once complete they are shown once more, formatted (up to `FORMAT_MAX`
+characters: longer ones stay as they streamed, and so do arguments that are not JSON or that
+`pyclient._base._json.loads` refuses, nested too deep to parse). Arguments or a result longer than
+`PREVIEW_CHARS` show their first part and a "Show all N characters" button (`show_all()`;
+`pyclient.browser._widgets._preview`): a megabyte laid out again as each delta came took 250–800 ms
+a frame. Arguments, results and errors are untrusted
+text: written as text nodes with bidi controls and zero-width characters made visible (`pyclient.browser._page._visible`).
+
+The files of a result (`part.media`: what a client tool returned, or a server's result with
+content parts) are shown below the text, always visible: an image with bytes as a thumbnail
+from a `blob:` URL pyclient makes, anything else (a remote-URL image included: never loaded)
+as a chip with its name and size (`pyclient.browser._widgets._media_nodes`). A thumbnail gets its box
+before it loads (`THUMBNAIL`, `pyclient.browser._widgets._image_size`), so the chat does not grow under
+the reader. A result that is only files (`-> Image`) shows no empty text box.
+
+A tool with a renderer (`thread.renderer(name)`) gets the renderer's output in the card's
+body, called again only when the call's part changed (`part.key`): a JS element or a
+`pyscript.web` element is appended, a str becomes text, None keeps the default card. A
+renderer that raises gets a contained fallback (its message as text; the traceback goes to
+the console) and the conversation goes on.
+
+```python
+from pyclient import ToolPart
+from pyclient.browser._widgets._cards import Card
+
+card = Card("c1", "change_background")
+card.update(ToolPart(tool_call_id="c1", tool_name="change_background", state="output-available",
+                     arguments='{"background": "blue"}', output="background is now blue", error_text=None,
+                     cancelled=False, run_status="idle", action=None, status="completed", tool=None))
+print(card.node.dataset.status, card.node.querySelector(".pyclient-badge").textContent)  # completed done
+
+from pyclient import Image
+shot = Card("c2", "snapshot")
+shot.update(ToolPart(tool_call_id="c2", tool_name="snapshot", state="output-available", arguments="{}",
+                     output="", error_text=None, cancelled=False, run_status="idle", action=None,
+                     status="completed", tool=None, media=(Image(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8), filename="s.png"),)))
+print(shot.node.querySelector(".pyclient-tool-media img").src[:5], shot.node.querySelector(".pyclient-tool-result-box").hidden)  # blob: True
+```
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pyodide.ffi import JsProxy
+
+from ..._base._json import loads
+from .._page._document import dom_node
+from .._page._mirror import MirrorElement, MirrorNode
+from .._page._nodes import append_visible, el
+from ._media_nodes import media_list
+from ._preview import Preview
+
+if TYPE_CHECKING:
+    from ..._conversation._parts import ToolPart
+    from ..._tools._media import Media
+
+__all__ = ["FORMAT_MAX", "STATUS_WORDS", "THUMBNAIL", "Card", "files_key", "put_view", "render_error", "status_name"]
+
+logger = logging.getLogger("pyclient")
+
+STATUS_WORDS = {
+    "streaming": "streaming",
+    "unavailable": "waiting for the tool",
+    "awaiting_approval": "awaiting approval",
+    "awaiting_input": "awaiting input",
+    "executing": "running",
+    "interrupted": "interrupted",
+    "completed": "done",
+    "failed": "failed",
+    "cancelled": "cancelled",
+}
+"""The badge's words for each machine status name."""
+
+# A result or argument JSON shorter than this is shown on one line, longer ones indented.
+_ONE_LINE = 72
+
+FORMAT_MAX = 100_000
+"""Complete arguments longer than this (characters) stay as they streamed, not reformatted."""
+
+THUMBNAIL = (352, 256, 48)
+"""The box of a result's image in CSS pixels: at most this wide and high, and at least this
+wide (chat.css says the same in rem: 22rem, 16rem, 3rem)."""
+
+Renderer = Callable[["ToolPart"], Any]
+
+
+_TEMPLATE: list[Any] = []
+
+
+def _template() -> Any:
+    """The card every card is cloned from (made once per page)."""
+    if not _TEMPLATE:
+        node = el("li", "pyclient-tool")
+        head = el("div", "pyclient-tool-head")
+        head.append(el("span", "pyclient-tool-name"), el("span", "pyclient-badge"))
+        body = el("div", "pyclient-tool-body")
+        body.hidden = True
+        args_box = el("details", "pyclient-tool-args-box")
+        args_box.append(el("summary", "", "Arguments"), el("pre", "pyclient-tool-args"))
+        result_box = el("details", "pyclient-tool-result-box")
+        result_box.hidden = True
+        result_box.append(el("summary", "", "Result"), el("pre", "pyclient-tool-result"))
+        node.append(head, body, args_box, result_box)
+        _TEMPLATE.append(node)
+    return _TEMPLATE[0]
+
+
+def status_name(part: ToolPart) -> str:
+    """The call's machine status name; for a call the machine does not track (a backend
+    tool's), the one its state implies. A server tool's call whose approval was cancelled,
+    expired or rejected reads so (`"cancelled"`, `"failed"`, as a client tool's would), whatever
+    result the server sent for it afterwards."""
+    interrupt = part.interrupt
+    if interrupt is not None and interrupt.is_approval and part.action is None:
+        if interrupt.status in ("cancelled", "expired"):
+            return "cancelled"
+        payload = interrupt.payload
+        if interrupt.status == "resolved" and isinstance(payload, dict) and payload.get("approved") is False:
+            return "failed"
+    if part.status is not None:
+        return part.status
+    if part.state == "input-streaming":
+        return "streaming"
+    if part.state == "input-available":
+        return "executing"
+    if part.state == "output-available":
+        return "completed"
+    return "cancelled" if part.cancelled else "failed"
+
+
+def formatted(value: Any) -> str:
+    """A JSON value as the card shows it: on one line when short, else indented."""
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= _ONE_LINE:
+        return text
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def files_key(media: tuple[Media, ...]) -> tuple[Any, ...]:
+    """What the card shows of a result's files: it redraws them only when this changes (a
+    reload that restores a file's bytes changes `kept`; the bytes are not compared)."""
+    return tuple((m.kind, m.mime_type, m.filename, m.url, m.size, m.kept) for m in media)
+
+
+def _result_files(media: tuple[Media, ...]) -> Any:
+    """The result's files, each image with its box set from its header (when it can be read)."""
+    return media_list(media, "pyclient-tool-media", box=THUMBNAIL)
+
+
+def _formatted_arguments(arguments: str) -> str:
+    try:
+        return formatted(loads(arguments))
+    except ValueError:  # not JSON, or past the parser's limits (JSONLimitError): as the model wrote them
+        return arguments
+
+
+class Card:
+    """The card of one tool call (`node`), updated in place by `update(part)`.
+
+    Args:
+        call_id: the `toolCallId` (`data-tool-call-id`).
+        name: the tool's name (`data-tool`).
+
+    Attributes:
+        node: the card's `<li>`.
+        status: the machine status name shown now ("" before the first update).
+        bar_status: the action status its button bar answers (None: no bar).
+        bar: the button bar's element, once `set_bar()` put one in.
+    """
+
+    def __init__(self, call_id: str, name: str) -> None:
+        self.call_id = call_id
+        self.name = name
+        # A clone of one template, then its parts by position: a dozen calls into JS, not fifty.
+        node = self.node = _template().cloneNode(True)
+        node.dataset.toolCallId = call_id
+        node.dataset.tool = name
+        head = node.firstElementChild
+        append_visible(head.firstElementChild, name)
+        self._badge = head.lastElementChild
+        self._body = head.nextElementSibling
+        self._args_box = self._body.nextElementSibling
+        self._args = self._args_box.lastElementChild
+        self._result_box = node.lastElementChild
+        self._result_summary = self._result_box.firstElementChild
+        self._result = self._result_box.lastElementChild
+        self._args_view = Preview(self._args, "args")      # huge ones: the first part, the rest on request
+        self._result_view = Preview(self._result, "result")
+        self.status = ""
+        self.bar_status: str | None = None
+        self.bar: Any = None
+        self._state = ""
+        self._action_status: str | None = None
+        self._shown_args = ""
+        self._args_final = False
+        self._result_key: tuple[Any, ...] | None = None
+        self._files: Any = None  # the result's files (a `.pyclient-tool-media` list), once it has some
+        self._render_key: tuple[Any, ...] | None = None
+        self._rendered = False
+
+    # -- the default card --------------------------------------------------------------------
+
+    def update(self, part: ToolPart, renderer: Renderer | None = None) -> None:
+        """Show `part`: status, arguments, result; and the renderer's output when it changed."""
+        node = self.node
+        status = status_name(part)
+        if status != self.status:
+            self.status = status
+            node.dataset.status = status
+            self._badge.textContent = STATUS_WORDS.get(status, status.replace("_", " "))
+            self._badge.dataset.status = status
+            # Open while the user should read them; closed once the call is past that.
+            self._args_box.open = status in ("streaming", "awaiting_approval")
+        if part.state != self._state:
+            self._state = part.state
+            node.dataset.state = part.state
+        action_status = part.action.status if part.action is not None else None
+        if action_status != self._action_status:
+            self._action_status = action_status
+            if action_status is None:
+                node.removeAttribute("data-action")
+            else:
+                node.dataset.action = action_status
+        self._show_arguments(part.arguments, streaming=part.state == "input-streaming")
+        self._show_result(part)
+        if renderer is not None:
+            self._render(renderer, part)
+
+    def _show_arguments(self, arguments: str, *, streaming: bool) -> None:
+        view = self._args_view
+        if streaming or not arguments:
+            if self._args_final or not arguments.startswith(self._shown_args):
+                view.set(arguments)  # replaced (a snapshot), not extended
+                self._args_final = False
+            elif len(arguments) > len(self._shown_args):
+                # A delta: append only the new part, so a long argument costs linear time.
+                view.extend(arguments)
+            self._shown_args = arguments
+            return
+        if self._args_final and arguments == self._shown_args:
+            return
+        if len(arguments) > FORMAT_MAX and not self._args_final and arguments.startswith(self._shown_args):
+            # Complete but long: left as it streamed (its rest appended). Formatting would parse
+            # and write it again, and lay it all out afresh: ~0.3 s for a megabyte.
+            view.extend(arguments)
+            self._shown_args = arguments
+            self._args_final = True
+            return
+        # Complete: shown once more, formatted.
+        view.set(_formatted_arguments(arguments))
+        self._shown_args = arguments
+        self._args_final = True
+
+    def _show_result(self, part: ToolPart) -> None:
+        # A call is answered once: its result never changes after that (its files may, when a
+        # snapshot or a reload brings them again).
+        if part.state in ("output-available", "output-error"):
+            key: tuple[Any, ...] = (part.state, part.cancelled, files_key(part.media))
+        else:
+            key = ("none",)
+        if key == self._result_key:
+            return
+        self._result_key = key
+        self._show_files(part.media if key != ("none",) else ())
+        if key == ("none",):
+            self._result_box.hidden = True
+            return
+        if part.state == "output-error":
+            text = part.error_text or ""
+            self._result_summary.textContent = "Cancelled" if part.cancelled else "Error"
+        else:
+            output = part.output
+            text = output if isinstance(output, str) else formatted(output)
+            self._result_summary.textContent = "Result"
+        self._result_view.set(text)
+        # A result that is only files (`-> Image`) has no text to open.
+        self._result_box.hidden = not text and bool(part.media)
+
+    def _show_files(self, media: tuple[Media, ...]) -> None:
+        if self._files is not None:
+            self._files.remove()
+            self._files = None
+        if media:
+            # Beside the result's text, not inside its <details>: an image is there to be seen.
+            self._files = _result_files(media)
+            self._result_box.after(self._files)
+
+    def show_all(self, part: str) -> None:
+        """Show the whole arguments (`part` "args") or result ("result"), not their first
+        `PREVIEW_CHARS` characters only (`pyclient.browser._widgets._preview`)."""
+        (self._args_view if part == "args" else self._result_view).show_all()
+
+    # -- the button bar (approvals, interrupted calls) ------------------------------------------
+
+    def set_bar(self, status: str | None, bar: Any) -> None:
+        """Replace the card's button bar with `bar` (a node, or None for none), answering `status`."""
+        if self.bar is not None:
+            self.bar.remove()
+        self.bar = bar
+        self.bar_status = status if bar is not None else None
+        if bar is not None:
+            self.node.append(bar)
+
+    # -- renderers ----------------------------------------------------------------------------
+
+    def _render(self, renderer: Renderer, part: ToolPart) -> None:
+        key = part.key
+        if key == self._render_key:
+            return
+        self._render_key = key
+        try:
+            self._put(renderer(part))
+        except Exception as exc:
+            logger.exception("pyclient: the renderer of tool %r raised on call %s", part.tool_name, part.tool_call_id)
+            self._put(render_error("This tool's view could not be shown. ", exc))
+
+    def _put(self, shown: Any) -> None:
+        self._rendered = put_view(self._body, shown)
+        # A renderer's view replaces the default arguments and result.
+        self.node.classList.toggle("pyclient-rendered", self._rendered)
+
+
+def render_error(words: str, exc: BaseException) -> Any:
+    """The contained fallback of a renderer that raised: `words`, then the exception as text."""
+    fallback = el("div", "pyclient-render-error", role="alert")
+    fallback.append(el("strong", "", words))
+    append_visible(fallback, f"{type(exc).__name__}: {exc}")
+    return fallback
+
+
+def put_view(body: Any, shown: Any) -> bool:
+    """Put a renderer's output in `body` (emptied first): a str as text, a DOM node, a
+    `pyscript.web` element; None hides `body`. Returns whether it shows anything.
+
+    Raises:
+        TypeError: `shown` is none of those (the body is left empty and hidden).
+    """
+    body.replaceChildren()
+    body.hidden = True
+    if shown is None:
+        return False
+    if isinstance(shown, str):
+        append_visible(body, shown)
+    elif isinstance(shown, (JsProxy, MirrorNode)):  # a DOM node (made with js.document; pyclient's own in a worker)
+        body.append(shown)
+    elif isinstance(body, MirrorElement):  # a worker's chat: the page adopts the element's node
+        _append_pyscript_node(body, shown)
+    else:
+        _append_pyscript(body, shown)
+    body.hidden = False
+    return True
+
+
+def _append_pyscript_node(body: MirrorElement, shown: Any) -> None:
+    """Append a `pyscript.web` element (or collection) to a mirror node: its page node(s)."""
+    from pyscript import web
+
+    if isinstance(shown, web.ElementCollection):
+        body.append(*[dom_node(element) for element in shown])
+    elif isinstance(shown, web.Element):
+        body.append(dom_node(shown))
+    else:
+        raise TypeError(
+            f"A tool renderer returned a {type(shown).__name__}; return a DOM element, a "
+            "pyscript.web element, a str or None."
+        )
+
+
+def _append_pyscript(body: Any, shown: Any) -> None:
+    """Append a `pyscript.web` element (or collection) through PyScript's own public API."""
+    from pyscript import web
+
+    if not isinstance(shown, (web.Element, web.ElementCollection)):
+        raise TypeError(
+            f"A tool renderer returned a {type(shown).__name__}; return a DOM element, a "
+            "pyscript.web element, a str or None."
+        )
+    # `Element.append` takes PyScript elements and hands their DOM nodes to `body`.
+    web.Element.wrap_dom_element(body).append(shown)

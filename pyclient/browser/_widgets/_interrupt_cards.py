@@ -1,0 +1,166 @@
+"""Interrupt cards: one `<li>` per AG-UI interrupt the agent asks the person, with a form for the answer.
+
+An interrupt that is not a server tool's approval shown on its tool card (a question such as
+LangGraph's `interrupt()`, an `input_required`, a confirmation; or an approval whose call has
+no card) gets a card in the message list, after the items of the run that raised it. It
+shows the agent's message (untrusted text: invisible characters marked,
+`pyclient.browser._page._nodes`), a form made from the interrupt's `response_schema`
+(`pyclient.browser._widgets._forms.answer_form`, drawn by `pyclient.browser._widgets._inputs`; one text-or-JSON
+textarea when there is none), and Send and Cancel buttons (`data-command` "resolve" and
+"cancel", `data-for="open"`: the chat acts on trusted clicks only, while the interrupt is
+open). An answer that does not read or fit the schema shows its message in the card
+(`show_error`) and the form keeps what was typed.
+
+Once the interrupt has its answer the buttons go and the card says so in words, with
+`data-status` the interrupt's status: its badge (`BADGE_WORDS`: "answered", "cancelled",
+"expired"), and for one that was not answered a sentence (`OUTCOME_WORDS`: "cancelled: the
+user sent a new message instead", "expired: this question can no longer be answered"). An
+answered card keeps its form, read-only, as the record of the answer. A page's `agent.interrupt_renderer(reason)` (`"*"`
+for any) replaces the message and the form with its own view (an element, a `pyscript.web`
+element or a str; None keeps the default), called again only when the interrupt's status
+changes; Cancel stays. A renderer that raises gets a contained fallback above the default
+form (the traceback goes to the console), so the question can still be answered.
+
+```python
+from pyclient.browser._widgets._interrupt_cards import InterruptCard
+
+class Asked:  # what the card reads of a `pyclient.Interrupt`
+    id, reason, message, status, note = "i1", "input_required", "Which colour?", "open", ""
+    response_schema = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
+
+card = InterruptCard(Asked())
+card.update(Asked())
+card.node.querySelector("input").value = "blue"
+print(card.node.querySelector(".pyclient-interrupt-message").textContent, card.read())
+# prints "Which colour? {'colour': 'blue'}"
+```
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .._page._nodes import append_visible, el, set_visible
+from ._cards import put_view, render_error
+from ._forms import answer_form
+from ._inputs import Inputs
+
+if TYPE_CHECKING:
+    from ..._conversation._interrupt_handle import Interrupt
+
+__all__ = ["BADGE_WORDS", "OUTCOME_WORDS", "InterruptCard"]
+
+logger = logging.getLogger("pyclient")
+
+BADGE_WORDS = {"open": "waiting for your answer", "resolved": "answered", "cancelled": "cancelled",
+               "expired": "expired"}
+"""The badge's words for each interrupt status."""
+
+OUTCOME_WORDS = {"resolved": "answered", "cancelled": "cancelled",
+                 "expired": "expired: this question can no longer be answered"}
+"""The sentence of a card whose interrupt was not answered (a cancellation adds why); an
+answered one's says "answered" too, but only its badge shows."""
+
+InterruptRenderer = Callable[["Interrupt"], Any]
+
+
+class InterruptCard:
+    """The card of one interrupt (`node`), updated in place by `update(interrupt)`.
+
+    Args:
+        interrupt: the interrupt (its id, reason, message and schema are read once).
+
+    Attributes:
+        node: the card's `<li>` (`data-interrupt-id`, `data-reason`, `data-status`).
+        status: the interrupt status shown now ("" before the first update).
+    """
+
+    def __init__(self, interrupt: Interrupt) -> None:
+        self.interrupt_id = interrupt.id
+        node = self.node = el("li", "pyclient-interrupt", role="group")
+        node.dataset.interruptId = interrupt.id
+        node.dataset.reason = interrupt.reason
+        node.setAttribute("aria-label", "The agent asks you")
+        head = el("div", "pyclient-tool-head")
+        self._badge = el("span", "pyclient-badge")
+        head.append(el("span", "pyclient-interrupt-title", "The agent asks"), self._badge)
+        self._view = el("div", "pyclient-interrupt-view")
+        self._view.hidden = True
+        self._default = el("div", "pyclient-interrupt-default")
+        message = el("p", "pyclient-interrupt-message")
+        append_visible(message, interrupt.message or "The agent needs your answer to go on.")
+        self._answer = answer_form(interrupt.response_schema)
+        self._inputs = Inputs(self._answer.fields)
+        self._form = el("form", "pyclient-edit pyclient-answer")
+        for field_node in self._inputs.nodes:
+            self._form.append(field_node)
+        self._default.append(message, self._form)
+        self._error = el("p", "pyclient-approval-error", role="alert")
+        self._error.hidden = True
+        self._outcome = el("p", "pyclient-interrupt-outcome", role="status")
+        self._outcome.hidden = True
+        self._buttons = el("div", "pyclient-buttons")
+        self._send = el("button", "pyclient-answer-send", "Send", type="button", data_command="resolve", data_for="open")
+        self._buttons.append(self._send, el("button", "pyclient-answer-cancel", "Cancel", type="button",
+                                            data_command="cancel", data_for="open"))
+        node.append(head, self._view, self._default, self._error, self._outcome, self._buttons)
+        self.status = ""
+        self._render_key: str | None = None
+
+    def update(self, interrupt: Interrupt, renderer: InterruptRenderer | None = None) -> None:
+        """Show `interrupt` as it is now; and the renderer's view when its status changed."""
+        status = interrupt.status
+        if renderer is not None and status != self._render_key:
+            self._render_key = status
+            self._render(renderer, interrupt)
+        if status == self.status:
+            return
+        self.status = status
+        self.node.dataset.status = status
+        self._badge.textContent = BADGE_WORDS.get(status, status)
+        self._badge.dataset.status = status
+        is_open = status == "open"
+        self._buttons.hidden = not is_open
+        self._inputs.set_disabled(not is_open)
+        if is_open:
+            return
+        self.show_error(None)
+        # An answered card keeps its form, read-only, as the record of the answer, and its badge
+        # says "answered"; an abandoned one's form is empty, and a sentence says why.
+        answered = status == "resolved"
+        self._form.hidden = not answered
+        words = OUTCOME_WORDS.get(status, status)
+        if status == "cancelled" and interrupt.note:
+            words += f": {interrupt.note}"
+        set_visible(self._outcome, words)
+        self._outcome.dataset.status = status
+        self._outcome.hidden = answered
+
+    def _render(self, renderer: InterruptRenderer, interrupt: Interrupt) -> None:
+        try:
+            shown = put_view(self._view, renderer(interrupt))
+        except Exception as exc:
+            logger.exception("pyclient: the interrupt renderer of %r raised on interrupt %s", interrupt.reason,
+                             interrupt.id)
+            put_view(self._view, render_error("This question's view could not be shown. ", exc))
+            shown = False  # the default form stays, so the question can still be answered
+        self._default.hidden = shown
+        self._send.hidden = shown  # the view answers for itself; Cancel stays
+        self.node.classList.toggle("pyclient-rendered", shown)
+
+    def read(self) -> Any:
+        """The answer the form holds.
+
+        Raises:
+            pyclient.browser._widgets._forms.FormError: a field does not read as its type, or a required one is empty.
+        """
+        return self._answer.read(self._inputs.values())
+
+    def show_error(self, message: str | None) -> None:
+        """Show why the answer was refused (None hides it); the form keeps what was typed."""
+        if message:
+            set_visible(self._error, message)
+        self._error.hidden = not message
+
