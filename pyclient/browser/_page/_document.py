@@ -22,10 +22,12 @@ from __future__ import annotations
 from typing import Any
 
 import js
+from pyodide.ffi import JsProxy
 
+from ._mirror import MirrorNode
 from ._page_window import IN_WORKER
 
-__all__ = ["dom_node", "hold_scroll", "page_document", "release_scroll", "scroll_to_end"]
+__all__ = ["append_node", "dom_node", "hold_scroll", "page_document", "release_scroll", "scroll_to_end"]
 
 if IN_WORKER:
     from ._mirror._connect import connect
@@ -38,6 +40,13 @@ if IN_WORKER:
         """A page node as a mirror node (the same one each time)."""
         return connect().coerce(node)
 
+    def _append_pyscript(body: Any, shown: Any) -> None:
+        # The page adopts the element's node: the mirror sends its page node's handle.
+        from pyscript import web
+
+        nodes = list(shown) if isinstance(shown, web.ElementCollection) else [shown]
+        body.append(*[dom_node(element) for element in nodes])
+
 else:
 
     def page_document() -> Any:
@@ -47,6 +56,32 @@ else:
     def dom_node(node: Any) -> Any:
         """A page node: a `pyscript.web` element's DOM node, a DOM node as it is."""
         return getattr(node, "_dom_element", node)
+
+    def _append_pyscript(body: Any, shown: Any) -> None:
+        # `Element.append` takes PyScript elements and hands their DOM nodes to `body`.
+        from pyscript import web
+
+        web.Element.wrap_dom_element(body).append(shown)
+
+
+def append_node(body: Any, shown: Any) -> None:
+    """Append to `body` (a node of this document) a DOM node or a `pyscript.web` element (or
+    collection) a page author's code made, wherever it was made.
+
+    Raises:
+        TypeError: `shown` is none of those: nothing is appended.
+    """
+    if isinstance(shown, (JsProxy, MirrorNode)):  # made with js.document; pyclient's own in a worker
+        body.append(shown)
+        return
+    from pyscript import web
+
+    if not isinstance(shown, (web.Element, web.ElementCollection)):
+        raise TypeError(
+            f"A tool renderer returned a {type(shown).__name__}; return a DOM element, a "
+            "pyscript.web element, a str or None."
+        )
+    _append_pyscript(body, shown)
 
 
 def scroll_to_end(box: Any, slack: int = 0, *, force: bool = False) -> None:

@@ -53,11 +53,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pyodide.ffi import JsProxy
-
 from ..._base._json import loads
-from .._page._document import dom_node
-from .._page._mirror import MirrorElement, MirrorNode
+from .._page._document import append_node
 from .._page._nodes import append_visible, el
 from ._media_nodes import media_list
 from ._preview import Preview
@@ -353,39 +350,7 @@ def put_view(body: Any, shown: Any) -> bool:
         return False
     if isinstance(shown, str):
         append_visible(body, shown)
-    elif isinstance(shown, (JsProxy, MirrorNode)):  # a DOM node (made with js.document; pyclient's own in a worker)
-        body.append(shown)
-    elif isinstance(body, MirrorElement):  # a worker's chat: the page adopts the element's node
-        _append_pyscript_node(body, shown)
     else:
-        _append_pyscript(body, shown)
+        append_node(body, shown)
     body.hidden = False
     return True
-
-
-def _append_pyscript_node(body: MirrorElement, shown: Any) -> None:
-    """Append a `pyscript.web` element (or collection) to a mirror node: its page node(s)."""
-    from pyscript import web
-
-    if isinstance(shown, web.ElementCollection):
-        body.append(*[dom_node(element) for element in shown])
-    elif isinstance(shown, web.Element):
-        body.append(dom_node(shown))
-    else:
-        raise TypeError(
-            f"A tool renderer returned a {type(shown).__name__}; return a DOM element, a "
-            "pyscript.web element, a str or None."
-        )
-
-
-def _append_pyscript(body: Any, shown: Any) -> None:
-    """Append a `pyscript.web` element (or collection) through PyScript's own public API."""
-    from pyscript import web
-
-    if not isinstance(shown, (web.Element, web.ElementCollection)):
-        raise TypeError(
-            f"A tool renderer returned a {type(shown).__name__}; return a DOM element, a "
-            "pyscript.web element, a str or None."
-        )
-    # `Element.append` takes PyScript elements and hands their DOM nodes to `body`.
-    web.Element.wrap_dom_element(body).append(shown)
