@@ -75,7 +75,7 @@ def _check_the_round_trip(page) -> None:
     assert page.evaluate("window.__clicks") == clicks + 1
 
 
-def test_a_worker_page_completes_a_round_trip_and_its_button_answers_within_100_ms_all_along(
+def test_a_worker_page_completes_a_round_trip_and_its_button_never_waits_for_python(
         browser, browser_context_args, isolated_server, watch_callback_errors):
     context = browser.new_context(**{**browser_context_args, "base_url": isolated_server})
     watch_callback_errors(context)
@@ -85,11 +85,9 @@ def test_a_worker_page_completes_a_round_trip_and_its_button_answers_within_100_
     finally:
         context.close()
     assert len(worker) >= 50, len(worker)     # clicked all along the boot and the round trip
-    # Each handler ran within 100 ms of when it was due: no Python on this thread. Two may wait
-    # for the page's own start of the worker (PyScript's module, the chat's first batch drawn;
-    # up to ~150 ms measured on a loaded 2-core machine, where the worker's batches to the page
-    # come closer together since its boot compiles no Python), never for seconds.
-    assert sorted(worker)[-3] < 100 and max(worker) < 300, sorted(worker)[-5:]
-    # The same page with its Python on the main thread: clicks wait for Pyodide's start and the
-    # imports (what this test exists to catch).
-    assert max(main) > 100, sorted(main)[-5:]
+    # Measured side by side in one run, so a loaded machine slows both pages alike: with its
+    # Python in a worker a click never waits for Python (two may wait for the page's own start
+    # of the worker), while the same page with its Python on the main thread makes clicks wait
+    # for Pyodide's start and the imports (seconds: what this test exists to catch). The
+    # absolute figures (each click within ~100 ms in a worker) are bench/blocking.py's.
+    assert sorted(worker)[-3] * 5 < max(main) and max(worker) * 2 < max(main), (sorted(worker)[-5:], sorted(main)[-5:])
