@@ -297,31 +297,33 @@ def test_deltas_mark_ids_and_the_rest_reconciles():
     from pyclient.browser._chat._changes import Changes
 
     changes = Changes("idle", run_end=lambda: RunEnd("finished", None, "r"))
-    changes.full = False
+    assert changes.take_full() and not changes.take_full()  # a new chat draws everything, once
     event = ThreadEvent
-    assert changes.note(event("status", "running")) == "frame" and changes.full
-    changes.full = False
+    assert changes.note(event("status", "running")) == "frame" and changes.take_full()
     changes.note(event("event", RunStartedEvent(thread_id="t", run_id="r")))
     for delta in ("a", "b", "c"):  # each delta and the history change it makes: marked by id only
         assert changes.note(event("event", TextMessageContentEvent(message_id="m1", delta=delta))) == "frame"
         changes.note(event("messages"))
-    assert list(changes.messages) == ["m1"] and changes.streaming == {"m1"} and not changes.full
+    assert list(changes.take_messages()) == ["m1"] and changes.is_streaming("m1") and not changes.full
+    assert list(changes.take_messages()) == []  # drained
     changes.note(event("event", ToolCallStartEvent(tool_call_id="c1", tool_call_name="echo")))
     changes.note(event("messages"))
     changes.note(event("event", ToolCallArgsEvent(tool_call_id="c1", delta="{}")))
     changes.note(event("messages"))
-    assert list(changes.calls) == ["c1"] and changes.names == {"c1": "echo"} and not changes.full
+    assert changes.queued_calls() == ["c1"] and changes.started("c1") == ("echo", None) and not changes.full
+    assert changes.pending
+    changes.done_call("c1")
+    assert changes.queued_calls() == [] and not changes.pending
     changes.note(event("event", TextMessageEndEvent(message_id="m1")))
-    assert changes.streaming == set()
+    assert not changes.is_streaming("m1")
     changes.note(event("messages"))  # a change no delta explains (a user message): everything
     changes.note(event("messages"))
-    assert changes.full
-    changes.full = False
+    assert changes.take_full()
     changes.note(event("event", MessagesSnapshotEvent(messages=[])))
     assert changes.full
     changes.note(event("event", RunFinishedEvent(thread_id="t", run_id="r")))
     assert changes.note(event("status", "idle")) == "now"   # the run is over: draw at once
-    assert changes.stop_marks == 0                           # it finished: no "Stopped" marker
+    assert changes.take_stop_marks() == 0                    # it finished: no "Stopped" marker
     assert changes.note(event("closed")) == "closed"
 
 
@@ -345,21 +347,23 @@ def test_a_run_the_thread_says_was_stopped_gets_one_marker():
 
     assert end("running") == "frame" and reads == []       # read only when a run ends
     assert end("idle", "stopped") == "now"                 # Stop, Escape or thread.stop(): the thread says so
-    assert changes.stop_marks == 1 and len(reads) == 1
+    assert changes.take_stop_marks() == 1 and len(reads) == 1
     end("running")
     end("idle", "finished")                                # finished by the server: no marker
     end("running")
     end("error", "failed")                                 # a failed run is not a stop
-    assert changes.stop_marks == 1
+    assert changes.take_stop_marks() == 0
     end("idle")                                            # error -> idle (a stop with nothing running)
     ends.append(RunEnd("stopped", "why", "r"))
     changes.note(ThreadEvent("status", "idle"))            # idle again (a restore): no run ended here
-    assert changes.stop_marks == 1
+    assert changes.take_stop_marks() == 0
     end("running")
     end("idle", "stopped")
-    assert changes.stop_marks == 2                         # one marker per stopped run
     end("running")
-    assert end("closed", "closed") == "now" and changes.stop_marks == 2
+    end("idle", "stopped")
+    assert changes.take_stop_marks() == 2                  # one marker per stopped run
+    end("running")
+    assert end("closed", "closed") == "now" and changes.take_stop_marks() == 0
     assert changes.note(ThreadEvent("closed")) == "closed"
 
 
@@ -373,12 +377,12 @@ def test_interrupts_mark_their_card_and_the_call_they_name():
             self.id, self.tool_call_id = interrupt_id, tool_call_id
 
     changes = Changes("running", run_end=lambda: RunEnd("finished", None, "r"))
-    changes.full = False
+    changes.take_full()
     assert changes.note(ThreadEvent("interrupt", Asked("i1"))) == "frame"
     assert changes.note(ThreadEvent("interrupt", Asked("i2", "call-1"))) == "frame"
     changes.note(ThreadEvent("interrupt", Asked("i1")))
-    assert list(changes.interrupts) == ["i1", "i2"] and list(changes.calls) == ["call-1"]
-    assert not changes.full  # only what changed is drawn
+    assert list(changes.take_interrupts()) == ["i1", "i2"] and changes.queued_calls() == ["call-1"]
+    assert not changes.full and list(changes.take_interrupts()) == []  # only what changed is drawn, once
 
 
 def test_a_run_the_agent_cancelled_gets_a_marker():
@@ -390,11 +394,11 @@ def test_a_run_the_agent_cancelled_gets_a_marker():
     changes = Changes("idle", run_end=lambda: ends[-1])
     changes.note(ThreadEvent("status", "running"))
     assert changes.note(ThreadEvent("status", "idle")) == "now"
-    assert changes.cancel_marks == ["Cancelled by the agent"] and changes.stop_marks == 0
+    assert changes.take_cancel_marks() == ["Cancelled by the agent"] and changes.take_stop_marks() == 0
     ends.append(RunEnd("stopped", "stopped by the user", "r"))
     changes.note(ThreadEvent("status", "running"))
     changes.note(ThreadEvent("status", "idle"))
-    assert changes.cancel_marks == ["Cancelled by the agent"] and changes.stop_marks == 1
+    assert changes.take_cancel_marks() == [] and changes.take_stop_marks() == 1
 
 
 # -- streaming Markdown: blocks rendered once ------------------------------------------------------

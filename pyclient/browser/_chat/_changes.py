@@ -36,11 +36,11 @@ from pyclient._conversation._records import RunEnd
 from pyclient.browser._chat._changes import Changes
 
 changes = Changes("idle", run_end=lambda: RunEnd("stopped", "stopped by the user"))
-changes.full = False
+changes.take_full()
 print(changes.note(ThreadEvent("event", TextMessageContentEvent(message_id="m1", delta="Hi"))))  # frame
-print(changes.note(ThreadEvent("messages")), list(changes.messages), changes.full)   # frame ['m1'] False
+print(changes.note(ThreadEvent("messages")), list(changes.take_messages()), changes.full)   # frame ['m1'] False
 changes.note(ThreadEvent("status", "running"))
-print(changes.note(ThreadEvent("status", "idle")), changes.stop_marks)        # now 1
+print(changes.note(ThreadEvent("status", "idle")), changes.take_stop_marks())        # now 1
 ```
 """
 
@@ -86,44 +86,109 @@ _CALL_EVENTS = frozenset({"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", 
 
 
 class Changes:
-    """The marks the chat draws from; it clears `messages` and takes from `calls` as it draws.
+    """The marks the chat draws from, drained by the chat's frame through the `take_*` methods.
 
     Args:
         run_status: the thread's run status when the chat starts.
         run_end: reads how the thread's last turn ended (`lambda: thread.run_end`); called
             on each `"status"` change that ends a run.
-
-    Attributes:
-        messages: ids of messages whose text changed.
-        calls: ids of tool calls whose card may have changed (a dict used as an ordered set).
-        names: tool call id -> tool name, from `TOOL_CALL_START`.
-        full: reconcile everything.
-        streaming: ids of messages whose text is still streaming (Markdown renders them lazily).
-        stop_marks: stopped runs whose "Stopped" marker is not in the list yet.
-        interrupts: ids of interrupts whose card may have changed (a dict used as an ordered set).
-        cancel_marks: the reasons of the runs the agent cancelled whose marker is not in the list yet.
-        owners: tool call id -> the `subagentRunId` its `TOOL_CALL_START` carried (its card's group).
-        steps: the run's open steps (`STEP_STARTED` / `STEP_FINISHED`), for the progress line.
-        state: draw the state panel again.
-        broken_activities: what was wrong with the activity events that did not validate, not shown yet.
     """
 
     def __init__(self, run_status: str, *, run_end: Callable[[], RunEnd | None]) -> None:
-        self.messages: dict[str, None] = {}  # an ordered set: new messages arrive in history order
-        self.calls: dict[str, None] = {}
-        self.names: dict[str, str] = {}
-        self.full = True
-        self.streaming: set[str] = set()
-        self.stop_marks = 0
-        self.interrupts: dict[str, None] = {}
-        self.cancel_marks: list[str | None] = []
-        self.owners: dict[str, str | None] = {}
-        self.steps = ActiveSteps()
-        self.state = True
-        self.broken_activities: list[str] = []
+        self._messages: dict[str, None] = {}  # an ordered set: new messages arrive in history order
+        self._calls: dict[str, None] = {}     # calls whose card may have changed, in order
+        self._started: dict[str, tuple[str, str | None]] = {}  # call id -> its name and subagent run
+        self._full = True
+        self._streaming: set[str] = set()
+        self._stop_marks = 0
+        self._interrupts: dict[str, None] = {}
+        self._cancel_marks: list[str | None] = []
+        self._steps = ActiveSteps()
+        self._state = True
+        self._broken_activities: list[str] = []
         self._status = run_status
         self._run_end = run_end
         self._by_id = False          # the last event was a delta marked by id
+
+    # -- what the frame drains ---------------------------------------------------------------
+
+    @property
+    def full(self) -> bool:
+        """A full pass (every message and call, in history order) is due."""
+        return self._full
+
+    def mark_full(self) -> None:
+        """Draw everything at the next frame (a window widened, the tools changed)."""
+        self._full = True
+
+    def take_full(self) -> bool:
+        """Whether a full pass is due; it is not any more."""
+        full, self._full = self._full, False
+        return full
+
+    def take_messages(self) -> dict[str, None]:
+        """The ids of the messages whose text changed, in the order they changed; cleared."""
+        messages, self._messages = self._messages, {}
+        return messages
+
+    def is_streaming(self, message_id: str) -> bool:
+        """The text of this message is still streaming (Markdown renders it lazily)."""
+        return message_id in self._streaming
+
+    @property
+    def pending(self) -> bool:
+        """Cards to make or update, or a full pass, wait for a frame."""
+        return bool(self._calls) or self._full
+
+    def queue_call(self, call_id: str) -> None:
+        """Update this call's card (make it first if need be) in a coming frame."""
+        self._calls[call_id] = None
+
+    def queued_calls(self) -> list[str]:
+        """The calls whose card may have changed, in the order they were marked."""
+        return list(self._calls)
+
+    def done_call(self, call_id: str) -> None:
+        """This call's card is up to date."""
+        self._calls.pop(call_id, None)
+
+    def started(self, call_id: str) -> tuple[str, str | None] | None:
+        """The tool name and the subagent run (its card's group) a `TOOL_CALL_START` gave this call."""
+        return self._started.get(call_id)
+
+    def take_interrupts(self) -> dict[str, None]:
+        """The ids of the interrupts whose card may have changed, in order; cleared."""
+        interrupts, self._interrupts = self._interrupts, {}
+        return interrupts
+
+    def take_stop_marks(self) -> int:
+        """How many stopped runs have no "Stopped" marker in the list yet; none any more."""
+        marks, self._stop_marks = self._stop_marks, 0
+        return marks
+
+    def take_cancel_marks(self) -> list[str | None]:
+        """The reasons of the runs the agent cancelled that have no marker yet; cleared."""
+        marks, self._cancel_marks = self._cancel_marks, []
+        return marks
+
+    def take_broken_activities(self) -> list[str]:
+        """What was wrong with the activity events that did not validate, not shown yet; cleared."""
+        broken, self._broken_activities = self._broken_activities, []
+        return broken
+
+    def take_steps(self) -> list[str] | None:
+        """The run's open steps (`STEP_STARTED` / `STEP_FINISHED`) if they changed, else None."""
+        if not self._steps.changed:
+            return None
+        self._steps.changed = False
+        return list(self._steps.names)
+
+    def take_state(self) -> bool:
+        """Whether the shared state changed since the state panel was last drawn."""
+        state, self._state = self._state, False
+        return state
+
+    # -- what marks ----------------------------------------------------------------------------
 
     def event(self, payload: Any) -> str | None:
         """Mark what an AG-UI event changed (`thread.subscribe_events`); draw at the next frame.
@@ -137,13 +202,13 @@ class Changes:
         if kind is (_TEXT_CONTENT or _text_content()):  # most events, by far: the fast path
             self._by_id = True
             message_id: str = payload.message_id
-            self.messages[message_id] = None
-            self.streaming.add(message_id)
+            self._messages[message_id] = None
+            self._streaming.add(message_id)
             return message_id
         if kind is _CALL_ARGS:  # a long argument's deltas: the same, for its card
             self._by_id = True
             call_id: str = payload.tool_call_id
-            self.calls[call_id] = None
+            self._calls[call_id] = None
             return call_id
         self._event(payload)
         return None
@@ -158,26 +223,26 @@ class Changes:
         if kind == "messages":
             # After a delta marked by id, the history change is that delta: nothing more to do.
             if not by_id:
-                self.full = True
+                self._full = True
         elif kind == "action":
             call_id = getattr(event.payload, "id", None)
             if isinstance(call_id, str):
-                self.calls[call_id] = None
+                self._calls[call_id] = None
         elif kind == "interrupt":
             interrupt_id = getattr(event.payload, "id", None)
             if isinstance(interrupt_id, str):
-                self.interrupts[interrupt_id] = None
+                self._interrupts[interrupt_id] = None
             call_id = getattr(event.payload, "tool_call_id", None)
             if isinstance(call_id, str):
-                self.calls[call_id] = None  # a server tool's call shows its approval's status
+                self._calls[call_id] = None  # a server tool's call shows its approval's status
         elif kind == "status":
             return self._run_status(str(event.payload))
         elif kind == "closed":
             return "closed"
         elif kind == "state":
-            self.state = True
+            self._state = True
         else:  # error, tools, mounted
-            self.full = True
+            self._full = True
         return "frame"
 
     def _event(self, payload: Any) -> None:
@@ -186,48 +251,47 @@ class Changes:
         if kind in _TEXT_EVENTS:
             message_id = getattr(payload, "message_id", None)
             if not isinstance(message_id, str):
-                self.full = True
+                self._full = True
                 return
             self._by_id = True
-            self.messages[message_id] = None
+            self._messages[message_id] = None
             if kind in _ENDS:
-                self.streaming.discard(message_id)
+                self._streaming.discard(message_id)
             else:
-                self.streaming.add(message_id)
+                self._streaming.add(message_id)
         elif kind in _CALL_EVENTS or kind == "TOOL_CALL_RESULT":
             call_id = getattr(payload, "tool_call_id", None)
             if not isinstance(call_id, str):
-                self.full = True
+                self._full = True
                 return
-            self.calls[call_id] = None
+            self._calls[call_id] = None
             name = getattr(payload, "tool_call_name", None)
-            if isinstance(name, str) and call_id not in self.names:
-                self.names[call_id] = name
-                self.owners[call_id] = getattr(payload, "subagent_run_id", None)
+            if isinstance(name, str) and call_id not in self._started:
+                self._started[call_id] = (name, getattr(payload, "subagent_run_id", None))
             # A result adds a tool message: its "messages" change reconciles (it answers a card).
             self._by_id = kind != "TOOL_CALL_RESULT"
         elif kind == "MESSAGES_SNAPSHOT":
-            self.full = True
+            self._full = True
         elif kind == "STEP_STARTED" or kind == "STEP_FINISHED":
             name = getattr(payload, "step_name", None)
             if isinstance(name, str):
-                (self.steps.started if kind == "STEP_STARTED" else self.steps.finished)(name)
+                (self._steps.started if kind == "STEP_STARTED" else self._steps.finished)(name)
         elif kind in ACTIVITY_EVENTS and isinstance(payload, UnknownEvent):
-            self.broken_activities.append(_invalid(kind, payload))
+            self._broken_activities.append(_invalid(kind, payload))
 
     def _run_status(self, status: str) -> When:
         previous, self._status = self._status, status
-        self.full = True
+        self._full = True
         if status == "running":
             return "frame"
         if previous == "running":
             end = self._run_end()
             if end is not None and end.how == "stopped":
-                self.stop_marks += 1
+                self._stop_marks += 1
             elif end is not None and end.how == "cancelled":
-                self.cancel_marks.append(end.reason)
-        self.streaming.clear()
-        self.steps.clear()  # however the run ended, no step of it is open any more
+                self._cancel_marks.append(end.reason)
+        self._streaming.clear()
+        self._steps.clear()  # however the run ended, no step of it is open any more
         return "now"
 
 

@@ -259,7 +259,7 @@ class Chat:
 
     def _redraw(self) -> None:
         """Draw everything now (a send started or ended, a restore finished)."""
-        self._changes.full = True
+        self._changes.mark_full()
         self._frames.run_now()
 
     def _on_submit(self, event: Any) -> None:
@@ -380,12 +380,12 @@ class Chat:
             self._widen = False
             widened = self._messages.window.widen()
         if widened:
-            self._changes.full = True
+            self._changes.mark_full()
             held = hold_scroll(self._list)  # what the person reads stays where it is
         self._messages.draw(budget)
-        if self._steps is not None and self._changes.steps.changed:
-            self._changes.steps.changed = False
-            self._steps.show(self._changes.steps.names)
+        steps = self._changes.take_steps()
+        if self._steps is not None and steps is not None:
+            self._steps.show(steps)
         busy = self.thread.run_status == "running" or self._commands.sending
         if self._bars_drawn != (self._messages.reconciled, busy):
             self._bars_drawn = (self._messages.reconciled, busy)
@@ -395,8 +395,7 @@ class Chat:
                                   only=True)
             else:
                 self._bars.update(self._messages.bubble_nodes(), busy=busy, messages=window.messages(history))
-        if self._changes.state:  # once a frame, however many deltas came
-            self._changes.state = False
+        if self._changes.take_state():  # once a frame, however many deltas came
             self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()
         self._empty.hidden = bool(self._messages) or self.thread.read_only or self.thread.deleted

@@ -89,7 +89,7 @@ class MessageList:
     Args:
         thread: the thread shown.
         node: the list element.
-        changes: the marks to draw; `draw()` clears `messages` and takes from `calls`.
+        changes: the marks to draw, drained by `draw()`.
         window: which messages a full pass makes nodes for (`pyclient.browser._chat._history_window`);
             None: a window on the last screens of a long history.
 
@@ -145,7 +145,7 @@ class MessageList:
     @property
     def pending(self) -> bool:
         """Cards to make or update, or a full pass, are left for the next frame."""
-        return bool(self._changes.calls) or self._changes.full
+        return self._changes.pending
 
     def bubble_nodes(self) -> dict[str, Any]:
         """Each bubble's `<li>` by message id, in history order (the action bars go under them)."""
@@ -171,14 +171,13 @@ class MessageList:
         deadline = time.perf_counter() + budget
         self._renderers.clear()
         changes = self._changes
-        full = changes.full
+        full = changes.take_full()
+        messages = changes.take_messages()
         if full:
-            changes.full = False
             self._reconcile(deadline)
             self.reconciled += 1
-        elif changes.messages:
-            self._update_messages()
-        changes.messages.clear()
+        elif messages:
+            self._update_messages(messages)
         self._update_cards(deadline)
         self._groups.refresh()
         self._update_interrupts(full)
@@ -199,8 +198,7 @@ class MessageList:
         unmade.clear()
         self._placing = False
         last: dict[str | None, str] = {}  # group -> the key kept last in it
-        streaming = self._changes.streaming
-        queued = self._changes.calls
+        changes = self._changes
         interrupted = set(thread.interrupted_messages)
         groups = self._groups
         # After `window.widen()`: only the earlier messages taken in, before all the others.
@@ -222,7 +220,7 @@ class MessageList:
                 if message.content and key not in seen:  # encrypted reasoning alone: never shown
                     seen.add(key)
                     thought = self._thought(message.id, sub)
-                    thought.update(text_of(message), streaming=message.id in streaming)
+                    thought.update(text_of(message), streaming=changes.is_streaming(message.id))
                     groups.keep(key, thought.node, sub)
                     last[sub] = key
                     thinking.append(thought)
@@ -238,7 +236,7 @@ class MessageList:
                 if role == "user":
                     bubble.show_content(message.content)
                 else:
-                    bubble.update(text, streaming=message.id in streaming)
+                    bubble.update(text, streaming=changes.is_streaming(message.id))
                 if message.id in interrupted:
                     bubble.mark_interrupted()
             for call in getattr(message, "tool_calls", None) or ():
@@ -252,14 +250,14 @@ class MessageList:
                         # Made by _update_cards in the next frames, in order, each after the one before.
                         unmade[call.id] = (call.function.name, sub, last.get(sub))
                         last[sub] = key
-                        queued[call.id] = None
+                        changes.queue_call(call.id)
                         continue
                     made += 1
                     card = self._card(call.id, call.function.name, sub)
                 groups.keep(key, card.node, sub)
                 last[sub] = key
                 if card.status not in TERMINAL:
-                    queued[call.id] = None
+                    changes.queue_call(call.id)
                 if message.id in interrupted:
                     card.node.dataset.interrupted = "true"
         if thinking and thread.run_status != "running":
@@ -273,7 +271,7 @@ class MessageList:
 
     def _update_interrupts(self, full: bool) -> None:
         """The cards of the interrupts marked (every interrupt of the thread in a full pass)."""
-        marked = self._changes.interrupts
+        marked = self._changes.take_interrupts()
         if not marked and not (full and (self._asks or self.thread.interrupts)):
             return
         thread = self.thread
@@ -299,12 +297,10 @@ class MessageList:
                 timeline = self._groups.timeline(interrupt.subagent_run_id)  # a subagent's: in its group
                 timeline.add_notice("i:" + interrupt.id, card.node, after=timeline.last_item)
             card.update(interrupt, self.thread.renderer_for_interrupt(interrupt.reason))
-        marked.clear()
 
-    def _update_messages(self) -> None:
-        """The bubbles of the messages whose text changed (text deltas)."""
-        streaming = self._changes.streaming
-        wanted = self._changes.messages
+    def _update_messages(self, wanted: dict[str, None]) -> None:
+        """The bubbles of the messages whose text changed (text deltas), in the order they changed."""
+        changes = self._changes
         # The "Thinking" sections an answer that starts folds: those of reasoning messages not
         # changed now (earlier ones), then the changed ones in the order they changed.
         thinking: list[Thinking] = [thought for message_id, thought in self._thoughts.items()
@@ -321,11 +317,11 @@ class MessageList:
             elif message.role == "assistant":
                 text = text_of(message)
                 if text or message.id in self._bubbles:
-                    self._bubble(message.id, "assistant", sub).update(text, streaming=message.id in streaming)
+                    self._bubble(message.id, "assistant", sub).update(text, streaming=changes.is_streaming(message.id))
                     _fold(thinking)  # the answer started
             elif message.role == "reasoning" and text_of(message):
                 thought = self._thought(message.id, sub)
-                thought.update(text_of(message), streaming=message.id in streaming)
+                thought.update(text_of(message), streaming=changes.is_streaming(message.id))
                 thinking.append(thought)
 
     def _update_cards(self, deadline: float) -> None:
@@ -333,10 +329,9 @@ class MessageList:
         queued call with no card yet gets one (at the end of its list: a new call is the
         newest item), unless a full pass is left for the next frame, which makes it in its place."""
         changes = self._changes
-        queued = changes.calls
         clock = time.perf_counter
         done = 0
-        for call_id in list(queued):
+        for call_id in changes.queued_calls():
             if done >= _AT_LEAST and clock() > deadline:
                 return
             if call_id not in self._cards:
@@ -346,13 +341,13 @@ class MessageList:
                     name, sub, after = self._unmade[call_id]
                     self._card(call_id, name, sub, after=after)
                     self._placing = True
-                elif call_id in changes.names:
-                    self._card(call_id, changes.names[call_id], changes.owners.get(call_id))
+                elif (started := changes.started(call_id)) is not None:
+                    self._card(call_id, *started)
             done += 1
-            del queued[call_id]
+            changes.done_call(call_id)
             self._update_card(call_id)
         if self._placing and not self._unmade:
-            changes.full = True  # all made: the next frame's pass puts them in their place
+            changes.mark_full()  # all made: the next frame's pass puts them in their place
             self._placing = False
 
     def _bubble(self, message_id: str, role: str, sub: str | None = None) -> Bubble:
@@ -365,7 +360,7 @@ class MessageList:
     def _thought(self, message_id: str, sub: str | None) -> Thinking:
         thought = self._thoughts.get(message_id)
         if thought is None:
-            thought = self._thoughts[message_id] = Thinking(message_id, streaming=message_id in self._changes.streaming)
+            thought = self._thoughts[message_id] = Thinking(message_id, streaming=self._changes.is_streaming(message_id))
             self._groups.put("m:" + message_id, thought.node, sub)
         return thought
 
@@ -416,16 +411,15 @@ class MessageList:
         """The "Stopped" and "Cancelled by the agent" markers (after the last item when the run
         ended so), the activities no card shows, and the error bubble."""
         changes = self._changes
-        if changes.broken_activities or self.thread.activity_problems:
-            self._activities.notices(self.thread.activity_problems, changes.broken_activities)
-        while changes.stop_marks:
-            changes.stop_marks -= 1
+        broken = changes.take_broken_activities()
+        if broken or self.thread.activity_problems:
+            self._activities.notices(self.thread.activity_problems, broken)
+        for _ in range(changes.take_stop_marks()):
             self._stops += 1
             self._timeline.add_notice(f"n:stopped-{self._stops}", stopped_notice(), after=self._timeline.last)
-        while changes.cancel_marks:
+        for reason in changes.take_cancel_marks():
             self._cancels += 1
-            self._timeline.add_notice(f"n:cancelled-{self._cancels}", cancelled_notice(changes.cancel_marks.pop(0)),
-                                      after=self._timeline.last)
+            self._timeline.add_notice(f"n:cancelled-{self._cancels}", cancelled_notice(reason), after=self._timeline.last)
         thread = self.thread
         error = thread.error if thread.run_status == "error" else None
         if error is self._error_shown:
