@@ -54,6 +54,7 @@ from .._widgets._timeline import (
     error_notice,
     stopped_notice,
 )
+from .._widgets._widget import Widgets
 from ._history_window import HistoryWindow
 
 if TYPE_CHECKING:
@@ -105,15 +106,11 @@ class MessageList:
         self._changes = changes
         self._timeline = Timeline(node)            # the list's items by key, in order
         self._groups = Groups(self._timeline, thread.subagent)  # a subagent's items go in its group
-        self._bubbles: dict[str, Bubble] = {}      # message id -> its bubble
-        self._thoughts: dict[str, Thinking] = {}   # reasoning message id -> its "Thinking" section
-        self._cards: dict[str, Card] = {}          # tool call id -> its card
+        self._widgets = Widgets()                  # bubbles, "Thinking" sections, cards, interrupt cards by key
         # Calls a full pass left without a card: call id -> name, group, and the key of the item
         # it goes after (the one before it in the history: its card is made next to it).
         self._unmade: dict[str, tuple[str, str | None, str | None]] = {}
         self._placing = False                      # cards a full pass left were made: place them
-        self._bars: dict[str, ApprovalBar] = {}    # tool call id -> its approval bar
-        self._asks: dict[str, InterruptCard] = {}  # interrupt id -> its card
         self._activities = ActivityCards(self._timeline)  # activity message id -> its card
         self._renderers: dict[str, Any] = {}       # tool name -> its renderer, looked up once a draw
         self._waiting: set[str] = set()            # call ids waiting for the user
@@ -140,7 +137,7 @@ class MessageList:
     @property
     def asking(self) -> bool:
         """Some interrupt card waits for the person's answer."""
-        return any(card.status == "open" for card in self._asks.values())
+        return any(card.status == "open" for card in self._widgets.of_kind(InterruptCard))
 
     @property
     def pending(self) -> bool:
@@ -149,21 +146,22 @@ class MessageList:
 
     def bubble_nodes(self) -> dict[str, Any]:
         """Each bubble's `<li>` by message id, in history order (the action bars go under them)."""
-        return {message_id: bubble.node for message_id, bubble in self._bubbles.items()}
+        return {bubble.message_id: bubble.node for bubble in self._widgets.of_kind(Bubble)}
 
     def bar(self, call_id: str) -> ApprovalBar | None:
         """The approval bar of a call, while it awaits approval."""
-        return self._bars.get(call_id)
+        card = self._widgets.get("c:" + call_id, Card)
+        return card.approval if card is not None else None
 
     def show_all(self, call_id: str, part: str) -> None:
         """Show the whole arguments (`part` "args") or result ("result") of a call's card."""
-        card = self._cards.get(call_id)
+        card = self._widgets.get("c:" + call_id, Card)
         if card is not None:
             card.show_all(part)
 
     def form(self, interrupt_id: str) -> InterruptCard | None:
         """The card of an interrupt, once it has one."""
-        return self._asks.get(interrupt_id)
+        return self._widgets.get("i:" + interrupt_id, InterruptCard)
 
     def draw(self, budget: float = FRAME_BUDGET) -> None:
         """Apply what changed: nodes first (in history order), then card updates for up to
@@ -244,7 +242,7 @@ class MessageList:
                 if key in seen:
                     continue  # an id a later run used again: one card
                 seen.add(key)
-                card = self._cards.get(call.id)
+                card = self._widgets.get(key, Card)
                 if card is None:
                     if unmade or made >= _AT_LEAST and clock() > deadline:
                         # Made by _update_cards in the next frames, in order, each after the one before.
@@ -264,15 +262,12 @@ class MessageList:
             _fold(thinking)  # the run ended on its reasoning: nothing more streams into it
         for key in groups.place():  # gone from the history (a snapshot)
             self._activities.forget(key)
-            self._bubbles.pop(key[2:], None)
-            self._thoughts.pop(key[2:], None)
-            self._cards.pop(key[2:], None)
-            self._bars.pop(key[2:], None)
+            self._widgets.forget(key)
 
     def _update_interrupts(self, full: bool) -> None:
         """The cards of the interrupts marked (every interrupt of the thread in a full pass)."""
         marked = self._changes.take_interrupts()
-        if not marked and not (full and (self._asks or self.thread.interrupts)):
+        if not marked and not (full and (any(self._widgets.of_kind(InterruptCard)) or self.thread.interrupts)):
             return
         thread = self.thread
         if full:
@@ -285,17 +280,17 @@ class MessageList:
                 except LocalProtocolError:
                     continue
         for interrupt in interrupts:
-            card = self._asks.get(interrupt.id)
+            card = self._widgets.get("i:" + interrupt.id, InterruptCard)
             if card is None:
                 # Shown from when it is open (or changes while the chat is there); one that a
                 # reload brought back already answered is in the history as what followed it.
                 if interrupt.status != "open" and interrupt.id not in marked:
                     continue
-                if interrupt.is_approval and interrupt.tool_call_id in self._cards:
+                if interrupt.is_approval and self._widgets.get(f"c:{interrupt.tool_call_id}", Card) is not None:
                     continue  # the tool card's approval bar shows it
-                card = self._asks[interrupt.id] = InterruptCard(interrupt)
+                card = self._widgets.add(InterruptCard(interrupt))
                 timeline = self._groups.timeline(interrupt.subagent_run_id)  # a subagent's: in its group
-                timeline.add_notice("i:" + interrupt.id, card.node, after=timeline.last_item)
+                timeline.add_notice(card.key, card.node, after=timeline.last_item)
             card.update(interrupt, self.thread.renderer_for_interrupt(interrupt.reason))
 
     def _update_messages(self, wanted: dict[str, None]) -> None:
@@ -303,8 +298,8 @@ class MessageList:
         changes = self._changes
         # The "Thinking" sections an answer that starts folds: those of reasoning messages not
         # changed now (earlier ones), then the changed ones in the order they changed.
-        thinking: list[Thinking] = [thought for message_id, thought in self._thoughts.items()
-                                    if message_id not in wanted]
+        thinking: list[Thinking] = [thought for thought in self._widgets.of_kind(Thinking)
+                                    if thought.message_id not in wanted]
         # By id, in the order they changed (new ones arrive in history order): `thread.messages`
         # would build every message's model, each frame.
         for message_id in wanted:
@@ -316,7 +311,7 @@ class MessageList:
                 self._bubble(message.id, "user", sub).show_content(message.content)
             elif message.role == "assistant":
                 text = text_of(message)
-                if text or message.id in self._bubbles:
+                if text or self._widgets.get("m:" + message.id, Bubble) is not None:
                     self._bubble(message.id, "assistant", sub).update(text, streaming=changes.is_streaming(message.id))
                     _fold(thinking)  # the answer started
             elif message.role == "reasoning" and text_of(message):
@@ -334,7 +329,7 @@ class MessageList:
         for call_id in changes.queued_calls():
             if done >= _AT_LEAST and clock() > deadline:
                 return
-            if call_id not in self._cards:
+            if self._widgets.get("c:" + call_id, Card) is None:
                 if changes.full:
                     continue  # the full pass of the next frame makes it, in its place
                 if call_id in self._unmade:
@@ -351,24 +346,24 @@ class MessageList:
             self._placing = False
 
     def _bubble(self, message_id: str, role: str, sub: str | None = None) -> Bubble:
-        bubble = self._bubbles.get(message_id)
+        bubble = self._widgets.get("m:" + message_id, Bubble)
         if bubble is None:
-            bubble = self._bubbles[message_id] = Bubble(message_id, role)
-            self._groups.put("m:" + message_id, bubble.node, sub)
+            bubble = self._widgets.add(Bubble(message_id, role))
+            self._groups.put(bubble.key, bubble.node, sub)
         return bubble
 
     def _thought(self, message_id: str, sub: str | None) -> Thinking:
-        thought = self._thoughts.get(message_id)
+        thought = self._widgets.get("m:" + message_id, Thinking)
         if thought is None:
-            thought = self._thoughts[message_id] = Thinking(message_id, streaming=self._changes.is_streaming(message_id))
-            self._groups.put("m:" + message_id, thought.node, sub)
+            thought = self._widgets.add(Thinking(message_id, streaming=self._changes.is_streaming(message_id)))
+            self._groups.put(thought.key, thought.node, sub)
         return thought
 
     def _card(self, call_id: str, name: str, sub: str | None = None, *, after: str | None = None) -> Card:
         self._unmade.pop(call_id, None)
-        card = self._cards[call_id] = Card(call_id, name)
-        self._groups.put("c:" + call_id, card.node, sub, after=after)
-        _fold(list(self._thoughts.values()))  # a call: the answer started
+        card = self._widgets.add(Card(call_id, name))
+        self._groups.put(card.key, card.node, sub, after=after)
+        _fold(list(self._widgets.of_kind(Thinking)))  # a call: the answer started
         return card
 
     def _renderer(self, tool_name: str) -> Any:
@@ -381,7 +376,7 @@ class MessageList:
             part = self.thread.tool_part(call_id)
         except LocalProtocolError:
             return  # not in the history (yet): the next full pass finds it
-        card = self._cards.get(call_id) or self._card(call_id, part.tool_name)
+        card = self._widgets.get("c:" + call_id, Card) or self._card(call_id, part.tool_name)
         card.update(part, self._renderer(part.tool_name))
         status = card.status
         (self._waiting.add if status in ASKING_USER else self._waiting.discard)(call_id)
@@ -392,16 +387,13 @@ class MessageList:
         if card.bar_status == status:
             return
         # The buttons answer one status; in any other they would lie (its registration left, say).
-        self._bars.pop(card.call_id, None)
         interrupt = part.interrupt
         if status == CallStatus.AWAITING_APPROVAL and part.tool is not None:
             bar = approval_bar(part.tool_name, part.tool.description, part.tool.parameters, part.arguments)
-            self._bars[card.call_id] = bar
-            card.set_bar(status, bar.node)
+            card.set_bar(status, bar.node, bar)
         elif status == OPEN and interrupt is not None:
             bar = interrupt_approval_bar(part.tool_name, interrupt, part.arguments)
-            self._bars[card.call_id] = bar
-            card.set_bar(status, bar.node)
+            card.set_bar(status, bar.node, bar)
         elif status == CallStatus.INTERRUPTED:
             card.set_bar(status, interrupted_bar())
         else:

@@ -54,6 +54,7 @@ from .._page._document import page_document
 from .._page._nodes import TEXT_NODE, el
 from ._markdown import BlockSplitter, render
 from ._media_nodes import media_list
+from ._widget import Widget
 
 __all__ = ["LIVE_LIMIT", "RENDER_SPACING", "TAIL_CHUNK", "THUMBNAIL", "WIDE_LINE", "Bubble"]
 
@@ -79,7 +80,7 @@ WIDE_LINE = 1_000
 """A line of this many characters is wider than any screen: its bubble takes its maximum width."""
 
 
-class Bubble:
+class Bubble(Widget):
     """The `<li>` of one user or assistant message (`node`).
 
     Args:
@@ -91,9 +92,10 @@ class Bubble:
     """
 
     def __init__(self, message_id: str, role: str) -> None:
+        super().__init__("m:" + message_id, el("li", f"pyclient-message pyclient-{role}"))
         self.message_id = message_id
         self.role = role
-        node = self.node = el("li", f"pyclient-message pyclient-{role}")
+        node = self.node
         node.dataset.role = role
         self.text = ""
         self._text_node = page_document().createTextNode("")  # a user's text

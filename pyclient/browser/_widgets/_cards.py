@@ -58,10 +58,12 @@ from .._page._document import append_node
 from .._page._nodes import append_visible, el
 from ._media_nodes import media_list
 from ._preview import Preview
+from ._widget import Widget
 
 if TYPE_CHECKING:
     from ..._conversation._parts import ToolPart
     from ..._tools._media import Media
+    from ._approval import ApprovalBar
 
 __all__ = ["FORMAT_MAX", "STATUS_WORDS", "THUMBNAIL", "Card", "files_key", "put_view", "render_error", "status_name"]
 
@@ -163,7 +165,7 @@ def _formatted_arguments(arguments: str) -> str:
         return arguments
 
 
-class Card:
+class Card(Widget):
     """The card of one tool call (`node`), updated in place by `update(part)`.
 
     Args:
@@ -178,10 +180,11 @@ class Card:
     """
 
     def __init__(self, call_id: str, name: str) -> None:
+        # A clone of one template, then its parts by position: a dozen calls into JS, not fifty.
+        super().__init__("c:" + call_id, _template().cloneNode(True))
         self.call_id = call_id
         self.name = name
-        # A clone of one template, then its parts by position: a dozen calls into JS, not fifty.
-        node = self.node = _template().cloneNode(True)
+        node = self.node
         node.dataset.toolCallId = call_id
         node.dataset.tool = name
         head = node.firstElementChild
@@ -198,6 +201,7 @@ class Card:
         self.status = ""
         self.bar_status: str | None = None
         self.bar: Any = None
+        self.approval: ApprovalBar | None = None  # the approval bar's widget, while the call awaits one
         self._state = ""
         self._action_status: str | None = None
         self._shown_args = ""
@@ -301,11 +305,13 @@ class Card:
 
     # -- the button bar (approvals, interrupted calls) ------------------------------------------
 
-    def set_bar(self, status: str | None, bar: Any) -> None:
-        """Replace the card's button bar with `bar` (a node, or None for none), answering `status`."""
+    def set_bar(self, status: str | None, bar: Any, approval: ApprovalBar | None = None) -> None:
+        """Replace the card's button bar with `bar` (a node, or None for none), answering
+        `status`; `approval` is the bar's widget when it is an approval bar (its form is read)."""
         if self.bar is not None:
             self.bar.remove()
         self.bar = bar
+        self.approval = approval
         self.bar_status = status if bar is not None else None
         if bar is not None:
             self.node.append(bar)

@@ -46,6 +46,7 @@ from .._page._nodes import append_visible, el, set_visible
 from ._cards import put_view, render_error
 from ._forms import answer_form
 from ._inputs import Inputs
+from ._widget import Widget
 
 if TYPE_CHECKING:
     from ..._conversation._interrupt_handle import Interrupt
@@ -66,7 +67,7 @@ answered one's says "answered" too, but only its badge shows."""
 InterruptRenderer = Callable[["Interrupt"], Any]
 
 
-class InterruptCard:
+class InterruptCard(Widget):
     """The card of one interrupt (`node`), updated in place by `update(interrupt)`.
 
     Args:
@@ -78,8 +79,9 @@ class InterruptCard:
     """
 
     def __init__(self, interrupt: Interrupt) -> None:
+        super().__init__("i:" + interrupt.id, el("li", "pyclient-interrupt", role="group"))
         self.interrupt_id = interrupt.id
-        node = self.node = el("li", "pyclient-interrupt", role="group")
+        node = self.node
         node.dataset.interruptId = interrupt.id
         node.dataset.reason = interrupt.reason
         node.setAttribute("aria-label", "The agent asks you")

@@ -23,11 +23,12 @@ print(thinking.node.querySelector("summary").textContent, thinking.open)   # Thi
 from __future__ import annotations
 
 from .._page._nodes import append_visible, el
+from ._widget import Widget
 
 __all__ = ["Thinking"]
 
 
-class Thinking:
+class Thinking(Widget):
     """The `<li>` of one reasoning message (`node`), a `<details>` inside.
 
     Args:
@@ -36,10 +37,11 @@ class Thinking:
     """
 
     def __init__(self, message_id: str, *, streaming: bool) -> None:
+        super().__init__("m:" + message_id, el("li", "pyclient-thinking"))
         self.message_id = message_id
         self.text = ""
         self._folded = not streaming     # folded once already: never again by itself
-        node = self.node = el("li", "pyclient-thinking")
+        node = self.node
         node.dataset.role = "reasoning"
         node.dataset.messageId = message_id
         self._details = el("details", "pyclient-thinking-details")

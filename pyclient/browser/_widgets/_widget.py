@@ -1,0 +1,75 @@
+"""`Widget`: what every piece of the chat is, and `Widgets`, the chat's one registry of them by key.
+
+A widget builds its nodes once, in its constructor (`node` is its root), updates them in place
+from the thread's state, and goes with `dispose()`. Its `key` is its place in the chat's list
+(`"m:<message id>"`, `"c:<call id>"`, `"i:<interrupt id>"`), the one key the list, the
+registry and the timeline share. As Textual's widgets do, the chat's list keeps one registry of
+them instead of a table per kind.
+
+```python
+from pyclient.browser._widgets._widget import Widget, Widgets
+
+class Note(Widget):
+    def __init__(self, key: str) -> None:
+        super().__init__(key, node=None)
+
+widgets = Widgets()
+widgets.add(Note("m:1"))
+print(type(widgets.get("m:1", Note)).__name__, widgets.get("m:1", Widgets), len(widgets))  # Note None 1
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, TypeVar
+
+__all__ = ["Widget", "Widgets"]
+
+W = TypeVar("W", bound="Widget")
+
+
+class Widget:
+    """A piece of the chat with its nodes (`node`) and its place in the list (`key`).
+
+    Args:
+        key: its key in the chat's list and registry.
+        node: its root node, built once.
+    """
+
+    def __init__(self, key: str, node: Any) -> None:
+        self.key = key
+        self.node = node
+
+    def dispose(self) -> None:
+        """Take the widget's nodes out of the page (it is gone from the history)."""
+        if self.node is not None:
+            self.node.remove()
+
+
+class Widgets:
+    """The chat's widgets by key, in the order they were made."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, Widget] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def add(self, widget: W) -> W:
+        """Keep `widget` under its key (one it replaces is forgotten, not disposed)."""
+        self._by_key[widget.key] = widget
+        return widget
+
+    def get(self, key: str, kind: type[W]) -> W | None:
+        """The widget under `key` if it is a `kind`, else None."""
+        widget = self._by_key.get(key)
+        return widget if isinstance(widget, kind) else None
+
+    def forget(self, key: str) -> Widget | None:
+        """Drop the widget under `key` from the registry (its nodes are the caller's to remove)."""
+        return self._by_key.pop(key, None)
+
+    def of_kind(self, kind: type[W]) -> Iterator[W]:
+        """The widgets that are a `kind`, in the order they were made."""
+        return (widget for widget in self._by_key.values() if isinstance(widget, kind))
