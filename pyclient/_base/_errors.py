@@ -1,18 +1,11 @@
 """pyclient's exceptions, one tree.
 
-```
-PyClientError
-├── ConfigurationError      a tool or registration that can never work (at decoration/registration; a hint's schema: at first need)
-├── ProtocolError
-│   ├── LocalProtocolError  the caller misused the API (wrong state, unknown id)
-│   └── RemoteProtocolError the server sent a stream pyclient cannot read
-├── TransportError          the request failed: HTTP status, not an event stream, dropped connection
-├── RequestTooLargeError    a request body over the agent's `max_request_bytes`: not sent
-├── RunAborted              a run or a tool execution was aborted (stop, unmount, resolution)
-├── RunError                a run ended in error: the agent sent RUN_ERROR
-│   └── FollowUpLimitError  the agent kept calling tools past `thread.max_follow_ups`
-└── ToolError               a tool call ended in error (the message goes to the model)
-```
+Every error pyclient raises is a `PyClientError`, so a page can catch them all in one
+`except`; below it, each kind names who is at fault: a tool or registration that can never
+work (`ConfigurationError`), the caller's use of the API (`LocalProtocolError`), the server's
+stream (`RemoteProtocolError`), the request (`TransportError`), the agent's run (`RunError`).
+Each message says what happened, why, and the fix. The whole tree, with what each one means:
+docs/troubleshooting.md ("pyclient's exceptions").
 
 ```python
 from pyclient import ConfigurationError, client_tool

@@ -1,17 +1,13 @@
 """JSON from untrusted peers, read within limits; text repaired so it can always be sent again.
 
-Two hazards in what servers, models and pages hand pyclient:
-
-- Nesting. `json.loads` recurses once per level: 10,000 nested `[` raise `RecursionError` on
-  CPython, and in Pyodide they overflow the WebAssembly stack ("Maximum call stack size
-  exceeded"), which kills the interpreter. `loads()` measures the depth first, in one linear
-  scan that never recurses, and refuses anything deeper than `MAX_DEPTH`; it also turns
-  CPython's integer digit limit (4,300 digits) into the same error.
-- Lone UTF-16 surrogates. JSON may escape a character as two halves (`"\\ud83d\\ude00"`), and a
-  server may put the halves in two deltas; a joined Python string then holds two surrogate
-  code points, not the emoji. A half alone (a cut delta, a page's broken input) cannot be
-  encoded as UTF-8 at all, so the next request body could never be written. `repair()` joins
-  the pairs and replaces the lone halves with U+FFFD.
+Two hazards in what servers, models and pages hand pyclient. Nesting: `json.loads` recurses
+once per level, so 10,000 nested `[` raise `RecursionError` on CPython and overflow the
+WebAssembly stack in Pyodide, which kills the interpreter; `loads()` measures the depth first,
+in one scan that never recurses, and refuses anything deeper than `MAX_DEPTH` (and CPython's
+4,300-digit integer limit, with the same error). Lone UTF-16 surrogates: a server may split an
+escaped pair (`"\\ud83d\\ude00"`) across two deltas, and a half alone cannot be encoded as
+UTF-8, so the next request body could never be written; `repair()` joins the pairs and
+replaces the lone halves with U+FFFD.
 
 ```python
 from pyclient._base._json import JSONLimitError, loads, repair, too_deep

@@ -1,18 +1,14 @@
 """JSON Patch (RFC 6902) applied within limits: the shared state's and each activity's patches.
 
 AG-UI changes the shared state (`STATE_DELTA`) and an activity's content (`ACTIVITY_DELTA`)
-with JSON Patch, and the page changes the state with `thread.update_state()`. A patch is small,
-what it makes need not be: a `copy` from `""` puts the whole document into itself, so two dozen
-operations on a kilobyte make gigabytes, and paths are text, so a few deltas of ever longer
-paths build a state a thousand levels deep that can no longer be copied, saved or sent.
-
-`patch_document(document, operations)` applies the operations one at a time to a copy, keeping an
-account of the copy's size as JSON (`measure`), so each operation is checked before it is
-applied. One that would make the document larger than `MAX_DOCUMENT_CHARS` or deeper than
-`MAX_DOCUMENT_DEPTH`, or make the patch copy more than `MAX_PATCH_COPY_CHARS`, raises
-`PatchLimitError`: the bomb stops at the operation that crosses the limit, and the document
-given is left as it was. `check_document(value)` holds a whole document (a snapshot) to the
-same limits.
+with JSON Patch, and the page changes the state with `thread.update_state()`. A small patch can
+make a huge document (a `copy` from `""` puts the document into itself: two dozen operations
+on a kilobyte make gigabytes) or a deep one (paths are text: a few deltas build a state a
+thousand levels deep that can no longer be copied, saved or sent). `patch_document(document,
+operations)` applies the operations one at a time to a copy, keeping an account of its size as
+JSON (`measure`), and raises `PatchLimitError` at the first one that would pass
+`MAX_DOCUMENT_CHARS`, `MAX_DOCUMENT_DEPTH` or `MAX_PATCH_COPY_CHARS`, leaving the document
+given as it was. `check_document(value)` holds a whole document (a snapshot) to the same limits.
 
 ```python
 from pyclient._base._json_patch import PatchLimitError, patch_document

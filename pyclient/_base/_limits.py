@@ -1,20 +1,14 @@
 """`Limits`: how large what an agent's threads send, keep and read may be.
 
-Files are checked before anything is sent or added: a file over `max_attachment_bytes`, or a
-message's files over `max_message_bytes` together, is refused with an `AttachmentError` that
-names the file and the limit. A saved thread (`store=`) keeps each file up to
-`max_stored_file_bytes`; a larger one is kept as a text part that names it (the chat shows
-"not kept"). A tool's result (a handler's, or an output the page submits) is cut to
-`max_result_chars`, with a note the model reads saying so (`ToolResult.within`); a request
-body over `max_request_bytes` is not sent (`RequestTooLargeError`), and an event of the
-response over `max_event_chars` fails its run (`RemoteProtocolError`): a hostile or broken
-server cannot make the page hold an endless event.
-
-The rest are fixed, what no well-behaved server or page comes near, so that a hostile one
-cannot make the page work for minutes: `MAX_DOCUMENT_CHARS` and `MAX_PATCH_COPY_CHARS` for a
-thread's shared state and each activity's content (JSON Patch can copy a document into itself,
-doubling it with each operation), `MAX_SCHEMA_STEPS` for checking an answer against a schema
-the server sent.
+The `Agent(...)` size arguments are held here, so that a hostile or broken handler, page or
+server cannot make a thread send, keep or read without end: a file over a limit is refused
+before anything is sent (`AttachmentError`), a saved thread keeps a file too large as a text
+part naming it, a tool result is cut with a note the model reads, a request body too large is
+not sent (`RequestTooLargeError`) and an event too large fails its run. The fixed limits
+(`MAX_DOCUMENT_CHARS`, `MAX_PATCH_COPY_CHARS` for the shared state and activities,
+`MAX_SCHEMA_STEPS` for checking an answer against a server's schema) are far past what a
+well-behaved peer reaches. Each limit, its default and what happens past it:
+docs/troubleshooting.md ("Size limits").
 
 ```python
 from pyclient._base._limits import Limits

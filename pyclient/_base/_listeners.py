@@ -1,26 +1,12 @@
 """What a thread tells its listeners: `ThreadEvent(kind, payload)`, and the list that delivers them.
 
 `thread.subscribe(callback)` receives one `ThreadEvent` per event and change, after the
-change is fully applied (so a listener always reads a consistent thread). The events that
+change is fully applied, so a listener always reads a consistent thread. The events that
 arrive together (one chunk of the response) are applied and told one by one, then their
 changes are told once: a long answer's thousands of text deltas in one chunk are one
-`"messages"`.
-
-| kind | payload | when |
-| --- | --- | --- |
-| `"event"` | the AG-UI event (`ag_ui.core` model or `UnknownEvent`) | every decoded event, after it is applied |
-| `"messages"` | None | the history changed (new message, text deltas, tool result) |
-| `"state"` | the new shared state | `STATE_SNAPSHOT` / `STATE_DELTA` applied, or `thread.state` set |
-| `"status"` | `"idle"`, `"running"`, `"error"` or `"closed"` | `run_status` changed |
-| `"action"` | the `Action` | a call of a finished run appeared, changed status or was answered |
-| `"interrupt"` | the `Interrupt` | a run ended waiting for the person (AG-UI interrupt), or one was resolved, cancelled or expired |
-| `"tools"` | None | the available tools may have changed (a registration was added, mounted, unmounted or disposed) |
-| `"error"` | the exception | `thread.error` was set |
-| `"mounted"` | True or False | in the page: the thread's element was connected or disconnected |
-| `"closed"` | None | `thread.close()` |
-| `"feedback"` | None | a rating of an answer was set or cleared (`thread.set_feedback`) |
-
-A listener that raises is logged and never breaks the run or the other listeners.
+`"messages"`. A listener that raises is logged and never breaks the run or the other
+listeners. The kinds, their payloads and when each is told: docs/renderers.md ("Following a
+thread").
 
 ```python
 from pyclient._base._listeners import Listeners, ThreadEvent

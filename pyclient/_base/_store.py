@@ -1,32 +1,14 @@
 """Stores: where a thread kept across page loads saves its conversation (`agent.thread(..., store=...)`).
 
-A `Store` is any object with three async methods over JSON dicts: `load(key)`, `save(key,
-data)` and `delete(key)`. A `RecordStore` adds `append(key, record)`: a thread kept there
-saves what changed as a record after its last whole snapshot, so a save costs what changed,
-not the thread (`pyclient._driver._journal`), and its `load` returns the snapshot with the records
-folded in (`pyclient._base._replay.fold`); a store without it gets whole snapshots. `MemoryStore` keeps them in this process (tests, scripts); `FileStore(path)` writes
-one JSON file per key, atomically (a temporary file, then `os.replace`), so a crash mid-write
-leaves the previous version whole, and its records one JSON line each in a `.jsonl` file
-beside it. In the page, `store=True` uses the browser's IndexedDB (`pyclient.browser`,
-through `pyscript.storage`).
-
-A `ListingStore` also lists its threads, for `pyclient.SavedThreads` and the page's
-`ThreadList`: two more async methods over a small JSON record per key, the thread's summary,
-kept beside its snapshot (`pyclient._driver._summaries` says what is in it), so that a list never reads
-a snapshot. `update_summary(key, fields)` merges `fields` into the key's record (creating it),
-`list_threads(prefix)` returns the records of the keys that start with `prefix`, and
-`delete(key)` forgets the record with the snapshot. The three stores here are listing stores;
-a store with only the three methods of `Store` keeps threads as before and cannot be listed.
-A record that cannot be read (its JSON cut short, not a dict) is listed as None, never raised:
-one damaged record must not hide the others.
-
-A `GuardedStore` adds two more: `exists(key)`, checked before each save of a thread the store
-held, so a thread deleted elsewhere (another tab, another process) stops saving rather than
-coming back; and `set_aside(key)`, which moves a snapshot that cannot be read (its JSON cut
-short, not a snapshot) and its records to another key (`unreadable_key`) instead of letting
-the thread's next save replace it. The three stores here are guarded stores. A `FileStore`
-key too long for a file name is kept under a name cut short and ended by the key's SHA-256
-(`file_name`), so any thread id works and the short ones keep the names they always had.
+The protocols grow by what a store can do. A `Store` has three async methods over JSON dicts
+(`load`, `save`, `delete`); a `RecordStore` adds `append(key, record)`, so a save costs what
+changed, not the thread (`pyclient._driver._journal`); a `ListingStore` keeps a small summary
+record beside each snapshot (`update_summary`, `list_threads`), so a list never reads a
+snapshot; a `GuardedStore` adds `exists(key)`, so a thread deleted elsewhere stops saving, and
+`set_aside(key)`, so a snapshot that cannot be read is kept rather than overwritten.
+`MemoryStore` (this process) and `FileStore(path)` (a JSON file per key, replaced atomically;
+its records in a `.jsonl` beside it) are all four; the page's is `IndexedDbStore`
+(`pyclient.browser`). What each method must do: docs/persistence.md.
 
 ```python
 import asyncio, tempfile

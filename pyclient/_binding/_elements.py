@@ -1,23 +1,14 @@
 """Threads and tool registrations that live and die with DOM elements, over any DOM.
 
-`ElementBinding` holds the rules, once, whatever the DOM: the page's (`pyclient.browser`) or
-a small in-memory one in CPython tests. A platform with a DOM carries one
-(`platform.elements`); `Agent` and `Thread` call it, and it works on their scopes
-(`pyclient._binding._scopes`) only, never on the agent or the thread themselves.
-
-- `agent.thread(element_or_selector)` marks the element with `data-pyclient-thread` and
-  keeps the thread mounted while the element is connected to the document
-  (`mount(scope, element)`). While mounted, the binding holds the thread's scope, and so the
-  thread; once its element has left, only its users do, and a thread nobody references is
-  freed (its watch goes with it). `thread.close()` releases the element and the watch at once.
-- `agent.use_client_tool(tool, element)`: inside one of this agent's thread elements, the
-  tool belongs to that thread; otherwise it applies to this agent's threads whose elements
-  it encloses (now or later).
-- `use_client_tool(tool, element)` (package root): the nearest enclosing thread element,
-  whichever agent made it.
-
-Each registration is mounted while its element is connected; `pyclient._binding._scopes` does the
-rest (precedence, snapshots); the thread does what follows (unavailable calls, aborts).
+`ElementBinding` holds the rules, once, whatever the DOM: the page's (`pyclient.browser`) or a
+small in-memory one in CPython tests. A platform with a DOM carries one (`platform.elements`);
+`Agent` and `Thread` call it, and it works on their scopes (`pyclient._binding._scopes`) only.
+`agent.thread(element)` marks the element with `data-pyclient-thread` and keeps the thread
+mounted while the element is connected; once it has left, only the thread's users hold it, and
+a thread nobody references is freed. `agent.use_client_tool(tool, element)` gives the tool to
+the thread whose element encloses it, else to the agent's threads it encloses;
+`use_client_tool(tool, element)` to the nearest enclosing thread, whichever agent made it. Each
+registration is mounted while its element is connected (docs/registration.md).
 
 ```python
 from pyclient import Agent, client_tool

@@ -1,32 +1,14 @@
 """Tool registrations: which registration serves a tool name in a thread, and so what each request advertises.
 
-A thread sees tools at three levels, from least to most specific:
-
-| level | registered with | applies to | mounted |
-| --- | --- | --- | --- |
-| `"binding"` | `Agent(client_tools=[...])` | every thread of the agent | always |
-| `"agent"` | `agent.register_tool(tool, applies_to=...)`, `agent.use_client_tool(tool, element)` | the threads `applies_to(thread)` selects | while its element is connected |
-| `"thread"` | `thread.register_tool(tool)`, `use_client_tool(tool, element)` | one thread | while its element is connected |
-
-Rules:
-
-1. In a thread, a tool name is served by its most specific mounted registration; within one
-   level, by the newest mounted one. `ThreadScope.resolve()` is that rule, the only copy of
-   it: `thread.available_tools()` (what the next request advertises) and the dispatch of a
-   finished run's calls both read it.
-2. Two live (not disposed) registrations of one name at one level of one owner (the same
-   thread for `"thread"`, the same agent for `"agent"`) are a `ConfigurationError`, unless
-   the second passes `replace=True`: it then wins, and the older one serves again once the
-   newer is unmounted or disposed.
-3. Registering, `set_mounted()` and `dispose()` are synchronous: the next
-   `thread.available_tools()` (and so the next request) already reflects them.
-4. A registration that unmounts or is disposed tells the threads it applies to; their calls
-   that it served go back to `"unavailable"` (the thread aborts their handlers) and run
-   again as soon as a registration of that name serves the thread.
-5. The scopes never see elements. The platform (`pyclient._binding._elements` over a DOM) works out
-   which element encloses what, passes `applies_to` predicates, calls `set_mounted()` when
-   elements connect or leave, and refreshes connections before every resolution (a
-   `MutationObserver` reports a removal only a microtask later).
+A thread sees tools at three levels, from least to most specific: `"binding"`
+(`Agent(client_tools=...)`), `"agent"` and `"thread"` (docs/registration.md, "Which
+registration wins"). A name is served by its most specific mounted registration, the newest
+within a level: `ThreadScope.resolve()` is that rule, the only copy of it, read by
+`thread.available_tools()` and by the dispatch of a run's calls. Two live registrations of one
+name at one level of one owner are a `ConfigurationError` unless the second passes
+`replace=True`. Registering, `set_mounted()` and `dispose()` are synchronous, and one that
+unmounts sends the calls it served back to `"unavailable"`. The scopes never see elements: the
+platform (`pyclient._binding._elements`) works out which element encloses what.
 
 ```python
 import asyncio

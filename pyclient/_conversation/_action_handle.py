@@ -1,31 +1,14 @@
 """`Action`: one client tool call of a finished run, waiting for (and then holding) its single answer.
 
 Every call of a finished run that the page must answer becomes an `Action` in
-`thread.pending_actions`. It is a view: the call's state lives in the thread's conversation
-machine (`pyclient._conversation._machine`), so `action.status` is true at every moment, including after
-the answer. It is answered exactly once, and always through it: by its handler, by the page
-(`submit(output)`, `fail(message)`), by the user (`approve(arguments=None)` /
-`reject(reason=None)` while `"awaiting_approval"`) or by `cancel(reason)` (also what
-`thread.stop()` does); `retry()` runs an `"interrupted"` call again. The answer becomes one
-tool message; once every call of the run is answered the thread sends the follow-up run.
-Find actions with `thread.pending_actions` and `thread.action(tool_call_id)`.
-
-| status | meaning | leaves it when |
-| --- | --- | --- |
-| `"unavailable"` | no mounted registration serves the tool in this thread now | one is registered or mounts (→ approval or executing); answered |
-| `"awaiting_approval"` | the tool requires approval | `approve()` (→ executing); its registration unmounts (→ unavailable); answered (`reject()` too) |
-| `"awaiting_input"` | a `render_only` tool: the page gives the answer (`submit`) | answered; its registration unmounts (→ unavailable) |
-| `"executing"` | the handler runs | it returns (answered); its registration unmounts or is disposed (→ unavailable) |
-| `"interrupted"` | restored after the page died while it executed (a thread kept in a store) | `retry()` (→ unavailable); answered |
-| `"completed"`, `"failed"`, `"cancelled"` | answered (`action.result`) | never |
-
-Each execution gets its own abort signal (`action.signal`, which the handler's
-`ToolContext.signal` follows). It aborts with the reason: "submitted", "failed",
-"cancelled", "finished", the `thread.stop()` reason ("stopped by the user"), "unmounted" or
-"disposed" (the serving registration went away: the handler's result is dropped and the
-action waits for a registration again, with a fresh signal). A timeout aborts the handler's
-`ToolContext.signal` with "timeout" and answers with an error. A call that comes back after
-an unmount never runs twice at once: the new execution waits for the aborted one to unwind.
+`thread.pending_actions` (`thread.action(tool_call_id)` finds any). It is a view: the call's
+state lives in the conversation machine (`pyclient._conversation._machine`), so `action.status`
+is true at every moment, after the answer too. It is answered exactly once, and always through
+it: by its handler, by the page (`submit`, `fail`), by the user (`approve`, `reject`) or by
+`cancel` (what `thread.stop()` does); `retry()` runs an `"interrupted"` call again. Each
+execution gets its own abort signal (`action.signal`), and a call that comes back after an
+unmount never runs twice at once. The statuses, what leaves each, and the signal's reasons:
+docs/renderers.md ("Pending actions").
 
 ```python
 import asyncio

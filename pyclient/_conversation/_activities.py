@@ -1,23 +1,14 @@
 """AG-UI activities: `ACTIVITY_SNAPSHOT` and `ACTIVITY_DELTA` folded into activity messages (sans-I/O).
 
 An activity is progress or generative UI that is neither text nor a tool call (a search's
-sources, a file being written, a plan card). AG-UI keeps each one as an `ActivityMessage`
-(`role: "activity"`, `activityType`, `content`: a JSON object) in its place in the
-history, and a client sends it back with the next run as it keeps any message.
-`fold(current, event, problems)` returns the message an event makes of the current one:
-
-- `ACTIVITY_SNAPSHOT`: a new activity message at the end of the history; for an id the
-  history has, its content is replaced in place, unless the event says `replace: false`
-  (then the message is left as it is: AG-UI's "leave what is already there");
-- `ACTIVITY_DELTA`: the JSON Patch (RFC 6902) applied to a copy of the activity's content.
-
-What does not fold never fails the run: a patch that does not apply, or whose result is
-not an object, a delta for an activity the history does not have, or a snapshot naming the
-person's own message or a tool result (an activity never replaces those) keeps the last good
-content, logs a warning and is written in `problems` (message id -> what went wrong) for the
-UI to show; a later snapshot of that activity clears it. So does content past the limits of
-`pyclient._base._json_patch` (a snapshot's, or what a patch would make: the patch is stopped at the
-operation that crosses them).
+sources, a plan card). AG-UI keeps each as an `ActivityMessage` (`activityType`, `content`: a
+JSON object) in its place in the history, sent back with the next run like any message.
+`fold(current, event, problems)` returns the message an event makes of the current one: a
+snapshot adds it, or replaces the content of the one with its id (unless `replace: false`); a
+delta applies its JSON Patch to a copy, within the limits of `pyclient._base._json_patch`.
+What does not fold never fails the run: the last good content stays, a warning is logged, and
+`problems` (message id -> what went wrong) tells the UI until a later snapshot clears it. The
+cases: docs/chat.md ("Activities and shared state").
 
 ```python
 from ag_ui.core import ActivityDeltaEvent, ActivitySnapshotEvent

@@ -1,24 +1,14 @@
 """A thread's branches: the answers a regenerate or an edit replaced, kept to page through (sans-I/O).
 
 The history a thread sends is one line of messages: the branch shown. Regenerating the last
-answer, or editing a user message and sending it again, does not throw away what it replaces:
-the messages from that point on become an alternative of a *fork*, and the new answer (or the
-edited message and its answer) another. The person pages through a fork's alternatives
-(‹ 1/2 ›); the history then reads with the alternative shown, and the next request carries only
-it.
-
-A fork is keyed by the message before it (`parent`, its id and its text: an edited message
-keeps its id, so the forks under each of its versions are told apart by their text; None at the
-very start) and holds every alternative of what follows it, in the order they were made: the one shown lives in the
-history itself, the others here, as AG-UI JSON (serialized once, when they are put aside; a
-save writes them as they are). An alternative is kept as it was last shown, forks inside it
-included: a fork whose parent is not in the history waits until its alternative is shown
-again. A regenerate forks after the last user message (the alternatives are answers); an edit
-forks before the user message it replaces (the alternatives start with a user message).
-
-`Branches` works on the list of messages it is handed and returns the list to show: the
-machine replaces its history with it (`Conversation.show_messages`), so every rule about what
-a request carries stays the history's.
+answer, or editing a user message and sending it again, keeps what it replaces as an
+alternative of a *fork*, and the new messages as another; the person pages through them
+(‹ 1/2 ›), and the next request carries only the one shown. A fork is keyed by the message
+before it (`parent`: its id and its text, since an edited message keeps its id; None at the
+very start) and keeps its hidden alternatives as AG-UI JSON, each as it was last shown, forks
+inside it included. `Branches` works on the list of messages it is handed and returns the list
+to show: the machine replaces its history with it (`Conversation.show_messages`), so every
+rule about what a request carries stays the history's.
 
 ```python
 from ag_ui.core import AssistantMessage, UserMessage

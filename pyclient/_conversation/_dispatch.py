@@ -1,19 +1,14 @@
 """How each AG-UI event folds into a thread's history: the event-dispatch table (sans-I/O).
 
 `Folding.apply(event)` looks the event's type up in one table and folds it through the
-operations its history (`pyclient._conversation._history.History`, the `Assembly` protocol here) gives:
-streamed text and reasoning, tool calls and their arguments, encrypted values to echo back,
-`STATE_SNAPSHOT`/`STATE_DELTA` (JSON Patch, within the limits of `pyclient._base._json_patch`),
-activities (`pyclient._conversation._activities`), subagents, tool results and `MESSAGES_SNAPSHOT`. It
+operations its history gives (the `Assembly` protocol here): text and reasoning, tool calls,
+encrypted values, state (`pyclient._base._json_patch`), activities
+(`pyclient._conversation._activities`), subagents, tool results and `MESSAGES_SNAPSHOT`. It
 keeps what only the stream of one run knows: the message or call an id-less `*_CHUNK`
-continues, and the `REASONING_START` spans an encrypted value may name.
-
-An event that names a message may only write to a message of its own kind (`clash`): text
-events to the model's text (an assistant message, or one the server streamed), reasoning events
-to reasoning. One naming the person's own message, a tool result, an activity or a message of
-the other kind is a protocol error of that event: a warning says so and the event is ignored
-(a hostile server could otherwise append "and I agree to pay $1000" to what the person said, in
-the chat, the store and the next request).
+continues, and the `REASONING_START` spans an encrypted value may name. An event may only
+write to a message of its own kind (`clash`): text into the model's text, reasoning into
+reasoning. One naming the person's own message, a tool result or an activity is ignored with a
+warning, so a hostile server cannot append to what the person said.
 
 ```python
 from ag_ui.core import TextMessageChunkEvent

@@ -1,26 +1,14 @@
 """`Interrupt`: an AG-UI run paused for the person, and the one way to answer it.
 
-An AG-UI 1.0 agent may end a run waiting for something only the person at the page can give:
-the approval of a server tool's call (pydantic-ai's `requires_approval=True`), the answer to a
-question (LangGraph's `interrupt()`), a confirmation. Each such interrupt is an `Interrupt` in
-`thread.interrupts`; the thread is not idle and `send()` has not returned while one is open.
-Answer it with `resolve(payload)` (checked against its `response_schema` first: an invalid
-answer raises `InterruptError` naming each field, and nothing is sent) or `cancel()`. Once
-every open interrupt of the run has its answer, the thread sends the resume request by
-itself: one `resume` entry per interrupt, each exactly once (or, for LangGraph's older
-`on_interrupt` events, `forwardedProps.command.resume`).
-
-| status | meaning |
-| --- | --- |
-| `"open"` | waiting for the answer |
-| `"resolved"` | answered with `resolve(payload)` |
-| `"cancelled"` | `cancel()`, a new user message, `thread.stop()` or `thread.close()`; the agent is told |
-| `"expired"` | its `expires_at` passed first: it is not resumed |
-
-A server tool's approval (`tool_call_id` set, a schema with `approved`) is answered
-`resolve({"approved": True})`, with `"editedArgs"` for edited arguments, or
-`{"approved": False, "reason": ...}`. The chat shows it as the same approval card as a
-client tool's (`pyclient.browser.Chat`).
+An AG-UI 1.0 agent may end a run waiting for what only the person at the page can give: the
+approval of a server tool's call (pydantic-ai's `requires_approval=True`) or the answer to a
+question (LangGraph's `interrupt()`). Each is an `Interrupt` in `thread.interrupts`, and
+`send()` has not returned while one is open. Answer it with `resolve(payload)`, checked
+against its `response_schema` first (an invalid answer raises `InterruptError` naming each
+field, and nothing is sent), or `cancel()`. Once every open interrupt of the run has its
+answer, the thread sends the resume request by itself, each answer exactly once. A server
+tool's approval is answered `{"approved": True}` (with `"editedArgs"`) or `{"approved": False,
+"reason": ...}`. Its statuses and rules: docs/human-in-the-loop.md.
 
 ```python
 import asyncio

@@ -1,19 +1,14 @@
 """The interrupts of one thread: each one's status and its single answer, sans-I/O.
 
-An AG-UI 1.0 run may end paused: `RUN_FINISHED.outcome = {"type": "interrupt", "interrupts":
-[...]}`, each interrupt something the run needs from the person (approve a server tool's
-call, answer a question). The run continues when a new request carries one `resume` entry per
-interrupt (`"resolved"` with the answer, or `"cancelled"`). LangGraph's adapter also speaks an
-older dialect: a `CUSTOM` event named `on_interrupt` before a bare `RUN_FINISHED`, resumed
-through `forwardedProps.command.resume`; when a run sends both for the same interrupt (its
-`emit_interrupt_outcome=True`), they are one interrupt, answered in `resume` only.
-
-`Interrupts` is a read-only mapping of interrupt id to `InterruptRecord` (a
-`pyclient._conversation._registry.Registry`) that the machine (`pyclient._conversation._machine.Conversation`) owns as
-`conversation.interrupts`. Every status change is a
-lookup in `pyclient._conversation._lifecycle.INTERRUPT_TRANSITIONS`. Exactly once: an interrupt is
-answered once, its answer is sent in one request (`sent`), and an expired one is never
-resumed. The machine never reads a clock: `resolve` and `expire_due` take the time.
+An AG-UI 1.0 run may end paused (`RUN_FINISHED.outcome = {"type": "interrupt", ...}`), and it
+continues when a request carries one `resume` entry per interrupt. LangGraph's adapter also
+speaks an older dialect (a `CUSTOM` `on_interrupt` event, resumed through
+`forwardedProps.command.resume`); when a run sends both for one interrupt, they are one,
+answered in `resume` only. `Interrupts` is a read-only mapping of id to `InterruptRecord` that
+the machine owns as `conversation.interrupts`; every status change is a lookup in
+`pyclient._conversation._lifecycle.INTERRUPT_TRANSITIONS`. Exactly once: an interrupt is
+answered once, its answer sent in one request (`sent`), and an expired one never resumed. The
+machine never reads a clock: `resolve` and `expire_due` take the time.
 
 ```python
 from datetime import datetime, timezone

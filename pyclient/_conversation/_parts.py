@@ -2,17 +2,11 @@
 
 A renderer (`agent.tool_renderer(name)` or `client_tool(render=...)`) is called with a
 `ToolPart` each time the call changes, and returns what to show. The part's `state` follows
-the call through the states of the AI SDK's tool parts:
-
-| state | when | `input` |
-| --- | --- | --- |
-| `"input-streaming"` | the model is still writing the arguments | partial, unvalidated: what the incomplete JSON holds so far |
-| `"input-available"` | the arguments are complete; the call waits, runs or asks the user | validated, defaults applied (as given when they do not validate) |
-| `"output-available"` | the call has its result | as above; `output` holds the result |
-| `"output-error"` | the call failed, was rejected or cancelled (`cancelled`) | as above; `error_text` says why |
-
-Partial input is read with pydantic_core's partial JSON parsing (`from_json(...,
-allow_partial="trailing-strings")`): `{"title": "Wat` is `{"title": "Wat"}`.
+the states of the AI SDK's tool parts (`"input-streaming"`, `"input-available"`,
+`"output-available"`, `"output-error"`: docs/renderers.md has the table). While the model
+still writes the arguments, `input` is what the incomplete JSON holds so far, read with
+pydantic_core's partial parsing (`from_json(..., allow_partial="trailing-strings")`:
+`{"title": "Wat` is `{"title": "Wat"}`); once complete, it is validated, defaults applied.
 
 ```python
 from pyclient import ToolPart

@@ -1,21 +1,13 @@
 """The page's changes to a thread's shared state: JSON Patch operations checked and applied (`thread.update_state`).
 
 AG-UI's shared state is one JSON value both sides see: the agent sends it as `STATE_SNAPSHOT`
-(the whole value) and `STATE_DELTA` (a JSON Patch, RFC 6902), and every request carries the
-client's copy back as `state`. The page changes it with `thread.state = value` or with
-`thread.update_state(patch)`, whose operations `patched(state, patch)` applies to a copy:
-all of them or, when one does not apply, none (`LocalProtocolError` says which).
-
-What happens to a page's change, when:
-
-- between runs: `thread.state` is the new value at once (a state renderer shows it at the
-  next frame), and the next request carries it;
-- while a run streams: the same, applied at once where the page sees it; the server does not
-  see it in the run in flight (its request is sent), only in the next request (a follow-up
-  with tool results, or the next turn). What the server sends meanwhile applies on top: a
-  `STATE_DELTA` patches the state with the page's change in it, and a `STATE_SNAPSHOT`
-  replaces the whole state, the page's change included: the agent's view wins. Change, while
-  the agent runs, the keys it does not write, or wait for the run to end (`run_status`).
+and `STATE_DELTA` (a JSON Patch), and every request carries the client's copy back. The page
+changes it with `thread.state = value` or `thread.update_state(patch)`, whose operations
+`patched(state, patch)` applies to a copy: all of them or, when one does not apply, none
+(`LocalProtocolError` says which). A change is the page's at once; the server sees it with the
+next request, not in the run in flight, and what it sends meanwhile applies on top (a
+`STATE_SNAPSHOT` replaces the page's change: the agent's view wins). When to change what:
+docs/chat.md ("Activities and shared state").
 
 ```python
 from pyclient._conversation._shared_state import patched

@@ -5,12 +5,9 @@ transition that matters and read back after a reload. The model is the one place
 what is saved and how old saves are read: `version` names the format, and `Snapshot.load`
 refuses a version it cannot read with an error that says what to do. Version 1 is what
 pyclient has written since threads could be saved (`tests/unit/snapshots/` holds such saves).
-
-Nothing is decided here about what a restored call becomes: the machine loads the saved
-states as they were and applies the restore tables of `pyclient._conversation._lifecycle`.
-
-Building the models imports pydantic's model machinery (a few hundred ms in Pyodide), so the
-machine imports this module only when a thread is saved or restored.
+What a restored call becomes is not decided here: the machine applies the restore tables of
+`pyclient._conversation._lifecycle`. Building the models imports pydantic's model machinery,
+which is slow in Pyodide, so the machine imports this module only to save or restore.
 
 ```python
 from pyclient._conversation._snapshot import Snapshot

@@ -1,21 +1,14 @@
 """The subagents of a thread: each invocation's name and status, from `SUBAGENT_*` events.
 
-An AG-UI 1.0 agent that delegates announces each invocation with `SUBAGENT_STARTED`
-(`subagentRunId`, `name`, `description`, and what spawned it: `parentSubagentRunId`,
-`parentToolCallId`, `parentMessageId`) and ends it with `SUBAGENT_FINISHED` (its `result`, and
-an `outcome` that may say it is suspended, waiting for an interrupt's answer) or
-`SUBAGENT_ERROR` (`message`, `code`). What the subagent produces carries its `subagentRunId`:
-the history keeps that on each message (`message.subagent_run_id`, sent back and saved with
-it), and a tool call belongs to its message's subagent. `Subagents` keeps the invocations; a
-thread's `thread.subagents` lists them as `Subagent` records, and a saved thread keeps them
+An AG-UI 1.0 agent that delegates announces each invocation with `SUBAGENT_STARTED` (its
+`subagentRunId`, name, description and parent) and ends it with `SUBAGENT_FINISHED` (maybe
+suspended on an interrupt) or `SUBAGENT_ERROR`. What the subagent produces carries its
+`subagentRunId`, which the history keeps on each message (`message.subagent_run_id`).
+`Subagents` keeps the invocations, listed as `thread.subagents`, and a saved thread keeps them
 (`saved()` / `Subagents.from_saved`), so a group keeps its name and status after a reload.
-
-Each invocation's status follows `pyclient._conversation._lifecycle.SUBAGENT_TRANSITIONS`: `"running"` from its start, then
-`"finished"`, `"suspended"` or `"error"`; a suspended (or ended) invocation that starts again
-in a later run is running again. An end for an invocation never announced is kept too (its
-name unknown: None). One still running when the thread's turn ends (stopped, failed, or a
-server that never ended it) is `"interrupted"`, and so is a saved one still running when the
-page died, once restored.
+Statuses follow `pyclient._conversation._lifecycle.SUBAGENT_TRANSITIONS`: `"running"`, then
+`"finished"`, `"suspended"` or `"error"`; one still running when the turn ends (or when the
+page died) is `"interrupted"`; an end never announced is kept with no name.
 
 ```python
 from ag_ui.core import SubagentErrorEvent, SubagentFinishedEvent, SubagentStartedEvent

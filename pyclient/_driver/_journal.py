@@ -1,21 +1,14 @@
 """A thread's saves as records appended after a whole snapshot: a save costs what changed, not the thread.
 
-`Journal.save(machine)` writes one of two things. To a store that can append (a `RecordStore`:
-`MemoryStore`, `FileStore`, the page's `IndexedDbStore`), it appends a record of what changed
-since the last save: the messages from the first that changed on (usually the few a round
-trip added, as the JSON requests carried), the calls and interrupts whose saved form changed,
-and the thread's head (run state, run start, shared state, interrupted messages). Now and
-then (the first save after a load, after a failed write, and when the records outgrow the
-snapshot they follow) it writes a whole snapshot instead (`store.save`, which drops the
-records), so a load reads at most about twice the thread. A store with only `load`/`save`
-(a custom `Store` written for earlier pyclient versions) gets a whole snapshot every time,
-as before.
-
-A `RecordStore`'s `load` folds the records into the snapshot they follow (`pyclient._base._replay`):
-each record has a `seq` one above the last, and a record that does not (one left by a crash
-between writing a snapshot and dropping its records, a torn append) ends what is read, so a
-load restores exactly what was complete. The result is a version-1 snapshot: `Conversation.restore` reads it
-as it reads one saved whole, and a save written by an earlier pyclient restores unchanged.
+`Journal.save(machine)` writes one of two things. To a store that can append (a `RecordStore`),
+a record of what changed since the last save: the messages from the first that changed on, the
+calls and interrupts whose saved form changed, and the thread's head (run state, shared state,
+interrupted messages). Now and then (the first save after a load, after a failed write, when
+the records outgrow the snapshot they follow) a whole snapshot instead, which drops the
+records, so a load reads at most about twice the thread. A store with only `load`/`save` gets a
+whole snapshot every time. Each record's `seq` is one above the last, and a load
+(`pyclient._base._replay`) stops at one that is not, so it restores exactly what was complete
+(docs/persistence.md, "Saves that do not grow with the thread").
 
 ```python
 import asyncio

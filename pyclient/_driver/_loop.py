@@ -4,13 +4,10 @@
 a step of `Conversation.next_step()` it sends the request (the agent's transport), feeds the
 machine each decoded event, starts the handlers the machine names (`pyclient._driver._executions`),
 waits while calls wait for the page, serves unavailable calls as registrations mount, and
-stops, fails or closes what is in flight. HTTP errors, dropped connections, `RUN_ERROR`, a
-request body over the agent's `max_request_bytes` (not sent) and an event over its
-`max_event_chars` end the run in the machine's `"error"` status, never as an exception out
-of `run_turn`.
-
-One turn (a `send()`/`run()` and its follow-ups) is in flight at a time; `stop()` aborts it,
-its request and its handlers at once.
+stops, fails or closes what is in flight. A failed request, a dropped connection, `RUN_ERROR`,
+or a request body or an event over the agent's limits ends the run in the machine's `"error"`
+status, never as an exception out of `run_turn`. One turn (a `send()`/`run()` and its
+follow-ups) is in flight at a time; `stop()` aborts it, its request and its handlers at once.
 
 ```python
 import asyncio

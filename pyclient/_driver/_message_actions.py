@@ -1,27 +1,14 @@
 """What a person does to a thread's messages besides sending: regenerate, edit, page through branches, rate.
 
-`Thread` hands these to `MessageActions` (`thread.regenerate()`, `thread.edit(message_id,
-text)`, `thread.branches(message_id)`, `thread.branch_points()`, `thread.show_branch(message_id,
-index)`, `thread.feedback(message_id)`, `thread.set_feedback(message_id, rating)`):
-
-- `await thread.regenerate()` answers the last user message again. What followed it is kept as
-  a branch (`pyclient._conversation._branches`), the agent runs, and it returns when the thread is idle, as
-  `send()` does. The new answer's first message has the alternatives: `thread.branches(id)`
-  is `BranchPoint(id, index=1, count=2)`.
-- `await thread.edit(message_id, text)` replaces a user message with `text` (the same message id;
-  its files are kept) and runs from there; the old message and all that followed it are a
-  branch, reached from the edited message.
-- `thread.show_branch(message_id, index)` shows another alternative (index from 0) of a message
-  that has them; the history (`thread.messages`) then reads with it, and the next request
-  carries only the branch shown, byte for byte what ag-ui writes for those messages.
-- `thread.set_feedback(message_id, "up" | "down" | None)` rates an assistant message;
-  `thread.feedback(message_id)` reads it. Ratings and branches are saved with a stored thread
-  and come back after a reload (a save made before them restores with none).
-
-While a run is in flight, or a finished run waits for an answer (an approval, an interrupt),
-regenerate, edit and show_branch are refused with `LocalProtocolError` and change nothing:
-wait for `send()` to return, or `thread.stop()` first (a stopped run's partial answer is then
-what a regenerate keeps). A rating may change at any time.
+`Thread` hands these to `MessageActions`. `await thread.regenerate()` answers the last user
+message again, and `await thread.edit(message_id, text)` replaces a user message (same id, its
+files kept) and runs from there; what either replaces is kept as a branch
+(`pyclient._conversation._branches`), and both return once the thread is idle, as `send()`
+does. `thread.show_branch(message_id, index)` shows another alternative, and the next request
+carries only the branch shown; `thread.set_feedback(message_id, rating)` rates an assistant
+message. While a run is in flight or waits for an answer, regenerate, edit and show_branch
+raise `LocalProtocolError` and change nothing; a rating may change at any time. Ratings and
+branches are saved with a stored thread (docs/chat.md, "Message actions").
 
 ```python
 import asyncio

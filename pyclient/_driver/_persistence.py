@@ -1,24 +1,14 @@
 """Keeping a thread across page loads: restoring it, holding it against other tabs, saving it.
 
 A thread made with `store=` has a `Persistence`. It takes the thread's lock (a Web Lock in the
-page: one tab answers its calls, the others show it read-only), reads the saved snapshot into
-the machine (`Conversation.restore`), and from then on saves the thread after every
-transition that matters (what changed as a record, where the store takes records:
-`pyclient._driver._journal`): it watches the thread's publisher (`pyclient._driver._publisher`) and saves
-when the machine's checkpoint moved; while text streams, a timer saves at most every
-`streaming_save_interval` seconds, never once per delta. At most one save is in flight;
-changes made meanwhile are written by the next pass, so the last state is always the one
-saved. Where it is (loading, held, saving, dirty while saving, read-only, closed) is the save
-table of `pyclient._conversation._lifecycle`. After a save, a listing store also gets the thread's summary
-record when what a list shows of it changed (`pyclient._driver._summaries.SummaryWriter`).
-
-A saved copy that cannot be read (its JSON cut short, not a snapshot, one this pyclient does not
-read) is moved aside in a `GuardedStore` (`set_aside`: kept whole under `<key>#unreadable`),
-and the thread starts afresh: the log says so once, and `set_aside` names the key for the chat.
-A thread deleted elsewhere while this page holds it (another tab's `SavedThreads.delete`, which
-the page's store hears; another process's, for a `FileStore`) stops saving and says so
-(`DELETED`): the store is asked whether it still holds the thread before each save and each
-turn, and whenever its summaries changed; a save already under way is deleted again after it.
+page: one tab answers its calls, the others show it read-only), restores the saved snapshot
+into the machine, and then saves after every transition that matters (as records where the
+store takes them: `pyclient._driver._journal`), at most every `streaming_save_interval` seconds
+while text streams. At most one save is in flight, and the next pass writes what changed
+meanwhile, so the last state is always the one saved; where it is, is the save table of
+`pyclient._conversation._lifecycle`. A saved copy that cannot be read is set aside and the
+thread starts afresh; a thread deleted elsewhere stops saving and says so (`DELETED`). Both,
+and the summary record a listing store gets, are in docs/persistence.md.
 
 ```python
 import asyncio

@@ -3,23 +3,11 @@
 A thread kept in a `pyclient.ListingStore` writes, after a save, its summary record with
 `store.update_summary(key, fields)` when what a list shows of it changed (its title, its
 number of messages, its last message): never on a save of streaming text alone, and never
-before its first message, so a new thread is listed once it has one. The record's fields:
-
-| field | what |
-| --- | --- |
-| `agent`, `thread_id` | whose thread it is |
-| `title` | the first user message's text, on one line, at most `TITLE_CHARS` characters |
-| `name` | the title the person gave it (`SavedThreads.rename`); shown instead of `title` |
-| `messages` | how many messages it holds |
-| `updated_at` | when the record was last written for a change (seconds since the epoch) |
-| `created_at` | when its first record was written (a thread started here, not restored) |
-
+before its first message. Its fields are listed in docs/persistence.md ("Listing threads").
 `ThreadSummary.of(key, record)` reads one back: None for a record that is not a thread's, or
-whose values a list could not show (a time that is not a finite number of seconds between 1970
-and the year 9999, such as 1e20 or NaN, which the list's dates cannot be made of; a negative
-count; a record under another thread's key).
-Whoever changes the records of a store tells it with `told(store)`; `watch(store, callback)`
-hears it (a `ThreadList` shows a new thread after its first message that way).
+whose values a list could not show (a time no date can show, such as 1e20 or NaN, a negative
+count, a record under another thread's key). Whoever changes a store's records tells it with
+`told(store)`; `watch(store, callback)` hears it (a `ThreadList` shows a new thread that way).
 
 ```python
 from ag_ui.core import UserMessage

@@ -1,18 +1,14 @@
 """Runs one tool call: decodes the model's arguments, then runs the handler with a timeout and an abort signal.
 
 `decode_arguments` turns the arguments the model sent (JSON text, through the bounded parser
-`pyclient._base._json`) into a JSON object, with errors written for the model. `run_handler` runs
-the handler: an `async def` as an asyncio task, a plain `def` inline on the event loop
-(Pyodide has no threads, so nothing could interrupt it anyway) with an awaitable it returns
-awaited in a task. The handler's `ToolContext` gets a signal of its own, which aborts with
-reason "timeout" on timeout and with the caller's reason when the caller's signal aborts.
-Whatever the handler does (raises, times out, is cancelled, raises any `BaseException`:
-`SystemExit`, `KeyboardInterrupt`, `GeneratorExit`, a `CancelledError` of its own) ends the
-call with a failed `ToolResult`, never the caller's loop; only the caller's signal ends it
-with `RunAborted`, and only a cancellation of the task that runs the handler (by the caller,
-by a stop or a timeout) is one: a `CancelledError` the handler raises while nobody cancelled
-it is a failure like any other (`Task.cancelling()` tells them apart). Nothing here knows tools or schemas: it is handed the tool's name, the
-handler, its validated arguments and what to make of its value.
+`pyclient._base._json`) into a JSON object, with errors written for the model. `run_handler`
+runs the handler: an `async def` as a task, a plain `def` inline on the event loop (Pyodide has
+no threads, so nothing could interrupt it anyway). Its `ToolContext` gets a signal of its own,
+which aborts with "timeout" on timeout and with the caller's reason when the caller's aborts.
+Whatever the handler does (raises, times out, raises any `BaseException`) ends the call with a
+failed `ToolResult`, never the caller's loop; only the caller's signal ends it with
+`RunAborted`, and a `CancelledError` is a cancellation only when someone cancelled the
+handler's task (`Task.cancelling()` tells them apart). Nothing here knows tools or schemas.
 
 ```python
 import asyncio

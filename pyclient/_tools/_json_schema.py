@@ -1,19 +1,14 @@
 """Checking a JSON value against a JSON Schema a server sent (an interrupt's `responseSchema`).
 
-An interrupt's answer is checked before anything is sent, so the person can fix it instead
-of the agent failing the run. Hand-written on purpose: `jsonschema` needs `rpds-py`, a
-compiled package the offline Pyodide runtime does not have, and `fastjsonschema` stops at the
-first error and compiles code with `exec` at every new schema; this reports every field that
-is wrong, in one pass, for the keywords answer schemas use: `type` (one or a list), `enum`,
-`const`, `properties`, `required`, `additionalProperties`, `items`, `min/maxLength`,
-`minimum`/`maximum` (and exclusive), `min/maxItems`, `anyOf`/`oneOf`/`allOf`, and local
-`$ref`s (`#/$defs/...`, `#/definitions/...`). Other keywords are not checked (the server
-checks the answer again): never refuse what may be right.
-
-The work is bounded, not only the nesting: a `$ref` is not applied again to the value it is
-already being applied to, and a check that visits more than `MAX_SCHEMA_STEPS` schemas stops
-with a `SchemaLimitError` (a schema whose `$ref`s and `allOf`/`anyOf` double each other at every
-level would otherwise take hours: in the page, a frozen tab).
+An interrupt's answer is checked before anything is sent, so the person can fix it instead of
+the agent failing the run. Hand-written on purpose: `jsonschema` needs `rpds-py`, a compiled
+package the offline Pyodide runtime does not have, and `fastjsonschema` stops at the first
+error and compiles code with `exec`; this reports every wrong field in one pass, for the
+keywords answer schemas use (listed in docs/human-in-the-loop.md). Other keywords are not
+checked: the server checks the answer again, and what may be right is never refused. The work
+is bounded: a `$ref` is not applied again to the value it is being applied to, and a check
+past `MAX_SCHEMA_STEPS` schemas stops with a `SchemaLimitError` (a schema whose `$ref`s double
+at every level would otherwise freeze the tab for hours).
 
 ```python
 from pyclient._tools._json_schema import schema_errors

@@ -3,29 +3,12 @@
 `build_tool_schema(func, tool_name=...)` reads the type hints of `func` and builds one pydantic
 model from them (`pydantic.create_model`): that model both produces the `parameters` schema the
 model API sees and validates the arguments it sends back, so the two can never disagree. The
-schema is never written by hand.
-
-It works in two steps. Reading the signature is cheap and done at once (when a tool is
-decorated, `pyclient._tools._signature`): the parameter kinds, the type hints (resolved), a missing
-hint, two `ToolContext` parameters and a `ToolContext` in a union raise `ConfigurationError`
-there. The pydantic model and the JSON Schemas are built on first need (`ToolSchema.build()`,
-or reading `parameters`, `output_schema`, `validate()`..., `pyclient._tools._schema_builder`): that
-imports pydantic's model and JSON Schema machinery (`pydantic.main`, `pydantic.json_schema`:
-about 0.5 s in Pyodide, which a page's boot would otherwise pay before it is usable), and it
-is where a hint with no JSON Schema raises.
-
-Choices, kept the same for every tool:
-
-- `$defs`: kept at the top level of the parameters schema, referenced as `#/$defs/<Name>`
-  (as pydantic and pydantic-ai emit it). Every `$ref` points into that top-level `$defs`.
-- `additionalProperties: false` at the top level: an argument the tool does not take is an
-  error the model can fix, not something silently dropped. Nested TypedDicts and stdlib
-  dataclasses inherit that; nested pydantic models keep their own `model_config`.
-- Titles name types, never fields: properties carry no `title`, the top-level object has none,
-  and each `$defs` entry keeps its class name as title.
-- A parameter's description comes from `Field(description=...)`, else from the Google-style
-  `Args:` section of the docstring (`pyclient._tools._docstrings`).
-- A parameter annotated `ToolContext` is left out of the schema; the caller injects it.
+schema is never written by hand. Reading the signature is cheap and done when a tool is
+decorated (`pyclient._tools._signature`: a missing or unresolvable hint raises
+`ConfigurationError` there); the model and the JSON Schemas are built on first need
+(`ToolSchema.build()`, `pyclient._tools._schema_builder`), because pydantic's schema machinery
+is slow to import in Pyodide and a page should be usable first. The schema's shape, the same
+for every tool (`$defs`, `additionalProperties`, titles, descriptions): docs/registration.md.
 
 ```python
 from pyclient._tools._schema import build_tool_schema

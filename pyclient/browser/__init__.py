@@ -1,17 +1,14 @@
 """pyclient in the page: the only package that imports `js`, `pyodide` or `pyscript`.
 
 `BrowserPlatform` is what an `Agent` uses when it runs in Pyodide (picked once, by
-`pyclient._environment`): the fetch transport (streamed `ReadableStream` reads), real JS
-`AbortController`s behind `AbortSignal.js`, threads and registrations that follow DOM
-elements (the rules of `pyclient._binding._elements` over the page's DOM), and threads kept across
-page loads (`store=True`: IndexedDB, with a Web Lock so one tab holds a thread). Also
-here: the `Chat` UI, `ThreadList` (the saved threads beside it), `log_to_console()`, `show_startup_errors()` (the page's errors wrapped,
-in the chat's element; on from `import pyclient`), and `pyclient.browser.toolkit`, ready-made
-tools (selection, clipboard, storage, page text, DOM, background, toasts).
-
-The names are imported when first used (PEP 562), so a page that never shows a `Chat` never
-loads it, and the modules that need no browser (`_visible`, `_markdown`, `_forms`: what the
-chat shows, as pure functions) import on CPython too, where their unit tests run.
+`pyclient._environment`): the fetch transport, real JS `AbortController`s behind
+`AbortSignal.js`, threads and registrations that follow DOM elements (the rules of
+`pyclient._binding._elements` over the page's DOM), and threads kept across page loads
+(`store=True`: IndexedDB, with a Web Lock so one tab holds a thread). Also here: the `Chat`,
+`ThreadList`, `log_to_console()`, `show_startup_errors()` and the `toolkit` of ready-made
+tools. The names are imported when first used (PEP 562), so a page that never shows a `Chat`
+never loads it, and the modules that need no browser import on CPython too, where their unit
+tests run.
 
 ```python
 from pyscript import document

@@ -1,24 +1,14 @@
 """The app `pyclient serve` runs: a folder of pages, the offline runtime and an AG-UI agent at `/agent`.
 
-| path | what |
-| --- | --- |
-| `POST /agent` | the embedded agent (`agent_endpoint(model)`), or, with `agent_url`, that AG-UI server through a streaming proxy |
-| `/pyodide/…` | Pyodide core, the wheels and the local `pyodide-lock.json` |
-| `/pyscript/…` | PyScript's `dist/` |
-| `/pyclient/…` | pyclient's JavaScript for the page (`pyclient.js`, loaded before PyScript), from the installed package |
-| `/pyscript.json` | the folder's own, else `page_config()` (what `pyclient vendor` would write) |
-| `/…` | the folder (`Pages`: a starter page at `/` without index.html, a warning for a page that would be blank offline) |
-
-The proxy keeps pages unchanged between a local agent and a remote one: they always post to
-`/agent` on their own origin. `allow_origins` adds CORS headers for pages served elsewhere
-(a static host) that post to this server's `/agent`. `coi` says which responses carry the
-cross-origin isolation headers (`ISOLATION_HEADERS`: COOP `same-origin`, COEP `credentialless`)
-that `<script type="py" worker>` needs: by default ("auto") the pages that have such a script,
-and nothing else (a main-thread page keeps its popups, and the runtime needs none); "always"
-every response, "never" none. `RequestLog` wraps it all: one log line
-per agent run and per request that failed, with the cause (the upstream's status or why it
-could not be reached, for the proxy); a client that hung up mid-body is one INFO line
-(`HungUpClients`), never a traceback.
+It serves the folder (`Pages`), the runtime (`/pyodide/`, `/pyscript/`), pyclient's page files
+(`/pyclient/`), `/pyscript.json` (the folder's own, else `page_config()`) and `POST /agent`: the
+embedded agent, or with `agent_url` that AG-UI server through a streaming proxy, so pages
+always post to `/agent` on their own origin whichever agent answers. `allow_origins` adds CORS
+for pages served elsewhere. `coi` says which responses carry the cross-origin isolation
+headers a `<script type="py" worker>` needs: by default the pages that have one, and nothing
+else (a main-thread page keeps its popups); "always" or "never". `RequestLog` wraps it all: one
+log line per agent run and per failed request, with the cause; a client that hung up mid-body
+is one INFO line, never a traceback. What it serves and logs: docs/deployment.md.
 
 ```python
 from pathlib import Path

@@ -1,16 +1,13 @@
 """Bytecode for the page (pyclient's wheel, the standard library), compiled by the runtime's own Pyodide under Node.js.
 
-Pyodide's Python writes no `.pyc` (`sys.dont_write_bytecode`), the page's file system is fresh
-at every load, and npm's Pyodide ships its standard library (`python_stdlib.zip`) as sources, so
-each boot compiled every module it imported from source: pyclient's 120 (0.35–1.2 s of a warm
-boot here) and about 150 of the standard library's (bench/README.md, "Figures: warm boot").
-Bytecode must come from the very interpreter that runs it (CPython's magic number changes between
-versions, and the host's Python is not 3.14), so `compile_for_pyodide` starts the runtime's own
-`pyodide.mjs` in Node.js (which `npm`, already needed to build the runtime, brings) and compiles
-there. The `.pyc` files are unchecked-hash ones (PEP 552): the import system loads them without
-reading the source's mtime, which unpacking does not keep; the sources stay beside them for
-tracebacks. pyclient's go in its wheel's `__pycache__/` folders, the standard library's beside
-each source in the zip (where `zipimport` looks first).
+Pyodide's Python writes no `.pyc`, the page's file system is fresh at every load, and npm's
+Pyodide ships its standard library as sources, so each boot compiled every module it imported
+from source (bench/README.md has the cost). Bytecode must come from the very interpreter that
+runs it (the magic number changes between versions), so `compile_for_pyodide` starts the
+runtime's own `pyodide.mjs` in Node.js (which `npm` brings) and compiles there. The `.pyc`
+files are unchecked-hash ones (PEP 552), loaded without reading the source's mtime, which
+unpacking does not keep; the sources stay beside them for tracebacks. pyclient's go in its
+wheel's `__pycache__/` folders, the standard library's beside each source in the zip.
 
 ```python
 from pyclient.server._bytecode import pyc_name

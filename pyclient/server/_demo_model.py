@@ -1,38 +1,15 @@
 """Runs the dev server's deterministic demo model, a pydantic-ai `FunctionModel` that needs no key and no network.
 
 The demo model reads the latest user message and calls the page's client tools that best
-match its words, with arguments built from each tool's JSON Schema ("make it blue" with a
-`change_background(background: str)` tool calls `change_background({"background": "blue"})`;
-see `pyclient.server._matcher` and `pyclient.server._arguments`). Several matching tools are called in one
-response (parallel calls). Once the tool results come back it answers with text that quotes each
-result verbatim. Tool-call arguments arrive in `TOOL_CALL_ARGS` chunks of about
-`ARGS_CHUNK_CHARS` characters (3 to `MAX_ARGS_CHUNKS`) and text in several
-`TEXT_MESSAGE_CONTENT` deltas. Two trigger words help client tests: "slowly" spreads the
-stream over about 3 s (0.2 s between deltas and between argument chunks), so `stop()` can be
-tried mid-run and a renderer shows arguments as they stream in; "interleaved" makes the
-argument chunks of parallel calls alternate between the calls, as some providers stream them.
-
-The phrases the demo page suggests, with the tools it registers (their schemas are all the
-model sees), and what they call (tested in `tests/server/test_demo_phrases.py`):
-
-| message | call |
-| --- | --- |
-| "Make the background #1e3a8a", "make it blue" | `change_background` with `#1e3a8a` / `blue` (also `#abc`, CSS colour names, "a gradient from red to blue", `linear-gradient(...)`) |
-| "Set the heading to Hello world" | `set_heading(text="Hello world")` |
-| "Make it teal and set the heading to Welcome" | both, in parallel, each with its own clause's arguments |
-| "Clear the notes" | the notes-clearing tool (it asks for approval in the page) |
-| "Let me pick a colour" | the render-only `pick_colour`; the answer then quotes the picked colour |
-| "Create a task to water the plants" (+ "slowly") | `create_task` with a title, notes of a few sentences (many chunks) and priority "normal" |
-
-A message with files that calls no tool is answered by naming them ("I got 1 image
-(chart.png, 2 kB)."; `describe_files`), their names from the request's parts (`FILE_NAMES`:
-pydantic-ai's own parts carry none). A tool result with files is quoted with its text and its
-files described ("1 image (image/png, 2.1 kB)").
-
-`build_agent(model)` takes a pydantic-ai model string ("openai:gpt-4o") instead, for users with
-a key. The texts, the trigger checks, `chunk_text` and the matcher names re-exported here
-(`plan_tool_calls`, `PlannedCall`, `ToolSpec`) are what other demo models reuse
-(`tests/agents/langgraph_app.py`).
+match its words, with arguments built from each tool's JSON Schema (`pyclient.server._matcher`,
+`pyclient.server._arguments`); several matching tools are called in one response. Once the
+results come back it answers with text that quotes each verbatim. It streams like a real model
+(arguments in chunks of about `ARGS_CHUNK_CHARS`, text in several deltas), and two trigger
+words help client tests: "slowly" spreads the stream over seconds, "interleaved" alternates the
+argument chunks of parallel calls. The phrases the demo page suggests and what they call
+(tested in `tests/server/test_demo_phrases.py`): docs/deployment.md ("The demo model").
+`build_agent(model)` takes a pydantic-ai model string instead; the texts and matcher names
+re-exported here are what other demo models reuse (`tests/agents/langgraph_app.py`).
 
 ```python
 import asyncio

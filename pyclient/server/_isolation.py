@@ -1,24 +1,15 @@
 """Cross-origin isolation for pages that run Python in a PyScript worker: which pages need it, and the headers that give it.
 
 A `<script type="py" worker>` (or `type="mpy"`, or `<py-script worker>`) reaches the page's
-`document` and `window` through a `SharedArrayBuffer`, which browsers give only to a page that
-is [cross-origin isolated](https://developer.mozilla.org/en-US/docs/Web/API/Window/crossOriginIsolated).
-Two headers on the page's own response make it so (`ISOLATION_HEADERS`):
-
-- `Cross-Origin-Opener-Policy: same-origin`: the page shares no window group with other
-  origins. A popup it opens to another origin (a sign-in window) loses `window.opener`, which
-  is why pages without a worker script get none of this.
-- `Cross-Origin-Embedder-Policy: credentialless`: what the page loads from other origins
-  without CORS (an image, a script without `crossorigin`) comes without cookies instead of
-  needing a `Cross-Origin-Resource-Policy` header, as `require-corp` would. Same-origin files
-  (the runtime, `/pyclient/`) and CORS requests (an agent on another origin) need nothing.
-
-PyScript starts its worker from a `blob:` URL, which takes the page's policies: the runtime's
-own responses need no header (checked in Chromium 156). `runs_python_in_worker(html)` tells a
-page that needs the headers (`pyclient serve` sends them to those), `worker_pages(folder)` finds
-such pages in a folder, and `headers_file(pages)` writes the headers for them as a `_headers`
-file (Netlify, Cloudflare Pages: `pyclient vendor`). The service worker `pyclient vendor` writes
-for other static hosts (`pyclient/browser/assets/coi-worker.js`) applies the same rule in JavaScript.
+`document` through a `SharedArrayBuffer`, which browsers give only to a cross-origin isolated
+page: two headers on its own response make it so (`ISOLATION_HEADERS`: COOP `same-origin`,
+COEP `credentialless`). They cost something (a popup to another origin loses
+`window.opener`), so only the pages that need them get them: `runs_python_in_worker(html)`
+tells such a page (`pyclient serve` sends the headers to those), `worker_pages(folder)` finds
+them in a folder, and `headers_file(pages)` writes a `_headers` file for Netlify and Cloudflare
+Pages (`pyclient vendor`). The runtime's own responses need none: PyScript starts its worker
+from a `blob:` URL, which takes the page's policies. Why each header: docs/deployment.md
+("Worker mode").
 
 ```python
 from pyclient.server._isolation import headers_file, page_paths, runs_python_in_worker

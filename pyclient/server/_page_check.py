@@ -3,17 +3,12 @@
 PyScript loads Pyodide (or MicroPython) from a CDN unless the page's config names an
 `interpreter`. Offline, or wherever that CDN is out of reach, the page then stays blank, and
 nothing on it says why. `blank_page_reason(html)` reads a page the way PyScript 0.7 finds its
-config (a `<py-config>` element, else the `config=` of a `<script type="py">` or `<py-script>`;
-the same for `mpy`) and returns why, with the fix, or None:
-
-- a script with no config at all;
-- a config that is a URL off this server (`http(s)://` or `//` to another host);
-- a config (inline, or a local file read through `read_config`) that names no `interpreter`,
-  or one off this server (a URL, or a bare version such as "0.27.2", which PyScript takes from
-  its CDN).
-
-A config it cannot read (a local file it is not given, invalid JSON or TOML) is not its case:
-PyScript shows an error for those.
+config (a `<py-config>` element, else the `config=` of a `<script type="py">` or
+`<py-script>`; the same for `mpy`) and returns why, with the fix, or None: no config at all, a
+config off this server, or one (inline, or a local file read through `read_config`) that names
+no local `interpreter`. A config it cannot read (a file it is not given, invalid JSON or TOML)
+is not its case: PyScript shows an error for those. The causes: docs/troubleshooting.md
+("Blank page").
 
 ```python
 from pyclient.server._page_check import blank_page_reason

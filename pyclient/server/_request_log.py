@@ -1,20 +1,14 @@
 """The log `pyclient serve` writes: one line per agent run and per request it could not serve, with the cause; no header value, key or body.
 
-| request | level | line |
-| --- | --- | --- |
-| an agent run | INFO (WARNING for `RUN_ERROR`) | `POST /agent 200 in 0.84 s: finished; tool calls: set_heading (for the page)` |
-| a failed one | WARNING | `POST /agent 415 in 0.00 s: Expected ...` (the cause an endpoint noted, else the status) |
-| a path not served | WARNING (DEBUG for the browser's own `/favicon.ico`, `/.well-known/…`) | `GET /main.py 404 in 0.00 s: no such file in /home/me/site` |
-| a POST elsewhere | WARNING | `POST /agnet 405 in 0.00 s: only POST /agent takes a POST here` |
-| a refused CORS preflight | WARNING | `OPTIONS /agent 400 in 0.00 s: refused the CORS preflight from origin http://x: pass --allow-origin http://x ...` |
-| a client that hung up mid-body | INFO | `POST /agent in 0.20 s: the client hung up after 500 of its 1000 body bytes; nothing was answered` |
-
-The only header values it shows are a preflight's `Origin` and requested method: the flag that
-allows them takes exactly those. Endpoints add a cause with `note(text)` (an exception with
-`describe_error(exc)`); it reaches the line of the request being served through a context
+An agent run is one INFO line (WARNING for `RUN_ERROR`): its status, time, how it ended and its
+tool calls; a request it could not serve (a failed run, a path not served, a POST elsewhere, a
+refused CORS preflight) is a WARNING with the cause, and a client that hung up mid-body an INFO
+line. The only header values it shows are a preflight's `Origin` and requested method: the flag
+that allows them takes exactly those. Endpoints add a cause with `note(text)` (an exception
+with `describe_error(exc)`); it reaches the line of the request being served through a context
 variable the middleware sets, so elsewhere (a test's own app) `note` does nothing. The runs'
 own words come from `RunRecord`; the logger keeps each line on one line and hides secrets
-(`pyclient.server._server_log`).
+(`pyclient.server._server_log`). Each kind of line: docs/deployment.md.
 
 ```python
 import asyncio

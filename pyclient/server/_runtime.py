@@ -1,23 +1,15 @@
 """Build the offline browser runtime: Pyodide, PyScript, the wheels and a local lock, served from 127.0.0.1.
 
-A page must install everything from its own server, never from a CDN, so this gathers:
-
-- Pyodide's core files (`npm pack pyodide@…`; the npm tarball holds no wheels),
-- PyScript's `dist/` (`npm pack @pyscript/core@…`),
-- the wheels pyclient needs in the browser (`pip download`, pydantic_core's emscripten build
-  included) and pyclient's own wheel (distribution `pyclient-agui`, the name pages list in
-  their config's `"packages"`), written from the files of the pyclient being run (an
-  installed wheel or a checkout alike),
-- a `pyodide-lock.json` that lists exactly those wheels with the sha256 of each file served,
-- bytecode for the page (`_bytecode`): pyclient's wheel and the standard library's zip carry
-  `.pyc` files compiled by this Pyodide under Node.js, so no boot compiles their modules again.
-
-The build is idempotent: a stamp records its inputs (versions, requirements, a hash of
-pyclient's files) and a re-run with nothing changed returns at once. Building needs `npm`
-and `pip` with access to their registries (and `node`, which npm brings); the result goes to a per-user cache
-(`default_runtime_dir()`, or the folder named by `PYCLIENT_RUNTIME_DIR`). Each step is
-logged (logger "pyclient", INFO) with its time; `BuildError` says in its first line what
-failed and how to fix it.
+A page must install everything from its own server, never from a CDN, so this gathers
+Pyodide's core files and PyScript's `dist/` (`npm pack`), the wheels pyclient needs in the
+browser (`pip download`, pydantic_core's emscripten build included) and pyclient's own wheel
+(distribution `pyclient-agui`, written from the files of the pyclient being run), a
+`pyodide-lock.json` listing exactly those wheels with their sha256, and bytecode for the page
+(`_bytecode`), so no boot compiles pyclient's modules again. The build is idempotent: a stamp
+records its inputs (versions, requirements, a hash of pyclient's files), and a re-run with
+nothing changed returns at once. It needs `npm`, `node` and `pip` with their registries; the
+result goes to a per-user cache (`default_runtime_dir()`, or `PYCLIENT_RUNTIME_DIR`). Each step
+is logged with its time; `BuildError` says in its first line what failed and how to fix it.
 
 ```python
 from pyclient.server import default_runtime_dir, package_files

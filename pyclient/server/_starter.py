@@ -1,17 +1,13 @@
 """The starter project `pyclient new DIR` writes: a page with a tool and a chat, its config, and a test of it.
 
-| file | what |
-| --- | --- |
-| `index.html` | the page: PyScript from the local runtime (`pyscript/core.js`), `config="pyscript.json"`, a heading and a chat element |
-| `main.py` | a client tool (`set_heading`) and a `Chat` bound to the agent at `/agent` |
-| `pyscript.json` | the page's PyScript config, the file `pyclient vendor` writes (`config_text()`) |
-| `test_page.py` | the tool in Chromium with the testing kit (`pyclient_page`, `scripted_agent`) |
-
-Every path is relative to the page, so the folder works as it is under `pyclient serve`, under
-the testing kit's `pyclient_site` and, once `pyclient vendor` has added the runtime, on any
-static host. docs/getting-started.md shows `index.html`, `main.py` and `test_page.py` as they
-are here (a test compares them). Nothing is overwritten: `write_starter` checks every file
-first and writes none when one exists.
+Four files: `index.html` (PyScript from the local runtime, `config="pyscript.json"`, a heading
+and a chat element), `main.py` (a client tool, `set_heading`, and a `Chat` bound to the agent
+at `/agent`), `pyscript.json` (the config `pyclient vendor` writes: `config_text()`) and
+`test_page.py` (the tool in Chromium with the testing kit). Every path is relative to the page,
+so the folder works as it is under `pyclient serve`, under the testing kit's `pyclient_site`
+and, once `pyclient vendor` has added the runtime, on any static host. docs/getting-started.md
+shows `index.html`, `main.py` and `test_page.py` as they are here (a test compares them).
+Nothing is overwritten: `write_starter` checks every file first and writes none when one exists.
 
 ```python
 import tempfile

@@ -1,26 +1,14 @@
 """Copy the offline runtime, pyclient's page bootstrap and a `pyscript.json` into a static site folder (`pyclient vendor DIR`).
 
-The folder then deploys to any static host, at its root or under a sub-path, with no CDN:
-
-| written | what |
-| --- | --- |
-| `pyodide/` | Pyodide's core files, the page's wheels (`pyclient-agui`'s included) and `pyodide-lock.json` |
-| `pyscript/` | PyScript's `dist/` (source maps left out) |
-| `pyclient/` | pyclient's files for the page: `pyclient.js`, loaded before PyScript, and what it imports; `chat.css`, the chat's stylesheet as a file (a page under a strict Content-Security-Policy links it) |
-| `pyscript.json` | `page_config()`: the interpreter by a relative path, `"packages": ["pyclient-agui"]` |
-| `_headers` | cross-origin isolation (COOP/COEP) for the pages with a `<script type="py" worker>`, on Netlify and Cloudflare Pages |
-| `coi-worker.js` | the same by a service worker, for hosts that cannot send headers (GitHub Pages) |
-| `.pyclient-vendor.json` | what this wrote, so a later run replaces exactly that |
-
-Paths are relative to the page, so the config fits pages at the folder's top level. The
-service worker sits at the top because a service worker controls only the pages at or below
-its own folder; a page opts in with `data-coi-worker="coi-worker.js"` on the script tag of
-`pyclient/pyclient.js`. `_headers` lists the worker pages found when it is written
-(`worker_pages()`), so run `vendor` again after adding one.
-
-An existing `pyscript.json`, `_headers` or `coi-worker.js` is the author's: it is kept unless
-it is the one a previous run wrote, or `force=True`. A `pyodide/`, `pyscript/` or `pyclient/`
-folder a previous run did not write is refused the same way (it is replaced whole).
+The folder then deploys to any static host, with no CDN: it gets `pyodide/` (Pyodide, the
+page's wheels and their lock), `pyscript/`, `pyclient/` (`pyclient.js` and what it imports,
+`chat.css`), `pyscript.json` (`page_config()`: relative paths), and for worker pages `_headers`
+and `coi-worker.js` (at the top, as a service worker controls only the pages at or below its
+folder); `.pyclient-vendor.json` records what this wrote, so a later run replaces exactly that.
+`_headers` lists the worker pages found when it is written: run `vendor` again after adding
+one. An existing `pyscript.json`, `_headers` or `coi-worker.js` is the author's, kept unless a
+previous run wrote it or `force=True`; a `pyodide/`, `pyscript/` or `pyclient/` a previous run
+did not write is refused the same way. Each entry: docs/deployment.md ("For any static host").
 
 ```python
 import json

@@ -1,23 +1,14 @@
 """The `pyclient` command: serve a folder of pages with the offline runtime and an agent, or vendor the runtime into a static site.
 
-    pyclient serve [DIR] [--host 127.0.0.1] [--port 8000] [--agent URL | --model PROVIDER:NAME]
-                   [--coi | --no-coi] [--allow-origin ORIGIN]... [--max-body BYTES] [--body-timeout SECONDS]
-    pyclient vendor DIR [--force]
-    pyclient new DIR
-    pyclient --version
-
-`new` writes a starter page into DIR (`_starter.py`), or nothing at all when one of its files is
-in the way (status 2); it needs no runtime.
-
-Both build the runtime first (once; later runs reuse it from the cache, `PYCLIENT_RUNTIME_DIR`
-or `~/.cache/pyclient/`) and show each step with its time. Errors are one line, naming the fix:
-exit status 2 for what is wrong with the command line (a `--model` whose extra or key is
-missing included, and a port in use: all checked before anything starts), 1 for a build that
-failed (npm or pip missing, a registry out of reach). `-v` adds the failing tool's output.
-
-While it serves, `serve` logs to stderr, one line each, every agent run (status, duration, tool
-calls, outcome) and every request it could not serve, with the cause (`RequestLog`); `-v` adds
-each AG-UI event of each run. `vendor` lists each entry it wrote with what it is for.
+`pyclient serve [DIR]`, `pyclient vendor DIR`, `pyclient new DIR` and `pyclient --version`;
+every option is in docs/deployment.md ("The `pyclient` command"). `new` writes a starter page
+(`_starter.py`), or nothing when one of its files is in the way, and needs no runtime; `serve`
+and `vendor` build the runtime first (once, then from the per-user cache) and show each step
+with its time. Errors are one line that names the fix: exit status 2 for what is wrong with
+the command line (a `--model` whose extra or key is missing, a port in use: all checked before
+anything starts), 1 for a build that failed (npm or pip missing, a registry out of reach); `-v`
+adds the failing tool's output. While it serves, `serve` logs each agent run and each request
+it could not serve (`RequestLog`); `-v` adds each AG-UI event.
 
 ```python
 from pyclient.server.cli import parser

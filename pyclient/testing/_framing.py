@@ -2,21 +2,13 @@
 
 `Turn.reason()`, `Turn.step()`, `Turn.custom()`, `Turn.subagent()` and `Turn.end_subagent()`
 add one of these steps to the turn; each writes its events when the turn answers (fresh ids
-each time), through a `Framing` that knows what is open:
-
-- a step (`STEP_STARTED`) wraps what follows it: its `STEP_FINISHED` comes before the next
-  step starts, or at the end of the turn's events (a held run, `Turn.hold()`, leaves it open);
-- a subagent (`SUBAGENT_STARTED`) wraps what follows it until `end_subagent()` (its
-  `SUBAGENT_FINISHED`, or `SUBAGENT_ERROR`) or the end of the turn's events (finished then):
-  every event in between that can carry a `subagentRunId` carries its id, and its texts and
-  calls are messages of their own (a call scripted first in it gets an assistant message of
-  the subagent's, as a server's would be); a held run leaves it running.
-
-Reasoning streams as AG-UI 1.0 does (pydantic-ai's `AGUIAdapter` for a thinking part):
-`REASONING_START`, `REASONING_MESSAGE_START`, the deltas, `REASONING_MESSAGE_END`, then the
-encrypted value (`REASONING_ENCRYPTED_VALUE`, subtype `"message"`) when there is one, and
-`REASONING_END`; reasoning with no text and only an encrypted value sends no message events.
-With `legacy=True` it streams as servers before 1.0 did (`THINKING_*`, without ids).
+each time), through a `Framing` that knows what is open. A step (`STEP_STARTED`) wraps what
+follows it until the next step or the end of the turn's events; a subagent wraps what follows
+it until `end_subagent()` or the end, every event in between that can carry its
+`subagentRunId` carries it, and its texts and calls are messages of its own; a held run
+(`Turn.hold()`) leaves both open. Reasoning streams as AG-UI 1.0 does (pydantic-ai's
+`AGUIAdapter`), its encrypted value last, or with `legacy=True` as servers before 1.0 did.
+The events each writes: docs/testing.md ("Reasoning, steps, custom events, subagents").
 
 ```python
 from pyclient.testing import ScriptedAgent

@@ -1,16 +1,13 @@
 """Serving the author's folder of pages with the offline runtime, and the agent path routed to a scripted agent.
 
-| path | what |
-| --- | --- |
-| `POST <agent_path>` (default `/agent`) | the current `ScriptedAgent` (`site.agent`), unchanged: the page's `Agent(url="/agent")` reaches it |
-| `/pyodide/…` | Pyodide core, the wheels (pyclient's included) and the local `pyodide-lock.json` |
-| `/pyscript/…` | PyScript's `dist/` |
-| `/pyclient/…` | pyclient's page files (`pyclient.js`, the worker-mode renderer, `chat.css`), as `pyclient serve` serves them |
-| `/pyscript.json` | the folder's own, else `pyclient.server.page_config()` (as `pyclient serve` answers) |
-| `/…` | the author's folder; an HTML page with a worker script, or asked for with `?pyclient-worker=1` (worker mode, `pyclient.testing._worker_pages`), with the cross-origin isolation a worker needs |
-
+`Site` serves what `pyclient serve` would, so a test sees the page as it will run: the runtime
+(`/pyodide/…`, `/pyscript/…`), pyclient's page files (`/pyclient/…`), `/pyscript.json` (the
+folder's own, else `pyclient.server.page_config()`) and the author's folder, each HTML page with
+a worker script (or asked for with `?pyclient-worker=1`: `pyclient.testing._worker_pages`) with
+the cross-origin isolation a worker needs; `POST <agent_path>` (default `/agent`) reaches the
+current `ScriptedAgent` (`site.agent`), so the page's `Agent(url="/agent")` needs no change.
 `site.page_headers` are sent with every HTML page besides: the headers your host sends, such as
-a `Content-Security-Policy`, so a test sees the page as it will be served.
+a `Content-Security-Policy`. Each path: docs/testing.md ("The fixtures").
 
 ```python
 from pathlib import Path

@@ -1,25 +1,14 @@
 """pyclient's pytest plugin (entry point `pytest11`, installed with `pip install 'pyclient-agui[testing]'`).
 
-Fixtures:
-
-| fixture | scope | what |
-| --- | --- | --- |
-| `scripted_agent` | test | a fresh `ScriptedAgent`, served on a free 127.0.0.1 port (`scripted_agent.url`) |
-| `pyclient_site` | session | a `Site`: your folder of pages with the offline runtime, on 127.0.0.1 (`pyclient_site.url`); its agent path reaches the current test's `scripted_agent` |
-| `pyclient_page` | test | a `PyclientPage` on a fresh Chromium context of the site: `open(path)`, `wait_for_status`, `action`, `approve`, `reject`; fails the test on requests leaving 127.0.0.1 and uncaught page errors |
-| `pyclient_site_dir` | session | the folder served: the `pyclient_site` ini option or `--pyclient-site` (default `web`, relative to the rootdir); override it to choose otherwise |
-| `pyclient_runtime` | session | the built runtime folder (`pyclient.server.build()`, cached per user; `PYCLIENT_RUNTIME_DIR` overrides) |
-| `pyclient_browser` | session | Chromium through pytest-playwright's `browser_type`, with `chromium_launch_args()` |
-
-Ini options: `pyclient_site` (the folder of pages), `pyclient_agent_path` (default `/agent`:
-the path your pages' `Agent(url=...)` posts to).
-
-pytest-playwright 0.10's `PytestRemovedIn10Warning` about its own `base_url` fixture ("Session-scoped
-fixtures defined as instance methods"), which every test through `pyclient_page` would print, is
-filtered (`PLAYWRIGHT_WARNING`); the same deprecation in your own fixtures still shows.
-
-Loading this plugin imports nothing heavy: Playwright, uvicorn and starlette are imported by
-the fixtures that need them.
+Its fixtures prove a page's tools work in Chromium with no model, no key and no network:
+`scripted_agent` (a `ScriptedAgent` on a free 127.0.0.1 port), `pyclient_site` (the author's
+folder of pages with the offline runtime, its agent path reaching the test's `scripted_agent`),
+`pyclient_page` (a guarded `PyclientPage` on it), and the session's `pyclient_site_dir`,
+`pyclient_runtime` and `pyclient_browser`; the ini options are `pyclient_site` and
+`pyclient_agent_path`. Each fixture, its scope and the options: docs/testing.md ("The
+fixtures"). pytest-playwright 0.10's warning about its own `base_url` fixture, which every test
+through `pyclient_page` would print, is filtered (`PLAYWRIGHT_WARNING`). Loading the plugin
+imports nothing heavy: the fixtures import Playwright, uvicorn and starlette when they need them.
 
 ```python
 from pyclient.testing import plugin

@@ -51,6 +51,17 @@ EXAMPLE_AGENT = "http://127.0.0.1:8000"
 # Words that open a comment describing the output rather than showing it (rule 2).
 PROSE_WORDS = frozenset({"prints", "names", "shows", "describes"})
 
+# A module docstring's prose (the text before its example) says what the module holds and why in
+# at most this many lines; catalogues go to docs/, measurements to bench/README.md.
+MAX_PROSE_LINES = 12
+# Modules being split into smaller ones by another change: their prose is cut with the split.
+LONG_PROSE_ALLOWED = frozenset({
+    "pyclient/_conversation/_history.py",
+    "pyclient/_tools/_client_tool.py",
+    "pyclient/browser/_page/_mirror/_node.py",
+    "pyclient/testing/_script.py",
+})
+
 FENCE = re.compile(r"^[ \t]*```python[ \t]*\n(?P<code>.*?)^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
 QUOTED = re.compile(r"""^("[^"\\]*"|'[^'\\]*')""")
 
@@ -246,6 +257,33 @@ def test_every_module_docstring_ends_with_an_example():
         if not private_folder and not re.search(r"```python\n.*\n```\s*\Z", doc, re.DOTALL):
             missing.append(str(path.relative_to(ROOT)))
     assert not missing
+
+
+def prose_lines(doc: str) -> int:
+    """How many lines a module docstring has before its ```python example (all of them without one)."""
+    prose = re.split(r"^[ \t]*```python", doc, maxsplit=1, flags=re.MULTILINE)[0].rstrip()
+    return len(prose.splitlines())
+
+
+def test_module_docstring_prose_is_short():
+    too_long = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        lines = prose_lines(ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "")
+        if lines > MAX_PROSE_LINES and name not in LONG_PROSE_ALLOWED:
+            too_long[name] = lines
+    assert not too_long, (f"module docstrings with more than {MAX_PROSE_LINES} lines before the example "
+                          f"(move catalogues to docs/, figures to bench/README.md): {too_long}")
+
+
+def test_the_prose_rule():
+    """The count `test_module_docstring_prose_is_short` uses, on made-up docstrings."""
+    example = "```python\nprint(1)\n```\n"
+    twelve = "Summary.\n\n" + "a line\n" * 10
+    assert prose_lines(twelve + "\n" + example) == 12
+    assert prose_lines(twelve + "one more\n\n" + example) == 13
+    assert prose_lines(twelve + "one more") == 13          # no example: the whole docstring
+    assert prose_lines(example) == 0
 
 
 def test_the_output_rule():

@@ -3,14 +3,11 @@
 `accept_patterns()` reads the `Chat(accept=...)` MIME patterns ("image/*", "application/pdf";
 None takes any file, an empty list none); `takes()` matches a file's type against them and
 `describe()` puts them in words ("images and PDF files"). `refusal()` is the sentence for the
-person when a file is not attached: a type the chat does not take, or the agent's size limits
-(`agent.limits`, checked by the core's `check_limits` on the file's size alone, before its
-bytes are read); `send_refusal()` the one when `thread.send` itself refused the message.
-
-The limits' wording is the core's (`pyclient._tools._content.check_limits`): the chat shows the
-sentence that names the file and the limit, without the fix meant for the page's author
-("or raise Agent(max_attachment_bytes=...)"). This module imports no `js`, `pyodide` or
-`pyscript`: it is tested on CPython.
+person when a file is not attached (a type the chat does not take, or over the agent's limits,
+checked on the file's size alone, before its bytes are read), `send_refusal()` the one when
+`thread.send` itself refused the message. The limits' wording is the core's
+(`pyclient._tools._content.check_limits`), without the fix meant for the page's author. No
+`js`, `pyodide` or `pyscript` here: it is tested on CPython.
 
 ```python
 from pyclient._base._limits import Limits

@@ -1,22 +1,14 @@
 """The chat composer's files: picked with the attach button, pasted into the input or dropped on the chat, shown before they go.
 
-`Attachments` holds the JS `File`s the person attached to the next message and the nodes
-that show them: the attach button (a `<button>` that opens a hidden `<input type="file"
-multiple>`, its `accept` attribute the chat's `accept=`), a tray of previews (an image's
-thumbnail, any other file's chip with its name and size: `pyclient.browser._widgets._media_nodes`),
-each with a Remove button, and a polite live region that says why a file was not attached.
-Files come from the picker, from a paste into the message input (`clipboardData.files`) and
-from a drop on the chat, which shows `data-drop="over"` while files are dragged over it
-(`dragover` is cancelled, or the browser would open the dropped file instead).
-
-Each file is checked when it is attached, before its bytes are read
-(`pyclient.browser._chat._attachment_rules`): its type against `accept=`, its size against the
-agent's limits (`agent.limits`), with the files held already. The chat sends the files as
-they are (`thread.send(text, attachments=files)` reads them, and checks the limits again);
-`take()` empties the tray for a send and `put_back()` restores it when the send refused them.
-Picking a file is the browser's own business (it opens the picker only from the person's
-click), so these buttons need no trusted-event check: none of them answers the agent.
-See https://developer.mozilla.org/en-US/docs/Web/API/DataTransfer/files
+`Attachments` holds the JS `File`s the person attached to the next message and the nodes that
+show them: the attach button (a hidden `<input type="file" multiple>` behind it, its `accept`
+the chat's `accept=`), a tray of previews (`pyclient.browser._widgets._media_nodes`) each with
+a Remove button, and a polite live region that says why a file was not attached. A drop shows
+`data-drop="over"` while files are dragged over the chat. Each file is checked when attached,
+before its bytes are read (`pyclient.browser._chat._attachment_rules`); `take()` empties the
+tray for a send and `put_back()` restores it when the send refused them. Picking a file is the
+browser's own business (the picker opens only from the person's click), so these buttons need
+no trusted-event check: none of them answers the agent.
 
 ```python
 import js

@@ -1,33 +1,14 @@
 """What changed in a thread since the chat last drew it: thread events in, dirty marks out.
 
 The chat's listeners do no DOM work: they hand each AG-UI event to `Changes.event()` and each
-other `ThreadEvent` to `Changes.note()`, which only mark what changed, and the chat applies
-the marks once per animation frame (`pyclient.browser._chat._reconcile`). The marks:
-
-- a message id, for a text delta (`TEXT_MESSAGE_*` events; `REASONING_MESSAGE_*` for a
-  "Thinking" section): that bubble is updated;
-- a tool call id, for a `TOOL_CALL_*` event or a call's `"action"` change: that card is updated
-  (the names of new calls are kept from `TOOL_CALL_START`, so their cards are made in order);
-- an interrupt id, for an `"interrupt"` change (one appeared, was answered, cancelled or
-  expired): its card is made or updated, and the card of the tool call it names (a server
-  tool's approval);
-- `full`, for anything else that changes the history (a snapshot, a user message, a tool
-  result, a restore) or the run status: everything is reconciled, cheaply, in history order;
-- `stop_marks`, for a run the chat saw running that ended stopped: the thread says how its
-  last turn ended (`thread.run_end`, read on the `"status"` change), and a `"stopped"` one
-  gets a "Stopped" marker (a Stop click, Escape, `thread.stop()` from code alike);
-- `steps`, the open steps of the run (`STEP_STARTED` / `STEP_FINISHED`), emptied when it ends;
-- `cancel_marks`, for a run the agent cancelled (`thread.run_end.how == "cancelled"`): a
-  "Cancelled by the agent" marker;
-- `state`, for a `"state"` change: the state panel is drawn again (`pyclient.browser._widgets._state_view`),
-  once a frame however many deltas came; `broken_activities`, for an activity event whose
-  fields did not validate (an `UnknownEvent`): a notice says so (`pyclient.browser._widgets._activity_cards`).
-
-A `"messages"` change right after a delta that was marked by id is that delta, so it marks
-nothing more: a long answer costs one bubble update per frame, not a reconcile per delta.
-`note()` says when to draw: `"frame"` (at the next frame), `"now"` (the run is over: show the
-final state at once, even in a hidden tab where frames pause) or `"closed"`. Pure Python: it
-never touches the page.
+other `ThreadEvent` to `Changes.note()`, which only mark what changed (a message, a tool call
+or an interrupt by id; `full` for anything else that changes the history or the run status;
+the state, stopped and cancelled runs, the open steps), and the chat applies the marks once per
+animation frame (`pyclient.browser._chat._reconcile`). A `"messages"` change right after a
+delta that was marked by id is that delta, so it marks nothing more: a long answer costs one
+bubble update per frame, not a reconcile per delta. `note()` says when to draw: `"frame"`,
+`"now"` (the run is over: at once, even in a hidden tab) or `"closed"`. Pure Python: it never
+touches the page. Each mark: docs/architecture.md ("How a frame draws the chat").
 
 ```python
 from ag_ui.core import TextMessageContentEvent

@@ -1,36 +1,15 @@
 """What the person's commands in the chat do to its thread: send, rerun, stop, answer a tool call or an interrupt.
 
-The chat's buttons carry `data-command`; the chat handles the ones that only change its own
-view (jump to the latest, open the event log, download it) and hands every other click to
-`Commands.click()`. Stop acts on any click (stopping never does harm). Everything else sends
-or answers, so it acts only on a trusted user event (`event.isTrusted`): a script's
-synthetic click is not the person's consent, and is logged and ignored.
-
-- `"suggest"` sends a suggestion, `"retry-run"` runs the thread again after an error; both
-  only when the chat may send (`pyclient.browser._chat._status.can_send`). A typed message also
-  goes while the run waits for nothing but the person (`thread.waiting_for_person`): the
-  thread cancels what is open and tells the agent in the same request. A message may carry
-  files (the composer's JS `File`s, or none and no text); when `thread.send` refuses them
-  (`AttachmentError`, or a file that can no longer be read) nothing was sent, and `refused`
-  is told so the composer shows them again.
-- A card's buttons (`"approve"`, `"reject"`, `"retry"`, `"cancel"`) carry `data-for`, the
-  call status they answer; a click answers only while the call is still in that status, so
-  a button that outlived its moment (the call was answered elsewhere, its tool unmounted)
-  does nothing. `"edit"` shows or hides the approval's edit form; Approve with the form
-  open sends the edited arguments, and one that does not read or validate shows its
-  message in the bar while the call keeps waiting.
-- A button inside an element with `data-interrupt-id` answers that AG-UI interrupt, while
-  it is still in the status of the button's `data-for` (`"open"`): on a server tool's card,
-  Approve resolves it `{"approved": true}` (with `"editedArgs"` when the edit form is
-  open) and Reject `{"approved": false, "reason": REJECT_REASON}`; on an interrupt card,
-  `"resolve"` (Send) resolves it with what its form holds and `"cancel"` cancels it. An
-  answer that does not read (`FormError`) or fit the interrupt's schema (`InterruptError`)
-  is shown in the bar or the card, and nothing is sent.
-
-Every answer goes through `answer()`, the one place the chat answers a call, or its twin
-`answer_interrupt()` for an interrupt. This module imports no `js`, `pyodide` or
-`pyscript`: it is tested on CPython with a stand-in thread.
-See https://developer.mozilla.org/en-US/docs/Web/API/Event/isTrusted
+The chat's buttons carry `data-command`; the chat handles those that only change its own view
+and hands every other click to `Commands.click()`. Stop acts on any click (stopping never does
+harm); everything else sends or answers, so it acts only on a trusted event
+(`event.isTrusted`): a script's click is not the person's consent, and is logged and ignored.
+A button that answers carries `data-for`, the status it answers (a call's, or `"open"` for an
+interrupt inside `data-interrupt-id`), and does nothing once its call or interrupt has left
+that status. An answer that does not read or fit its schema is shown in the bar or the card
+and nothing is sent; files `thread.send` refused go back to the composer (`refused`). Every
+answer goes through `answer()` (`answer_interrupt()` for an interrupt). No `js`, `pyodide` or
+`pyscript` here: it is tested on CPython with a stand-in thread.
 
 ```python
 from pyclient import Agent

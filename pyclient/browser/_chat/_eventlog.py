@@ -1,28 +1,14 @@
 """The chat's event log: every AG-UI event the thread saw, with its time and a short excerpt, and a download.
 
 `EventLog.add(event)` keeps each event (all of them, for the download) with the time it
-arrived. It runs for every event of every stream, so it only appends, to lists that the
-garbage collector does not have to walk:
-
-- a text or tool argument delta with nothing but its id and delta (nearly every event of a
-  long stream) is kept as its delta string alone, its class and id once for each run of
-  deltas of one message or call (so the next such delta costs one append), and made into a
-  model again only when shown or downloaded; keeping 40,000 event
-  models alive made every young-generation collection of the run walk them (about a third of
-  the chat's cost per event);
-- the clock is read at the first event after each `flush()` (a frame) and then every
-  `STAMP_EVERY` events, not per event (a clock read crosses into JavaScript and cost as much
-  as the rest of `add()`), so events of one burst share a time to within a fraction of a
-  millisecond.
-
-The panel shows the newest `MAX_ROWS` as rows: the time in milliseconds since the
-first event, the event type and a compact JSON excerpt (invisible characters marked). Rows
-are written by `flush()`, which the chat calls once per animation frame, and only while the
-panel is open, so a stream of thousands of events costs nothing until someone looks.
-`download()` saves every event as JSON Lines (one event's JSON per line, as it would be sent
-again) through a `Blob`, an object URL and an `<a download>`; the URL is revoked once the
-download has started.
-See https://developer.mozilla.org/en-US/docs/Web/API/URL/createObjectURL_static
+arrived. It runs for every event of every stream, so it only appends, to lists the garbage
+collector need not walk: a text or argument delta is kept as its delta string alone (its class
+and id once for each run of deltas), made into a model again only when shown or downloaded,
+because keeping every event model alive made each young-generation collection walk them; and
+the clock, whose read crosses into JavaScript, is read once per frame and every `STAMP_EVERY`
+events. The panel shows the newest `MAX_ROWS` rows, written by `flush()` once per frame and
+only while it is open, so a stream costs nothing until someone looks. `download()` saves every
+event as JSON Lines through a `Blob` and an `<a download>`.
 
 ```python
 from ag_ui.core import RunStartedEvent

@@ -1,33 +1,14 @@
 """The part of a long history the chat's list shows: the last screens at first, earlier ones as the person scrolls up.
 
-A thread restored with thousands of messages would otherwise get a bubble or a card for every
-one of them at once: seconds of work before the last screen shows, and a DOM of tens of
-thousands of nodes. `HistoryWindow` says which messages the chat's list
-(`pyclient.browser._chat._reconcile.MessageList`) makes nodes for: from `start` to the end of the
-history. Its states:
-
-| state | `start` | becomes |
-| --- | --- | --- |
-| `unset` (no message seen yet) | 0 | `tail` when the history first has messages: all but the last `first` left out (`whole` when that is none) |
-| `tail` (earlier messages have no nodes) | > 0 | `widening` on `widen()`: `batch` messages earlier |
-| `widening` (a batch taken in, not drawn yet) | >= 0 | `tail` (`whole` at 0) once a full pass read them (`pass_messages`) |
-| `whole` (every message has nodes) | 0 | stays |
-
-A chat made with `windowed=False` starts `whole`. Messages are only ever added to the window
-(what was made stays: a bubble being edited, a card's form), so the list keeps what the person
-has seen, and new messages stream at its end as before. A history that shrank under the window
-(a snapshot) puts it back on its last `first` messages.
-
-The chat times each batch's frame (`drawn()`) and sizes the next to the frame budget
-(`BUDGET`, at least `batch`, at most `MAX_BATCH`), so a fast page reaches the top of a long
-history in fewer frames than a slow one. The full pass after `widen()` reads only the batch taken in (`pass_messages` says so: its
-items go before all the others, `pyclient.browser._widgets._timeline.Timeline.place(front=True)`), so
-a batch costs what it holds, however many are shown. The chat widens the window by one batch
-a frame while its list is scrolled to within a screen of its top, and keeps the distance from
-the list's end across the insertion (`pyclient.browser._page._document.hold_scroll`): what the
-person reads does not move. Messages outside the window are not even parsed
-(`thread.message_view()` builds a model for a message read only). The browser's own
-find-in-page cannot see what has no nodes: `windowed=False` makes everything.
+A thread restored with thousands of messages would otherwise get a bubble or a card for each
+at once: seconds of work before the last screen shows, and a DOM of tens of thousands of
+nodes. `HistoryWindow` says which messages the chat's list makes nodes for, from `start` to the
+end, and widens by a batch a frame while the list is scrolled near its top, keeping what the
+person reads in place. Messages are only ever added to the window, so what was made stays (a
+bubble being edited, a card's form), and each batch is sized to the frame budget from how long
+the last took (`drawn()`). Messages outside the window are not even parsed. The browser's
+find-in-page sees only what has nodes: `windowed=False` makes everything. Its states:
+docs/architecture.md ("How a frame draws the chat").
 
 ```python
 from pyclient.browser._chat._history_window import HistoryWindow

@@ -1,20 +1,14 @@
 """The run status in words, and what the chat's form allows then: pure functions of the thread's state.
 
 The chat's header says where the run is in a polite live region ("Ready", "Thinking…",
-"Working…", "Waiting for you", "Waiting for your answer", "Stopped", "Cancelled by the
-agent", "Something went wrong", "Closed", "Read-only: open in another tab", "Deleted in another
-tab"), and its form enables Send, Stop and the input to match. Both come from `run_view()`,
-which reads nothing but its arguments: the thread's `run_status`, whether it is read-only
-(another tab holds it) or was deleted from its store elsewhere (`thread.deleted`),
-whether a send is scheduled but not started yet (it counts as running: no second send
-meanwhile), whether calls wait for the user or have handlers running, whether the agent asked
-the person something (open interrupts: "Waiting for your answer"), whether the run waits for
-nothing but the person (`thread.waiting_for_person`: then Send stays enabled, and a new
-message cancels what is open, in the same request), and how the last turn ended
-(`thread.run_end`: a `"stopped"` one reads "Stopped" until the next starts, a `"cancelled"`
-one "Cancelled by the agent"). `store_notice()` is the line the chat shows above its
-messages when the thread's saved copy could not be read, or the thread was deleted elsewhere.
-No `js`, `pyodide` or `pyscript` here: it is tested on CPython, every branch.
+"Waiting for your answer", "Read-only: open in another tab", ...: the list is in docs/chat.md),
+and its form enables Send, Stop and the input to match. Both come from `run_view()`, which
+reads nothing but its arguments: the thread's `run_status`, whether it is read-only or was
+deleted elsewhere, whether a send is scheduled (it counts as running), whether calls or
+interrupts wait for the person (`thread.waiting_for_person`: Send stays enabled, and a new
+message cancels what is open) and how the last turn ended (`thread.run_end`). `store_notice()`
+is the line shown above the messages when the saved copy could not be read, or the thread was
+deleted elsewhere. No `js`, `pyodide` or `pyscript` here: it is tested on CPython, every branch.
 
 ```python
 from pyclient._conversation._records import RunEnd

@@ -1,26 +1,14 @@
 """The chat's stylesheet in the page: linked as a file, found where the page links it, or put inline with a nonce.
 
-`chat.css` ships in the wheel (`pyclient/browser/assets/`) and is served beside `pyclient.js`:
-`pyclient serve` answers `/pyclient/chat.css`, `pyclient vendor` writes `pyclient/chat.css`.
-`install_stylesheet()` gives a document the stylesheet once, first in `<head>` so the page's own
-rules win at equal specificity, in the first of these ways that applies:
-
-1. The page has it already: an element with the id `STYLE_ID`, or a `<link rel="stylesheet">`
-   whose `href` ends in `pyclient/chat.css` (or is the `href` given). Nothing is added.
-2. `href` given (`Chat(stylesheet="/pyclient/chat.css")`): a `<link rel="stylesheet">` to it,
-   with the id `STYLE_ID`.
-3. Otherwise the CSS inline, in `<style id="pyclient-chat-style">`. Under a
-   Content-Security-Policy whose `style-src` has no `'unsafe-inline'`, an inline style applies
-   only with the policy's nonce: the one given (`Chat(nonce=...)`), else the page's own, read
-   from the first element of the page that has one (a `<script nonce>`, say: servers that
-   write nonces give every tag of a response the same one). A page with no nonce gets a style
-   without one, which such a policy refuses ("Applying inline style violates ... style-src"):
-   link the file instead (1 or 2).
-
-A `<link>` in the page's HTML (1) styles the chat from its first frame; one added from Python
-(2) applies when the file has loaded, a moment after the chat appears. From a PyScript worker
-all of this happens in the page's document (`page_window()`), where the chat's nodes are.
-See https://developer.mozilla.org/en-US/docs/Web/HTTP/Reference/Headers/Content-Security-Policy/style-src
+`chat.css` ships in the wheel (`pyclient/browser/assets/`) and is served beside `pyclient.js`.
+`install_stylesheet()` gives a document the stylesheet once, first in `<head>` so the page's
+own rules win, in the first of three ways that applies: the page has it already (an element
+with the id `STYLE_ID`, or a `<link rel="stylesheet">` whose `href` ends in
+`pyclient/chat.css`); a `<link>` to the `href` given (`Chat(stylesheet=...)`); else the CSS
+inline, with the nonce given or the page's own, which a Content-Security-Policy without
+`'unsafe-inline'` needs. From a PyScript worker all of this happens in the page's document
+(`page_window()`). The three ways, and the policy a page needs: docs/chat.md ("Theming") and
+docs/deployment.md ("Content-Security-Policy").
 
 ```python
 from pyscript import document

@@ -1,16 +1,14 @@
 """DOM helpers of the chat: elements with text (never HTML), invisible characters marked, frame scheduling, listeners.
 
 Every helper writes text nodes: `el(tag, cls, text)` sets `textContent` (the chat's own
-words); `marked(tag, cls, text)`, `append_visible` and `set_visible` write untrusted text (a
-server's, a model's) with each run of bidi controls or zero-width characters shown as one
-marker span (`pyclient.browser._page._visible`; an attribute or an `<option>`, which hold no span,
-take `visible(text)`), appending to the last text node when they can, so text that streams in
-piece by piece costs linear time. `FrameScheduler` runs a callback once per
-animation frame however often it is asked, with a timer as a fallback for hidden tabs, where
-browsers pause `requestAnimationFrame`. `Listeners` adds the JS event listeners of a widget
-that call its methods through a weak reference (a listener must not keep it alive), and
-removes them and destroys their proxies in one go.
-See https://developer.mozilla.org/en-US/docs/Web/API/Window/requestAnimationFrame
+words); `marked`, `append_visible` and `set_visible` write untrusted text (a server's, a
+model's) with each run of bidi controls or zero-width characters shown as one marker span
+(`pyclient.browser._page._visible`), appending to the last text node when they can, so text
+that streams in piece by piece costs linear time. `FrameScheduler` runs a callback once per
+animation frame however often it is asked, with a timer for hidden tabs, where browsers pause
+`requestAnimationFrame`. `Listeners` adds a widget's JS event listeners that call its methods
+through a weak reference (a listener must not keep it alive), and removes them and destroys
+their proxies in one go.
 
 ```python
 import js

@@ -1,24 +1,14 @@
 """Invisible characters made visible: bidi controls and zero-width characters in text the chat shows.
 
-Tool arguments and results are untrusted text. A right-to-left override (U+202E) makes
-`"\\u202eecila"` display as "alice"; a zero-width space hides inside a name; Unicode tag
-characters carry text nobody sees. Wherever the chat shows text a server, a model or a page
-sent, each run of such characters is shown as one marker instead, `⟨U+202E⟩`, which the chat
-puts in a span of its own (class `pyclient-invisible`, styled apart from the text around it,
-its title saying how many characters and which).
-
-A run costs one marker however long it is: 500,000 zero-width spaces are `⟨U+200B×500000⟩`,
-one span, not 500,000 (a hostile activity of that size froze the page for 50 s). A run of
-mixed characters lists its first `MARKER_GROUPS` groups and how many there are in all. Past
-`MARKED_RUNS` runs in one text, the rest of it has its markers written as plain text (still
-visible, no span each): text that alternates letters and invisible characters cannot make
-the page build a span per character either.
-
-What is marked (`INVISIBLE`): the bidi embeddings, overrides and isolates (U+202A–U+202E,
-U+2066–U+2069), the directional marks (U+200E, U+200F, U+061C), the zero-width characters
-(U+200B–U+200D, U+2060, U+FEFF), the invisible operators (U+2061–U+2064), U+180E and the
-tag characters (U+E0000–U+E007F). Pure Python (no `js`): the DOM side is in
-`pyclient.browser._page._nodes`. See https://unicode.org/reports/tr9/ and CVE-2021-42574.
+Tool arguments and results are untrusted text: a right-to-left override (U+202E) makes
+`"\\u202eecila"` display as "alice", a zero-width space hides inside a name, tag characters
+carry text nobody sees. Wherever the chat shows text a server, a model or a page sent, each run
+of such characters is shown as one marker instead, `⟨U+202E⟩`, in a span of its own (class
+`pyclient-invisible`, its title saying how many characters and which). A run costs one marker
+however long it is (`⟨U+200B×500000⟩`), a mixed run lists its first `MARKER_GROUPS` groups,
+and past `MARKED_RUNS` runs in one text the markers are plain text: no text can make the page
+build a span per character. What is marked (`INVISIBLE`): docs/troubleshooting.md ("Invisible
+characters: one marker a run"). Pure Python (no `js`): the DOM side is `_nodes`, beside it.
 
 ```python
 from pyclient.browser._page._visible import split_invisible, visible

@@ -1,21 +1,14 @@
 """Errors of a page's Python shown where they can be read: `show_startup_errors()`.
 
-When a page's `<script type="py">` raises (a `ConfigurationError` from `@client_tool` or
-`agent.thread(...)`, an import error in a tool module), PyScript writes the traceback to the
-console and appends it to `<body>` as a `div.py-error` styled `white-space: pre`: a long
-message runs off the right edge, and its fix, which comes last, with it; below a chat that
-fills the window, the box is not seen at all.
-
-pyclient watches `<body>` for that box (one `MutationObserver` on its children, turned on when
-pyclient is imported in the page: `pyclient._environment`) and makes it readable: wrapped
-(`white-space: pre-wrap`, long words broken) and scrolled to its end, where Python puts the
-message and the fix; moved into the chat's element when the page has one (the element given
-to `show_startup_errors(element)`, else the first `Chat`, under its header and in its colours:
-`chat.css`, else the first thread element); without one, left at the end of the page and
-scrolled into view. Nothing is hidden: the console keeps what PyScript wrote, and the box
-keeps its class, so what looks for `.py-error` (the testing kit's guard) still finds it. In a
-worker there is no page, and nothing to do.
-See https://developer.mozilla.org/en-US/docs/Web/API/MutationObserver
+When a page's `<script type="py">` raises, PyScript appends the traceback to `<body>` as a
+`div.py-error` styled `white-space: pre`: a long message runs off the right edge, and its fix,
+which comes last, with it; below a chat that fills the window, the box is not seen at all.
+pyclient watches `<body>` for that box (one `MutationObserver`, on from `import pyclient` in
+the page) and makes it readable: wrapped, scrolled to its end, and moved into the chat's
+element when the page has one (the element given, else the first `Chat`, else the first
+thread element), else scrolled into view. Nothing is hidden: the console keeps what PyScript
+wrote, and the box keeps its class. In a worker there is no page, and nothing to do
+(docs/troubleshooting.md, "Errors at start-up").
 
 ```python
 from pyclient.browser import show_startup_errors

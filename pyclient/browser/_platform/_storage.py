@@ -1,26 +1,15 @@
 """Threads kept across page loads in the page: IndexedDB through `pyscript.storage`, and Web Locks.
 
-`IndexedDbStore` is the `pyclient.ListingStore` and `pyclient.RecordStore` behind
-`agent.thread(..., store=True)`: each thread is one JSON text in the `@pyscript/pyclient`
-IndexedDB store, and the records appended since (`pyclient._driver._journal`: what changed, save by
-save) one JSON text each in `@pyscript/pyclient-records`, under `<key>\x1f<number>`; every
-write waits for `sync()`, so a save returns once the browser has it. Its summary record (what a
-thread list shows) is kept in a store of its own, `@pyscript/pyclient.threads`:
-`pyscript.storage` reads a whole store when it opens it, so a list opens the small summaries
-only, never the snapshots (nor the records). A record or snapshot whose text does not parse is
-listed as None, skipped, or moved aside (`set_aside`), never raised from a list.
-
-Each tab reads a store once, when it opens it, so a delete in one tab is told to the others on a
-`BroadcastChannel` (`pyclient-store:<name>`, which reaches tabs and workers of the origin alike;
-`localStorage` and its `storage` event do not exist in a worker): each forgets the key it kept
-in memory and tells its watchers (`pyclient._driver._summaries.told`), so a `ThreadList` drops the
-thread and an open thread of that key stops saving (`pyclient._driver._persistence`).
-`hold_thread(key)` takes a Web Lock named after the thread without waiting: the first tab holds
-it until it closes the thread or goes away, and any other tab gets None and shows the thread
-read-only.
-See https://developer.mozilla.org/en-US/docs/Web/API/Web_Locks_API,
-https://developer.mozilla.org/en-US/docs/Web/API/BroadcastChannel and
-https://docs.pyscript.net/latest/api/#pyscriptstorage
+`IndexedDbStore` is the store behind `agent.thread(..., store=True)`: each thread is one JSON
+text in the `@pyscript/pyclient` IndexedDB store, its records one each in
+`@pyscript/pyclient-records`, and its summary in `@pyscript/pyclient.threads`, because
+`pyscript.storage` reads a whole store when it opens it and a list must open the small
+summaries only. Every write waits for `sync()`, so a save returns once the browser has it; a
+text that does not parse is listed as None, skipped or set aside, never raised. Each tab reads
+a store once, so a delete is told to the other tabs and workers on a `BroadcastChannel`
+(`pyclient-store:<name>`), and each forgets the key and tells its watchers. `hold_thread(key)`
+takes a Web Lock named after the thread without waiting: the first tab holds it, any other
+gets None and shows the thread read-only (docs/persistence.md).
 
 ```python
 from pyclient.browser import IndexedDbStore

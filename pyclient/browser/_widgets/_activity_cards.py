@@ -1,22 +1,14 @@
 """Activity cards: one `<li>` per AG-UI activity message of the history, in its place, updated as it changes.
 
-An activity (`ACTIVITY_SNAPSHOT`, patched by `ACTIVITY_DELTA`: `pyclient._conversation._activities`) gets a
-card in the message list where the history has it (`data-activity-id`,
-`data-activity-type`). The default card shows the activity type and a readable summary of its
-content (`summary(content)`: up to `SUMMARY_KEYS` keys, each value on one line, a list of
-short values joined, a nested object as compact JSON, every line cut at `SUMMARY_CHARS`
-characters), with the whole content as JSON in a collapsed "Content". A page's
-`agent.activity_renderer(activity_type)` (`"*"` for any) replaces the summary with its own
-view (an element, a `pyscript.web` element or a str; None keeps the default), called again
-only when the activity changed. Everything the server sent is untrusted text: text nodes,
-invisible characters marked.
-
-Nothing an activity does breaks the chat: a renderer that raises gets a contained fallback
-above the default summary (the traceback goes to the console); an update that did not apply
-(`thread.activity_problems`: a bad patch) keeps the last good content and says so in the card
-(`.pyclient-activity-problem`); a problem with no activity card to show it on (a delta for an
-id the history does not have, an activity event whose fields do not validate: content that is
-not an object) is a notice after the last item (`broken_notice`).
+An activity (`pyclient._conversation._activities`) gets a card where the history has it
+(`data-activity-id`, `data-activity-type`): its type and a readable summary of its content
+(`summary(content)`: up to `SUMMARY_KEYS` keys, a line each, cut at `SUMMARY_CHARS`), with the
+whole content as JSON in a collapsed "Content". A page's `agent.activity_renderer(type)`
+replaces the summary with its own view, called again only when the activity changed.
+Everything the server sent is untrusted text: text nodes, invisible characters marked. Nothing
+an activity does breaks the chat: a renderer that raises gets a contained fallback, an update
+that did not apply keeps the last good content and says so in the card, and a problem with no
+card to show it on is a notice after the last item (`broken_notice`; docs/chat.md).
 
 ```python
 from ag_ui.core import ActivityMessage

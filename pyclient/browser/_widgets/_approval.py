@@ -1,30 +1,14 @@
 """The button bars of tool cards: approve (with an edit form), reject, retry or cancel a call.
 
-A call awaiting approval gets a bar that says what will happen (the tool's description; its
-arguments are in the card above it, open), with Approve, Reject and Edit. Edit reveals a small
-form made from the tool's JSON Schema (`pyclient.browser._widgets._forms`, drawn by
-`pyclient.browser._widgets._inputs`): a text input or textarea per string, a number input per number, a
-checkbox per boolean, a select per enum, a JSON textarea for anything else. Arguments that
-cannot be read (not JSON, or nested deeper than `pyclient._base._json.MAX_DEPTH`: read with that
-bounded parser, as the call reads them, so 30,000 levels cost a scan, not the page's stack) stay
-in the card as the model wrote them, and the bar says why (`.pyclient-approval-unread`):
-approved as they are, the call fails with that reason. An interrupted call (the page was
-reloaded while it ran) gets Retry and Cancel.
-
-A server tool's call that waits for approval (an AG-UI interrupt naming the call, whose
-schema asks for `approved`: `interrupt_approval_bar`) gets the same bar. The tool is the
-server's, so the bar says what the interrupt's message says (untrusted text, invisible
-characters marked), and the edit form comes from the schema of `editedArgs` when it names
-properties, else from the arguments' own JSON types (`values_schema`); Edit is left out when
-the schema does not name `editedArgs`. Its buttons answer the interrupt, and the bar
-carries `data-interrupt-id`.
-
-The buttons carry `data-command` ("approve", "reject", "edit", "retry", "cancel") and
-`data-for` (the status they answer: the action's, or `"open"` for an interrupt's); the chat
-listens once, on its root, and acts only on a trusted click in that status
-(`event.isTrusted`: a script's synthetic click is not the user's consent). An edit that does
-not read or validate shows its message in the bar (`show_error`) and the call keeps waiting.
-See https://developer.mozilla.org/en-US/docs/Web/API/Event/isTrusted
+A call awaiting approval gets a bar that says what will happen (the tool's description), with
+Approve, Reject and Edit; Edit reveals a form made from the tool's JSON Schema
+(`pyclient.browser._widgets._forms`, drawn by `_inputs`). Arguments that cannot be read (not
+JSON, or nested past `pyclient._base._json.MAX_DEPTH`) stay as the model wrote them, and the
+bar says why. An interrupted call (the page reloaded while it ran) gets Retry and Cancel. A
+server tool's call that waits for approval (`interrupt_approval_bar`) gets the same bar, with
+the interrupt's message (untrusted text) and a form from the schema's `editedArgs`, else from
+the arguments' own JSON types (`values_schema`). The buttons carry `data-command` and
+`data-for` (the status they answer); the chat acts only on a trusted click in that status.
 
 ```python
 from pyclient.browser._widgets._approval import approval_bar

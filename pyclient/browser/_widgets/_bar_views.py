@@ -1,19 +1,13 @@
 """Which actions each message bubble of the chat offers: copy, edit, regenerate, rate, page through branches (pure).
 
 `bar_views(messages, points, rating, feedback=...)` reads the history shown and says, for every
-message that has a bubble (a user message; an assistant message with text), what its action
-bar holds (`BarView`):
-
-- every bubble: Copy (its text: the user's words, the assistant's Markdown source);
-- a user message: Edit, and the branch picker (‹ 1/2 ›) when an edit made alternatives of it;
-- an *answer* (the messages between two user messages) shows its actions on its last bubble:
-  the thumbs (when the chat has `on_feedback`), the branch picker when a regenerate made
-  alternatives of it (the alternatives start at the answer's first message, which may be a
-  tool call or reasoning with no bubble of its own), and, on the last answer only,
-  Regenerate. An answer without any text bubble (tool cards only) has no bar.
-
-Pure Python: tested on CPython (tests/unit/test_bar_views.py); `pyclient.browser._widgets._message_bar`
-draws the bars.
+message that has a bubble, what its action bar holds (`BarView`): Copy on every bubble; Edit
+and the branch picker (when an edit made alternatives) on a user message; on the last bubble
+of an *answer* (the messages between two user messages), the thumbs (with `on_feedback`), the
+picker when a regenerate made alternatives (they start at the answer's first message, which
+may have no bubble) and, on the last answer only, Regenerate. An answer without a text bubble
+has no bar. Pure Python: tested on CPython (tests/unit/test_bar_views.py);
+`pyclient.browser._widgets._message_bar` draws the bars.
 
 ```python
 from ag_ui.core import AssistantMessage, UserMessage

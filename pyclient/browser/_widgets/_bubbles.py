@@ -1,38 +1,15 @@
 """Message bubbles: the user's text as text, the assistant's as Markdown, updated in place as it streams.
 
-A user message is one text node, and the files it carries under it (`show_content`: the
-content's parts read back by `pyclient._tools._content.split_parts`, shown by
-`pyclient.browser._widgets._media_nodes`: an image's thumbnail, any other file's chip, and "not kept
-after reload" for a file a saved thread did not keep). An assistant message is Markdown
-rendered by `pyclient.browser._widgets._markdown` (html off, safe links, no images), written as the
-bubble's HTML.
-
-Streaming stays linear. The text is cut into blocks that later text cannot change
-(`BlockSplitter`: a blank line outside code fences, before a line that starts a new block);
-each finished block is rendered once and kept, and only the text after the last cut (the live
-block) is rendered again as more arrives. That render happens at most once per animation frame
-(the chat updates bubbles once per frame), and never more often than its own cost allows:
-after a render that took `t`, the next waits `RENDER_SPACING * t`. The deltas that arrive
-meanwhile are shown as plain text after it, the tail.
-
-What the browser lays out on a change is the paragraph that changed, whole: appending a word
-to a 280 KB paragraph lays out all 280 KB again (20 to 50 ms in Chromium), to a separate box
-only that box. So the tail is a column of boxes of about `TAIL_CHUNK` characters, cut after a
-space or newline, and a live block longer than `LIVE_LIMIT` characters is not rendered again
-while it streams: its new text stays in the tail until the block is cut or the message ends.
-Boxes out of view but the last three skip layout (`content-visibility: auto` in chat.css). A paragraph of
-40,000 words then costs each frame only the boxes that show, where rendering it as it grew
-laid it all out again a few times a second. (The tail's boxes break its lines where
-they end; they last only while the text streams.)
-
-A bubble fits its text, up to a maximum width: finding a paragraph's unwrapped width costs a
-pass over all of it, as much as laying it out. A text with a line of `WIDE_LINE` characters or
-more is wider than any screen unwrapped, so its bubble gets that maximum width outright
-(`pyclient-wide`), the width the fit gives it, and the browser skips that pass.
-
-When the message ends (`streaming=False`) the live block is rendered once more and the tail
-emptied: the result is the Markdown of the whole text, as if rendered at once. A text that is
-replaced rather than extended (a snapshot) is rendered afresh.
+A user message is one text node, with its files under it (`_media_nodes`); an assistant
+message is Markdown (`_markdown`). Streaming stays linear: the text is cut into blocks that
+later text cannot change (`BlockSplitter`), each finished block is rendered once and kept, and
+only the live block after the last cut is rendered again, at most once a frame and spaced by
+its own cost (`RENDER_SPACING`); the deltas meanwhile show as plain text after it, the tail.
+A browser lays out a changed paragraph whole, so the tail is a column of boxes of about
+`TAIL_CHUNK` characters, a live block past `LIVE_LIMIT` is not rendered again while it
+streams, and a text with a line of `WIDE_LINE` characters gets the maximum width outright
+(`pyclient-wide`) rather than a fit that costs a pass over all of it. When the message ends,
+the bubble holds the Markdown of the whole text, as if rendered at once.
 
 ```python
 from pyclient.browser._widgets._bubbles import Bubble

@@ -1,31 +1,15 @@
 """Tool cards: one `<li>` per tool call, updated in place as the call streams, waits, runs and ends.
 
-A card shows the tool's name and a status badge in words (`STATUS_WORDS`: "streaming",
-"awaiting approval", "running", "done", ...), with the machine status name in `data-status`,
-the renderer state (`"input-streaming"` ... `"output-error"`) in `data-state` and, while the
-call waits for the person at the page, the action's status in `data-action`. The arguments
-and the result are in collapsible `<details>` (the arguments open while they stream or wait
-for approval). Streamed arguments are appended to the text already shown, so a long argument
-costs linear time; once complete they are shown once more, formatted (up to `FORMAT_MAX`
-characters: longer ones stay as they streamed, and so do arguments that are not JSON or that
-`pyclient._base._json.loads` refuses, nested too deep to parse). Arguments or a result longer than
-`PREVIEW_CHARS` show their first part and a "Show all N characters" button (`show_all()`;
-`pyclient.browser._widgets._preview`): a megabyte laid out again as each delta came took 250–800 ms
-a frame. Arguments, results and errors are untrusted
-text: written as text nodes with bidi controls and zero-width characters made visible (`pyclient.browser._page._visible`).
-
-The files of a result (`part.media`: what a client tool returned, or a server's result with
-content parts) are shown below the text, always visible: an image with bytes as a thumbnail
-from a `blob:` URL pyclient makes, anything else (a remote-URL image included: never loaded)
-as a chip with its name and size (`pyclient.browser._widgets._media_nodes`). A thumbnail gets its box
-before it loads (`THUMBNAIL`, `pyclient.browser._widgets._image_size`), so the chat does not grow under
-the reader. A result that is only files (`-> Image`) shows no empty text box.
-
-A tool with a renderer (`thread.renderer(name)`) gets the renderer's output in the card's
-body, called again only when the call's part changed (`part.key`): a JS element or a
-`pyscript.web` element is appended, a str becomes text, None keeps the default card. A
-renderer that raises gets a contained fallback (its message as text; the traceback goes to
-the console) and the conversation goes on.
+A card shows the tool's name and a status badge in words (`STATUS_WORDS`), the machine status
+in `data-status`, the renderer state in `data-state` and, while the call waits for the person,
+the action's status in `data-action`. Arguments and result are in collapsible `<details>`:
+streamed arguments are appended (linear cost) and formatted once complete (up to
+`FORMAT_MAX`); text over `PREVIEW_CHARS` shows its first part and a "Show all" button
+(`_preview`), as laying a megabyte out again at each delta froze the page. It is all
+untrusted text: text nodes, invisible characters marked. A result's files show below it
+(`_media_nodes`), each thumbnail sized before it loads. A tool's renderer
+(`thread.renderer(name)`) fills the body, called again only when its part changed; one that
+raises gets a contained fallback. What the card shows: docs/chat.md ("What it shows").
 
 ```python
 from pyclient import ToolPart

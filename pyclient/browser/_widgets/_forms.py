@@ -1,26 +1,14 @@
 """The forms of the chat, as data: a tool's JSON Schema, or an interrupt's, mapped to simple fields.
 
-`form_fields(schema, arguments)` maps each top-level parameter of a tool
-(`action.tool.parameters`) to one `FormField`: a string to a text input (a textarea when
-it is long or has several lines), a number or an integer to a number input, a boolean to a
-checkbox, an `enum` (or `Literal`, or a `const`) of plain values to a select. Anything else
-(objects, arrays, unions, a schema it does not understand) is a JSON textarea; a schema that
-is not an object of named properties gives one JSON textarea for all the arguments.
-`Optional[X]` is X, and an empty field then means null. Local `$ref`s into `$defs` (pydantic's
-enums) are followed.
-
-`read_form(fields, values)` turns what the user entered back into arguments, or raises
-`FormError` naming the field. The thread validates the result against the schema again
-(`action.approve(arguments=...)` raises `pyclient.ToolError`).
-
-A server tool's call has no client schema: `values_schema(arguments)` types each argument
-by its JSON value, so its edit form still has a text input per string, a checkbox per
-boolean. An interrupt's answer is `answer_form(response_schema)`: the fields of an object
-schema, one field for the whole answer when the schema is not an object of named
-properties, and with no schema one "answer" textarea, read as JSON when it holds an object
-or an array and as text otherwise (`AnswerForm.read`; a required field left empty is
-refused there, before anything is sent). Pure Python: the chat builds the DOM from these
-fields (`pyclient.browser._widgets._inputs`).
+`form_fields(schema, arguments)` maps each top-level parameter of a tool to one `FormField`: a
+string to a text input (a textarea when long), a number to a number input, a boolean to a
+checkbox, an enum of plain values to a select, anything else to a JSON textarea (`Optional[X]`
+is X, an empty field then null; local `$ref`s are followed). `read_form(fields, values)` turns
+what the user entered back into arguments, or raises `FormError` naming the field; the thread
+validates them again. A server tool's call has no client schema: `values_schema(arguments)`
+types each argument by its JSON value. An interrupt's answer is `answer_form(response_schema)`:
+the fields of an object schema, else one field for the whole answer (with no schema, a textarea
+read as JSON when it holds an object or an array). Pure Python: `_inputs` draws them.
 
 ```python
 from pyclient.browser._widgets._forms import answer_form, form_fields, read_form

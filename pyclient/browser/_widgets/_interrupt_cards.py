@@ -1,25 +1,14 @@
 """Interrupt cards: one `<li>` per AG-UI interrupt the agent asks the person, with a form for the answer.
 
 An interrupt that is not a server tool's approval shown on its tool card (a question such as
-LangGraph's `interrupt()`, an `input_required`, a confirmation; or an approval whose call has
-no card) gets a card in the message list, after the items of the run that raised it. It
-shows the agent's message (untrusted text: invisible characters marked,
-`pyclient.browser._page._nodes`), a form made from the interrupt's `response_schema`
-(`pyclient.browser._widgets._forms.answer_form`, drawn by `pyclient.browser._widgets._inputs`; one text-or-JSON
-textarea when there is none), and Send and Cancel buttons (`data-command` "resolve" and
-"cancel", `data-for="open"`: the chat acts on trusted clicks only, while the interrupt is
-open). An answer that does not read or fit the schema shows its message in the card
-(`show_error`) and the form keeps what was typed.
-
-Once the interrupt has its answer the buttons go and the card says so in words, with
-`data-status` the interrupt's status: its badge (`BADGE_WORDS`: "answered", "cancelled",
-"expired"), and for one that was not answered a sentence (`OUTCOME_WORDS`: "cancelled: the
-user sent a new message instead", "expired: this question can no longer be answered"). An
-answered card keeps its form, read-only, as the record of the answer. A page's `agent.interrupt_renderer(reason)` (`"*"`
-for any) replaces the message and the form with its own view (an element, a `pyscript.web`
-element or a str; None keeps the default), called again only when the interrupt's status
-changes; Cancel stays. A renderer that raises gets a contained fallback above the default
-form (the traceback goes to the console), so the question can still be answered.
+LangGraph's `interrupt()`, a confirmation) gets a card after the items of the run that raised
+it: the agent's message (untrusted text, invisible characters marked), a form made from its
+`response_schema` (`pyclient.browser._widgets._forms.answer_form`), and Send and Cancel
+(trusted clicks only, while it is open). An answer that does not read or fit shows its message
+in the card, and the form keeps what was typed. Once answered, the buttons go and the card says
+so (`BADGE_WORDS`, `OUTCOME_WORDS`), keeping its form read-only as the record. A page's
+`agent.interrupt_renderer(reason)` replaces the message and the form, called again when the
+status changes; one that raises gets a contained fallback. See docs/chat.md ("Interrupts").
 
 ```python
 from pyclient.browser._widgets._interrupt_cards import InterruptCard

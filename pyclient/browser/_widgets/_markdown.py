@@ -1,22 +1,13 @@
 """Assistant text as HTML through markdown-it-py, with nothing in it that can run or load.
 
 `render(text)` returns the HTML the chat puts in an assistant bubble. It is the only HTML the
-chat ever writes, and it comes from markdown-it alone, configured so model output cannot
-become active content:
-
-- raw HTML is off (`html=False`): `<script>`, `<img onerror=…>` and `<svg onload=…>` in the
-  text stay text, escaped;
-- links are limited to `http:`, `https:` and `mailto:` (`is_safe_link`, markdown-it's
-  `validateLink`): `[x](javascript:alert(1))` stays text; every link opens in a new tab with
-  `rel="noopener noreferrer nofollow"`;
-- images never load: `![alt](https://…)` becomes a link labelled with its alt text, so no
-  request leaves the page because the model wrote one;
-- no `style` attribute: a table column's alignment is a class (`pyclient-align-right`, aligned
-  by chat.css), which a Content-Security-Policy without `'unsafe-inline'` styles allows.
-
-The `js-default` preset gives CommonMark plus tables and strikethrough; typographer and
-linkify are off. markdown-it-py is imported on the first `render()`, never at import time, so
-a page pays for it when the first answer arrives, not at boot.
+chat ever writes, and it comes from markdown-it alone (the `js-default` preset: CommonMark,
+tables, strikethrough), configured so model output cannot become active content: raw HTML is
+off, links are limited to `http:`, `https:` and `mailto:` (`is_safe_link`) and open in a new
+tab with `rel="noopener noreferrer nofollow"`, images become links so no request leaves the
+page, and a table column's alignment is a class, not a `style` attribute a strict
+Content-Security-Policy would refuse. markdown-it-py is imported on the first `render()`, so a
+page pays for it when the first answer arrives, not at boot.
 See https://markdown-it-py.readthedocs.io/en/latest/security.html
 
 ```python

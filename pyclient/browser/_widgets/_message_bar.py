@@ -1,23 +1,13 @@
 """The action bar under each message bubble: copy, edit and resend, regenerate, ‹ 1/2 › branches, thumbs.
 
 `MessageBars` gives every bubble of the chat's list a `MessageBar` (built once, under the
-bubble, updated from a `pyclient.browser._widgets._bar_views.BarView`) and does what its buttons ask:
-
-- Copy puts the message's text on the clipboard (`navigator.clipboard.writeText`, through
-  `pyclient.browser._page._page_promise.settled`, from the main thread or a worker) and says "Copied"
-  in a polite live region (or why it could not);
-- Edit opens a text box in the user's bubble with the message's text; Send there resends from
-  that message (`thread.edit(message_id, text)`), Cancel (or Escape) closes it;
-- Regenerate answers the last user message again (`thread.regenerate()`);
-- ‹ and › show the previous or next alternative (`thread.show_branch(message_id, index)`);
-- the thumbs rate the answer (`thread.set_feedback`; the pressed thumb again clears it) and
-  tell the chat's `on_feedback(message_id, "up" | "down" | None)`.
-
-Every button is a `<button>` with an `aria-label`, reached with Tab: the bar shows on hover and
-while focus is inside it (the branch picker and a pressed thumb always show). Each acts only on
-a trusted event (`event.isTrusted`): a script's synthetic click is logged and ignored. While a
-run is in flight, Edit, Regenerate and the picker are disabled (the thread refuses them then).
-See https://developer.mozilla.org/en-US/docs/Web/API/Clipboard/writeText
+bubble, updated from a `pyclient.browser._widgets._bar_views.BarView`) and does what its buttons
+ask: Copy (`navigator.clipboard.writeText`, through `pyclient.browser._page._page_promise`, from
+the main thread or a worker), Edit (a text box in the bubble; Send resends with `thread.edit`),
+Regenerate, ‹ and › (`thread.show_branch`) and the thumbs (`thread.set_feedback`, and the
+chat's `on_feedback`). Every button is a `<button>` with an `aria-label`, reached with Tab, and
+acts only on a trusted event (`event.isTrusted`); while a run is in flight, Edit, Regenerate
+and the picker are disabled. What each does: docs/chat.md ("Message actions").
 
 ```python
 from pyclient.browser._widgets._message_bar import MessageBar

@@ -2,20 +2,13 @@
 
 `Timeline` keeps each item of the `<ol>` under a key (`"m:<message id>"` for a bubble,
 `"c:<tool call id>"` for a card, `"n:<name>"` for a notice) and the keys in list order, in
-Python, so the chat can tell what to move without reading the DOM. New items go at the end
-(streaming adds them in history order); `place(keys)` puts the list in history order after
-anything that can reorder it (a `MESSAGES_SNAPSHOT`, a restore): in the common case it only
-appends; items made at the end that belong before all the others (the earlier messages a
-widened `pyclient.browser._chat._history_window.HistoryWindow` takes in) move to the front in one
-`prepend`; otherwise it moves the nodes that stay (never rebuilding them) and drops the rest.
-A notice sits after the item it was added after (a "Stopped" or "Cancelled by the agent"
-marker after the answer it cut, an interrupt card after the run that asked it), or at the
-end (the error bubble).
-
-`error_notice(error)` is the error bubble: a sentence for the person at the page
-(`pyclient.browser._widgets._error_words`: a connection problem, an HTTP error or the agent's own
-error), the error itself in a collapsed "Details" (as text: what the page's author needs),
-and a Retry button (`data-command="retry-run"`).
+Python, so the chat can tell what to move without reading the DOM. New items go at the end;
+`place(keys)` puts the list in history order after anything that can reorder it (a snapshot, a
+restore), moving the nodes that stay (never rebuilding them): in the common case it only
+appends, and items that belong before all the others (a widened history window's) move to the
+front in one `prepend`. A notice sits after the item it was added after, or at the end.
+`error_notice(error)` is the error bubble: a sentence for the person
+(`pyclient.browser._widgets._error_words`), the error itself under "Details", and Retry.
 
 ```python
 from pyclient.browser._page._nodes import el

@@ -3,14 +3,11 @@
 Nothing here touches the browser, so every rule is tested on CPython
 (tests/unit/test_toolkit_dom_rules.py); `set_attribute` and `toggle_class` call these before
 they touch an element. Each check raises `ToolError` with a message for the model (what was
-refused, why, what to do).
-
-- Attributes (`check_attribute`): an allowlist (`SAFE_ATTRIBUTES`, `URL_ATTRIBUTES`, `aria-*`,
-  `data-*` except `data-pyclient-*`); `REFUSED_ATTRIBUTES` say why they are refused.
-- URL attributes take only http(s), mailto or relative URLs (`url_allowed`), judged after
-  whitespace, control and invisible characters are removed and case is folded
-  (`pyclient.browser.toolkit._rules.compact`), so `" JaVa\\tScRiPt:..."` is refused.
-- Class names (`check_class_name`): one CSS identifier.
+refused, why, what to do). Attributes come from an allowlist (`check_attribute`;
+`REFUSED_ATTRIBUTES` say why the others are refused), URL attributes take only http(s), mailto
+or relative URLs (`url_allowed`), judged after whitespace, control and invisible characters are
+removed and case is folded (so `" JaVa\\tScRiPt:..."` is refused), and a class name is one CSS
+identifier (`check_class_name`). The lists: docs/toolkit.md.
 
 ```python
 from pyclient import ToolError

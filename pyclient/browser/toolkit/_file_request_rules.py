@@ -3,17 +3,11 @@
 Nothing here touches the browser, so every rule is tested on CPython
 (tests/unit/test_toolkit_file_request_rules.py). A file picker's `accept` is only a hint to
 the browser (the user may switch it to "All files"), so the card checks the file picked again
-(`refusal`) before it reads it; a refused file is said so in the card and the call keeps waiting.
-
-- `parse_accept` reads the factory's `accept`: "image/*,.pdf" or a list of such items, each a
-  file extension (".pdf"), a MIME type ("application/pdf") or a major type ("image/*"),
-  lower-cased; a bad item is the page author's mistake: a `ConfigurationError`.
-- `accepts` matches a file's name and type against them, as browsers match `accept`.
-- `describe_accept` writes them for the model ("image/*, .pdf"), `accept_in_words` for the
-  person ("Images or .pdf files").
-- `refusal` says why a picked file cannot be sent (its type, its size), or None.
-- `sent_text` is the line the model gets before the file; `DECLINED` what it gets when the
-  user declines.
+(`refusal`) before it reads it; a refused file is said so in the card and the call keeps
+waiting. `parse_accept` reads the factory's `accept` (extensions, MIME types, `type/*`; a bad
+item is a `ConfigurationError`), `accepts` matches a file as browsers match `accept`,
+`describe_accept` and `accept_in_words` write them for the model and for the person, and
+`sent_text` and `DECLINED` are what the model gets.
 
 ```python
 from pyclient.browser.toolkit._file_request_rules import accept_in_words, accepts, parse_accept, refusal, sent_text

@@ -3,14 +3,10 @@
 Nothing here touches the browser, so these import and are tested on CPython
 (tests/unit/test_toolkit_rules.py). A check raises `ConfigurationError` for what the page
 author passes to a factory; the family rules beside their tools (`_storage_rules`,
-`_dom_rules`, `_background_rules`) build on these.
-
-- `cap_text` keeps the first `max_chars` characters and says how many were cut.
-- `check_limit` checks a factory's numeric bound (`max_chars`, `timeout_s`, `duration_s`).
-- `tool_names` resolves the `names=` mapping of the multi-tool factories.
-- `compact` is how a value that may name a URL is judged: whitespace, control and invisible
-  characters removed, case folded (`url_scheme` and `background_loads_url` use it).
-- `count_of` writes "1 element", "3 elements" in the tools' answers.
+`_dom_rules`, `_background_rules`) build on these: `cap_text` (the first `max_chars`
+characters, saying how many were cut), `check_limit` (a factory's numeric bound), `tool_names`
+(the `names=` mapping), `compact` (how a value that may name a URL is judged: whitespace,
+control and invisible characters removed, case folded) and `count_of` ("3 elements").
 
 ```python
 from pyclient.browser.toolkit._rules import cap_text, compact, count_of, tool_names
