@@ -30,10 +30,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-import js
-
 from ..._base._errors import LocalProtocolError
 from ..._conversation._lifecycle import ASKING_USER, TERMINAL, CallStatus
+from .._page._document import console_error
 from .._widgets._activity_cards import ActivityCards
 from .._widgets._approval import (
     OPEN,
@@ -420,7 +419,7 @@ class MessageList:
         self._error_shown = error
         if error is not None:
             # The developer's detail goes to the console; the bubble speaks to the user.
-            js.console.error(console_line(thread.thread_id, error))
+            console_error(console_line(thread.thread_id, error))
             self._timeline.add_notice("n:error", error_notice(error), after=None)
 
 

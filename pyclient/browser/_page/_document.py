@@ -19,22 +19,46 @@ box.remove()
 
 from __future__ import annotations
 
-from typing import Any
-
-import js
-from pyodide.ffi import JsProxy
+import logging
+from typing import Any, Protocol
 
 from ._mirror import MirrorNode
-from ._page_window import IN_WORKER
+from ._page_window import IN_PAGE, IN_WORKER, js_object
 
-__all__ = ["append_node", "dom_node", "hold_scroll", "page_document", "release_scroll", "scroll_to_end"]
+if IN_PAGE:
+    import js
+    from pyodide.ffi import JsProxy
+
+__all__ = ["Document", "append_node", "console_error", "dom_node", "focus_quietly", "hold_scroll", "page_document",
+           "release_scroll", "scroll_into_view", "scroll_to_end", "use_document"]
+
+
+class Document(Protocol):
+    """What the chat's widgets build in: the page's `document`, or the worker's mirror of it
+    (`pyclient.browser._page._mirror.MirrorDocument`). Both make nodes that answer the DOM's
+    own API; what differs between them (scrolling, a page author's node, focus) goes through
+    this module's functions, never through a check of the node's type in a widget."""
+
+    def createElement(self, tag: str) -> Any: ...
+
+    def createTextNode(self, text: str) -> Any: ...
+
+
+_installed: Document | None = None
+
+
+def use_document(document: Document | None) -> None:
+    """Build the chat's nodes in `document` (None: the page's again). The widgets' CPython
+    tests build on a mirror this way, with no page; a page never calls it."""
+    global _installed
+    _installed = document
 
 if IN_WORKER:
     from ._mirror._connect import connect
 
     def page_document() -> Any:
         """The worker's mirror document (see the module docstring)."""
-        return connect()
+        return _installed or connect()
 
     def dom_node(node: Any) -> Any:
         """A page node as a mirror node (the same one each time)."""
@@ -50,8 +74,8 @@ if IN_WORKER:
 else:
 
     def page_document() -> Any:
-        """The page's `document`."""
-        return js.document
+        """The page's `document` (on CPython, the one `use_document` installed)."""
+        return _installed or js.document
 
     def dom_node(node: Any) -> Any:
         """A page node: a `pyscript.web` element's DOM node, a DOM node as it is."""
@@ -71,7 +95,7 @@ def append_node(body: Any, shown: Any) -> None:
     Raises:
         TypeError: `shown` is none of those: nothing is appended.
     """
-    if isinstance(shown, (JsProxy, MirrorNode)):  # made with js.document; pyclient's own in a worker
+    if isinstance(shown, MirrorNode) or IN_PAGE and isinstance(shown, JsProxy):  # made with js.document; pyclient's own in a worker
         body.append(shown)
         return
     from pyscript import web
@@ -113,3 +137,21 @@ def release_scroll(box: Any, held: float | None) -> None:
         box.release_scroll()
     elif held is not None:
         box.scrollTop = box.scrollHeight - held
+
+
+def scroll_into_view(node: Any) -> None:
+    """Scroll the nearest scrolling box so that `node` is in view (nothing moves if it is)."""
+    node.scrollIntoView(js_object({"block": "nearest"}))
+
+
+def focus_quietly(node: Any) -> None:
+    """Put the focus in `node` without scrolling the list to it."""
+    node.focus(js_object({"preventScroll": True}))
+
+
+def console_error(line: str) -> None:
+    """Say `line` in the page's console (on CPython, in pyclient's log)."""
+    if IN_PAGE:
+        js.console.error(line)
+    else:
+        logging.getLogger("pyclient").error("%s", line)

@@ -27,12 +27,14 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-import js
-from pyodide.ffi import create_once_callable, create_proxy
-
 from ._document import page_document
 from ._mirror import MirrorElement
+from ._page_window import IN_PAGE
 from ._visible import split_invisible
+
+if IN_PAGE:
+    import js
+    from pyodide.ffi import create_once_callable, create_proxy
 
 __all__ = ["FrameScheduler", "Listeners", "append_visible", "el", "later", "marked", "set_visible"]
 

@@ -17,16 +17,27 @@ print(IN_WORKER, page_window().location.origin == page_url("/").rstrip("/"))   #
 
 from __future__ import annotations
 
+import sys
 from functools import cache
 from typing import Any
 
-import js
-from pyscript import RUNNING_IN_WORKER, window
+__all__ = ["IN_PAGE", "IN_WORKER", "js_object", "page_url", "page_window"]
 
-__all__ = ["IN_WORKER", "page_url", "page_window"]
+IN_PAGE: bool = sys.platform == "emscripten"
+"""Python runs in a page (Pyodide); on CPython the widgets build on the mirror, for their tests."""
 
-IN_WORKER: bool = bool(RUNNING_IN_WORKER)
+if IN_PAGE:
+    import js
+    from pyodide.ffi import to_js
+    from pyscript import RUNNING_IN_WORKER, window
+
+IN_WORKER: bool = IN_PAGE and bool(RUNNING_IN_WORKER)
 """Python runs in a PyScript worker, not on the page's main thread."""
+
+
+def js_object(values: dict[str, Any]) -> Any:
+    """`values` as a JS object (a DOM method's options); as they are on CPython, for the mirror."""
+    return to_js(values, dict_converter=js.Object.fromEntries) if IN_PAGE else values
 
 
 def page_window() -> Any:

@@ -28,10 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import js
-from pyodide.ffi import to_js
-
 from ..._base._json import JSONLimitError, loads
+from .._page._document import scroll_into_view
 from .._page._nodes import append_visible, el, marked, set_visible
 from .._page._visible import visible
 from ._forms import FormField, form_fields, read_form, values_schema
@@ -113,7 +111,7 @@ class ApprovalBar:
         self._edit.textContent = "Cancel edit" if show else "Edit"
         self._edit.setAttribute("aria-expanded", "true" if show else "false")
         if show:
-            self.node.scrollIntoView(to_js({"block": "nearest"}, dict_converter=js.Object.fromEntries))
+            scroll_into_view(self.node)
             self._inputs.focus_first()
 
     def read(self) -> dict[str, Any]:

@@ -27,9 +27,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import js
-from pyodide.ffi import to_js
-
+from .._page._document import focus_quietly
 from .._page._nodes import el, marked
 from .._page._visible import visible
 from ._forms import FormField, initial_text
@@ -99,7 +97,7 @@ class Inputs:
     def focus_first(self) -> None:
         """Put the focus in the first control, without scrolling the list."""
         if self.controls:
-            self.controls[0].focus(to_js({"preventScroll": True}, dict_converter=js.Object.fromEntries))
+            focus_quietly(self.controls[0])
 
     def set_disabled(self, disabled: bool) -> None:
         """Enable or disable every control (an answered question's form stays, read-only)."""

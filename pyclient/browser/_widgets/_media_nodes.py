@@ -23,15 +23,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import js
-from pyodide.ffi import create_once_callable, to_js
-
 from ..._tools._media import Media, format_size, kind_of_mime
 from .._page._nodes import append_visible, el
+from .._page._page_window import IN_PAGE, js_object
 from .._page._visible import visible
 from ._image_size import fit, image_size
 
 __all__ = ["Box", "blob_url", "file_node", "media_list", "media_node"]
+
+if IN_PAGE:
+    import js
+    from pyodide.ffi import create_once_callable, to_js
 
 
 
@@ -60,7 +62,7 @@ def _thumbnail(tag: str, url: str, name: str | None, *, lazy: bool = True,
 
     # One callable for both events: an image fires one of them, once (its source never changes).
     settle = create_once_callable(settled)
-    once = to_js({"once": True}, dict_converter=js.Object.fromEntries)
+    once = js_object({"once": True})
     image.addEventListener("load", settle, once)
     image.addEventListener("error", settle, once)
     node.append(image)

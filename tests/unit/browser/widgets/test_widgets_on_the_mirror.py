@@ -1,0 +1,202 @@
+"""The chat's widgets on CPython: built in the worker's mirror document (`use_document`), drawn
+from real threads driven by a scripted agent in this process. What only a browser shows
+(layout, focus, the HTML a Markdown render makes on the page) stays in tests/e2e; here: which
+nodes a widget makes and keeps, what it sends the page, and the list's one registry."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from pyclient import Agent, client_tool
+from pyclient.browser._chat._changes import Changes
+from pyclient.browser._chat._reconcile import MessageList
+from pyclient.browser._page._document import use_document
+from pyclient.browser._page._mirror import MirrorDocument
+from pyclient.browser._page._nodes import el
+from pyclient.browser._widgets._bubbles import Bubble
+from pyclient.browser._widgets._cards import Card
+from pyclient.browser._widgets._thinking_section import Thinking
+from pyclient.browser._widgets._widget import Widgets
+from pyclient.testing import ScriptedAgent
+from tests.helpers import arun, until
+
+
+class Page:
+    """What the page would receive: each batch of operations, sent when the test flushes."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[Any]] = []
+        self.scheduled: list[Any] = []
+        self.document = MirrorDocument(self.batches.append, schedule=self.scheduled.append)
+
+    def flush(self) -> list[Any]:
+        """Send what the widgets queued; the operations sent."""
+        while self.scheduled:
+            self.scheduled.pop(0)()
+        ops = [op for batch in self.batches for op in batch]
+        self.batches.clear()
+        return ops
+
+
+@pytest.fixture
+def mirror():
+    page = Page()
+    use_document(page.document)
+    yield page
+    use_document(None)
+
+
+@client_tool
+def set_heading(text: str) -> str:
+    """Set the page's heading."""
+    return f"heading is {text}"
+
+
+@client_tool(requires_approval=True)
+def delete_notes(reason: str) -> str:
+    """Delete every note."""
+    return "deleted"
+
+
+def thread_of(agent: ScriptedAgent, *tools: Any) -> Any:
+    return Agent("test", "http://agent.test/agent", client_tools=tools, transport=agent.transport()).thread()
+
+
+def drawn(thread: Any) -> MessageList:
+    changes = Changes(thread.run_status, run_end=lambda: thread.run_end)
+    messages = MessageList(thread, el("ol"), changes)
+    CHANGES[id(messages)] = changes
+    messages.draw(budget=10)
+    return messages
+
+
+CHANGES: dict[int, Changes] = {}
+
+
+def redraw(messages: MessageList) -> None:
+    """A full pass, as the chat's frame draws one after a "messages" change."""
+    CHANGES[id(messages)].mark_full()
+    messages.draw(budget=10)
+
+
+def items(messages: MessageList) -> list[Any]:
+    return list(messages.node.children)
+
+
+def test_a_user_bubble_shows_its_text_as_text(mirror):
+    bubble = Bubble("u1", "user")
+    bubble.show_content("<b>hi</b> there")
+    assert bubble.key == "m:u1" and bubble.node.dataset.role == "user"
+    assert bubble.node.textContent == "<b>hi</b> there" and bubble.node.querySelector("b") is None
+    bubble.show_content("<b>hi</b> there, again")   # an edit: the same node, its text replaced
+    assert bubble.node.textContent == "<b>hi</b> there, again"
+
+
+def test_an_assistant_bubble_sends_its_markdown_once_and_streams_the_rest_as_text(mirror):
+    bubble = Bubble("a1", "assistant")
+    bubble.update("Hi **there**", streaming=False)
+    html = [op[3] for op in mirror.flush() if op[:1] == ["p"] and op[2] == "innerHTML"]
+    assert html == ["<p>Hi <strong>there</strong></p>\n"]     # rendered by markdown-it, sent as HTML
+    bubble.update("Hi **there**\n\nand more", streaming=True)  # right after a render: text in the tail
+    assert [op for op in mirror.flush() if op[:1] == ["t"]][-1][-1] == "\n\nand more"
+    bubble.update("Hi **there**\n\nand more", streaming=False)  # the end: all of it rendered, the tail gone
+    sent = [op[2:] for op in mirror.flush()]
+    assert sent == [["innerHTML", "<p>Hi <strong>there</strong></p>\n<p>and more</p>\n"], [[]]]
+    assert bubble.text == "Hi **there**\n\nand more"
+    bubble.mark_interrupted()
+    assert bubble.node.dataset.interrupted == "true"
+
+
+def test_a_thinking_section_starts_open_while_it_streams_and_folds_once(mirror):
+    thought = Thinking("r1", streaming=True)
+    thought.update("Let me think", streaming=True)
+    summary = thought.node.querySelector("summary")
+    assert thought.key == "m:r1" and summary.textContent == "Thinking…"
+    thought.fold()
+    assert summary.textContent == "Thinking"
+    assert thought.node.querySelector(".pyclient-thinking-text").textContent == "Let me think"
+
+
+def test_the_list_makes_one_widget_per_item_and_keeps_them_across_passes(mirror):
+    agent = ScriptedAgent()
+    agent.on("make it blue").say("On it.").call("set_heading", {"text": "Blue"}).then_say("Done: it is blue.")
+    thread = thread_of(agent, set_heading)
+    arun(thread.send("make it blue"))
+    assert thread.run_status == "idle", thread.error
+
+    messages = drawn(thread)
+    kinds = [(node.className.split()[0], node.dataset.role or node.dataset.tool) for node in items(messages)]
+    assert kinds == [("pyclient-message", "user"), ("pyclient-message", "assistant"),
+                     ("pyclient-tool", "set_heading"), ("pyclient-message", "assistant")]
+    [call] = [m.tool_calls[0] for m in thread.messages if getattr(m, "tool_calls", None)]
+    card = items(messages)[2]
+    assert card.dataset.toolCallId == call.id and card.dataset.status == "completed"
+    assert "heading is Blue" in card.textContent
+
+    before = items(messages)
+    redraw(messages)  # the same thread drawn again in full: the same nodes, none made again
+    assert items(messages) == before and not messages.pending
+
+
+def test_a_call_awaiting_approval_has_its_bar_on_its_card_until_it_is_answered(mirror):
+    agent = ScriptedAgent()
+    agent.on("clear my notes").call("delete_notes", {"reason": "tidy"}).then_say("All gone.")
+    thread = thread_of(agent, delete_notes)
+
+    async def scenario() -> None:
+        sending = asyncio.create_task(thread.send("clear my notes"))
+        await until(lambda: thread.pending_actions)
+        [action] = thread.pending_actions
+        assert action.status == "awaiting_approval"
+
+        messages = drawn(thread)
+        bar = messages.bar(action.id)
+        assert bar is not None and messages.waiting
+        card = items(messages)[-1]
+        assert card.querySelector(".pyclient-approval") is bar.node
+        assert [b.dataset.command for b in card.querySelectorAll("button[data-command]")][:2] == ["approve", "reject"]
+
+        action.approve()
+        await sending
+        assert thread.run_status == "idle", thread.error
+        redraw(messages)
+        assert messages.bar(action.id) is None and card.querySelector(".pyclient-approval") is None
+        assert card.dataset.status == "completed" and not messages.waiting
+
+    arun(scenario())
+
+
+def test_an_interrupt_gets_one_card_in_the_registry_and_the_list(mirror):
+    agent = ScriptedAgent()
+    agent.on("pick a colour").say("Let me ask.").interrupt(
+        "Which colour?", response_schema={"type": "object", "properties": {"colour": {"type": "string"}}},
+        interrupt_id="i1").then_say("Thanks.")
+    thread = thread_of(agent)
+
+    async def scenario() -> None:
+        sending = asyncio.create_task(thread.send("pick a colour"))
+        await until(lambda: thread.interrupts)
+        messages = drawn(thread)
+        asked = [node for node in items(messages) if node.dataset.interruptId == "i1"]
+        assert len(asked) == 1 and messages.asking
+        card = messages.form("i1")
+        assert card is not None and card.node is asked[0] and "Which colour?" in asked[0].textContent
+        thread.interrupt("i1").resolve({"colour": "blue"})
+        await sending
+        redraw(messages)
+        assert not messages.asking and messages.form("i1") is card   # answered: the same card, read-only
+        assert [node for node in items(messages) if node.dataset.interruptId == "i1"] == asked
+
+    arun(scenario())
+
+
+def test_widgets_are_kept_by_key_and_looked_up_by_kind(mirror):
+    widgets = Widgets()
+    bubble = widgets.add(Bubble("m1", "assistant"))
+    card = widgets.add(Card("c1", "set_heading"))
+    assert widgets.get("m:m1", Bubble) is bubble and widgets.get("m:m1", Card) is None
+    assert list(widgets.of_kind(Card)) == [card] and len(widgets) == 2
+    assert widgets.forget("c:c1") is card and widgets.get("c:c1", Card) is None
