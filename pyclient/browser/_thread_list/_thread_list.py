@@ -43,14 +43,8 @@ from .._chat._stylesheet import install_stylesheet
 from .._page._document import dom_node
 from .._page._nodes import Listeners, el, set_visible
 from .._page._page_window import page_window
-from .._page._visible import visible
-from ._thread_words import (
-    full_time,
-    iso_time,
-    shown_title,
-    unreadable_words,
-    updated_words,
-)
+from ._thread_row import ThreadRow
+from ._thread_words import shown_title, unreadable_words
 
 if TYPE_CHECKING:
     from ..._api._thread import Thread
@@ -74,62 +68,6 @@ logger = logging.getLogger("pyclient")
 
 REDRAW_SECONDS = 60.0
 """How often the "… ago" words are redrawn."""
-
-
-class _Item:
-    """The nodes of one listed thread, built once; `show()` updates them from the list's state."""
-
-    def __init__(self, thread_id: str) -> None:
-        self.node = el("li", "pyclient-thread", data_thread_id=thread_id)
-        self.open = el("button", "pyclient-thread-open", type="button", data_command="open")
-        self.title = el("span", "pyclient-thread-title")
-        self.time = el("time", "pyclient-thread-time")
-        self.open.append(self.title, self.time)
-        self.rename = el("button", "pyclient-thread-rename", "✎", type="button", data_command="rename")
-        self.delete = el("button", "pyclient-thread-delete", "×", type="button", data_command="delete")
-        self.edit = el("form", "pyclient-thread-edit")
-        self.input = el("input", "pyclient-thread-input", name="title", autocomplete="off", maxlength="200")
-        self.edit.append(self.input, el("button", "pyclient-thread-save", "Save", type="submit"),
-                         el("button", "pyclient-thread-cancel", "Cancel", type="button", data_command="cancel"))
-        self.confirm = el("div", "pyclient-thread-confirm", role="group")
-        self.question = el("span", "pyclient-thread-question")
-        self.yes = el("button", "pyclient-thread-confirm-delete", "Delete", type="button", data_command="confirm-delete")
-        self.no = el("button", "pyclient-thread-cancel", "Cancel", type="button", data_command="cancel")
-        self.confirm.append(self.question, self.yes, self.no)
-        self.node.append(self.open, self.rename, self.delete, self.edit, self.confirm)
-        self._shown: tuple[Any, ...] = ()
-
-    def show(self, summary: ThreadSummary, moment: float, *, current: bool, mode: str) -> None:
-        title = shown_title(summary.title)
-        state = (title, summary.updated_at, updated_words(summary.updated_at, moment), current, mode)
-        if state == self._shown:
-            return
-        self._shown = state
-        # A title is the first message's words, which a snapshot may have brought from the
-        # server: invisible characters marked (an attribute holds no marker span, only its text).
-        set_visible(self.title, title)
-        named = visible(title)
-        self.time.textContent = state[2]
-        self.time.setAttribute("datetime", iso_time(summary.updated_at))
-        self.time.title = f"Updated {full_time(summary.updated_at)}"
-        self.rename.setAttribute("aria-label", f"Rename “{named}”")
-        self.rename.title = "Rename"
-        self.delete.setAttribute("aria-label", f"Delete “{named}”")
-        self.delete.title = "Delete"
-        self.input.setAttribute("aria-label", f"New title for “{named}”")
-        set_visible(self.question, f"Delete “{title}”?")
-        self.confirm.setAttribute("aria-label", f"Delete “{named}”")
-        if current:
-            self.open.setAttribute("aria-current", "true")
-            self.node.dataset.current = "true"
-        else:
-            self.open.removeAttribute("aria-current")
-            self.node.removeAttribute("data-current")
-        self.node.dataset.mode = mode or "list"
-        self.open.hidden = mode == "edit"                       # the title gives way to its field
-        self.rename.hidden = self.delete.hidden = mode != ""    # no other action while one is asked
-        self.edit.hidden = mode != "edit"
-        self.confirm.hidden = mode != "confirm"
 
 
 class ThreadList:
@@ -197,7 +135,7 @@ class ThreadList:
         self._loaded = False
         self._editing: str | None = None
         self._confirming: str | None = None
-        self._items: dict[str, _Item] = {}
+        self._items: dict[str, ThreadRow] = {}
         self._order: list[str] = []
         self._switching = asyncio.Lock()
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -437,7 +375,7 @@ class ThreadList:
         for summary in self._summaries:
             item = self._items.get(summary.thread_id)
             if item is None:
-                item = self._items[summary.thread_id] = _Item(summary.thread_id)
+                item = self._items[summary.thread_id] = ThreadRow(summary.thread_id)
             mode = "edit" if summary.thread_id == self._editing else (
                 "confirm" if summary.thread_id == self._confirming else "")
             item.show(summary, moment, current=summary.thread_id == self.current, mode=mode)
