@@ -48,20 +48,8 @@ from ._feedback import Feedback
 from ._history import History
 from ._interrupt_table import Interrupts
 from ._lifecycle import CallStatus, RunEvent, RunState, next_run_state
-from ._records import (
-    Call,
-    Change,
-    Failed,
-    Idle,
-    RunEnd,
-    RunHandlers,
-    RunRecord,
-    RunRequest,
-    SendRequest,
-    Step,
-    WaitForActions,
-    merge_changes,
-)
+from ._records import (Call, Change, Failed, Idle, RunEnd, RunHandlers, RunRecord, RunRequest, SendRequest, Step,
+                       WaitForActions, merge_changes)
 from ._request_body import run_body
 from ._restoring import restored
 from ._run_outcome import CHECKPOINT_EVENTS, end_of_stream, note_event
