@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._base._abort import AbortController, JsAbortFactory
 from .._base._errors import ConfigurationError
-from .._tools._client_tool import build_pending_schemas
+from .._tools._deferred_schemas import build_pending_schemas
 from .._wire._events import event_adapter, message_adapter
 from .._wire._transport import HttpxTransport, Transport
 from ._elements import Dom, ElementBinding

@@ -6,11 +6,9 @@ an abort signal (`pyclient._tools._invoke`), and encodes the result as the text 
 message (`pyclient._tools._results`). Nothing here touches the browser: the same code runs in
 Pyodide and on CPython.
 
-Decorating reads the signature only; the pydantic model and the JSON Schemas are built on
-first need (`tool.parameters`, `tool.output_schema`, `to_agui_tool()`, validating a call,
-`tool.build_schema()`, a thread's first `send()`), and in the page ahead of that, once it is
-idle (`build_pending_schemas`, through `Platform.preload`): a page is usable before it pays
-for pydantic's schema machinery.
+Decorating reads the signature only: the pydantic model and the JSON Schemas are built on
+first need, or in the page once it is idle (`pyclient._tools._deferred_schemas`). The options
+are checked when the tool is made (`pyclient._tools._tool_options`).
 
 ```python
 import asyncio
@@ -32,98 +30,26 @@ print(result.error)                       # Invalid arguments for tool 'add': ..
 from __future__ import annotations
 
 import copy
-import logging
-import math
-import re
-import time
-import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from functools import partial
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from pydantic_core import ValidationError
 
 from .._base._abort import AbortSignal
 from .._base._errors import ConfigurationError, RunAborted, ToolError
+from ._deferred_schemas import FROM_HANDLER, SchemaField, built, pending
 from ._invoke import decode_arguments, run_handler
 from ._results import ToolResult, encode_returned, encode_submitted
 from ._schema import ToolSchema, build_tool_schema
+from ._tool_options import check_options
 from ._validation_errors import describe_validation_error
 
 if TYPE_CHECKING:
     from ag_ui.core import Tool
 
-__all__ = ["ClientTool", "build_pending_schemas", "client_tool"]
-
-logger = logging.getLogger("pyclient")
-
-# What the major model APIs accept as a function name (OpenAI, Anthropic, Gemini).
-TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-class _Given(Enum):
-    FROM_HANDLER = "from the handler"
-    """Passed for `parameters`/`output_schema`: read them from the handler's schema when first needed."""
-
-
-_T = TypeVar("_T")
-
-
-class _SchemaField(Generic[_T]):
-    """A `ClientTool` field that, unless given a value, is its schema's attribute of the same
-    name, built on first read (descriptor-typed dataclass field: `__set__` takes the value
-    `__init__` is given, `__get__` on the class gives the field's default)."""
-
-    def __init__(self, *, required: bool) -> None:
-        self._required = required
-        self._name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = name
-
-    @overload
-    def __get__(self, tool: None, owner: type) -> _T: ...
-    @overload
-    def __get__(self, tool: ClientTool, owner: type) -> _T: ...
-    def __get__(self, tool: ClientTool | None, owner: type) -> _T:
-        if tool is None:
-            if self._required:
-                raise AttributeError(self._name)  # no default: the field is required
-            return None  # type: ignore[return-value]  # output_schema's default
-        value = vars(tool)[f"_{self._name}_given"]
-        if value is _Given.FROM_HANDLER:
-            return getattr(tool.schema, self._name)  # type: ignore[no-any-return]
-        return value  # type: ignore[no-any-return]
-
-    def __set__(self, tool: ClientTool, value: _T | Literal[_Given.FROM_HANDLER]) -> None:
-        vars(tool)[f"_{self._name}_given"] = value
-
-
-# The tools whose schemas are not built yet, for `build_pending_schemas` (the page's idle time).
-_pending: weakref.WeakSet[ClientTool] = weakref.WeakSet()
-
-
-def build_pending_schemas() -> None:
-    """Build the model and JSON Schemas of every tool made so far that has not built them yet.
-
-    The page's platform runs this once it is idle (`Platform.preload`), so that neither its
-    boot nor its first `send()` pays for them. A tool whose hint has no JSON Schema is logged
-    as an error on the `pyclient` logger (with the `ConfigurationError`'s text) and left as it
-    is: the same error is raised again at its first need, e.g. the first `send()` of a thread
-    that has it.
-    """
-    started, count = time.perf_counter(), 0
-    while _pending:
-        tool = _pending.pop()
-        try:
-            count += tool.build_schema()
-        except ConfigurationError as exc:
-            logger.error("pyclient: tool %r cannot be sent to an agent: %s", tool.name, exc)
-    if count:
-        logger.info("pyclient: tool schemas built ahead of the first request (%d tools, %.0f ms)",
-                    count, (time.perf_counter() - started) * 1000)
+__all__ = ["ClientTool", "client_tool"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -161,13 +87,13 @@ class ClientTool:
 
     name: str
     description: str
-    parameters: _SchemaField[dict[str, Any]] = _SchemaField(required=True)
+    parameters: SchemaField[dict[str, Any]] = SchemaField(required=True)
     # mypy takes the descriptor above for a default; it is none (its class-level __get__
     # raises AttributeError), so `parameters` stays a required argument.
     handler: Callable[..., Any]  # type: ignore[misc]
     requires_approval: bool = False
     timeout_s: float | None = None
-    output_schema: _SchemaField[dict[str, Any] | None] = _SchemaField(required=False)
+    output_schema: SchemaField[dict[str, Any] | None] = SchemaField(required=False)
     render: Callable[..., Any] | None = None
     render_only: bool = False
     idempotent: bool = False
@@ -177,13 +103,13 @@ class ClientTool:
     _schema: ToolSchema | None = field(default=None, repr=False, kw_only=True)
 
     def __post_init__(self) -> None:
-        _check_options(self.name, self.handler, self.timeout_s, self.render, self.requires_approval,
+        check_options(self.name, self.handler, self.timeout_s, self.render, self.requires_approval,
                        self.render_only, self.idempotent, self.server_declared)
         if self._schema is None or self._schema.func is not self.handler:
             object.__setattr__(self, "_schema", build_tool_schema(self.handler, tool_name=self.name))
         assert self._schema is not None
         if not self._schema.built:
-            _pending.add(self)
+            pending(self)
 
     @property
     def schema(self) -> ToolSchema:
@@ -215,7 +141,7 @@ class ClientTool:
         if self.schema.built:
             return False
         self.schema.build()
-        _pending.discard(self)
+        built(self)
         return True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -358,53 +284,6 @@ class ClientTool:
         return encode_submitted(self.name, value, self.schema.output_adapter)
 
 
-def _check_options(
-    name: Any, handler: Any, timeout_s: Any, render: Any, requires_approval: Any, render_only: Any = False,
-    idempotent: Any = False, server_declared: Any = False,
-) -> None:
-    if not callable(handler):
-        raise ConfigurationError(
-            f"client_tool() needs a function, got {type(handler).__name__} {handler!r:.60}. "
-            "Decorate a `def` or `async def` function (set the name with client_tool(name=...))."
-        )
-    if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
-        suggestion = re.sub(r"[^A-Za-z0-9_-]", "_", str(name))[:64].strip("_") or "my_tool"
-        raise ConfigurationError(
-            f"Tool name {name!r} is invalid: model APIs accept only 1 to 64 letters, digits, "
-            f"'_' and '-' (^[A-Za-z0-9_-]{{1,64}}$). Pass a valid name, e.g. "
-            f"client_tool(name={suggestion!r})."
-        )
-    if timeout_s is not None and (
-        isinstance(timeout_s, bool)
-        or not isinstance(timeout_s, (int, float))
-        or math.isnan(timeout_s)
-        or timeout_s <= 0
-    ):
-        raise ConfigurationError(
-            f"timeout_s={timeout_s!r} for tool {name!r} is not a positive number of seconds. "
-            "Pass a number greater than 0, or None for no timeout."
-        )
-    if render is not None and not callable(render):
-        raise ConfigurationError(
-            f"render for tool {name!r} must be callable, got {type(render).__name__}. "
-            "Pass a function that renders the call, or None."
-        )
-    flags = {"requires_approval": requires_approval, "render_only": render_only, "idempotent": idempotent,
-             "server_declared": server_declared}
-    for option, value in flags.items():
-        if not isinstance(value, bool):
-            raise ConfigurationError(
-                f"{option} for tool {name!r} must be True or False, got {value!r}. Pass a bool."
-            )
-    if render_only and (requires_approval or timeout_s is not None):
-        option = "requires_approval=True" if requires_approval else f"timeout_s={timeout_s!r}"
-        raise ConfigurationError(
-            f"Tool {name!r} is render_only, so its handler never runs and the user answers the call "
-            f"in the page: {option} has nothing to act on. Remove {option.split('=')[0]}, or "
-            "drop render_only to run the handler."
-        )
-
-
 @overload
 def client_tool(
     func: Callable[..., Any],
@@ -493,7 +372,7 @@ def client_tool(
         tool_name = name if name is not None else getattr(handler, "__name__", None)
         if tool_name is None and callable(handler):
             tool_name = type(handler).__name__
-        _check_options(tool_name, handler, timeout_s, render, requires_approval, render_only, idempotent,
+        check_options(tool_name, handler, timeout_s, render, requires_approval, render_only, idempotent,
                        server_declared)
         if description is not None and not isinstance(description, str):
             raise ConfigurationError(
@@ -504,11 +383,11 @@ def client_tool(
         return ClientTool(
             name=tool_name,
             description=description.strip() if description is not None else schema.description,
-            parameters=_Given.FROM_HANDLER,
+            parameters=FROM_HANDLER,
             handler=handler,
             requires_approval=requires_approval,
             timeout_s=timeout_s,
-            output_schema=_Given.FROM_HANDLER,
+            output_schema=FROM_HANDLER,
             render=render,
             render_only=render_only,
             idempotent=idempotent,

@@ -4,8 +4,9 @@ A script is a list of turns. `ScriptedAgent.on(match)` starts one: the user mess
 matches (a substring, case-insensitive, or a compiled regex) gets the turn's first response
 (its text, its tool calls, its interrupts, or a failure); once the page sends the tool
 results back, or resumes the interrupts, the follow-up gets `then_say(...)`. Each method
-returns the turn, so a turn reads as one line. The agent records every request
-(`requests`) and every interrupt's answer (`resumes`, `wait_for_resume()`).
+returns the turn, so a turn reads as one line; how a turn plays, as events, is
+`pyclient.testing._playback`'s. The agent records every request (`requests`) and every
+interrupt's answer (`resumes`, `wait_for_resume()`).
 
 ```python
 from pyclient.testing import ScriptedAgent
@@ -30,34 +31,16 @@ print(agent.respond(resumed).events[2].delta, agent.resumes[0].payload)   # You 
 from __future__ import annotations
 
 import re
-import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Union
 
-from ag_ui.core import (
-    ResumeEntry,
-    RunAgentInput,
-    RunErrorEvent,
-    RunFinishedEvent,
-    RunStartedEvent,
-    StateSnapshotEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    ToolMessage,
-)
+from ag_ui.core import ResumeEntry, RunAgentInput
 
-from ._framing import Custom, EndSubagent, Framed, Framing, Reason, StartSubagent, Step
+from ._framing import Custom, EndSubagent, Reason, StartSubagent, Step
+from ._playback import FollowUp, Playback
 from ._response import Event, Response
-from ._resumes import (
-    APPROVAL_SCHEMA,
-    Content,
-    ScriptedInterrupt,
-    approval_outcome,
-    describe,
-    resumes_of,
-)
+from ._resumes import APPROVAL_SCHEMA, ScriptedInterrupt
 from ._steps import (
     ActivityStep,
     CallStep,
@@ -65,18 +48,13 @@ from ._steps import (
     TextStep,
     call_arguments,
     compact_arguments,
-    cut_text,
     result_content,
-    result_event,
-    text_events,
 )
 
-__all__ = ["FollowUp", "Match", "Turn"]
+__all__ = ["Match", "Turn"]
 
 Match = Union[str, "re.Pattern[str]"]
-FollowUp = Union[str, Callable[[list[Any]], str]]
-"""A follow-up's text, or a function of what the page sent back: the tool messages (a list of
-`ToolMessage`), or, for a turn that interrupts, the resume entries (a list of `ResumeEntry`)."""
+"""What a turn answers: a user message that contains this text (in any case), or in which this regex finds a match."""
 
 
 class Turn:
@@ -85,34 +63,29 @@ class Turn:
     def __init__(self, match: Match | None, times: int | None = None) -> None:
         self.match = match
         self.limit = times
-        # What the first response streams, in script order: texts (text, chunks), calls and
-        # events given as they are.
-        self._steps: list[TextStep | CallStep | EmittedStep | ActivityStep | Framed] = []
-        self._sent_ids: set[str] = set()   # the client calls of the turn's latest first response
-        self._interrupts: list[ScriptedInterrupt] = []
-        self._approvals: dict[str, tuple[str, Content]] = {}  # interrupt id -> (call id, result), latest response
-        self._follow_up: FollowUp | None = None
-        self._follow_up_chunks = 1
+        self._playback = Playback()  # what the methods below script, and how it plays
         self.next_turn: Turn | None = None     # then(): the follow-up is a turn of its own
-        self._finish: dict[str, Any] = {}
-        self._hold = self._hold_follow_up = False
-        self._error: tuple[str, str | None] | None = None
-        self._http: tuple[int, str, str | None] | None = None  # status, body, Content-Type
-        self._drop_after: int | None = None
-        self._delay_s = 0.0
-        self._state: Any = None
-        self.times = 0
-        """How many requests this turn has answered (first responses and follow-ups)."""
         self.matched = 0
         """How many user messages this turn has answered (its first responses)."""
-        self.interrupt_ids: list[str] = []
+
+    @property
+    def times(self) -> int:
+        """How many requests this turn has answered (first responses and follow-ups)."""
+        return self._playback.times
+
+    @property
+    def interrupt_ids(self) -> list[str]:
         """The ids of the interrupts the turn's latest first response raised, in script order."""
-        self.legacy_ids: list[str] = []
+        return self._playback.interrupt_ids
+
+    @property
+    def legacy_ids(self) -> list[str]:
         """Those of `interrupt_ids` sent as LangGraph's legacy `on_interrupt` event."""
+        return self._playback.legacy_ids
 
     def __repr__(self) -> str:
-        calls = sum(isinstance(step, CallStep) for step in self._steps)
-        interrupts = f", {len(self._interrupts)} interrupts" if self._interrupts else ""
+        calls = sum(isinstance(step, CallStep) for step in self._playback.steps)
+        interrupts = f", {len(self._playback.interrupts)} interrupts" if self._playback.interrupts else ""
         return f"<Turn on {self.match!r}: {calls} calls{interrupts}>"
 
     def exhausted(self) -> bool:
@@ -128,7 +101,7 @@ class Turn:
             chunks: stream it in this many `TEXT_MESSAGE_CONTENT` deltas.
             message_id: the `messageId` (by default a fresh one each time the turn answers).
         """
-        self._steps.append(TextStep(text, max(1, chunks), message_id))
+        self._playback.steps.append(TextStep(text, max(1, chunks), message_id))
         return self
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, chunks: int = 1,
@@ -142,7 +115,7 @@ class Turn:
             chunks: stream the argument JSON in this many `TOOL_CALL_ARGS` deltas.
             call_id: the `toolCallId` (by default a fresh one each time the turn answers).
         """
-        self._steps.append(CallStep(name, call_arguments(arguments, kwargs), max(1, chunks),
+        self._playback.steps.append(CallStep(name, call_arguments(arguments, kwargs), max(1, chunks),
                                  call_id))
         return self
 
@@ -165,11 +138,11 @@ class Turn:
         denied.") when not approved; "Cancelled by user." when cancelled.
         """
         text = call_arguments(arguments, kwargs)
-        self._steps.append(CallStep(name, text, max(1, chunks), call_id, result_content(result), approval=requires_approval))
+        self._playback.steps.append(CallStep(name, text, max(1, chunks), call_id, result_content(result), approval=requires_approval))
         if requires_approval:
             self._add_interrupt(ScriptedInterrupt(
                 reason="tool_call", message=f"Approve {name}({compact_arguments(text)})?",
-                response_schema=APPROVAL_SCHEMA, call=len(self._steps) - 1))
+                response_schema=APPROVAL_SCHEMA, call=len(self._playback.steps) - 1))
         return self
 
     def interrupt(self, message: str | None = None, *, reason: str = "input_required",
@@ -208,10 +181,10 @@ class Turn:
         return self
 
     def _add_interrupt(self, interrupt: ScriptedInterrupt) -> None:
-        if not interrupt.legacy and "outcome" in self._finish:
+        if not interrupt.legacy and "outcome" in self._playback.finish:
             raise ValueError("This turn's `finish(outcome=...)` already says how its run ends: a turn's "
                              "interrupts are its outcome. Script one or the other.")
-        self._interrupts.append(interrupt)
+        self._playback.interrupts.append(interrupt)
 
     def emit(self, *events: Event) -> Turn:
         """Stream these events as they are, in script order with the turn's texts and calls.
@@ -226,7 +199,7 @@ class Turn:
                 event as written (JSON whose escapes must stay as they are, JSON nested deeper
                 than `json.dumps` goes, or not JSON at all).
         """
-        self._steps.append(EmittedStep(events))
+        self._playback.steps.append(EmittedStep(events))
         return self
 
     # Reasoning, steps, custom events and subagents: their events are written by `_framing`.
@@ -239,18 +212,18 @@ class Turn:
         if legacy and encrypted is not None:
             raise ValueError("THINKING_* events have no encrypted value: script `reason(text, encrypted=...)` "
                              "without `legacy=True`.")
-        self._steps.append(Reason(text, encrypted, max(1, chunks), legacy))
+        self._playback.steps.append(Reason(text, encrypted, max(1, chunks), legacy))
         return self
 
     def step(self, name: str) -> Turn:
         """Start the step `name` (`STEP_STARTED`): it wraps what is scripted after it, and its
         `STEP_FINISHED` comes before the next `step()` starts, or after the turn's last event."""
-        self._steps.append(Step(name))
+        self._playback.steps.append(Step(name))
         return self
 
     def custom(self, name: str, value: Any = None) -> Turn:
         """Send a `CUSTOM` event `name` with `value` (what `thread.on_custom(name, ...)` receives)."""
-        self._steps.append(Custom(name, value))
+        self._playback.steps.append(Custom(name, value))
         return self
 
     def subagent(self, name: str, *, description: str | None = None, subagent_run_id: str | None = None,
@@ -265,13 +238,13 @@ class Turn:
             subagent_run_id: the invocation's id (by default a fresh one each time the turn answers).
             parent_tool_call_id: the tool call that spawned it.
         """
-        self._steps.append(StartSubagent(name, description, subagent_run_id, parent_tool_call_id))
+        self._playback.steps.append(StartSubagent(name, description, subagent_run_id, parent_tool_call_id))
         return self
 
     def end_subagent(self, *, error: str | None = None, result: Any = None, suspended: bool = False) -> Turn:
         """End the open subagent: `SUBAGENT_FINISHED` (with `result`, and the `"suspended"`
         outcome when `suspended`), or `SUBAGENT_ERROR` with the message `error`."""
-        self._steps.append(EndSubagent(error, result, suspended))
+        self._playback.steps.append(EndSubagent(error, result, suspended))
         return self
 
     def finish(self, **fields: Any) -> Turn:
@@ -281,10 +254,10 @@ class Turn:
         Raises:
             ValueError: `outcome` for a turn that scripts interrupts (`interrupt()` writes its outcome).
         """
-        if "outcome" in fields and any(not interrupt.legacy for interrupt in self._interrupts):
+        if "outcome" in fields and any(not interrupt.legacy for interrupt in self._playback.interrupts):
             raise ValueError("This turn's interrupts are its `RUN_FINISHED.outcome`: leave `outcome` out of "
                              "`finish()`, or script the outcome yourself without `interrupt()`.")
-        self._finish = fields
+        self._playback.finish = fields
         return self
 
     def then_say(self, text: FollowUp, *, chunks: int = 1, hold: bool = False) -> Turn:
@@ -296,9 +269,9 @@ class Turn:
         With `hold=True` the text streams but the run never finishes: the response stays open
         until the page goes away or stops it (see `hold()`).
         """
-        self._follow_up = text
-        self._follow_up_chunks = max(1, chunks)
-        self._hold_follow_up = hold
+        self._playback.follow_up_text = text
+        self._playback.follow_up_chunks = max(1, chunks)
+        self._playback.hold_follow_up = hold
         return self
 
     def then(self) -> Turn:
@@ -312,39 +285,39 @@ class Turn:
         """Keep the run open after the turn's events, without `RUN_FINISHED`, until the page
         goes away or stops it: to test a Stop button, a reload mid-run, or what the page shows
         while the agent is still working."""
-        self._hold = True
+        self._playback.hold = True
         return self
 
     def fail(self, message: str, code: str | None = None) -> Turn:
         """End the run with `RUN_ERROR` (after any text of the turn)."""
-        self._error = (message, code)
+        self._playback.error = (message, code)
         return self
 
     def http_error(self, status: int, body: str = "") -> Turn:
         """Answer with an HTTP error status instead of a stream."""
-        self._http = (status, body, None)
+        self._playback.http = (status, body, None)
         return self
 
     def respond_with(self, body: str, *, content_type: str = "text/html; charset=utf-8", status: int = 200) -> Turn:
         """Answer with `body` as `content_type` instead of an event stream: what a login page, a
         site's fallback page or a proxy's error page answers in the agent's place (pyclient
         refuses any answer that is not `text/event-stream`, before reading it)."""
-        self._http = (status, body, content_type)
+        self._playback.http = (status, body, content_type)
         return self
 
     def drop(self, after: int = 1) -> Turn:
         """Close the connection after `after` events, before `RUN_FINISHED`."""
-        self._drop_after = after
+        self._playback.drop_after = after
         return self
 
     def slowly(self, delay_s: float = 0.2) -> Turn:
         """Wait `delay_s` seconds before each event (to stop a run mid-stream, or see it stream)."""
-        self._delay_s = delay_s
+        self._playback.delay_s = delay_s
         return self
 
     def state(self, snapshot: Any) -> Turn:
         """Send a `STATE_SNAPSHOT` with `snapshot` first."""
-        self._state = snapshot
+        self._playback.state = snapshot
         return self
 
     # -- activities and shared state (AG-UI 1.0) --------------------------------------------
@@ -366,136 +339,33 @@ class Turn:
         """
         if (patch is None) == (content is None):
             raise ValueError("Turn.activity() takes `content` (a snapshot) or `patch=` (a delta), one of the two.")
-        self._steps.append(ActivityStep(activity_type, content, list(patch) if patch is not None else None,
+        self._playback.steps.append(ActivityStep(activity_type, content, list(patch) if patch is not None else None,
                                      message_id, replace))
         return self
 
     def state_delta(self, patch: Iterable[Any]) -> Turn:
         """Stream a `STATE_DELTA` with these JSON Patch operations (sent as given), in script order
         (`state(snapshot)` sends the turn's first `STATE_SNAPSHOT`)."""
-        self._steps.append(EmittedStep(({"type": "STATE_DELTA", "delta": list(patch)},)))
+        self._playback.steps.append(EmittedStep(({"type": "STATE_DELTA", "delta": list(patch)},)))
         return self
 
-    # -- responses --------------------------------------------------------------------------
+    # -- responses (`pyclient.testing._playback`) ------------------------------------------------
 
     def first(self, run: RunAgentInput, *, before: Iterable[Event] = ()) -> Response:
         """The response to the user message this turn matched (or to the follow-up, for a turn
         made by `then()`), with the events `before` after `RUN_STARTED`."""
-        events: list[Event] = list(before)
-        if self._state is not None:
-            events.append(StateSnapshotEvent(snapshot=self._state))
-        message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        self._sent_ids = set()
-        call_ids: dict[int, str] = {}
-        framing = Framing()
-        activity_ids: dict[str, str] = {}
-        for index, step in enumerate(self._steps):
-            if framing.fresh_message:  # a subagent started or ended: its texts and calls are its own
-                message_id, framing.fresh_message = f"msg_{uuid.uuid4().hex[:12]}", False
-            if isinstance(step, Framed):
-                events += step.events(framing, len(events))
-                continue
-            if isinstance(step, ActivityStep):
-                events.append(step.event(activity_ids))
-                continue
-            if isinstance(step, TextStep):
-                message_id = step.message_id or f"msg_{uuid.uuid4().hex[:12]}"
-                events += text_events(message_id, step.text, step.chunks)
-                continue
-            if isinstance(step, EmittedStep):
-                events += step.events
-                continue
-            # A call belongs to the text before it: a model's answer with text and tool calls
-            # is one assistant message.
-            call_id = call_ids[index] = step.call_id or f"call_{uuid.uuid4().hex[:12]}"
-            if step.result is None:
-                self._sent_ids.add(call_id)
-            events.append(ToolCallStartEvent(tool_call_id=call_id, tool_call_name=step.name,
-                                             parent_message_id=message_id))
-            events += [ToolCallArgsEvent(tool_call_id=call_id, delta=piece)
-                       for piece in cut_text(step.arguments, step.chunks)]
-            events.append(ToolCallEndEvent(tool_call_id=call_id))
-            if step.result is not None and not step.approval:
-                events.append(result_event(call_id, step.result))
-        events += framing.close(len(events), finish=not self._hold)
-        framing.attribute(events)
-        finish = self._finish
-        raised = self._raise(call_ids, events)
-        if raised:
-            finish = {**finish, "outcome": {"type": "interrupt", "interrupts": raised}}
-        return self._wrap(run, events, hold=self._hold, finish=finish)
-
-    def _raise(self, call_ids: Mapping[int, str], events: list[Event]) -> list[dict[str, Any]]:
-        """The turn's interrupts, with this response's ids: the legacy ones appended to `events`,
-        the others returned for the outcome."""
-        self.interrupt_ids, self.legacy_ids, self._approvals = [], [], {}
-        raised = []
-        for interrupt in self._interrupts:
-            call_id = result = None
-            if interrupt.call is not None:  # a server call's approval: "int-<call id>", as pydantic-ai names it
-                step = self._steps[interrupt.call]
-                call_id, result = call_ids[interrupt.call], getattr(step, "result", None)
-            interrupt_id = interrupt.interrupt_id or (f"int-{call_id}" if call_id else f"int_{uuid.uuid4().hex[:12]}")
-            self.interrupt_ids.append(interrupt_id)
-            if call_id is not None and result is not None:
-                self._approvals[interrupt_id] = (call_id, result)
-            if interrupt.legacy:
-                self.legacy_ids.append(interrupt_id)
-                events.append(interrupt.legacy_event(interrupt_id, call_id))
-            else:
-                raised.append(interrupt.wire(interrupt_id, call_id))
-        return raised
+        return self._playback.first(run, before=before)
 
     def resumed(self, run: RunAgentInput) -> list[ResumeEntry]:
         """The resume entries of `run` that answer this turn's latest interrupts, in request order."""
-        mine = set(self.interrupt_ids)
-        return [entry for entry in resumes_of(run, self.legacy_ids) if entry.interrupt_id in mine]
+        return self._playback.resumed(run)
 
     def resume_results(self, run: RunAgentInput) -> list[Event]:
         """The `TOOL_CALL_RESULT`s of the server calls whose approval `run` answered (see
         `server_call(..., requires_approval=True)`), in script order."""
-        entries = {entry.interrupt_id: entry for entry in self.resumed(run)}
-        return [result_event(call_id, approval_outcome(entries[interrupt_id], result))
-                for interrupt_id, (call_id, result) in self._approvals.items() if interrupt_id in entries]
+        return self._playback.resume_results(run)
 
     def follow_up(self, run: RunAgentInput) -> Response:
         """The response to the request that carries this turn's tool results, or resumes its
         interrupts (the results of the server calls it approved first)."""
-        follow_up = self._follow_up
-        if self.interrupt_ids:
-            entries = self.resumed(run) or resumes_of(run, self.legacy_ids)
-            given: list[Any] = entries
-            default = describe(entries)
-        else:
-            results = [m for m in run.messages if isinstance(m, ToolMessage)]
-            given = [m for m in results if m.tool_call_id in self._sent_ids] or results
-            default = " | ".join(m.content if isinstance(m.content, str) else str(m.content) for m in given)
-        if follow_up is None:
-            text = default
-        elif callable(follow_up):
-            text = follow_up(given)
-        else:
-            text = follow_up
-        message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        events = text_events(message_id, text, self._follow_up_chunks) if text else []
-        if self._hold_follow_up:  # a reply still being written: no TEXT_MESSAGE_END yet
-            events = events[:-1]
-        return self._wrap(run, [*self.resume_results(run), *events], hold=self._hold_follow_up)
-
-    def _wrap(self, run: RunAgentInput, events: list[Event], *, hold: bool = False,
-              finish: Mapping[str, Any] | None = None) -> Response:
-        self.times += 1
-        if self._http is not None:
-            status, body, content_type = self._http
-            return Response(status=status, body=body, content_type=content_type)
-        framed: list[Event] = [RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id), *events]
-        if not hold:  # a held run stays open: neither RUN_FINISHED nor RUN_ERROR
-            framed.append(self._end(run, finish))
-        return Response(events=framed, drop_after=self._drop_after, delay_s=self._delay_s, hold=hold)
-
-    def _end(self, run: RunAgentInput, finish: Mapping[str, Any] | None) -> Event:
-        if self._error is not None:
-            return RunErrorEvent(message=self._error[0], code=self._error[1])
-        if finish:  # as given, on the wire: `outcome` may be one ag_ui's model would refuse
-            return {"type": "RUN_FINISHED", "threadId": run.thread_id, "runId": run.run_id, **finish}
-        return RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id)
+        return self._playback.follow_up(run)

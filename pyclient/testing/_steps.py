@@ -1,9 +1,10 @@
 """A scripted turn's steps (a text, a tool call, events given as they are, an activity), and the AG-UI events each becomes.
 
 `Turn` (`pyclient.testing._script`) keeps a list of these steps as the script is written, and
-writes them as events each time it answers: a text as `TEXT_MESSAGE_*` events cut in
-`chunks`, a server call's result as its `TOOL_CALL_RESULT`, an activity as the wire event
-given (content that ag-ui would refuse included, so the page's handling of it is tested).
+its `Playback` (`pyclient.testing._playback`) writes them as events each time it answers: a
+text as `TEXT_MESSAGE_*` events cut in `chunks`, a server call's result as its
+`TOOL_CALL_RESULT`, an activity as the wire event given (content that ag-ui would refuse
+included, so the page's handling of it is tested).
 
 ```python
 from pyclient.testing._steps import text_events

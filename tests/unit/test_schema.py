@@ -13,7 +13,7 @@ import pytest
 from pydantic import Field
 
 from pyclient import ClientTool, ConfigurationError, ToolContext, client_tool
-from pyclient._tools._client_tool import build_pending_schemas
+from pyclient._tools._deferred_schemas import build_pending_schemas
 from pyclient._tools._docstrings import parse_docstring
 from tests.helpers import agent_for, arun, bodies, text_only
 

@@ -16,6 +16,7 @@ document.flush()          # [['e', 1, 'p'], ['t', 2, 'hi'], ['children', 1, [2]]
 
 from ._document import MirrorDocument
 from ._events import MirrorEvent
-from ._node import MirrorElement, MirrorFragment, MirrorNode, MirrorText
+from ._element import MirrorElement
+from ._node import MirrorFragment, MirrorNode, MirrorText
 
 __all__ = ["MirrorDocument", "MirrorElement", "MirrorEvent", "MirrorFragment", "MirrorNode", "MirrorText"]

@@ -26,8 +26,9 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from ._element import MirrorElement
 from ._events import Files, MirrorEvent
-from ._node import MirrorElement, MirrorFragment, MirrorNode, MirrorText
+from ._node import MirrorFragment, MirrorNode, MirrorText
 
 __all__ = ["MirrorDocument"]
 
@@ -103,15 +104,15 @@ class MirrorDocument:
         self.reads += 1
         return self._read(node.node_id)
 
-    def listen(self, node: MirrorElement, kind: str, rule: str | None) -> None:
+    def listen(self, node: MirrorNode, kind: str, rule: str | None) -> None:
         self._nodes[node.node_id] = node
         self.op(["listen", node.node_id, kind, rule])
 
-    def known(self, node: MirrorElement) -> None:
+    def known(self, node: MirrorNode) -> None:
         """Events may name `node` (its id finds it, while Python holds it)."""
         self._nodes[node.node_id] = node
 
-    def unlisten(self, node: MirrorElement, kind: str) -> None:
+    def unlisten(self, node: MirrorNode, kind: str) -> None:
         self.op(["unlisten", node.node_id, kind])
 
     # -- the document's own ----------------------------------------------------------------

@@ -106,7 +106,7 @@ def parse(selector: str) -> Selector:
     return [list(alternative) for alternative in _parse(selector)]
 
 
-def _compound(node: Matchable, compound: Compound, scope: Matchable) -> bool:
+def _compound(node: Matchable, compound: Compound, scope: object) -> bool:
     tag, ident, classes, attrs = compound
     if tag == ":scope":
         if node is not scope:
@@ -126,7 +126,7 @@ def _compound(node: Matchable, compound: Compound, scope: Matchable) -> bool:
     return True
 
 
-def _chain(node: Matchable, chain: tuple[tuple[str, Compound], ...], scope: Matchable) -> bool:
+def _chain(node: Matchable, chain: tuple[tuple[str, Compound], ...], scope: object) -> bool:
     comb, last = chain[-1]
     if not _compound(node, last, scope):
         return False
@@ -143,7 +143,7 @@ def _chain(node: Matchable, chain: tuple[tuple[str, Compound], ...], scope: Matc
     return False
 
 
-def matcher(selector: str, scope: Matchable) -> Callable[[Matchable], bool]:
-    """A test of nodes against `selector`, `:scope` being `scope`."""
+def matcher(selector: str, scope: object) -> Callable[[Matchable], bool]:
+    """A test of nodes against `selector`, `:scope` being `scope` (the node searched from)."""
     alternatives = _parse(selector)
     return lambda node: any(_chain(node, chain, scope) for chain in alternatives)
