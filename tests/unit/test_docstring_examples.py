@@ -54,13 +54,7 @@ PROSE_WORDS = frozenset({"prints", "names", "shows", "describes"})
 # A module docstring's prose (the text before its example) says what the module holds and why in
 # at most this many lines; catalogues go to docs/, measurements to bench/README.md.
 MAX_PROSE_LINES = 12
-# Modules being split into smaller ones by another change: their prose is cut with the split.
-LONG_PROSE_ALLOWED = frozenset({
-    "pyclient/_conversation/_history.py",
-    "pyclient/_tools/_client_tool.py",
-    "pyclient/browser/_page/_mirror/_node.py",
-    "pyclient/testing/_script.py",
-})
+LONG_PROSE_ALLOWED: frozenset[str] = frozenset()  # none: every module's prose is short
 
 FENCE = re.compile(r"^[ \t]*```python[ \t]*\n(?P<code>.*?)^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
 QUOTED = re.compile(r"""^("[^"\\]*"|'[^'\\]*')""")
