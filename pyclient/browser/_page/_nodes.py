@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ._document import page_document
 from ._mirror import MirrorElement
@@ -36,7 +36,15 @@ if IN_PAGE:
     import js
     from pyodide.ffi import create_once_callable, create_proxy
 
-__all__ = ["FrameScheduler", "Listeners", "append_visible", "el", "later", "marked", "set_visible"]
+__all__ = ["PREVENT_RULES", "FrameScheduler", "Listeners", "Prevent", "append_visible", "el", "later", "marked",
+           "set_visible"]
+
+Prevent = Literal["always", "files_only", "dragged_files", "escape"]
+"""When the page cancels a listened event itself (`preventDefault()` where it happens, for a
+worker's handler that runs after the event is over): the rules `assets/renderer.js`'s `PREVENT`
+table decides. Always, a paste of files with no text, a drag that carries files, the Escape key."""
+
+PREVENT_RULES: frozenset[str] = frozenset(get_args(Prevent))
 
 TEXT_NODE = 3
 
@@ -159,12 +167,11 @@ class Listeners:
         self._owner = weakref.ref(owner)
         self._proxies: list[tuple[Any, str, Any]] = []
 
-    def listen(self, target: Any, kind: str, method: str, *, prevent: str | None = None) -> None:
+    def listen(self, target: Any, kind: str, method: str, *, prevent: Prevent | None = None) -> None:
         """Call `owner.<method>(event)` on each `kind` event of `target`.
 
-        `prevent` names when the page cancels the event itself, for a chat in a worker whose
-        handler runs after the event is over ("always", "files_only", "dragged_files",
-        "escape": `assets/renderer.js`); on the main thread the handler does it.
+        `prevent` names when the page cancels the event itself (`Prevent`), for a chat in a
+        worker whose handler runs after the event is over; on the main thread the handler does it.
         """
         reference = self._owner
 
