@@ -306,6 +306,9 @@ class Chat:
         if not target or not self._root.contains(target):
             return
         command = str(target.dataset.command)
+        widget = self._messages.widget_for(target)
+        if widget is not None and widget.on_command(command, target):
+            return  # a command of the widget's own view (Show all)
         if command == "jump":
             self._follow = True
             self._jump.hidden = True
@@ -319,10 +322,6 @@ class Chat:
                 scroll_to_end(self._list, _FOLLOW_SLACK)
         elif command == "download-log":
             self._log.download()
-        elif command == "show-all":  # a huge argument or result: the rest of it (`_preview`)
-            card = target.closest(".pyclient-tool")
-            if card:
-                self._messages.show_all(str(card.dataset.toolCallId), str(target.dataset.part))
         elif command in BAR_COMMANDS:  # a message's action bar (trusted clicks only)
             holder = target.closest("[data-message-id]")
             self._bars.click(command, trusted=bool(event.isTrusted),
@@ -391,10 +390,10 @@ class Chat:
             self._bars_drawn = (self._messages.reconciled, busy)
             window, history = self._messages.window, self.thread.message_view()
             if widened:  # the bars of the earlier messages just made (and of the answer they end in)
-                self._bars.update(self._messages.bubble_nodes(), busy=busy, messages=window.just_taken(history),
+                self._bars.update(self._messages.bubbles(), busy=busy, messages=window.just_taken(history),
                                   only=True)
             else:
-                self._bars.update(self._messages.bubble_nodes(), busy=busy, messages=window.messages(history))
+                self._bars.update(self._messages.bubbles(), busy=busy, messages=window.messages(history))
         if self._changes.take_state():  # once a frame, however many deltas came
             self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()

@@ -53,7 +53,7 @@ from .._widgets._timeline import (
     error_notice,
     stopped_notice,
 )
-from .._widgets._widget import Widgets
+from .._widgets._widget import Widget, Widgets
 from ._history_window import HistoryWindow
 
 if TYPE_CHECKING:
@@ -143,20 +143,19 @@ class MessageList:
         """Cards to make or update, or a full pass, are left for the next frame."""
         return self._changes.pending
 
-    def bubble_nodes(self) -> dict[str, Any]:
-        """Each bubble's `<li>` by message id, in history order (the action bars go under them)."""
-        return {bubble.message_id: bubble.node for bubble in self._widgets.of_kind(Bubble)}
+    def bubbles(self) -> dict[str, Bubble]:
+        """Each bubble by message id, in history order (the action bars go under them)."""
+        return {bubble.message_id: bubble for bubble in self._widgets.of_kind(Bubble)}
 
     def bar(self, call_id: str) -> ApprovalBar | None:
         """The approval bar of a call, while it awaits approval."""
         card = self._widgets.get("c:" + call_id, Card)
         return card.approval if card is not None else None
 
-    def show_all(self, call_id: str, part: str) -> None:
-        """Show the whole arguments (`part` "args") or result ("result") of a call's card."""
-        card = self._widgets.get("c:" + call_id, Card)
-        if card is not None:
-            card.show_all(part)
+    def widget_for(self, target: Any) -> Widget | None:
+        """The widget of the list that holds `target` (the nearest one), if any."""
+        holder = target.closest("[data-widget]")
+        return self._widgets.get(str(holder.dataset.widget), Widget) if holder else None
 
     def form(self, interrupt_id: str) -> InterruptCard | None:
         """The card of an interrupt, once it has one."""

@@ -23,11 +23,13 @@ import asyncio
 import json
 from typing import Any, NamedTuple
 
-import js
-from pyodide.ffi import create_proxy, to_js
+from ._page_window import IN_PAGE, IN_WORKER
 
-from ._mirror._connect import renderer
-from ._page_window import IN_WORKER
+if IN_PAGE:
+    import js
+    from pyodide.ffi import create_proxy, to_js
+
+    from ._mirror._connect import renderer
 
 __all__ = ["Settled", "settled"]
 

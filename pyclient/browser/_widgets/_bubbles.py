@@ -95,6 +95,12 @@ class Bubble(Widget):
         self._line = 0          # where the last line of `text` starts (until a wide one is seen)
         self._content: Any = None   # the user message's content shown (see show_content)
         self._files: Any = None     # the node of its files, if it has any
+        self.bar: Widget | None = None  # its action bar, once the chat gave it one
+
+    def attach_bar(self, bar: Widget) -> None:
+        """Put `bar` (its `MessageBar`) under the bubble's text: the bubble owns it from now on."""
+        self.bar = bar
+        self.node.append(bar.node)
 
     def show_content(self, content: Any) -> None:
         """Show a user message's `content` (a str, or AG-UI parts): its text, and its files

@@ -289,6 +289,13 @@ class Card(Widget):
 
     # -- the button bar (approvals, interrupted calls) ------------------------------------------
 
+    def on_command(self, command: str, target: Any) -> bool:
+        """Show all: a huge argument or result shown whole (`_preview`)."""
+        if command != "show-all":
+            return False
+        self.show_all(str(target.dataset.part))
+        return True
+
     def set_bar(self, status: str | None, bar: Any, approval: ApprovalBar | None = None) -> None:
         """Replace the card's button bar with `bar` (a node, or None for none), answering
         `status`; `approval` is the bar's widget when it is an approval bar (its form is read)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._base._errors import LocalProtocolError
@@ -33,6 +33,8 @@ from .._page._nodes import el, set_visible
 from .._page._page_promise import settled
 from .._page._page_window import page_window
 from ._bar_views import BarView, bar_views
+from ._bubbles import Bubble
+from ._widget import Widget
 
 if TYPE_CHECKING:
     from ag_ui.core import Message
@@ -74,7 +76,7 @@ def _icon_button(cls: str, icon: str, label: str, command: str, **attributes: st
     return button
 
 
-class MessageBar:
+class MessageBar(Widget):
     """The bar of one bubble (`node`), and for a user message its edit box (`editor`).
 
     Args:
@@ -84,12 +86,13 @@ class MessageBar:
     """
 
     def __init__(self, message_id: str, role: str, *, feedback: bool) -> None:
+        super().__init__("b:" + message_id, el("div", "pyclient-actions", role="group", aria_label="Message actions",
+                                               data_message_id=message_id))
         self.message_id = message_id
         self.role = role
         self.text = ""
         self.branch_of: str | None = None  # the message the picker's alternatives start at
-        node = self.node = el("div", "pyclient-actions", role="group", aria_label="Message actions",
-                              data_message_id=message_id)
+        node = self.node
         what = "version" if role == "user" else "answer"
         self._what = what
         # No text node in the bar: the bubble's textContent stays the message's (the glyphs
@@ -212,33 +215,38 @@ class MessageBars:
         self.thread = thread
         self._on_feedback = on_feedback
         self._act = act
-        self._bars: dict[str, MessageBar] = {}
+        self._bubbles: Mapping[str, Bubble] = {}  # the list's bubbles by message id, as last updated
         self.notice = el("span", "pyclient-visually-hidden pyclient-copy-notice", role="status", aria_live="polite")
         self._clear: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def update(self, bubbles: dict[str, Any], *, busy: bool, messages: Sequence[Message] | None = None,
+    def update(self, bubbles: Mapping[str, Bubble], *, busy: bool, messages: Sequence[Message] | None = None,
                only: bool = False) -> None:
-        """Give each bubble (`message id -> its <li>`) its bar, and show what each offers now.
+        """Give each bubble (by message id) its bar, and show what each offers now.
 
         `messages`: the history the list shows (`thread.messages` by default). `only`: they are
         some of it (earlier messages just made): only their bars are made or shown again."""
         thread = self.thread
+        self._bubbles = bubbles  # a bubble that left the list took its bar with it
         views = bar_views(thread.messages if messages is None else messages, thread.branch_points(),
                           thread.feedback, feedback=self._on_feedback is not None)
-        if not only:
-            for message_id in [known for known in self._bars if known not in bubbles]:
-                del self._bars[message_id]  # its bubble left the list (another branch is shown)
         for message_id, view in views.items():
-            node = bubbles.get(message_id)
-            if node is None:
+            bubble = bubbles.get(message_id)
+            if bubble is None:
                 continue
-            bar = self._bars.get(message_id)
+            bar = _bar_of(bubble)
             if bar is None:
-                bar = self._bars[message_id] = MessageBar(message_id, view.role, feedback=self._on_feedback is not None)
-                bar.bubble = node
-                node.append(bar.node)
+                bar = MessageBar(message_id, view.role, feedback=self._on_feedback is not None)
+                bar.bubble = bubble.node
+                bubble.attach_bar(bar)
             bar.update(view, busy=busy or thread.read_only)
+
+    def _bar(self, message_id: str | None) -> MessageBar | None:
+        bubble = self._bubbles.get(message_id) if message_id is not None else None
+        return _bar_of(bubble) if bubble is not None else None
+
+    def _bars(self) -> Iterator[MessageBar]:
+        return (bar for bubble in self._bubbles.values() if (bar := _bar_of(bubble)) is not None)
 
     def say(self, words: str) -> None:
         """Put `words` in the live region for a moment."""
@@ -250,13 +258,13 @@ class MessageBars:
     def _cleared(self) -> None:
         self._clear = None
         self.notice.textContent = ""
-        for bar in self._bars.values():
+        for bar in self._bars():
             bar.copied(False)
 
     def click(self, command: str, *, trusted: bool, message_id: str | None, index: str | None = None,
               rating: str | None = None) -> None:
         """A click on a bar's button (`data-command` in `BAR_COMMANDS`) of the bubble `message_id`."""
-        bar = self._bars.get(message_id) if message_id is not None else None
+        bar = self._bar(message_id)
         if bar is None:
             return
         if not trusted:  # a script's synthetic click is not the person's
@@ -284,7 +292,7 @@ class MessageBars:
 
     def key(self, key: str, message_id: str | None) -> None:
         """A key in an edit box: Escape closes it."""
-        bar = self._bars.get(message_id) if message_id is not None else None
+        bar = self._bar(message_id)
         if bar is not None and key == "Escape":
             bar.close_editor()
 
@@ -317,3 +325,7 @@ class MessageBars:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)  # asyncio holds tasks weakly
         task.add_done_callback(self._tasks.discard)
+
+
+def _bar_of(bubble: Bubble) -> MessageBar | None:
+    return bubble.bar if isinstance(bubble.bar, MessageBar) else None

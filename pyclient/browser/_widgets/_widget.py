@@ -1,10 +1,11 @@
 """`Widget`: what every piece of the chat is, and `Widgets`, the chat's one registry of them by key.
 
-A widget builds its nodes once, in its constructor (`node` is its root), updates them in place
-from the thread's state, and goes with `dispose()`. Its `key` is its place in the chat's list
-(`"m:<message id>"`, `"c:<call id>"`, `"i:<interrupt id>"`), the one key the list, the
-registry and the timeline share. As Textual's widgets do, the chat's list keeps one registry of
-them instead of a table per kind.
+A widget builds its nodes once, in its constructor (`node` is its root, marked `data-widget`),
+updates them in place from the thread's state, goes with `dispose()`, and handles the commands
+of its own buttons that change only its view (`on_command`: the chat's one delegated listener
+routes a click to the nearest widget first; what acts on the thread goes to the chat's
+commands, which check that the click is the person's). Its `key` (`"m:<message id>"`,
+`"c:<call id>"`, `"i:<interrupt id>"`) is the one the list, the registry and the timeline share.
 
 ```python
 from pyclient.browser._widgets._widget import Widget, Widgets
@@ -40,6 +41,13 @@ class Widget:
     def __init__(self, key: str, node: Any) -> None:
         self.key = key
         self.node = node
+        if node is not None:
+            node.dataset.widget = key
+
+    def on_command(self, command: str, target: Any) -> bool:
+        """Handle the click on `target` (a `[data-command]` inside the widget) if the command is
+        the widget's own; say whether it was."""
+        return False
 
     def dispose(self) -> None:
         """Take the widget's nodes out of the page (it is gone from the history)."""

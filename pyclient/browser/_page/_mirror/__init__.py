@@ -15,8 +15,8 @@ document.flush()          # [['e', 1, 'p'], ['t', 2, 'hi'], ['children', 1, [2]]
 """
 
 from ._document import MirrorDocument
-from ._events import MirrorEvent
 from ._element import MirrorElement
+from ._events import MirrorEvent
 from ._node import MirrorFragment, MirrorNode, MirrorText
 
 __all__ = ["MirrorDocument", "MirrorElement", "MirrorEvent", "MirrorFragment", "MirrorNode", "MirrorText"]

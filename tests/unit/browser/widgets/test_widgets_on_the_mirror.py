@@ -200,3 +200,44 @@ def test_widgets_are_kept_by_key_and_looked_up_by_kind(mirror):
     assert widgets.get("m:m1", Bubble) is bubble and widgets.get("m:m1", Card) is None
     assert list(widgets.of_kind(Card)) == [card] and len(widgets) == 2
     assert widgets.forget("c:c1") is card and widgets.get("c:c1", Card) is None
+
+
+def test_each_bubble_owns_its_bar_and_the_bars_act_through_the_bubbles(mirror):
+    from pyclient.browser._widgets._message_bar import MessageBar, MessageBars
+
+    agent = ScriptedAgent()
+    agent.on("hello").say("Hi there.")
+    thread = thread_of(agent)
+    arun(thread.send("hello"))
+    messages = drawn(thread)
+    bars = MessageBars(thread, on_feedback=None, act=lambda run: True)
+    bars.update(messages.bubbles(), busy=False)
+    bubbles = messages.bubbles()
+    assert [bubble.role for bubble in bubbles.values()] == ["user", "assistant"]
+    for bubble in bubbles.values():
+        assert isinstance(bubble.bar, MessageBar) and bubble.bar.node.parentNode is bubble.node
+        assert bubble.bar.node.dataset.widget == "b:" + bubble.message_id
+    user = next(iter(bubbles.values()))
+    bars.click("edit-message", trusted=False, message_id=user.message_id)  # a script's click: nothing
+    assert user.node.querySelector(".pyclient-editor") is None
+    bars.click("edit-message", trusted=True, message_id=user.message_id)
+    assert user.node.querySelector(".pyclient-editor textarea") is not None
+    bars.update(messages.bubbles(), busy=True)  # drawn again: the same bars, updated in place
+    assert user.bar is next(iter(messages.bubbles().values())).bar and user.bar.node.querySelector(".pyclient-edit").disabled
+
+
+def test_a_click_goes_to_the_nearest_widget_and_a_card_shows_all_of_a_huge_argument(mirror):
+    agent = ScriptedAgent()
+    agent.on("make it blue").call("set_heading", {"text": "Blue " * 25_000}).then_say("Done.")
+    thread = thread_of(agent, set_heading)
+    arun(thread.send("make it blue"))
+    messages = drawn(thread)
+    card = next(node for node in items(messages) if node.dataset.tool == "set_heading")
+    button = next(b for b in card.querySelectorAll(".pyclient-show-all") if b.dataset.part == "args")
+    widget = messages.widget_for(button)
+    assert isinstance(widget, Card) and widget.node is card
+    assert widget.on_command("approve", button) is False        # the thread's commands are not the card's
+    shown = len(card.querySelector(".pyclient-tool-args").textContent)
+    assert widget.on_command("show-all", button) is True
+    assert len(card.querySelector(".pyclient-tool-args").textContent) > shown
+    assert messages.widget_for(messages.node) is None            # outside every widget
