@@ -105,12 +105,12 @@ class MessageList:
         self._changes = changes
         self._timeline = Timeline(node)            # the list's items by key, in order
         self._groups = Groups(self._timeline, thread.subagent)  # a subagent's items go in its group
-        self._widgets = Widgets()                  # bubbles, "Thinking" sections, cards, interrupt cards by key
+        self._widgets = Widgets()                  # every item of the list with nodes of its own, by key
         # Calls a full pass left without a card: call id -> name, group, and the key of the item
         # it goes after (the one before it in the history: its card is made next to it).
         self._unmade: dict[str, tuple[str, str | None, str | None]] = {}
         self._placing = False                      # cards a full pass left were made: place them
-        self._activities = ActivityCards(self._timeline)  # activity message id -> its card
+        self._activities = ActivityCards(self._timeline, self._widgets)  # the activities' cards, in the registry
         self._renderers: dict[str, Any] = {}       # tool name -> its renderer, looked up once a draw
         self._waiting: set[str] = set()            # call ids waiting for the user
         self._working: set[str] = set()            # call ids whose handler runs
@@ -259,7 +259,6 @@ class MessageList:
         if thinking and thread.run_status != "running":
             _fold(thinking)  # the run ended on its reasoning: nothing more streams into it
         for key in groups.place():  # gone from the history (a snapshot)
-            self._activities.forget(key)
             self._widgets.forget(key)
 
     def _update_interrupts(self, full: bool) -> None:

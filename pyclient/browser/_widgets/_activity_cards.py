@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._page._nodes import append_visible, el, set_visible
 from ._cards import formatted, put_view, render_error
+from ._widget import Widget, Widgets
 
 if TYPE_CHECKING:
     from ag_ui.core import ActivityMessage
@@ -82,7 +83,7 @@ def broken_notice(words: str) -> Any:
     return node
 
 
-class ActivityCard:
+class ActivityCard(Widget):
     """The card of one activity message (`node`), updated in place by `update(message, ...)`.
 
     Args:
@@ -90,7 +91,8 @@ class ActivityCard:
     """
 
     def __init__(self, message_id: str) -> None:
-        node = self.node = el("li", "pyclient-activity", role="group")
+        super().__init__("a:" + message_id, el("li", "pyclient-activity", role="group"))
+        node = self.node
         node.dataset.activityId = message_id
         head = el("div", "pyclient-tool-head")
         self._type = el("span", "pyclient-activity-type")
@@ -149,37 +151,34 @@ class ActivityCards:
     Args:
         timeline: the list's items (`pyclient.browser._widgets._timeline.Timeline`): cards are keyed
             `"a:<message id>"`, notices `"n:activity-<n>"`.
+        widgets: the list's registry, where the cards are kept with the list's other widgets.
     """
 
-    def __init__(self, timeline: Timeline) -> None:
+    def __init__(self, timeline: Timeline, widgets: Widgets) -> None:
         self._timeline = timeline
-        self._cards: dict[str, ActivityCard] = {}
+        self._widgets = widgets
         self._told: set[tuple[str, str]] = set()   # (message id, problem) shown as a notice
         self._notices = 0
 
     def show(self, message: ActivityMessage, thread: Thread) -> str:
         """Make or update the card of `message` (appended when new); returns its key."""
         key = "a:" + message.id
-        card = self._cards.get(message.id)
+        card = self._widgets.get(key, ActivityCard)
         if card is None:
-            card = self._cards[message.id] = ActivityCard(message.id)
+            card = self._widgets.add(ActivityCard(message.id))
             self._timeline.add(key, card.node)
         card.update(message, thread.agent.renderer_for_activity(message.activity_type),
                     thread.activity_problems.get(message.id))
         return key
 
-    def forget(self, key: str) -> None:
-        """The item `key` left the list (a snapshot dropped its message)."""
-        if key.startswith("a:"):
-            self._cards.pop(key[2:], None)
-
     def notices(self, problems: dict[str, str], broken: list[str]) -> None:
         """A notice after the last item for each problem no card shows: `problems` of ids with
         no card (once each), and `broken`, the events that did not validate (emptied)."""
+        carded = {message_id for message_id in problems if self._widgets.get("a:" + message_id, ActivityCard)}
         words = [problem for message_id, problem in problems.items()
-                 if message_id not in self._cards and (message_id, problem) not in self._told]
+                 if message_id not in carded and (message_id, problem) not in self._told]
         self._told.update((message_id, problem) for message_id, problem in problems.items()
-                          if message_id not in self._cards)
+                          if message_id not in carded)
         words += broken
         broken.clear()
         for text in words:

@@ -241,3 +241,16 @@ def test_a_click_goes_to_the_nearest_widget_and_a_card_shows_all_of_a_huge_argum
     assert widget.on_command("show-all", button) is True
     assert len(card.querySelector(".pyclient-tool-args").textContent) > shown
     assert messages.widget_for(messages.node) is None            # outside every widget
+
+
+def test_an_activity_card_is_a_widget_keyed_by_its_message(mirror):
+    from ag_ui.core import ActivityMessage
+
+    from pyclient.browser._widgets._activity_cards import ActivityCard
+
+    card = ActivityCard("a1")
+    card.update(ActivityMessage(id="a1", activity_type="search", content={"query": "pyodide"}))
+    assert card.key == "a:a1" and card.node.dataset.widget == "a:a1" and card.node.dataset.activityType == "search"
+    assert card.node.querySelector("dd").textContent == "pyodide"
+    card.update(ActivityMessage(id="a1", activity_type="search", content={"query": "pyscript"}))
+    assert card.node.querySelector("dd").textContent == "pyscript"   # the same node, updated
