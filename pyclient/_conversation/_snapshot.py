@@ -4,7 +4,8 @@ A thread kept in a store (`agent.thread(..., store=...)`) is written as a `Snaps
 transition that matters and read back after a reload. The model is the one place that says
 what is saved and how old saves are read: `version` names the format, and `Snapshot.load`
 refuses a version it cannot read with an error that says what to do. Version 1 is what
-pyclient has written since threads could be saved (`tests/unit/snapshots/` holds such saves).
+pyclient has written since threads could be saved (`snapshots/` in tests/unit/conversation/
+and tests/unit/driver/ hold such saves).
 
 Nothing is decided here about what a restored call becomes: the machine loads the saved
 states as they were and applies the restore tables of `pyclient._conversation._lifecycle`.

@@ -12,7 +12,7 @@ bar holds (`BarView`):
   tool call or reasoning with no bubble of its own), and, on the last answer only,
   Regenerate. An answer without any text bubble (tool cards only) has no bar.
 
-Pure Python: tested on CPython (tests/unit/test_bar_views.py); `pyclient.browser._widgets._message_bar`
+Pure Python: tested on CPython (tests/unit/browser/widgets/test_bar_views.py); `pyclient.browser._widgets._message_bar`
 draws the bars.
 
 ```python
