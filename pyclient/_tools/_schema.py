@@ -11,7 +11,7 @@ hint, two `ToolContext` parameters and a `ToolContext` in a union raise `Configu
 there. The pydantic model and the JSON Schemas are built on first need (`ToolSchema.build()`,
 or reading `parameters`, `output_schema`, `validate()`..., `pyclient._tools._schema_builder`): that
 imports pydantic's model and JSON Schema machinery (`pydantic.main`, `pydantic.json_schema`:
-about 0.5 s in Pyodide, which a page's boot would otherwise pay before it is usable), and it
+a slow import in Pyodide, which a page's boot would otherwise pay before it is usable), and it
 is where a hint with no JSON Schema raises.
 
 Choices, kept the same for every tool:

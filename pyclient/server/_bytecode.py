@@ -2,8 +2,8 @@
 
 Pyodide's Python writes no `.pyc` (`sys.dont_write_bytecode`), the page's file system is fresh
 at every load, and npm's Pyodide ships its standard library (`python_stdlib.zip`) as sources, so
-each boot compiled every module it imported from source: pyclient's 120 (0.35–1.2 s of a warm
-boot here) and about 150 of the standard library's (bench/README.md, "Figures: warm boot").
+each boot compiled every module it imported from source: pyclient's 120 and about 150 of the
+standard library's, most of a warm boot's Python time (bench/README.md, "Boot").
 Bytecode must come from the very interpreter that runs it (CPython's magic number changes between
 versions, and the host's Python is not 3.14), so `compile_for_pyodide` starts the runtime's own
 `pyodide.mjs` in Node.js (which `npm`, already needed to build the runtime, brings) and compiles

@@ -8,7 +8,7 @@ puts in a span of its own (class `pyclient-invisible`, styled apart from the tex
 its title saying how many characters and which).
 
 A run costs one marker however long it is: 500,000 zero-width spaces are `⟨U+200B×500000⟩`,
-one span, not 500,000 (a hostile activity of that size froze the page for 50 s). A run of
+one span, not 500,000 (a span each would freeze the page). A run of
 mixed characters lists its first `MARKER_GROUPS` groups and how many there are in all. Past
 `MARKED_RUNS` runs in one text, the rest of it has its markers written as plain text (still
 visible, no span each): text that alternates letters and invisible characters cannot make

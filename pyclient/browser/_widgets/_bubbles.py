@@ -16,7 +16,7 @@ after a render that took `t`, the next waits `RENDER_SPACING * t`. The deltas th
 meanwhile are shown as plain text after it, the tail.
 
 What the browser lays out on a change is the paragraph that changed, whole: appending a word
-to a 280 KB paragraph lays out all 280 KB again (20 to 50 ms in Chromium), to a separate box
+to a 280 KB paragraph lays out all 280 KB again, to a separate box
 only that box. So the tail is a column of boxes of about `TAIL_CHUNK` characters, cut after a
 space or newline, and a live block longer than `LIVE_LIMIT` characters is not rendered again
 while it streams: its new text stays in the tail until the block is cut or the message ends.

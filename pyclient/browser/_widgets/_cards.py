@@ -10,8 +10,8 @@ costs linear time; once complete they are shown once more, formatted (up to `FOR
 characters: longer ones stay as they streamed, and so do arguments that are not JSON or that
 `pyclient._base._json.loads` refuses, nested too deep to parse). Arguments or a result longer than
 `PREVIEW_CHARS` show their first part and a "Show all N characters" button (`show_all()`;
-`pyclient.browser._widgets._preview`): a megabyte laid out again as each delta came took 250–800 ms
-a frame. Arguments, results and errors are untrusted
+`pyclient.browser._widgets._preview`): a megabyte laid out again as each delta came made every
+frame long. Arguments, results and errors are untrusted
 text: written as text nodes with bidi controls and zero-width characters made visible (`pyclient.browser._page._visible`).
 
 The files of a result (`part.media`: what a client tool returned, or a server's result with
@@ -253,7 +253,7 @@ class Card:
             return
         if len(arguments) > FORMAT_MAX and not self._args_final and arguments.startswith(self._shown_args):
             # Complete but long: left as it streamed (its rest appended). Formatting would parse
-            # and write it again, and lay it all out afresh: ~0.3 s for a megabyte.
+            # and write it again, and lay it all out afresh.
             view.extend(arguments)
             self._shown_args = arguments
             self._args_final = True
