@@ -92,7 +92,7 @@ class History:
         """The history as `ag_ui.core` message models, in order (a new list each call).
 
         The frozen messages' models are built from their JSON: each call costs a parse of the
-        history (about 10 µs a message on CPython); `message(id)` reads one.
+        history; `message(id)` reads one.
         """
         models = self._frozen.models()
         models.extend(entry.model() for entry in self._entries)
@@ -257,8 +257,8 @@ class History:
         optional fields left out). Each message is serialized once, the first time a request
         carries it, and its JSON kept: ag-ui's serializer runs Python code for every model, so
         serializing the whole history for every request made a request's cost grow with the
-        thread. From then on the message lives as that JSON only (`pyclient._conversation._frozen`: a
-        round trip kept 7.1 KB of models and entries against 442 B of JSON). A message that
+        thread. From then on the message lives as that JSON only (`pyclient._conversation._frozen`:
+        models and entries kept many times the JSON's bytes). A message that
         changes afterwards (a text or a call added to it, an echoed encrypted value, a message
         replaced by id or by a snapshot) is thawed back into an entry with every later one
         (`_thaw`), and serialized again.

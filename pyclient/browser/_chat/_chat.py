@@ -69,7 +69,7 @@ _ids = itertools.count(1)
 def _page_visible() -> bool:
     """The page is shown (its frames run); False in a hidden tab. In a worker the page applies
     each of the worker's frames as one batch: drawn all at once, a thousand new cards were one
-    task of 380-500 ms on the page's main thread; a frame's budget a batch keeps each short."""
+    long task on the page's main thread; a frame's budget a batch keeps each short."""
     return str(page_window().document.visibilityState) == "visible"
 
 

@@ -38,7 +38,7 @@ STYLESHEET = "pyclient/chat.css"
 top: a `<link rel="stylesheet">` whose `href` ends with it is taken for the chat's."""
 
 # The file beside pyclient.js in the wheel (installed unpacked, in Pyodide too), read without
-# importlib.resources, whose import cost about 40 ms of the page's boot.
+# importlib.resources, whose import the page's boot would pay.
 _CSS_FILE = Path(__file__).parents[1] / "assets" / "chat.css"
 
 

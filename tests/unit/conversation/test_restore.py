@@ -30,7 +30,7 @@ from pyclient._conversation._records import (
 )
 from pyclient._tools._results import ToolResult
 from tests.helpers import call_events, machine_registration
-from tests.unit.test_machine import delete_all, run, save_note, tool_messages
+from tests.unit.conversation.test_machine import delete_all, run, save_note, tool_messages
 
 
 @client_tool(idempotent=True)

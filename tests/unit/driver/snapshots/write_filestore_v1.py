@@ -1,6 +1,6 @@
 """Writes `filestore_v1/`: a thread saved whole by pyclient before saves became records (main at bd6559d).
 
-Run with that checkout's interpreter: `/work/main/.venv/bin/python tests/unit/snapshots/write_filestore_v1.py`
+Run with that checkout's interpreter: `/work/main/.venv/bin/python tests/unit/driver/snapshots/write_filestore_v1.py`
 (from the repository of that commit). The thread: a client tool call, a user message with a
 picture, a server-side call with its result, and an interrupt left open when the page died;
 `expected.json` holds what that code restored from it: the messages' JSON as the next request

@@ -16,7 +16,7 @@ from pyclient.server import page_config
 from pyclient.server._starter import INDEX_HTML, starter_files
 from tests.integration.test_wheel_to_page import guide_files
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOCS = ["README.md", "docs/index.md", "docs/getting-started.md"]
 EXAMPLE = ROOT / "examples" / "testing" / "web"
 

@@ -1,6 +1,6 @@
 """The saved form of a thread: snapshots written by earlier pyclient versions restore the same way.
 
-`tests/unit/snapshots/v1_*.json` were written by `Conversation.snapshot()` as it was before
+`tests/unit/conversation/snapshots/v1_*.json` were written by `Conversation.snapshot()` as it was before
 the snapshot became a pydantic model (main at 0794555); `restored_by_v1.json` is what that
 code restored from each (run status, call statuses, interrupted messages, the next step, the
 messages without their ids, the state). Today's code must restore the same from the same
@@ -17,7 +17,7 @@ import pytest
 from pyclient import LocalProtocolError
 from pyclient._conversation._machine import Conversation
 from pyclient._conversation._snapshot import SNAPSHOT_VERSION, Snapshot
-from tests.unit.test_restore import TOOLS
+from tests.unit.conversation.test_restore import TOOLS
 
 SAVED = Path(__file__).parent / "snapshots"
 FIXTURES = sorted(SAVED.glob("v1_*.json"))

@@ -1,6 +1,6 @@
 """Property tests: generated AG-UI streams (valid, mutated, cut into random chunks) against a real run.
 
-Hypothesis draws one response body (`tests.unit.agui_streams`) and the scripted server answers
+Hypothesis draws one response body (`tests.unit.conversation.agui_streams`) and the scripted server answers
 the first request with it, follow-ups with a plain finished run. Whatever the stream holds:
 
 - `send()` returns (it never raises for what a server sends);
@@ -37,7 +37,7 @@ from pyclient._conversation._records import (
 )
 from pyclient._tools._results import ToolResult
 from pyclient._wire._events import decode_event
-from tests.unit.agui_streams import ADVERTISED, Stream, budget, events, payload, streams
+from tests.unit.conversation.agui_streams import ADVERTISED, Stream, budget, events, payload, streams
 
 HOLD_TURNS = 2_000
 """Loop turns a held-open run gets to end by itself once its last chunk is delivered (it needs a few)."""

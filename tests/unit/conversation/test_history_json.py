@@ -35,8 +35,8 @@ from pyclient._conversation._records import (
     WaitForActions,
 )
 from pyclient._wire._events import message_adapter
-from tests.unit.agui_streams import budget, events
-from tests.unit.test_request_body import (
+from tests.unit.conversation.agui_streams import budget, events
+from tests.unit.conversation.test_request_body import (
     NOW,
     REGISTRATION,
     TOOLS,

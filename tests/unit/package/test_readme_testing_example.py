@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "testing"
 FILES = {"web/index.html": "html", "web/pyscript.json": "json", "web/main.py": "python", "pyproject.toml": "toml",
          "tests/test_notes_page.py": "python"}

@@ -13,7 +13,7 @@ import pytest
 from pyclient.server import PACKAGE_DATA, package_files
 from pyclient.server._runtime import _build_pyclient_wheel, _source_hash
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_package_data_matches_pyproject():

@@ -32,7 +32,7 @@ from pyclient._conversation._machine import Conversation
 from pyclient._wire._events import decode_event
 from pyclient.testing import ScriptedAgent
 from tests.helpers import agent_for, arun, bodies
-from tests.unit.test_request_body import model_body
+from tests.unit.conversation.test_request_body import model_body
 
 
 def snapshot(message_id: str, content, activity_type: str = "search", **fields) -> ActivitySnapshotEvent:

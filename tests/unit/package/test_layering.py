@@ -1,7 +1,7 @@
 """The package's shape, written as tests: floors by folder with imports running down only, the
 core browser-neutral, no import circles, and no module reaching into another module's private
 names. `docs/architecture.md` is drawn from `LAYERS`: after moving a module, run
-`.venv/bin/python -m tests.unit.test_layering` to draw it again."""
+`.venv/bin/python -m tests.unit.package.test_layering` to draw it again."""
 
 from __future__ import annotations
 
@@ -306,7 +306,7 @@ def test_decoration_reads_the_signature_and_the_first_need_builds_the_same_schem
 
 # -- the architecture page, drawn from LAYERS -------------------------------------------------
 
-BEGIN, END = "<!-- floors: drawn by tests/unit/test_layering.py -->", "<!-- end of floors -->"
+BEGIN, END = "<!-- floors: drawn by tests/unit/package/test_layering.py -->", "<!-- end of floors -->"
 
 
 def summary(module: str) -> str:
@@ -337,7 +337,7 @@ def drawn(text: str) -> str:
 def test_the_architecture_page_is_drawn_from_the_floors():
     text = ARCHITECTURE.read_text()
     assert BEGIN in text and END in text
-    assert text == drawn(text), "run `.venv/bin/python -m tests.unit.test_layering` to draw docs/architecture.md again"
+    assert text == drawn(text), "run `.venv/bin/python -m tests.unit.package.test_layering` to draw docs/architecture.md again"
 
 
 if __name__ == "__main__":

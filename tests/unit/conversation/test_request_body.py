@@ -37,7 +37,7 @@ from pyclient._conversation._request_body import PROTOCOL_VERSION
 from pyclient._tools._client_tool import ClientTool
 from pyclient._tools._results import ToolResult
 from pyclient._wire._events import decode_event, message_adapter
-from tests.unit.agui_streams import JSON_VALUES, budget, events, payload
+from tests.unit.conversation.agui_streams import JSON_VALUES, budget, events, payload
 
 
 @client_tool(requires_approval=True)

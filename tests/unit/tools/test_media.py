@@ -201,7 +201,7 @@ def test_a_servers_result_with_parts_gives_the_part_its_files():
     from pyclient._conversation._machine import Conversation
     from pyclient._driver._projection import tool_part
     from tests.helpers import call_events
-    from tests.unit.test_machine import run
+    from tests.unit.conversation.test_machine import run
 
     image = Image(PNG, filename="plot.png")
     conversation = Conversation("t")

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "pyclient"
 BROWSER_DIR = PACKAGE / "browser"
 BROWSER_IMPORTS = frozenset({"pyscript", "js", "pyodide"})
