@@ -13,6 +13,8 @@ from ag_ui.core import SubagentFinishedEvent, SubagentStartedEvent
 from pyclient import LocalProtocolError
 from pyclient._conversation import _lifecycle
 from pyclient._conversation._lifecycle import (
+    CALL_TRANSITIONS,
+    RUN_TRANSITIONS,
     SUBAGENT_TRANSITIONS,
     CallEvent,
     CallStatus,
@@ -33,16 +35,26 @@ from pyclient._conversation._lifecycle import (
 from pyclient._conversation._subagents import Subagent, Subagents
 
 
-@pytest.mark.parametrize("status", list(SubagentStatus))
-@pytest.mark.parametrize("event", list(SubagentEvent))
-def test_subagent_table_every_pair(status, event):
-    """Every (status, event) pair either moves where the table says or raises naming both."""
-    if event in SUBAGENT_TRANSITIONS[status]:
-        assert next_subagent_status(status, event) is SUBAGENT_TRANSITIONS[status][event]
+TABLES = {  # a table, its states and events, its step, what a refusal names, and the refusal (a pattern)
+    "run": (RUN_TRANSITIONS, RunState, RunEvent, next_run_state, {}, "Cannot handle {event} in run state {state}"),
+    "call": (CALL_TRANSITIONS, CallStatus, CallEvent, next_call_status, {"call": "'c1' (save_note)"},
+             "Cannot handle {event} for .*in status '{state.value}'"),
+    "subagent": (SUBAGENT_TRANSITIONS, SubagentStatus, SubagentEvent, next_subagent_status, {"subagent": "'s1'"},
+                 "Cannot handle SUBAGENT_{event} for subagent run .* in status '{state.value}'"),
+}
+
+
+@pytest.mark.parametrize(("kind", "state", "event"), [
+    pytest.param(kind, state, event, id=f"{kind}-{event}-{state}")
+    for kind, (_, states, events, *_) in TABLES.items() for state in states for event in events])
+def test_every_pair_of_each_table(kind, state, event):
+    """Every (state, event) pair either moves where the table says or raises naming both."""
+    table, _, _, step, names, refusal = TABLES[kind]
+    if event in table[state]:
+        assert step(state, event) is table[state][event]
     else:
-        with pytest.raises(LocalProtocolError,
-                           match=f"Cannot handle SUBAGENT_{event} for subagent run .* in status '{status.value}'"):
-            next_subagent_status(status, event, subagent="'s1'")
+        with pytest.raises(LocalProtocolError, match=refusal.format(event=event, state=state)):
+            step(state, event, **names)
 
 
 def test_subagent_statuses_are_the_strings_saved_threads_hold():

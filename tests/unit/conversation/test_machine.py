@@ -1,4 +1,5 @@
-"""The conversation machine, driven directly: its tables, every call status, steps and errors (no I/O, no clock)."""
+"""The conversation machine, driven directly: its tables' shapes (each pair of each table:
+test_lifecycle_tables.py), every call status, steps and errors (no I/O, no clock)."""
 
 from __future__ import annotations
 
@@ -23,14 +24,11 @@ from pyclient import (
 from pyclient._conversation._lifecycle import (
     CALL_TRANSITIONS,
     RUN_STATUS,
-    RUN_TRANSITIONS,
     TERMINAL,
     CallEvent,
     CallStatus,
-    RunEvent,
     RunState,
     next_call_status,
-    next_run_state,
 )
 from pyclient._conversation._machine import Conversation
 from pyclient._conversation._records import (
@@ -77,27 +75,6 @@ def tool_messages(conversation: Conversation) -> list[tuple[str, str, str | None
 
 
 # -- the tables ------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("state", list(RunState))
-@pytest.mark.parametrize("event", list(RunEvent))
-def test_run_table_every_pair(state, event):
-    """Every (state, event) pair either moves where the table says or raises naming both."""
-    if event in RUN_TRANSITIONS[state]:
-        assert next_run_state(state, event) is RUN_TRANSITIONS[state][event]
-    else:
-        with pytest.raises(LocalProtocolError, match=f"Cannot handle {event} in run state {state}"):
-            next_run_state(state, event)
-
-
-@pytest.mark.parametrize("status", list(CallStatus))
-@pytest.mark.parametrize("event", list(CallEvent))
-def test_call_table_every_pair(status, event):
-    if event in CALL_TRANSITIONS[status]:
-        assert next_call_status(status, event) is CALL_TRANSITIONS[status][event]
-    else:
-        with pytest.raises(LocalProtocolError, match=f"Cannot handle {event} for .*in status '{status.value}'"):
-            next_call_status(status, event, call="'c1' (save_note)")
 
 
 def test_table_shapes():
