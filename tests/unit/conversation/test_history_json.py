@@ -24,25 +24,14 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 from pydantic_core import PydanticSerializationError
 
-from pyclient import Image, RemoteProtocolError, ToolResult
+from pyclient import Image, ToolResult
 from pyclient._conversation._history import History
 from pyclient._conversation._machine import Conversation
-from pyclient._conversation._records import (
-    Failed,
-    Idle,
-    RunHandlers,
-    SendRequest,
-    WaitForActions,
-)
+from pyclient._conversation._records import Call, InterruptRecord
 from pyclient._wire._events import message_adapter
 from tests.unit.conversation.agui_streams import budget, events
-from tests.unit.conversation.test_request_body import (
-    NOW,
-    REGISTRATION,
-    TOOLS,
-    _decoded,
-    _encrypted_values,
-)
+from tests.unit.conversation.driving import decoded, received, settle
+from tests.unit.conversation.test_request_body import NOW, TOOLS, _encrypted_values
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489") + b"\0" * 8
 
@@ -73,53 +62,33 @@ def _drive(live: bool, runs: list[list[Any]], seed: int) -> tuple[Conversation, 
         machine = Conversation("THREAD")
         bodies: list[bytes] = []
         reads: list[Any] = []
-        by_name = {tool.name: tool for tool in TOOLS}
 
         def start() -> Any:
             request = machine.start_run(TOOLS)
             bodies.append(request.body.replace(request.run_id.encode(), b"RUN"))
             return request
 
+        def answer(call: Call) -> None:
+            result = choose.choice([ToolResult.success("ok"), ToolResult.failure("no"),
+                                    ToolResult.success("a picture", (Image(data=PNG, mime_type="image/png"),))])
+            machine.calls.handler_returned(call.id, call.execution, result)
+
+        def approve(call: Call) -> None:
+            machine.calls.approve(call.id, choose.choice([None, '{"text":"edited"}']))
+
+        def resolve(record: InterruptRecord) -> None:
+            if choose.random() < 0.5:
+                machine.interrupts.resolve(record.id, {"answer": number}, now=NOW)
+            else:
+                machine.interrupts.cancel(record.id)
+
         for number, (extra, event_list) in enumerate(runs):
             files = [Image(data=PNG, mime_type="image/png")] if choose.random() < 0.3 else []
             machine.add_user_message(f"run {number}", files)
             start()
-            for event in [*extra, *event_list]:
-                if event is None:
-                    machine.fail(RemoteProtocolError("not an AG-UI event"))
-                    break
-                try:
-                    machine.receive(event)
-                except RemoteProtocolError as exc:
-                    machine.fail(exc)
-                    break
-            else:
-                if machine.busy:
-                    machine.end_stream()
-            for _ in range(100):
-                for call in machine.calls.unavailable():
-                    machine.calls.serve(call.id, by_name[call.name], REGISTRATION)  # type: ignore[arg-type]
-                step = machine.next_step()
-                if isinstance(step, (Idle, Failed)):
-                    break
-                if isinstance(step, RunHandlers):
-                    for call in step.calls:
-                        result = choose.choice([ToolResult.success("ok"), ToolResult.failure("no"),
-                                                ToolResult.success("a picture", (Image(data=PNG, mime_type="image/png"),))])
-                        machine.calls.handler_returned(call.id, call.execution, result)
-                elif isinstance(step, WaitForActions):
-                    for call in machine.pending():
-                        machine.calls.approve(call.id, choose.choice([None, '{"text":"edited"}']))
-                    for record in machine.interrupts.open():
-                        if choose.random() < 0.5:
-                            machine.interrupts.resolve(record.id, {"answer": number}, now=NOW)
-                        else:
-                            machine.interrupts.cancel(record.id)
-                elif isinstance(step, SendRequest):
-                    request = start()
-                    machine.receive(_decoded_one({"type": "RUN_STARTED", "threadId": "THREAD", "runId": request.run_id}))
-                    machine.receive(_decoded_one({"type": "RUN_FINISHED", "threadId": "THREAD", "runId": request.run_id}))
-                    machine.end_stream()
+            if received(machine, [*extra, *event_list]) and machine.busy:
+                machine.end_stream()
+            settle(machine, TOOLS, start, run=answer, pending=approve, interrupt=resolve)
             reads.append(_reads(machine))
         return machine, bodies, reads
 
@@ -155,11 +124,11 @@ def _or_error(read: Any) -> Any:
 @budget(ci=80)
 @given(runs=st.lists(events(), min_size=1, max_size=4), data=st.data())
 def test_a_frozen_history_sends_and_reads_what_a_live_one_does(runs: list[list[Any]], data: st.DataObject) -> None:
-    decoded = [([e for e in _decoded(_encrypted_values(data.draw), data.draw) if e is not None],
-                _decoded(run, data.draw)) for run in runs]
+    fed = [([e for e in decoded(_encrypted_values(data.draw), data.draw) if e is not None],
+            decoded(run, data.draw)) for run in runs]
     seed = data.draw(st.integers(0, 2**32))
-    frozen, frozen_bodies, frozen_reads = _drive(False, decoded, seed)
-    live, live_bodies, live_reads = _drive(True, decoded, seed)
+    frozen, frozen_bodies, frozen_reads = _drive(False, fed, seed)
+    live, live_bodies, live_reads = _drive(True, fed, seed)
     assert frozen_bodies == live_bodies
     for got, expected in zip(frozen_reads, live_reads, strict=True):
         assert got[0] == expected[0]  # messages(): models equal to the originals

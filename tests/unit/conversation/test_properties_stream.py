@@ -26,18 +26,11 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from pyclient import Agent, MockTransport, ToolContext, client_tool
-from pyclient._base._errors import RemoteProtocolError
 from pyclient._conversation._machine import Conversation
-from pyclient._conversation._records import (
-    Failed,
-    Idle,
-    RunHandlers,
-    SendRequest,
-    WaitForActions,
-)
+from pyclient._conversation._records import Call, RunRequest
 from pyclient._tools._results import ToolResult
-from pyclient._wire._events import decode_event
-from tests.unit.conversation.agui_streams import ADVERTISED, Stream, budget, events, payload, streams
+from tests.unit.conversation.agui_streams import ADVERTISED, Stream, budget, events, streams
+from tests.unit.conversation.driving import decoded, received, settle
 
 HOLD_TURNS = 2_000
 """Loop turns a held-open run gets to end by itself once its last chunk is delivered (it needs a few)."""
@@ -177,78 +170,39 @@ def test_any_stream_ends_idle_or_error_with_one_answer_per_call(stream: Stream) 
 ANSWERS = st.sampled_from(["succeed", "fail", "cancel", "approve", "reject_late"])
 
 
-def decoded(event_list: list[Any], draw_bool: Any) -> list[Any]:
-    out = []
-    for event in event_list:
-        # As the SSE decoder hands it over: UTF-8 bytes decoded with replacement.
-        data = payload(draw_bool, event).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-        try:
-            out.append(decode_event(data))
-        except RemoteProtocolError:
-            out.append(None)  # the driver fails the run here
-    return out
-
-
-class _Registration:
-    """Stands for the registration serving a call (the machine only compares identities)."""
-
-
 @budget(ci=1000)  # its huge and deep values make it the slowest per example
 @given(event_list=events(), data=st.data())
 def test_machine_folds_any_event_sequence(event_list: list[Any], data: st.DataObject) -> None:
     tools = [echo, add]
-    by_name = {tool.name: tool for tool in tools}
     machine = Conversation("THREAD")
     machine.add_user_message("go")
-    registration = _Registration()
-    request = machine.start_run(tools)
-    json.loads(request.body)
-    for event in decoded(event_list, data.draw):
-        if event is None:
-            machine.fail(RemoteProtocolError("not an AG-UI event"))
-            break
-        try:
-            machine.receive(event)
-        except RemoteProtocolError as exc:  # a STATE_DELTA that does not apply: the driver fails the run
-            machine.fail(exc)
-            break
-    else:
+
+    def start() -> RunRequest:
+        request = machine.start_run(tools)
+        json.loads(request.body)
+        return request
+
+    def answer(call: Call) -> None:
+        assert call.name in ADVERTISED, call
+        choice = data.draw(ANSWERS)
+        if choice == "fail":
+            machine.calls.handler_returned(call.id, call.execution, ToolResult.failure("no"))
+        elif choice == "cancel":
+            machine.calls.cancel(call.id, "test")
+        else:
+            machine.calls.handler_returned(call.id, call.execution, ToolResult.success("ok"))
+
+    def approve_or_cancel(call: Call) -> None:
+        if call.status.value == "awaiting_approval":
+            machine.calls.approve(call.id)
+        else:
+            machine.calls.cancel(call.id, "test")
+
+    start()
+    if received(machine, decoded(event_list, data.draw)):
         machine.end_stream()
-    for _ in range(200):
-        for call in machine.calls.unavailable():
-            tool = by_name.get(call.name)
-            assert tool is not None, f"an unadvertised tool's call waits to run: {call!r}"
-            machine.calls.serve(call.id, tool, registration)  # type: ignore[arg-type]
-        step = machine.next_step()
-        if isinstance(step, (Idle, Failed)):
-            break
-        if isinstance(step, RunHandlers):
-            for call in step.calls:
-                assert call.name in by_name, call
-                answer = data.draw(ANSWERS)
-                if answer == "fail":
-                    machine.calls.handler_returned(call.id, call.execution, ToolResult.failure("no"))
-                elif answer == "cancel":
-                    machine.calls.cancel(call.id, "test")
-                else:
-                    machine.calls.handler_returned(call.id, call.execution, ToolResult.success("ok"))
-        elif isinstance(step, WaitForActions):
-            for call in machine.pending():
-                if call.status.value == "awaiting_approval":
-                    machine.calls.approve(call.id)
-                else:
-                    machine.calls.cancel(call.id, "test")
-            for record in machine.interrupts.open():
-                machine.interrupts.cancel(record.id)
-        elif isinstance(step, SendRequest):
-            request = machine.start_run(tools)
-            json.loads(request.body)
-            from ag_ui.core import RunFinishedEvent, RunStartedEvent
-            machine.receive(RunStartedEvent(thread_id="THREAD", run_id=request.input.run_id))
-            machine.receive(RunFinishedEvent(thread_id="THREAD", run_id=request.input.run_id))
-            machine.end_stream()
-    else:
-        raise AssertionError("the machine never settled")
+    settle(machine, tools, start, run=answer, pending=approve_or_cancel,
+           interrupt=lambda record: machine.interrupts.cancel(record.id), turns=200)
     assert machine.run_status in ("idle", "error")
     if machine.run_status == "error":
         assert machine.error is not None and str(machine.error)

@@ -22,22 +22,21 @@ from hypothesis import strategies as st
 from pydantic_core import PydanticSerializationError
 
 from pyclient import client_tool
-from pyclient._base._errors import RemoteProtocolError
 from pyclient._base._json import repair_all
 from pyclient._conversation._machine import Conversation
 from pyclient._conversation._records import (
-    Failed,
-    Idle,
+    Call,
+    InterruptRecord,
     RunHandlers,
     RunRequest,
-    SendRequest,
     WaitForActions,
 )
 from pyclient._conversation._request_body import PROTOCOL_VERSION
 from pyclient._tools._client_tool import ClientTool
 from pyclient._tools._results import ToolResult
 from pyclient._wire._events import decode_event, message_adapter
-from tests.unit.conversation.agui_streams import JSON_VALUES, budget, events, payload
+from tests.unit.conversation.agui_streams import JSON_VALUES, budget, events
+from tests.unit.conversation.driving import REGISTRATION, decoded, received, settle
 
 
 @client_tool(requires_approval=True)
@@ -82,18 +81,24 @@ def start(machine: Conversation, tools: list[ClientTool] = TOOLS) -> RunRequest:
     request = machine.start_run(tools)
     assert request.body == model_body(machine, request, tools, resume, forwarded)
     # A store's snapshot takes the messages from the same JSON: what ag-ui's model_dump gives.
-    assert machine.snapshot()["messages"] == [m.model_dump(mode="json", by_alias=True) for m in machine.messages()]
+    try:
+        snapshot = machine.snapshot()
+    except UnicodeEncodeError:
+        # A lone surrogate in a key of the state: the snapshot refuses it (test_history_json's
+        # `_or_error`), the request carries it repaired.
+        assert _surrogate_in_a_key(machine.state)
+    else:
+        assert snapshot["messages"] == [m.model_dump(mode="json", by_alias=True) for m in machine.messages()]
     return request
 
 
+def _surrogate_in_a_key(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_surrogate_in_a_key(v) or any("\ud800" <= c <= "\udfff" for c in k) for k, v in value.items())
+    return isinstance(value, list) and any(_surrogate_in_a_key(v) for v in value)
+
+
 NOW = datetime.now(timezone.utc)
-
-
-class _Registration:
-    """Stands for the registration serving a call (the machine only compares identities)."""
-
-
-REGISTRATION = _Registration()
 
 
 def finish(machine: Conversation, request: RunRequest, *events: dict[str, Any]) -> None:
@@ -258,17 +263,6 @@ def test_each_message_is_serialised_once(monkeypatch: pytest.MonkeyPatch) -> Non
 # -- property: any runs, one after the other, in one conversation ------------------------------
 
 
-def _decoded(event_list: list[Any], draw: st.DrawFn) -> list[Any]:
-    out = []
-    for event in event_list:
-        data = payload(draw, event).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-        try:
-            out.append(decode_event(data))
-        except RemoteProtocolError:
-            out.append(None)
-    return out
-
-
 def _encrypted_values(draw: st.DrawFn) -> list[dict[str, Any]]:
     # Echoed values for ids earlier runs used (the strategy numbers its ids from 1 in each run).
     return [{"type": "REASONING_ENCRYPTED_VALUE", "subtype": draw(st.sampled_from(["message", "tool-call"])),
@@ -279,56 +273,35 @@ def _encrypted_values(draw: st.DrawFn) -> list[dict[str, Any]]:
 @budget(ci=100)
 @given(runs=st.lists(events(), min_size=1, max_size=3), data=st.data())
 def test_the_body_is_the_models_dump_across_runs(runs: list[list[Any]], data: st.DataObject) -> None:
-    by_name = {tool.name: tool for tool in TOOLS}
     machine = Conversation("THREAD", state=data.draw(JSON_VALUES), forwarded_props=data.draw(JSON_VALUES),
                            context=[{"description": "d", "value": "v"}] if data.draw(st.booleans()) else [])
     requests = 0
+
+    def compared() -> RunRequest:
+        nonlocal requests
+        requests += 1
+        return start(machine)  # asserts the body is the model's dump
+
+    def answer(call: Call) -> None:
+        result = data.draw(st.sampled_from([ToolResult.success("ok"), ToolResult.failure("no")]))
+        machine.calls.handler_returned(call.id, call.execution, result)
+
+    def approve(call: Call) -> None:
+        machine.calls.approve(call.id, data.draw(st.sampled_from([None, '{"text":"edited"}'])))
+
+    def resolve(record: InterruptRecord) -> None:
+        if data.draw(st.booleans()):
+            machine.interrupts.resolve(record.id, data.draw(JSON_VALUES), now=NOW)
+        else:
+            machine.interrupts.cancel(record.id)
+
     for number, event_list in enumerate(runs):
         machine.add_user_message(f"run {number}")
-        request = start(machine)
-        requests += 1
-        extra = [e for e in _decoded(_encrypted_values(data.draw), data.draw) if e is not None]
-        for event in [*extra, *_decoded(event_list, data.draw)]:
-            if event is None:
-                machine.fail(RemoteProtocolError("not an AG-UI event"))
-                break
-            try:
-                machine.receive(event)
-            except RemoteProtocolError as exc:
-                machine.fail(exc)
-                break
-        else:
-            if machine.busy:
-                machine.end_stream()
-        for _ in range(100):
-            for call in machine.calls.unavailable():
-                tool = by_name.get(call.name)
-                assert tool is not None
-                machine.calls.serve(call.id, tool, REGISTRATION)  # type: ignore[arg-type]
-            step = machine.next_step()
-            if isinstance(step, (Idle, Failed)):
-                break
-            if isinstance(step, RunHandlers):
-                for call in step.calls:
-                    result = data.draw(st.sampled_from([ToolResult.success("ok"), ToolResult.failure("no")]))
-                    machine.calls.handler_returned(call.id, call.execution, result)
-            elif isinstance(step, WaitForActions):
-                for call in machine.pending():
-                    edited = data.draw(st.sampled_from([None, '{"text":"edited"}']))
-                    machine.calls.approve(call.id, edited)
-                for record in machine.interrupts.open():
-                    if data.draw(st.booleans()):
-                        machine.interrupts.resolve(record.id, data.draw(JSON_VALUES), now=NOW)
-                    else:
-                        machine.interrupts.cancel(record.id)
-            elif isinstance(step, SendRequest):
-                request = start(machine)
-                requests += 1
-                machine.receive(RunStartedEvent(thread_id="THREAD", run_id=request.run_id))
-                machine.receive(RunFinishedEvent(thread_id="THREAD", run_id=request.run_id))
-                machine.end_stream()
-        else:
-            raise AssertionError("the machine never settled")
+        compared()
+        extra = [e for e in decoded(_encrypted_values(data.draw), data.draw) if e is not None]
+        if received(machine, [*extra, *decoded(event_list, data.draw)]) and machine.busy:
+            machine.end_stream()
+        settle(machine, TOOLS, compared, run=answer, pending=approve, interrupt=resolve)
         if data.draw(st.booleans()):
             machine.state = data.draw(JSON_VALUES)
     note(f"{requests} requests compared")
