@@ -365,31 +365,39 @@ def test_timeout_cannot_interrupt_a_plain_def() -> None:
     assert run(busy.execute({})) == ToolResult(content="finished")
 
 
-def test_external_abort_cancels_handler_and_raises_run_aborted() -> None:
-    events: list[Any] = []
+def waits_until_ended() -> tuple[ClientTool, asyncio.Event, list[tuple[bool, Any]]]:
+    """A tool whose handler sets `started`, then waits until something ends it (nothing else
+    does), and records its signal's (aborted, reason) in `ended` as it ends."""
     started = asyncio.Event()
+    ended: list[tuple[bool, Any]] = []
 
     @client_tool
     async def waits(ctx: ToolContext) -> str:
         started.set()
         try:
-            await asyncio.Event().wait()   # nothing sets it: only an abort ends the handler
+            await asyncio.Event().wait()   # nothing sets it
         finally:
-            events.append((ctx.signal.aborted, ctx.signal.reason))
+            ended.append((ctx.signal.aborted, ctx.signal.reason))
         return "never"
+
+    return waits, started, ended
+
+
+def test_external_abort_cancels_handler_and_raises_run_aborted() -> None:
+    waits, started, ended = waits_until_ended()
 
     async def main() -> None:
         controller = AbortController()
         execution = asyncio.ensure_future(waits.execute({}, signal=controller.signal))
         await started.wait()
-        assert events == [] and not execution.done()
+        assert ended == [] and not execution.done()
         controller.abort("unmounted")
         with pytest.raises(RunAborted) as info:
             await execution
         assert info.value.reason == "unmounted"
 
     run(main())
-    assert events == [(True, "unmounted")]
+    assert ended == [(True, "unmounted")]
 
 
 def test_already_aborted_signal_runs_nothing() -> None:
@@ -407,28 +415,18 @@ def test_already_aborted_signal_runs_nothing() -> None:
 
 
 def test_cancelling_the_caller_cancels_the_handler() -> None:
-    events: list[Any] = []
-
-    started = asyncio.Event()
-
-    @client_tool
-    async def waits(ctx: ToolContext) -> None:
-        started.set()
-        try:
-            await asyncio.Event().wait()   # nothing sets it: only the cancellation ends the handler
-        finally:
-            events.append(ctx.signal.reason)
+    waits, started, ended = waits_until_ended()
 
     async def main() -> None:
         task = asyncio.ensure_future(waits.execute({}))
         await started.wait()
-        assert events == []
+        assert ended == []
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
 
     run(main())
-    assert events == ["cancelled"]
+    assert ended == [(True, "cancelled")]
 
 
 # -- output schema and result encoding ---------------------------------------------------------------
