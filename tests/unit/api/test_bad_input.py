@@ -6,6 +6,7 @@ import asyncio
 import gc
 import json
 import logging
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,7 @@ from tests.helpers import (
     bodies,
     calls_then_text,
     first_raw,
+    held_open,
     ids,
     sse,
     text_message,
@@ -91,13 +93,19 @@ def test_emoji_split_into_two_escaped_deltas_shows_as_the_emoji():
     assert bodies(server)[1]["messages"][1]["content"] == f"hi {EMOJI}!"
 
 
-def test_lone_surrogate_in_text_delta_is_replaced_and_the_next_send_goes_out():
-    server = emitting('{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "cut \\ud83d"}')
-    thread = agent_for(server).thread()
-    arun(thread.send("hello"))
+def sent_twice(server: ScriptedAgent, first: str, **options: Any) -> list[dict]:
+    """The two request bodies of a thread (`options`) that sends `first`, then "again": both go
+    out, and the thread ends idle."""
+    thread = agent_for(server).thread(**options)
+    arun(thread.send(first))
     arun(thread.send("again"))
     assert thread.run_status == "idle" and len(bodies(server)) == 2
-    assert bodies(server)[1]["messages"][1]["content"] == "cut \ufffd"
+    return bodies(server)
+
+
+def test_lone_surrogate_in_text_delta_is_replaced_and_the_next_send_goes_out():
+    sent = sent_twice(emitting('{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "cut \\ud83d"}'), "hello")
+    assert sent[1]["messages"][1]["content"] == "cut \ufffd"
 
 
 def test_lone_surrogate_in_tool_arguments_is_replaced_and_the_follow_up_goes_out():
@@ -125,12 +133,8 @@ def test_lone_surrogate_in_a_tool_result_is_replaced_and_the_follow_up_goes_out(
 
 
 def test_lone_surrogate_in_the_users_input_is_replaced_and_the_request_goes_out():
-    server = text_only()
-    thread = agent_for(server).thread()
-    arun(thread.send("broken \udcff input"))
-    arun(thread.send("next"))
-    assert thread.run_status == "idle" and len(bodies(server)) == 2
-    assert bodies(server)[0]["messages"][0]["content"] == "broken \ufffd input"
+    sent = sent_twice(text_only(), "broken \udcff input")
+    assert sent[0]["messages"][0]["content"] == "broken \ufffd input"
 
 
 def test_lone_surrogate_in_a_messages_snapshot_never_blocks_the_next_request():
@@ -138,12 +142,9 @@ def test_lone_surrogate_in_a_messages_snapshot_never_blocks_the_next_request():
         {"id": "u1", "role": "user", "content": "x"},
         {"id": "a1", "role": "assistant", "content": "snap \\ud800"},
     ]}).replace("\\\\ud800", "\\ud800"))
-    thread = agent_for(server).thread(state={"note": "\udfff"})
-    arun(thread.send("hello"))
-    arun(thread.send("again"))
-    assert thread.run_status == "idle" and len(bodies(server)) == 2
-    assert bodies(server)[1]["messages"][1]["content"] == "snap \ufffd"
-    assert bodies(server)[1]["state"] == {"note": "\ufffd"}
+    sent = sent_twice(server, "hello", state={"note": "\udfff"})
+    assert sent[1]["messages"][1]["content"] == "snap \ufffd"
+    assert sent[1]["state"] == {"note": "\ufffd"}
 
 
 def test_repair_joins_pairs_and_replaces_lone_halves():
@@ -560,17 +561,8 @@ def test_no_handler_starts_after_stop_or_unmount_returned(how, turns):
 
 
 def test_calls_run_on_run_finished_while_the_server_holds_the_connection_open():
-    closed = []
-
-    async def first(body):
-        try:
-            yield sse({"type": "RUN_STARTED", **ids(body)}, *tool_call("c1", "echo", {"text": "x"}),
-                      {"type": "RUN_FINISHED", **ids(body)})
-            await asyncio.Event().wait()  # never set: the server keeps the connection open
-        finally:
-            closed.append(True)
-
-    server = first_raw(first, then=text_only())
+    closed: list[bool] = []
+    server = first_raw(held_open({"text": "x"}, closed), then=text_only())
     thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"), timeout=10)
     assert recorded == ["x"] and len(bodies(server)) == 2 and closed == [True]

@@ -18,6 +18,7 @@ from tests.helpers import (
     bodies,
     echo,
     first_raw,
+    held_open,
     ids,
     sse,
     text_only,
@@ -186,17 +187,8 @@ def test_a_handler_whose_task_has_not_started_never_runs_after_stop():
 def test_run_finished_ends_the_run_while_the_server_holds_the_connection_open():
     # Was: send() waited forever: the client read on after RUN_FINISHED until the connection
     # closed, and this server never closes it (the call's follow-up never went out).
-    closed = []
-
-    async def held_open(body):
-        try:
-            yield sse({"type": "RUN_STARTED", **ids(body)}, *tool_call("c1", "echo", {"text": "a"}),
-                      {"type": "RUN_FINISHED", **ids(body)})
-            await asyncio.Event().wait()
-        finally:
-            closed.append(True)
-
-    server = first_raw(held_open, then=text_only("done"))
+    closed: list[bool] = []
+    server = first_raw(held_open({"text": "a"}, closed), then=text_only("done"))
     thread = agent_for(server, [echo]).thread()
     arun(thread.send("go"), timeout=5)
     assert thread.run_status == "idle" and len(bodies(server)) == 2
