@@ -93,18 +93,18 @@ class FakeThread:
         self.calls.append(("stop",))
 
     def action(self, call_id: str) -> FakeAction:
-        try:
-            found = self.actions[call_id]
-        except KeyError:
-            raise LocalProtocolError(f"No tool call {call_id!r}") from None
-        found.thread = self
-        return found
+        return self._found(self.actions, call_id, "tool call")
 
     def interrupt(self, interrupt_id: str) -> FakeInterrupt:
+        return self._found(self.interrupts, interrupt_id, "interrupt")
+
+    def _found(self, table: dict[str, Any], key: str, what: str) -> Any:
+        """The action or interrupt under `key`, now of this thread; a `LocalProtocolError` as
+        the thread raises when it has none."""
         try:
-            found = self.interrupts[interrupt_id]
+            found = table[key]
         except KeyError:
-            raise LocalProtocolError(f"No interrupt {interrupt_id!r}") from None
+            raise LocalProtocolError(f"No {what} {key!r}") from None
         found.thread = self
         return found
 
