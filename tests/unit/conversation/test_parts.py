@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel
@@ -235,6 +235,14 @@ def test_renderer_lookup_prefers_the_tools_own_then_the_agents_then_the_catch_al
 # -- approval with edits -------------------------------------------------------------------
 
 
+async def sending(thread: Any, text: str, *, until_first_is: str) -> asyncio.Task[None]:
+    """Start sending `text` and wait until the thread's first pending action is in that status;
+    the send's task (it ends once the action is answered)."""
+    task = asyncio.ensure_future(thread.send(text))
+    await until(lambda: bool(thread.pending_actions) and thread.pending_actions[0].status == until_first_is)
+    return task
+
+
 def _approval_thread():
     server = calls_then_text([("c1", "send_mail", {"to": "\u202eecila", "subject": "hi"})], quote_tools=True)
     return server, agent_for(server, [send_mail]).thread()
@@ -244,8 +252,7 @@ def test_approve_with_edited_arguments_runs_them_and_tells_the_model():
     server, thread = _approval_thread()
 
     async def main():
-        task = asyncio.ensure_future(thread.send("mail alice"))
-        await until(lambda: bool(thread.pending_actions) and thread.pending_actions[0].status == "awaiting_approval")
+        task = await sending(thread, "mail alice", until_first_is="awaiting_approval")
         thread.action("c1").approve(arguments={"to": "alice@example.org", "subject": "hi"})
         await task
 
@@ -265,8 +272,7 @@ def test_invalid_edit_is_refused_and_the_call_keeps_waiting_then_unchanged_edit_
     server, thread = _approval_thread()
 
     async def main():
-        task = asyncio.ensure_future(thread.send("mail alice"))
-        await until(lambda: bool(thread.pending_actions) and thread.pending_actions[0].status == "awaiting_approval")
+        task = await sending(thread, "mail alice", until_first_is="awaiting_approval")
         with pytest.raises(ToolError, match="subject"):
             thread.action("c1").approve(arguments={"to": "bob"})
         with pytest.raises(ToolError, match="object of its parameters"):
@@ -287,8 +293,7 @@ def test_edited_approval_survives_a_reload():
     thread = agent.thread(thread_id="t1", store=store)
 
     async def main():
-        task = asyncio.ensure_future(thread.send("mail"))
-        await until(lambda: bool(thread.pending_actions) and thread.pending_actions[0].status == "awaiting_approval")
+        task = await sending(thread, "mail", until_first_is="awaiting_approval")
         thread.action("c1").approve(arguments={"to": "carol", "subject": "hi"})
         await task
         thread.close()
@@ -311,13 +316,16 @@ def test_edits_need_a_call_awaiting_approval():
 # -- render-only submits -------------------------------------------------------------------
 
 
-def test_render_only_submit_is_validated_against_the_output_schema():
+def _picking_thread():
     server = calls_then_text([("c1", "pick_colour", {"prompt": "any"})], quote_tools=True)
-    thread = agent_for(server, [pick_colour]).thread()
+    return server, agent_for(server, [pick_colour]).thread()
+
+
+def test_render_only_submit_is_validated_against_the_output_schema():
+    server, thread = _picking_thread()
 
     async def main():
-        task = asyncio.ensure_future(thread.send("let me pick"))
-        await until(lambda: bool(thread.pending_actions) and thread.pending_actions[0].status == "awaiting_input")
+        task = await sending(thread, "let me pick", until_first_is="awaiting_input")
         action = thread.tool_part("c1").action
         assert action is not None and action.status == "awaiting_input"
         with pytest.raises(ToolError, match="colour") as refused:
@@ -337,12 +345,10 @@ def test_render_only_submit_is_validated_against_the_output_schema():
 
 
 def test_render_only_fail_answers_with_the_message():
-    server = calls_then_text([("c1", "pick_colour", {"prompt": "any"})], quote_tools=True)
-    thread = agent_for(server, [pick_colour]).thread()
+    server, thread = _picking_thread()
 
     async def main():
-        task = asyncio.ensure_future(thread.send("let me pick"))
-        await until(lambda: bool(thread.pending_actions) and thread.pending_actions[0].status == "awaiting_input")
+        task = await sending(thread, "let me pick", until_first_is="awaiting_input")
         thread.pending_actions[0].fail("the user closed the picker")
         await task
 
