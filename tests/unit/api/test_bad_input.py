@@ -12,6 +12,7 @@ import pytest
 
 from pyclient import (
     AbortController,
+    ClientTool,
     MockTransport,
     RemoteProtocolError,
     ToolContext,
@@ -422,6 +423,26 @@ def test_a_base_exception_of_its_own_in_a_handler_fails_the_call(caplog):
     _assert_failed_and_went_on(*_round_trip_of_a_handler_raising(raiser, caplog), "Custom(odd)")
 
 
+def stopped_while_it_runs(tool: ClientTool, seen: list[str], *reason: str) -> tuple[ScriptedAgent, Any]:
+    """An agent that calls `tool` (c1) once, and a thread that sends it "go" and stops (with
+    `reason`) once the handler has appended "started" to `seen`; the send over, the handler
+    has appended what it does next, and the loop has turned on."""
+    server = calls_then_text([("c1", tool.name, {})])
+    thread = agent_for(server, [tool]).thread()
+
+    async def main():
+        sending = asyncio.ensure_future(thread.send("go"))
+        await until(lambda: seen == ["started"])
+        thread.stop(*reason)
+        await sending
+        await until(lambda: len(seen) == 2)
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    arun(main())
+    return server, thread
+
+
 def test_a_handler_cancelled_by_a_stop_is_still_cancelled_not_failed():
     """The other side of the rule: the CancelledError of a stop reaches the handler and is the
     stop's (the call is cancelled, nothing is sent), not the handler's own failure."""
@@ -438,17 +459,8 @@ def test_a_handler_cancelled_by_a_stop_is_still_cancelled_not_failed():
             raise
         return "never"
 
-    server = calls_then_text([("c1", "waiter", {})])
-    thread = agent_for(server, [waiter]).thread()
-
-    async def main():
-        sending = asyncio.ensure_future(thread.send("go"))
-        await until(lambda: seen == ["started"])
-        thread.stop("enough")
-        await sending
-        await until(lambda: seen == ["started", "cancelled"])
-
-    arun(main())
+    server, thread = stopped_while_it_runs(waiter, seen, "enough")
+    assert seen == ["started", "cancelled"]
     assert thread.action("c1").status == "cancelled" and len(bodies(server)) == 1
     assert [m.content for m in thread.messages if m.role == "tool"] == ["Tool call cancelled: enough"]
 
@@ -464,19 +476,8 @@ def test_handler_that_swallows_cancellation_still_leaves_the_thread_idle_and_its
             recorded.append("swallowed")
         return "late result"
 
-    server = calls_then_text([("c1", "stubborn", {})])
-    thread = agent_for(server, [stubborn]).thread()
-
-    async def main():
-        sending = asyncio.ensure_future(thread.send("go"))
-        await until(lambda: recorded == ["started"])
-        thread.stop()
-        await sending
-        await until(lambda: recorded == ["started", "swallowed"])
-        for _ in range(20):
-            await asyncio.sleep(0)
-
-    arun(main())
+    server, thread = stopped_while_it_runs(stubborn, recorded)
+    assert recorded == ["started", "swallowed"]
     assert thread.run_status == "idle" and len(bodies(server)) == 1
     action = thread.action("c1")
     assert action.status == "cancelled" and "late result" not in action.result.content
