@@ -5,6 +5,8 @@
 - `langgraph_url`: the ag-ui-langgraph app (`tests.agents.langgraph_app.create_app()`).
 - `flaky_server`: a raw socket server whose first answer sends the headers and a few SSE
   events, then drops the connection; later answers are complete AG-UI runs.
+- `served_app(module, record)`: a fixture serving one of the test agents (`tests/agents/`),
+  for a test module to name.
 - `transport`: a fresh `RecordingTransport`, an `HttpxTransport` that keeps every request
   body it sent.
 - `installed_wheel`: pyclient's wheel, built once per session from a copy of the sources and
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -28,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 import pytest
 
@@ -153,6 +156,20 @@ def langgraph_url() -> Iterator[str]:
 
     with ServerThread(create_app()) as server:
         yield server.url
+
+
+def served_app(module: str, record: str, *, path: str = "/agent", scope: Literal["function", "module"] = "function"):
+    """A fixture serving `module.create_app()` in a background thread (for each test, or once
+    for the module): it yields the URL of the app's `path` and what the app records
+    (`app.state.<record>`). The module is imported only when a test asks for the fixture."""
+
+    @pytest.fixture(scope=scope)
+    def served() -> Iterator[tuple[str, Any]]:
+        app = importlib.import_module(module).create_app()
+        with ServerThread(app) as server:
+            yield server.url + path, getattr(app.state, record)
+
+    return served
 
 
 def read_request(rfile: Any) -> dict:
