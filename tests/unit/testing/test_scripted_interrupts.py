@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 from ag_ui.core import ResumeEntry
@@ -28,6 +29,17 @@ def thread_of(agent: ScriptedAgent, *tools, **options):
     return Agent("test", "http://agent.test/agent", client_tools=tools, transport=agent.transport()).thread(**options)
 
 
+def answered(agent: ScriptedAgent, text: str, payload: Any = None, *tools: Any,
+             cancel: bool = False) -> tuple[Any, list[Any]]:
+    """A thread on `agent` (with `tools`) that sent `text` and answered each interrupt as it
+    opened (`tests.helpers.answering`): the thread, idle once the send returned, and the
+    interrupts it answered."""
+    thread = thread_of(agent, *tools)
+    seen: list[Any] = []
+    answering(thread, payload, cancel=cancel, seen=seen)
+    arun(thread.send(text))
+    assert thread.run_status == "idle", thread.error
+    return thread, seen
 
 
 # -- Turn.interrupt() ----------------------------------------------------------------------------
@@ -39,13 +51,7 @@ def test_an_interrupt_pauses_the_run_and_the_resume_gets_the_follow_up():
     agent.on("pick a colour").say("Let me ask.").interrupt(
         "Which colour?", response_schema=COLOUR, interrupt_id="i1", expires_at=expires,
         metadata={"form": "colour"}).then_say(lambda resumes: f"You chose {resumes[0].payload['colour']}")
-    thread = thread_of(agent)
-    seen = []
-    answering(thread, {"colour": "blue"}, seen=seen)
-    arun(thread.send("pick a colour"))
-
-    assert thread.run_status == "idle", thread.error
-    [interrupt] = seen
+    thread, [interrupt] = answered(agent, "pick a colour", {"colour": "blue"})
     assert (interrupt.id, interrupt.reason, interrupt.message) == ("i1", "input_required", "Which colour?")
     assert interrupt.response_schema == COLOUR and interrupt.metadata == {"form": "colour"}
     assert interrupt.expires_at == expires.isoformat() and interrupt.status == "resolved"
@@ -82,9 +88,7 @@ def test_over_http_the_same():
 def test_without_then_say_the_follow_up_says_what_was_resumed():
     agent = ScriptedAgent()
     agent.on("two").interrupt("First?", interrupt_id="a").interrupt("Second?", interrupt_id="b")
-    thread = thread_of(agent)
-    answering(thread, lambda interrupt: {"colour": "red"} if interrupt.id == "a" else None)
-    arun(thread.send("two"))
+    thread, _ = answered(agent, "two", lambda interrupt: {"colour": "red"} if interrupt.id == "a" else None)
     assert texts(thread) == ['resolved {"colour": "red"} | resolved']
     [resume] = [body["resume"] for body in bodies(agent) if "resume" in body]
     assert resume == [{"interruptId": "a", "status": "resolved", "payload": {"colour": "red"}},
@@ -117,10 +121,7 @@ def test_an_interrupt_with_a_client_call_resumes_with_both_in_one_request():
     agent = ScriptedAgent()
     agent.on("both").call("echo", text="hi", call_id="c1").interrupt("Go on?", interrupt_id="i1").then_say(
         lambda resumes: f"{resumes[0].status}, tool said {agent.tool_messages[0].content}")
-    thread = thread_of(agent, echo)
-    answering(thread, {"go": True})
-    arun(thread.send("both"))
-    assert thread.run_status == "idle", thread.error
+    thread, _ = answered(agent, "both", {"go": True}, echo)
     assert texts(thread) == ["resolved, tool said hi"]
     first, resume = bodies(agent)
     assert [m["toolCallId"] for m in tool_messages(resume)] == ["c1"]
@@ -151,10 +152,7 @@ def test_then_answers_the_resume_with_a_turn_that_may_interrupt_again():
     agent = ScriptedAgent()
     agent.on("plan").interrupt("Step 1?", interrupt_id="s1").then().interrupt(
         "Step 2?", interrupt_id="s2").then_say(lambda resumes: f"done with {resumes[0].interrupt_id}")
-    thread = thread_of(agent)
-    answering(thread, "ok")
-    arun(thread.send("plan"))
-    assert thread.run_status == "idle", thread.error
+    thread, _ = answered(agent, "plan", "ok")
     assert texts(thread) == ["done with s2"]
     assert [r.interrupt_id for r in agent.resumes] == ["s1", "s2"] and len(agent.requests) == 3
 
@@ -191,9 +189,7 @@ def test_wait_for_resume_times_out_naming_what_it_saw():
 def test_clear_forgets_the_resumes():
     agent = ScriptedAgent()
     agent.on("pick").interrupt("?", interrupt_id="i1").then_say("ok")
-    thread = thread_of(agent)
-    answering(thread, 1)
-    arun(thread.send("pick"))
+    answered(agent, "pick", 1)
     assert len(agent.resumes) == 1
     agent.clear()
     assert agent.resumes == [] and agent.requests == [] and agent.resume_of("i1") is None
@@ -214,13 +210,7 @@ def test_a_server_call_that_requires_approval(payload, cancel, result):
     agent.on("delete bob").server_call("delete_account", user="bob", result="deleted bob", call_id="call-1",
                                        requires_approval=True).then_say(
         lambda resumes: f"{resumes[0].status} {resumes[0].payload}")
-    thread = thread_of(agent)
-    seen = []
-    answering(thread, payload, cancel=cancel, seen=seen)
-    arun(thread.send("delete bob"))
-
-    assert thread.run_status == "idle", thread.error
-    [interrupt] = seen
+    thread, [interrupt] = answered(agent, "delete bob", payload, cancel=cancel)
     assert interrupt.id == "int-call-1" and interrupt.tool_call_id == "call-1" and interrupt.reason == "tool_call"
     assert interrupt.message == 'Approve delete_account({"user":"bob"})?' and interrupt.is_approval
     assert interrupt.response_schema == APPROVAL_SCHEMA
@@ -251,10 +241,7 @@ def test_an_approval_then_a_turn_of_its_own_gets_the_result_first():
     agent = ScriptedAgent()
     agent.on("delete").server_call("delete_account", user="bob", result="deleted bob", call_id="d1",
                                    requires_approval=True).then().say("All done")
-    thread = thread_of(agent)
-    answering(thread, {"approved": True})
-    arun(thread.send("delete bob"))
-    assert thread.run_status == "idle", thread.error
+    thread, _ = answered(agent, "delete bob", {"approved": True})
     assert thread.tool_part("d1").output == "deleted bob" and texts(thread) == ["All done"]
 
 
@@ -280,12 +267,7 @@ def test_a_legacy_interrupt_is_an_event_before_a_bare_run_finished():
 
 def test_a_legacy_interrupt_is_resumed_through_forwarded_props():
     agent = legacy_colour(ScriptedAgent())
-    thread = thread_of(agent)
-    seen = []
-    answering(thread, {"colour": "green"}, seen=seen)
-    arun(thread.send("pick"))
-    assert thread.run_status == "idle", thread.error
-    [interrupt] = seen
+    thread, [interrupt] = answered(agent, "pick", {"colour": "green"})
     assert interrupt.id == "lg-1" and interrupt.message == "Which colour?" and interrupt.response_schema == COLOUR
     first, resume = bodies(agent)
     assert "resume" not in resume and resume["forwardedProps"] == {"command": {"resume": {"colour": "green"}}}
@@ -297,9 +279,6 @@ def test_a_cancelled_legacy_interrupt_is_recorded_as_cancelled():
     agent = ScriptedAgent()
     agent.on("pick").interrupt("Which colour?", interrupt_id="lg-1", legacy=True).then_say(
         lambda resumes: resumes[0].status)
-    thread = thread_of(agent)
-    answering(thread, cancel=True)
-    arun(thread.send("pick"))
-    assert thread.run_status == "idle", thread.error
+    thread, _ = answered(agent, "pick", cancel=True)
     assert agent.resumes == [ResumeEntry(interrupt_id="lg-1", status="cancelled")]
     assert texts(thread) == ["cancelled"]
