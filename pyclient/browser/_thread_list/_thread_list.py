@@ -34,7 +34,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ..._api._saved_threads import SavedThreads
+from ..._api._saved_threads import SavedThreads, SavedThreadsAgent
 from ..._base._errors import ConfigurationError
 from ..._base._store import Store
 from ..._driver._summaries import ThreadSummary, now
@@ -54,20 +54,14 @@ from ._thread_words import (
 
 if TYPE_CHECKING:
     from ..._api._thread import Thread
-    from ..._binding._platform import Platform
 
 __all__ = ["ThreadList"]
 
 
-class _Agent(Protocol):
-    """What a `ThreadList` needs of an `Agent` (the agent imports the page, not the other way)."""
+class _Agent(SavedThreadsAgent, Protocol):
+    """What a `ThreadList` needs of an `Agent`: its `SavedThreads`' needs, and opening a thread
+    (the agent imports the page, not the other way)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def platform(self) -> Platform: ...
-    @property
-    def threads(self) -> list[Thread]: ...
     def thread(self, element_or_selector: Any = None, thread_id: str | None = None, **options: Any) -> Thread: ...
 
 logger = logging.getLogger("pyclient")
