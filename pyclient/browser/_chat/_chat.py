@@ -48,7 +48,7 @@ from ._eventlog import EventLog
 from ._history_window import HistoryWindow
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._status import run_view, store_notice
-from ._stylesheet import install_stylesheet
+from ._stylesheet import styled_root
 
 if TYPE_CHECKING:
     from ..._api._thread import Thread
@@ -136,11 +136,8 @@ class Chat:
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
         self.thread = thread
         self.suggestions = tuple(str(text) for text in suggestions)
-        install_stylesheet(href=stylesheet, nonce=nonce)
+        root = self._root = styled_root("div", "pyclient-chat", theme, href=stylesheet, nonce=nonce)
         prefix = f"pyclient-chat-{next(_ids)}"
-        root = self._root = el("div", "pyclient-chat")
-        if theme is not None:
-            root.dataset.theme = theme
 
         header = el("header", "pyclient-header")
         if title:

@@ -39,7 +39,7 @@ from ..._base._errors import ConfigurationError
 from ..._base._store import Store
 from ..._driver._summaries import ThreadSummary, now
 from .._chat._chat import Chat
-from .._chat._stylesheet import install_stylesheet
+from .._chat._stylesheet import styled_root
 from .._page._document import dom_node
 from .._page._nodes import Listeners, el, set_visible
 from .._page._page_window import page_window
@@ -199,10 +199,8 @@ class ThreadList:
         self._stale = False
         self._disposed = False
 
-        install_stylesheet(href=stylesheet, nonce=nonce)
-        root = self._root = el("nav", "pyclient-chat pyclient-thread-list", aria_label=title or "Threads")
-        if theme is not None:
-            root.dataset.theme = theme
+        root = self._root = styled_root("nav", "pyclient-chat pyclient-thread-list", theme, href=stylesheet,
+                                        nonce=nonce, aria_label=title or "Threads")
         header = el("header", "pyclient-header")
         if title:
             header.append(el("h2", "pyclient-title", title))
