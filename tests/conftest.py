@@ -17,12 +17,12 @@ from tests.helpers import run_to_end, wait_for
 
 pytest_plugins = ["tests.suite_report"]
 
-# Hypothesis profiles for the property tests (tests/unit/test_properties_*.py). "ci" is loaded
+# Hypothesis profiles for the property tests (tests/unit/*/test_properties_*.py). "ci" is loaded
 # unless `--hypothesis-profile` names another: "deep" runs 10,000 examples per property. Timing
 # never matters (deadline=None). "ci" is derandomized: the same few thousand examples every run,
 # so a landing never depends on the draw (the slow properties ask for fewer:
-# `tests.unit.agui_streams.budget`); "deep" draws new examples each run to explore, and a
-# failure prints a blob to reproduce it.
+# `tests.unit.conversation.agui_streams.budget`); "deep" draws new examples each run to explore,
+# and a failure prints a blob to reproduce it.
 settings.register_profile("ci", max_examples=1500, deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("deep", max_examples=10_000, deadline=None, derandomize=False, print_blob=True)
 

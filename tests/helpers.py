@@ -295,6 +295,21 @@ def first_raw(first: Callable[[dict], Any], then: ScriptedAgent) -> MockTranspor
     return transport
 
 
+def held_open(arguments: dict, closed: list[bool]) -> Callable[[dict], Any]:
+    """A first answer for `first_raw`: a call of `echo` with `arguments` (c1), RUN_FINISHED, and
+    the connection held open (it never ends by itself); `closed` gets True once the client closes it."""
+
+    async def first(body: dict) -> Any:
+        try:
+            yield sse({"type": "RUN_STARTED", **ids(body)}, *tool_call("c1", "echo", arguments),
+                      {"type": "RUN_FINISHED", **ids(body)})
+            await asyncio.Event().wait()  # never set: the server keeps the connection open
+        finally:
+            closed.append(True)
+
+    return first
+
+
 def answering(thread: Any, payload: Any = None, *, cancel: bool = False, seen: list[Any] | None = None) -> None:
     """Answer every interrupt of `thread` as it opens: `resolve(payload)` (a callable gets the
     interrupt and gives the payload), or `cancel()`; each one is appended to `seen`."""

@@ -48,7 +48,7 @@ from .._base._store import ListingStore, Store
 from .._binding._platform import Platform
 from .._driver._summaries import ThreadSummary, told, watch
 
-__all__ = ["SavedThreads", "listing_store"]
+__all__ = ["SavedThreads", "SavedThreadsAgent", "listing_store"]
 
 logger = logging.getLogger("pyclient")
 
@@ -64,8 +64,8 @@ class _Thread(Protocol):
     def close(self, reason: str = "closed") -> None: ...
 
 
-class _Agent(Protocol):
-    """What `SavedThreads` needs of an `Agent`."""
+class SavedThreadsAgent(Protocol):
+    """What `SavedThreads` needs of an `Agent` (a `ThreadList` needs it too)."""
 
     @property
     def name(self) -> str: ...
@@ -115,7 +115,7 @@ class SavedThreads:
             that is a word), sorted.
     """
 
-    def __init__(self, agent: _Agent, store: Store | bool = True) -> None:
+    def __init__(self, agent: SavedThreadsAgent, store: Store | bool = True) -> None:
         self.agent = agent
         self.store = listing_store(store, agent.platform)
         self.unreadable: builtins.list[str] = []

@@ -342,8 +342,8 @@ def file_name(key: str) -> str:
     """The name of the file that holds `key` in a `FileStore`: the key quoted (any string is a safe
     file name once quoted), and `.json`; a quoted key over `LONGEST_NAME` characters is cut at
     100, followed by `%%` and the key's SHA-256 (171 characters in all)."""
-    # Imported here: urllib.parse (with ipaddress) is about 0.1 s of a page's boot in Pyodide,
-    # and only a FileStore (CPython) quotes keys.
+    # Imported here: urllib.parse (with ipaddress) would slow a page's boot in Pyodide, and
+    # only a FileStore (CPython) quotes keys.
     from urllib.parse import quote
 
     quoted = quote(key, safe="")

@@ -1,10 +1,9 @@
 """Positions by id, for the messages and calls a history keeps as JSON only: 12 bytes a slot, no objects.
 
-A `dict[str, int]` costs about 130 bytes an entry (the key string, its slot, the int), more
-than the message's own JSON. `IdIndex` keeps a 64-bit hash of `(tag, id)` (on every platform)
-and a position (31 bits) in two arrays (open addressing, linear probing, half to three quarters
-full: about 20 bytes an id; twice that at most half full, as it was, was ~200 B a tool round
-trip's six ids). A hash names an id
+A `dict[str, int]` costs more an entry (the key string, its slot, the int) than the message's
+own JSON. `IdIndex` keeps a 64-bit hash of `(tag, id)` (on every platform) and a position (31
+bits) in two arrays (open addressing, linear probing, half to three quarters full: a few slots
+an id; bench/README.md has what it was before). A hash names an id
 with no proof: callers check a hit against the message itself (`History` parses it anyway),
 and a miss is certain (an id that is there always hashes to its key).
 

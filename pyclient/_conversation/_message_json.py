@@ -34,7 +34,7 @@ class Wire:
     def __init__(self) -> None:
         # The bytes are a sealed `bytes` and a growing `bytearray` tail, moved into the sealed
         # part (one copy) once the tail passes an eighth of it: a bytearray over-allocates an
-        # eighth of its size as it grows, which a long thread kept as ~30 B a round trip. So
+        # eighth of its size as it grows, which a long thread kept round trip after round trip. So
         # the spare room is an eighth of the tail (at most 1.6 % of the JSON), and each byte
         # is copied about eight times in all. A message lies in one part, never across them.
         self._sealed = b""

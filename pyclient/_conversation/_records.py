@@ -84,7 +84,7 @@ class Call:
         self.edited: str | None = None
 
     # A thread keeps every call's answer: a plain success (text only) is kept as its text, the
-    # `ToolResult` built when it is read (56 B a call less, a quarter of what a call keeps).
+    # `ToolResult` built when it is read (a quarter of what a call kept: bench/README.md).
     @property
     def result(self) -> ToolResult | None:
         """Its answer once the status is terminal."""

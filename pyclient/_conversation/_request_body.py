@@ -57,7 +57,7 @@ def request_body(history: History, *, thread_id: str, run_id: str, tools: Sequen
     with no messages: one ends `"messages":[]}` (every field after it is unset, so left
     out) and one starts `{"threadId":"","runId":"","messages":[]`. A JSON object is its
     fields' JSON in field order, so `dump_json`'s array between the two is the model's
-    dump (`tests/unit/test_request_body.py` compares them).
+    dump (`tests/unit/conversation/test_request_body.py` compares them).
 
     Raises:
         LocalProtocolError: the state, context or forwarded_props is not JSON.

@@ -93,8 +93,8 @@ class Journal:
         """`machine` was just restored from `data`, what `load` returned: the store holds it, so
         the next save appends what changed since, unless the load left records out (`cut`) or
         the restore kept other messages than were saved (a tool message no call declares is
-        dropped). A whole save after every restore cost a 10,000-message thread about a second
-        of the page's time before anything changed. The records already in the store are at
+        dropped). A whole save after every restore cost a long thread a long task of the page
+        before anything changed. The records already in the store are at
         most the size of its snapshot (see `save`): with the new ones, at most twice that."""
         history = machine.history
         saved = data.get("messages")

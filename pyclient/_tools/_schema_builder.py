@@ -6,8 +6,8 @@
 `pyclient._tools._schema`: no field titles, `additionalProperties: false`, `properties` and `required`
 always present, a description from the docstring where `Field(description=...)` gives none.
 
-pydantic's model and JSON Schema machinery (`pydantic.main`, `pydantic.json_schema`: about
-0.5 s in Pyodide) is imported inside these functions, on first need, never when this module is
+pydantic's model and JSON Schema machinery (`pydantic.main`, `pydantic.json_schema`: a slow
+import in Pyodide) is imported inside these functions, on first need, never when this module is
 imported: a page's boot would otherwise pay for it before it is usable. A hint with no JSON
 Schema raises `ConfigurationError` here, naming the parameter.
 

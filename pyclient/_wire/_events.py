@@ -83,8 +83,8 @@ def message_adapter() -> TypeAdapter[Message]:
 def event_adapter() -> TypeAdapter[BaseEvent]:
     """The `TypeAdapter` of ag-ui's `Event` union, built on first use.
 
-    `import ag_ui.core` is most of what pyclient would cost a page at boot (about 0.8 s in
-    Pyodide: it defines some 120 pydantic models, every event and message type at once, and
+    `import ag_ui.core` is most of what pyclient would cost a page at boot (it defines some
+    120 pydantic models, every event and message type at once, and
     `ag_ui.core.types` alone cannot be had without `events`), so no module imports it at
     import time: it is imported here, when the first event is decoded or the thread's
     platform preloads it (`pyclient.Thread` asks for that once the page is idle).
@@ -100,9 +100,9 @@ def event_adapter() -> TypeAdapter[BaseEvent]:
         _KNOWN_TYPES = frozenset(member.value for member in EventType)
         _TEXT_CONTENT = TextMessageContentEvent
         # Keys only: pydantic-core's cache of string values (16,384 of them, process-wide) kept
-        # every id and argument an event brought until it filled, about 0.9 MB that looked like
-        # 300 B kept per tool round trip; an id repeated by a long answer's deltas costs a new
-        # short string instead, freed with its event (decoding is as fast either way).
+        # every id and argument an event brought until it filled, which looked like memory kept
+        # per tool round trip; an id repeated by a long answer's deltas costs a new short string
+        # instead, freed with its event (decoding is as fast either way).
         _EVENT_ADAPTER = TypeAdapter(Event, config=ConfigDict(cache_strings="keys"))
     return _EVENT_ADAPTER
 
@@ -148,7 +148,7 @@ def decode_event(data: str) -> AGUIEvent:
     if len(data) < _FAST_MAX_CHARS and data.count("{") + data.count("[") <= MAX_DEPTH:
         # Within every limit by construction (too short for a 4,300-digit integer, too few
         # brackets to nest deeper than MAX_DEPTH): pydantic-core parses and validates in one
-        # native pass, 2.5x the speed of json.loads + validate_python. Anything it refuses
+        # native pass, faster than json.loads + validate_python. Anything it refuses
         # (an unknown type, bad fields, a lone surrogate escape) takes the careful path below.
         try:
             return adapter.validator.validate_json(data)  # type: ignore[no-any-return]

@@ -55,7 +55,7 @@ logger = logging.getLogger("pyclient")
 # The pyclient package being run: its files make pyclient's browser wheel.
 PACKAGE = Path(__file__).resolve().parent.parent
 # Package data that ships beside the modules (pyproject.toml's package-data says the same;
-# tests/unit/test_runtime_files.py checks they agree).
+# tests/unit/package/test_runtime_files.py checks they agree).
 PACKAGE_DATA = ["py.typed", "browser/assets/*"]
 """pyclient's files other than modules that its wheel carries, relative to the package."""
 RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"

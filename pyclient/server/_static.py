@@ -1,7 +1,7 @@
 """Static files for pyclient's servers: right MIME types, gzip, ETags and cache headers.
 
-Starlette's `StaticFiles` sends no gzip and `GZipMiddleware` recompresses the 9.6 MB wasm on
-every request (about a second at level 9), so this serves files gzipped once and kept in
+Starlette's `StaticFiles` sends no gzip and `GZipMiddleware` recompresses Pyodide's wasm on
+every request, so this serves files gzipped once and kept in
 memory, keyed by path, size and mtime. A path it has no file for is noted, with the folder,
 for the request's log line (`RequestLog`); `on_file` sees each file it serves and may add
 headers to its response (`pyclient serve` reads its HTML pages there, and isolates those that

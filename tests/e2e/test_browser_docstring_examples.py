@@ -1,6 +1,7 @@
-"""Every browser block of a pyclient docstring runs in Chromium (the CPython ones: tests/unit).
+"""Every browser block of a pyclient docstring runs in Chromium (the CPython ones:
+tests/unit/package/test_docstring_examples.py).
 
-The blocks are those `tests.unit.test_docstring_examples.collect_blocks()` marks as browser
+The blocks are those `tests.unit.package.test_docstring_examples.collect_blocks()` marks as browser
 blocks (pyclient/browser/, or importing `pyscript`, `js` or `pyodide`). One page,
 web/tests/examples.html, is loaded once for the module; each block is one test that hands
 the block's text to `window.t.run` (web/tests/examples.py), which creates the elements the
@@ -19,7 +20,7 @@ import json
 import pytest
 
 from tests.e2e.pages import module_page, turn
-from tests.unit.test_docstring_examples import BLOCKS, check_prints
+from tests.unit.package.test_docstring_examples import BLOCKS, check_prints
 
 BROWSER_BLOCKS = [block for block in BLOCKS if block.browser]
 

@@ -7,7 +7,7 @@ at `POST /agent/approval` (tests/agents/approval_agent.py): "delete" calls the b
 `delete_account(user="bob")`, which needs approval; resumed with `{"approved": true}` the server
 runs it and answers "Answer: deleted bob". The session's `approval_log` records what the server
 saw (`resumes`, `executed`); each test has a thread id of its own and reads only its requests.
-The same rule on CPython, at every save: tests/unit/test_interrupt_reloads.py.
+The same rule on CPython, at every save: tests/unit/driver/test_interrupt_reloads.py.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@
 - `langgraph_url`: the ag-ui-langgraph app (`tests.agents.langgraph_app.create_app()`).
 - `flaky_server`: a raw socket server whose first answer sends the headers and a few SSE
   events, then drops the connection; later answers are complete AG-UI runs.
+- `served_app(module, record)`: a fixture serving one of the test agents (`tests/agents/`),
+  for a test module to name.
 - `transport`: a fresh `RecordingTransport`, an `HttpxTransport` that keeps every request
   body it sent.
 - `installed_wheel`: pyclient's wheel, built once per session from a copy of the sources and
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -28,12 +31,13 @@ from collections.abc import Iterator
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Self
 
 import pytest
 
 from devserver.background import ServerThread, free_port
 from pyclient import HttpxTransport
+from tests.helpers import ids, sse
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,6 +158,20 @@ def langgraph_url() -> Iterator[str]:
         yield server.url
 
 
+def served_app(module: str, record: str, *, path: str = "/agent", scope: Literal["function", "module"] = "function"):
+    """A fixture serving `module.create_app()` in a background thread (for each test, or once
+    for the module): it yields the URL of the app's `path` and what the app records
+    (`app.state.<record>`). The module is imported only when a test asks for the fixture."""
+
+    @pytest.fixture(scope=scope)
+    def served() -> Iterator[tuple[str, Any]]:
+        app = importlib.import_module(module).create_app()
+        with ServerThread(app) as server:
+            yield server.url + path, getattr(app.state, record)
+
+    return served
+
+
 def read_request(rfile: Any) -> dict:
     """Read one HTTP request from `rfile` (headers, then a Content-Length body); its JSON body."""
     length = 0
@@ -168,8 +186,9 @@ def read_request(rfile: Any) -> dict:
 
 
 class RawServer:
-    """A threaded TCP server on a free 127.0.0.1 port whose `_handle(rfile, connection)` writes
-    the raw HTTP answer (for what a well-behaved HTTP server never sends)."""
+    """A threaded TCP server on a free 127.0.0.1 port, served in a `with` block, that reads each
+    request (its body appended to `bodies`) and lets `answer(connection, body)` write the raw
+    HTTP answer (for what a well-behaved HTTP server never sends)."""
 
     def __init__(self) -> None:
         self.bodies: list[dict] = []
@@ -177,19 +196,45 @@ class RawServer:
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
-                outer._handle(self.rfile, self.connection)
+                body = read_request(self.rfile)
+                outer.bodies.append(body)
+                outer.answer(self.connection, body)
 
         self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/agent"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def _handle(self, rfile: Any, connection: Any) -> None:
+    def answer(self, connection: socket.socket, body: dict) -> None:
         raise NotImplementedError
 
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
 
-def _sse(*events: dict) -> bytes:
-    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+SSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+"""The status line and the content type of every raw answer; its other headers follow."""
+
+
+def send_first_chunk(connection: socket.socket, events: bytes) -> None:
+    """Send the head of a chunked body and `events` as its first chunk: the body does not end."""
+    connection.sendall(SSE_HEAD + b"Transfer-Encoding: chunked\r\n\r\n" + f"{len(events):x}\r\n".encode()
+                       + events + b"\r\n")
+
+
+def send_text_run(connection: socket.socket, body: dict, text: str) -> None:
+    """Answer `body` with a complete run that says `text` (message m2), its length given."""
+    events = sse({"type": "RUN_STARTED", **ids(body)},
+                 {"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"},
+                 {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": text},
+                 {"type": "TEXT_MESSAGE_END", "messageId": "m2"},
+                 {"type": "RUN_FINISHED", **ids(body)})
+    connection.sendall(SSE_HEAD + f"Content-Length: {len(events)}\r\n\r\n".encode() + events)
 
 
 class FlakyServer(RawServer):
@@ -204,41 +249,20 @@ class FlakyServer(RawServer):
         super().__init__()
         self.mode = mode
 
-    def _handle(self, rfile, connection) -> None:
-        body = read_request(rfile)
-        self.bodies.append(body)
-        ids = {"threadId": body["threadId"], "runId": body["runId"]}
+    def answer(self, connection: socket.socket, body: dict) -> None:
         if len(self.bodies) == 1:
-            events = _sse({"type": "RUN_STARTED", **ids},
-                          {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
-                          {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "partial answer"})
+            events = sse({"type": "RUN_STARTED", **ids(body)},
+                         {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+                         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "partial answer"})
             events += b'data: {"type": "TEXT_MESSAGE_CONT'
             if self.mode == "chunked":
-                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                                   b"Transfer-Encoding: chunked\r\n\r\n"
-                                   + f"{len(events):x}\r\n".encode() + events + b"\r\n")
+                send_first_chunk(connection, events)
             else:
-                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                                   b"Connection: close\r\n\r\n" + events)
+                connection.sendall(SSE_HEAD + b"Connection: close\r\n\r\n" + events)
             time.sleep(0.05)
             connection.shutdown(socket.SHUT_RDWR)
             return
-        events = _sse({"type": "RUN_STARTED", **ids},
-                      {"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"},
-                      {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2",
-                       "delta": f"complete answer after {len(body['messages'])} messages"},
-                      {"type": "TEXT_MESSAGE_END", "messageId": "m2"},
-                      {"type": "RUN_FINISHED", **ids})
-        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                           + f"Content-Length: {len(events)}\r\n\r\n".encode() + events)
-
-    def __enter__(self) -> FlakyServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        send_text_run(connection, body, f"complete answer after {len(body['messages'])} messages")
 
 
 @pytest.fixture(params=["chunked", "close"])

@@ -13,18 +13,12 @@ import asyncio
 
 import pytest
 
-from devserver.background import ServerThread
 from pyclient import Agent
 from tests.helpers import arun
+from tests.integration.conftest import served_app
 
-
-@pytest.fixture(scope="module")
-def graph():
-    from tests.agents.langgraph_interrupt_app import create_app
-
-    app = create_app()
-    with ServerThread(app) as server:
-        yield server.url, app.state.log
+graph = served_app("tests.agents.langgraph_interrupt_app", "log", path="", scope="module")
+"""The interrupt graph, served once for the module: its base URL and its log."""
 
 
 def resolving(thread, payload, seen):

@@ -8,22 +8,12 @@ that call: the interrupt is the page's to answer, the call is the server's.
 
 from __future__ import annotations
 
-import pytest
-
-from devserver.background import ServerThread
 from pyclient import Agent, InterruptError
 from tests.helpers import answering, arun, change_background, tool_messages
+from tests.integration.conftest import served_app
 
-
-@pytest.fixture
-def approval():
-    from tests.agents.approval_agent import create_app
-
-    app = create_app()
-    with ServerThread(app) as server:
-        yield server.url + "/agent", app.state.log
-
-
+approval = served_app("tests.agents.approval_agent", "log")
+"""The approval agent, served for each test: its `/agent` URL and its log."""
 
 
 def test_approve_runs_the_server_tool_once(approval, transport):

@@ -9,20 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from devserver.background import ServerThread
 from pyclient import Agent, Attachment, AttachmentError, Document, Image, client_tool
 from tests.helpers import PDF_BYTES, arun, png_bytes
+from tests.integration.conftest import served_app
 
 PNG = png_bytes(3, 2)
 
-
-@pytest.fixture
-def media():
-    from tests.agents.media_agent import create_app
-
-    app = create_app()
-    with ServerThread(app) as server:
-        yield server.url + "/agent", app.state.log
+media = served_app("tests.agents.media_agent", "log")
+"""The media agent, served for each test: its `/agent` URL and its log."""
 
 
 def test_attachments_reach_the_model_as_the_same_bytes(media, transport, tmp_path):

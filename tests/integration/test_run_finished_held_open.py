@@ -7,10 +7,12 @@ connection itself: waiting for the body to end would wait as long as the server 
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 
 from pyclient import Agent, HttpxTransport, client_tool
-from tests.integration.conftest import RawServer, _sse, read_request
+from tests.helpers import ids, sse, tool_call
+from tests.integration.conftest import RawServer, send_first_chunk, send_text_run
 
 
 class HoldOpenServer(RawServer):
@@ -21,21 +23,11 @@ class HoldOpenServer(RawServer):
         super().__init__()
         self.client_closed = threading.Event()
 
-    def _handle(self, rfile, connection) -> None:
-        body = read_request(rfile)
-        self.bodies.append(body)
-        ids = {"threadId": body["threadId"], "runId": body["runId"]}
+    def answer(self, connection: socket.socket, body: dict) -> None:
         if len(self.bodies) == 1:
-            events = _sse(
-                {"type": "RUN_STARTED", **ids},
-                {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "echo", "parentMessageId": "m1"},
-                {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": '{"text": "held"}'},
-                {"type": "TOOL_CALL_END", "toolCallId": "c1"},
-                {"type": "RUN_FINISHED", **ids},
-            )
-            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                               b"Transfer-Encoding: chunked\r\n\r\n"
-                               + f"{len(events):x}\r\n".encode() + events + b"\r\n")
+            send_first_chunk(connection, sse({"type": "RUN_STARTED", **ids(body)},
+                                             *tool_call("c1", "echo", {"text": "held"}),
+                                             {"type": "RUN_FINISHED", **ids(body)}))
             # Hold the connection open: no final chunk. recv() returns b"" once the client closes.
             connection.settimeout(30)
             try:
@@ -45,21 +37,7 @@ class HoldOpenServer(RawServer):
             except OSError:
                 pass
             return
-        events = _sse({"type": "RUN_STARTED", **ids},
-                      {"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"},
-                      {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": "thanks"},
-                      {"type": "TEXT_MESSAGE_END", "messageId": "m2"},
-                      {"type": "RUN_FINISHED", **ids})
-        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                           + f"Content-Length: {len(events)}\r\n\r\n".encode() + events)
-
-    def __enter__(self) -> HoldOpenServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        send_text_run(connection, body, "thanks")
 
 
 def test_calls_run_on_run_finished_and_the_held_connection_is_closed():

@@ -8,20 +8,12 @@ the page made with `thread.update_state` is the state the server's tool sees.
 
 from __future__ import annotations
 
-import pytest
-
-from devserver.background import ServerThread
 from pyclient import Agent
 from tests.helpers import arun
+from tests.integration.conftest import served_app
 
-
-@pytest.fixture
-def plan_server():
-    from tests.agents.plan_agent import create_app
-
-    app = create_app()
-    with ServerThread(app) as server:
-        yield server.url + "/agent", app.state.seen
+plan_server = served_app("tests.agents.plan_agent", "seen")
+"""The plan agent, served for each test: its `/agent` URL and the states its tool saw."""
 
 
 def test_a_tools_state_and_activity_reach_the_thread_and_the_pages_change_reaches_the_tool(plan_server, transport):

@@ -48,7 +48,7 @@ from ._eventlog import EventLog
 from ._history_window import HistoryWindow
 from ._reconcile import FRAME_BUDGET, MessageList
 from ._status import run_view, store_notice
-from ._stylesheet import install_stylesheet
+from ._stylesheet import styled_root
 
 if TYPE_CHECKING:
     from ..._api._thread import Thread
@@ -69,7 +69,7 @@ _ids = itertools.count(1)
 def _page_visible() -> bool:
     """The page is shown (its frames run); False in a hidden tab. In a worker the page applies
     each of the worker's frames as one batch: drawn all at once, a thousand new cards were one
-    task of 380-500 ms on the page's main thread; a frame's budget a batch keeps each short."""
+    long task on the page's main thread; a frame's budget a batch keeps each short."""
     return str(page_window().document.visibilityState) == "visible"
 
 
@@ -136,11 +136,8 @@ class Chat:
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
         self.thread = thread
         self.suggestions = tuple(str(text) for text in suggestions)
-        install_stylesheet(href=stylesheet, nonce=nonce)
+        root = self._root = styled_root("div", "pyclient-chat", theme, href=stylesheet, nonce=nonce)
         prefix = f"pyclient-chat-{next(_ids)}"
-        root = self._root = el("div", "pyclient-chat")
-        if theme is not None:
-            root.dataset.theme = theme
 
         header = el("header", "pyclient-header")
         if title:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, get_args
 
 from ..._base._errors import (
     AttachmentError,
@@ -131,6 +131,22 @@ def answer_interrupt(interrupt: Interrupt, command: InterruptAnswer, payload: An
         interrupt.resolve(payload)
     else:
         interrupt.cancel(CANCEL_REASON)
+
+
+class _Answered(Protocol):
+    """What `Commands` reads of the call (`Action`) or interrupt a button answers."""
+
+    @property
+    def status(self) -> str: ...
+
+
+_Subject = TypeVar("_Subject", bound=_Answered)
+
+
+def _edited(bar: EditBar | None, command: str) -> dict[str, Any] | None:
+    """For `"approve"`, the arguments the person edited in the call's bar while its form is open;
+    None otherwise (the model's own)."""
+    return bar.read() if command == "approve" and bar is not None and bar.editing else None
 
 
 class Commands:
@@ -258,17 +274,10 @@ class Commands:
 
     def _interrupt_command(self, interrupt_id: str, call_id: str | None, command: str, status: str | None) -> None:
         """A trusted click on an interrupt's button: act if it is still in the status it answers."""
-        try:
-            interrupt = self.thread.interrupt(interrupt_id)
-        except LocalProtocolError:
-            return  # not an interrupt of this thread (any more)
-        bar = self._bar(call_id) if call_id is not None else None
-        if command == "edit":
-            if bar is not None:
-                bar.toggle_edit()
+        found = self._answerable(self.thread.interrupt, interrupt_id, call_id, command, status, _INTERRUPT_ANSWERS)
+        if found is None:
             return
-        if command not in _INTERRUPT_ANSWERS or interrupt.status != status:
-            return
+        interrupt, bar = found
         shown: EditBar | AnswerBox | None = bar if command in ("approve", "reject") else self._form(interrupt_id)
         try:
             if command == "resolve":
@@ -276,7 +285,7 @@ class Commands:
                     return  # no card to read the answer from
                 payload = shown.read()
             else:
-                payload = bar.read() if command == "approve" and bar is not None and bar.editing else None
+                payload = _edited(bar, command)
             answer_interrupt(interrupt, cast(InterruptAnswer, command), payload)
         except (FormError, InterruptError, LocalProtocolError) as exc:  # LocalProtocolError: answered meanwhile
             if shown is not None:
@@ -284,23 +293,33 @@ class Commands:
 
     def _call_command(self, call_id: str, command: str, status: str | None) -> None:
         """A trusted click on a card's button: act if the call is still in the status it answers."""
-        try:
-            action = self.thread.action(call_id)
-        except LocalProtocolError:
-            return  # not a call of this thread (any more)
-        bar = self._bar(call_id)
-        if command == "edit":
-            if bar is not None:
-                bar.toggle_edit()
+        found = self._answerable(self.thread.action, call_id, call_id, command, status, _ANSWERS)
+        if found is None:
             return
-        if command not in _ANSWERS or action.status != status:
-            return
+        action, bar = found
         try:
-            arguments = bar.read() if command == "approve" and bar is not None and bar.editing else None
-            answer(action, cast(Answer, command), arguments)
+            answer(action, cast(Answer, command), _edited(bar, command))
         except (FormError, ToolError) as exc:
             if bar is not None:
                 bar.show_error(str(exc))
+
+    def _answerable(self, find: Callable[[str], _Subject], subject_id: str, call_id: str | None, command: str,
+                    status: str | None, answers: frozenset[str]) -> tuple[_Subject, EditBar | None] | None:
+        """The call or interrupt (`find(subject_id)`) a trusted click answers, and the call's
+        bar; None when there is nothing to answer: not one of this thread (any more), "edit"
+        (which opens or closes the bar's form), or a status other than the one the button answers."""
+        try:
+            subject = find(subject_id)
+        except LocalProtocolError:
+            return None
+        bar = self._bar(call_id) if call_id is not None else None
+        if command == "edit":
+            if bar is not None:
+                bar.toggle_edit()
+            return None
+        if command not in answers or subject.status != status:
+            return None
+        return subject, bar
 
     def _run(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(self._start(coroutine))

@@ -36,8 +36,8 @@ FIRST = 60
 
 BATCH = 8
 """Earlier messages made per frame at least while the person scrolls up: a message with its
-Markdown bubble and bar costs milliseconds on a slow page, and 30 a frame made gaps of 0.5–1 s
-between frames there (bench/window.py, a 2-core machine at load 4)."""
+Markdown bubble and bar costs milliseconds on a slow page, and larger batches made visible
+gaps between frames there (bench/window.py; the figures in bench/README.md)."""
 
 MAX_BATCH = 300
 """At most this many a frame: `drawn()` sizes the next batch to the frame budget."""

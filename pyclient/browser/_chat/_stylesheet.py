@@ -8,7 +8,7 @@ with the id `STYLE_ID`, or a `<link rel="stylesheet">` whose `href` ends in
 inline, with the nonce given or the page's own, which a Content-Security-Policy without
 `'unsafe-inline'` needs. From a PyScript worker all of this happens in the page's document
 (`page_window()`). The three ways, and the policy a page needs: docs/chat.md ("Theming") and
-docs/deployment.md ("Content-Security-Policy").
+docs/deployment.md ("Content-Security-Policy"). `styled_root()` makes a widget's root with it.
 
 ```python
 from pyscript import document
@@ -25,9 +25,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .._page._nodes import el
 from .._page._page_window import page_window
 
-__all__ = ["STYLESHEET", "STYLE_ID", "install_stylesheet", "page_nonce"]
+__all__ = ["STYLESHEET", "STYLE_ID", "install_stylesheet", "page_nonce", "styled_root"]
 
 STYLE_ID = "pyclient-chat-style"
 """The id of the element that holds the chat's stylesheet (one per document): the inline
@@ -38,7 +39,7 @@ STYLESHEET = "pyclient/chat.css"
 top: a `<link rel="stylesheet">` whose `href` ends with it is taken for the chat's."""
 
 # The file beside pyclient.js in the wheel (installed unpacked, in Pyodide too), read without
-# importlib.resources, whose import cost about 40 ms of the page's boot.
+# importlib.resources, whose import the page's boot would pay.
 _CSS_FILE = Path(__file__).parents[1] / "assets" / "chat.css"
 
 
@@ -95,3 +96,16 @@ def install_stylesheet(document: Any = None, *, href: str | None = None, nonce: 
         # Before the node is in the document: the policy checks the nonce when it applies the style.
         node.setAttribute("nonce", nonce)
     document.head.prepend(node)
+
+
+def styled_root(tag: str, cls: str, theme: str | None, *, href: str | None = None, nonce: str | None = None,
+                **attributes: str) -> Any:
+    """The root element of a widget the chat's stylesheet styles (a `Chat`, a `ThreadList`): the
+    stylesheet given to the page first (`install_stylesheet(href=href, nonce=nonce)`), then a new
+    `tag` with the class `cls` and `attributes` (as `el` sets them), its `data-theme` the `theme`
+    that forces one (None follows the system)."""
+    install_stylesheet(href=href, nonce=nonce)
+    root = el(tag, cls, **attributes)
+    if theme is not None:
+        root.dataset.theme = theme
+    return root

@@ -65,8 +65,8 @@ class BrowserPlatform(DomPlatform):
     def preload(self, load: Callable[[], None]) -> None:
         """Run `load` once the page is idle (`requestIdleCallback`; `setTimeout` where there is none).
 
-        It builds the tools' pydantic models and JSON Schemas, or imports ag-ui's models (about
-        0.5 s and 0.8 s in Pyodide; one call each, so the page handles input in between): after
+        It builds the tools' pydantic models and JSON Schemas, or imports ag-ui's models (the
+        slowest imports of a boot; one call each, so the page handles input in between): after
         the page became usable, so its boot does not wait for them, and before the first
         `send()` in all likelihood. What `load` raises is reported by the page as an uncaught
         error; `build_pending_schemas` logs a tool's `ConfigurationError` itself.

@@ -34,12 +34,12 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ..._api._saved_threads import SavedThreads
+from ..._api._saved_threads import SavedThreads, SavedThreadsAgent
 from ..._base._errors import ConfigurationError
 from ..._base._store import Store
 from ..._driver._summaries import ThreadSummary, now
 from .._chat._chat import Chat
-from .._chat._stylesheet import install_stylesheet
+from .._chat._stylesheet import styled_root
 from .._page._document import dom_node
 from .._page._nodes import Listeners, el, set_visible
 from .._page._page_window import page_window
@@ -48,20 +48,14 @@ from ._thread_words import shown_title, unreadable_words
 
 if TYPE_CHECKING:
     from ..._api._thread import Thread
-    from ..._binding._platform import Platform
 
 __all__ = ["ThreadList"]
 
 
-class _Agent(Protocol):
-    """What a `ThreadList` needs of an `Agent` (the agent imports the page, not the other way)."""
+class _Agent(SavedThreadsAgent, Protocol):
+    """What a `ThreadList` needs of an `Agent`: its `SavedThreads`' needs, and opening a thread
+    (the agent imports the page, not the other way)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def platform(self) -> Platform: ...
-    @property
-    def threads(self) -> list[Thread]: ...
     def thread(self, element_or_selector: Any = None, thread_id: str | None = None, **options: Any) -> Thread: ...
 
 logger = logging.getLogger("pyclient")
@@ -143,10 +137,8 @@ class ThreadList:
         self._stale = False
         self._disposed = False
 
-        install_stylesheet(href=stylesheet, nonce=nonce)
-        root = self._root = el("nav", "pyclient-chat pyclient-thread-list", aria_label=title or "Threads")
-        if theme is not None:
-            root.dataset.theme = theme
+        root = self._root = styled_root("nav", "pyclient-chat pyclient-thread-list", theme, href=stylesheet,
+                                        nonce=nonce, aria_label=title or "Threads")
         header = el("header", "pyclient-header")
         if title:
             header.append(el("h2", "pyclient-title", title))

@@ -6,7 +6,7 @@ and the branch picker (when an edit made alternatives) on a user message; on the
 of an *answer* (the messages between two user messages), the thumbs (with `on_feedback`), the
 picker when a regenerate made alternatives (they start at the answer's first message, which
 may have no bubble) and, on the last answer only, Regenerate. An answer without a text bubble
-has no bar. Pure Python: tested on CPython (tests/unit/test_bar_views.py);
+has no bar. Pure Python: tested on CPython (tests/unit/browser/widgets/test_bar_views.py);
 `pyclient.browser._widgets._message_bar` draws the bars.
 
 ```python

@@ -238,7 +238,7 @@ class Card(Widget):
             return
         if len(arguments) > FORMAT_MAX and not self._args_final and arguments.startswith(self._shown_args):
             # Complete but long: left as it streamed (its rest appended). Formatting would parse
-            # and write it again, and lay it all out afresh: ~0.3 s for a megabyte.
+            # and write it again, and lay it all out afresh.
             view.extend(arguments)
             self._shown_args = arguments
             self._args_final = True

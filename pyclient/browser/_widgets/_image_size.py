@@ -2,7 +2,7 @@
 
 A card gives a tool result's image its box before the browser has decoded it (`<img width
 height>`), so the chat does not grow under the reader once it has: a list that follows its
-end stays at its end. Pure: no browser, tested on CPython (tests/unit/test_image_size.py).
+end stays at its end. Pure: no browser, tested on CPython (tests/unit/browser/widgets/test_image_size.py).
 An image whose size cannot be read (another format, damaged bytes) gets no box, and the
 browser sizes it once loaded.
 

@@ -1,8 +1,8 @@
 """A bounded view of untrusted text that may be huge: the first `PREVIEW_CHARS` characters, the rest on request.
 
 A tool card's arguments and result are shown in a `<pre>`; a megabyte there is laid out whole
-each time text is added to it (Chromium shapes the whole block again: 250–800 ms a frame for a
-1 MB argument as it streamed, in a trace of bench/chat.py), and once more after. `Preview(pre)`
+each time text is added to it (Chromium shapes the whole block again, every frame while a
+1 MB argument streams: bench/README.md), and once more after. `Preview(pre)`
 shows at most `PREVIEW_CHARS` characters of its text (invisible characters marked, as
 `pyclient.browser._page._nodes.append_visible` does) and, when there is more, a button after the
 `<pre>` that says how much ("Show all 1,000,012 characters", `data-command="show-all"`, and

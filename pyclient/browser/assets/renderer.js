@@ -1,8 +1,8 @@
 // The main-thread half of pyclient's worker mode (pyclient/browser/_page/_mirror/).
 //
 // In a `<script type="py" worker>` page the chat's Python runs in the worker, where every DOM
-// access through PyScript's proxies is a blocking round trip to this thread (0.1 ms a property
-// read, 1-13 ms a call that returns a node, measured in Chromium). So the worker keeps a mirror
+// access through PyScript's proxies is a blocking round trip to this thread. So the worker
+// keeps a mirror
 // of the nodes it made and posts what changed as one batch of operations per task (one
 // `postMessage` per frame while an answer streams); this module applies a batch in one go and
 // forwards the events of the nodes the worker listens on, after doing here, where the event

@@ -1,7 +1,7 @@
 """The bound of `background_tool()`, as a pure function: a CSS background value that would load a URL is refused.
 
 Nothing here touches the browser, so the rule is tested on CPython
-(tests/unit/test_toolkit_background_rules.py). `change_background` asks the browser whether a
+(tests/unit/browser/toolkit/test_toolkit_background_rules.py). `change_background` asks the browser whether a
 value is a background at all (`CSS.supports`), then refuses one that would fetch anything,
 judged on the value as given and as the browser serializes it, after whitespace, control and
 invisible characters are removed and case is folded (`pyclient.browser.toolkit._rules.compact`).

@@ -1,7 +1,7 @@
 """The bounds of `dom_tools()`, as pure functions: which attributes, URLs and class names a tool may set.
 
 Nothing here touches the browser, so every rule is tested on CPython
-(tests/unit/test_toolkit_dom_rules.py); `set_attribute` and `toggle_class` call these before
+(tests/unit/browser/toolkit/test_toolkit_dom_rules.py); `set_attribute` and `toggle_class` call these before
 they touch an element. Each check raises `ToolError` with a message for the model (what was
 refused, why, what to do). Attributes come from an allowlist (`check_attribute`;
 `REFUSED_ATTRIBUTES` say why the others are refused), URL attributes take only http(s), mailto

@@ -1,7 +1,7 @@
 """The bounds of `file_request_tool()`, as pure functions: which files the page takes, how large, and the words the model gets.
 
 Nothing here touches the browser, so every rule is tested on CPython
-(tests/unit/test_toolkit_file_request_rules.py). A file picker's `accept` is only a hint to
+(tests/unit/browser/toolkit/test_toolkit_file_request_rules.py). A file picker's `accept` is only a hint to
 the browser (the user may switch it to "All files"), so the card checks the file picked again
 (`refusal`) before it reads it; a refused file is said so in the card and the call keeps
 waiting. `parse_accept` reads the factory's `accept` (extensions, MIME types, `type/*`; a bad

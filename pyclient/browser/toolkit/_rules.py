@@ -1,7 +1,7 @@
 """The bounds several toolkit families share, as pure functions: capped text, a factory's limits, `names=`.
 
 Nothing here touches the browser, so these import and are tested on CPython
-(tests/unit/test_toolkit_rules.py). A check raises `ConfigurationError` for what the page
+(tests/unit/browser/toolkit/test_toolkit_rules.py). A check raises `ConfigurationError` for what the page
 author passes to a factory; the family rules beside their tools (`_storage_rules`,
 `_dom_rules`, `_background_rules`) build on these: `cap_text` (the first `max_chars`
 characters, saying how many were cut), `check_limit` (a factory's numeric bound), `tool_names`

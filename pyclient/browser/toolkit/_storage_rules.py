@@ -1,7 +1,7 @@
 """The bounds of `storage_tools()`, as pure functions: which prefixes a factory takes and which keys a tool reaches.
 
 Nothing here touches the browser, so every rule is tested on CPython
-(tests/unit/test_toolkit_storage_rules.py); the storage tools call these before they touch
+(tests/unit/browser/toolkit/test_toolkit_storage_rules.py); the storage tools call these before they touch
 Web Storage.
 
 - A prefix (`check_storage_prefix`) is non-empty, at most `MAX_PREFIX_CHARS` characters, and

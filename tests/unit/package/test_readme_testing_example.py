@@ -1,0 +1,32 @@
+"""The README's "Testing your page" example is examples/testing/, file for file, so the tested example is the documented one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "examples" / "testing"
+FILES = {"web/index.html": "html", "web/pyscript.json": "json", "web/main.py": "python", "pyproject.toml": "toml",
+         "tests/test_notes_page.py": "python"}
+
+
+def readme_section() -> str:
+    text = (ROOT / "README.md").read_text()
+    return text[text.index("## Testing your page"):text.index("\n## ", text.index("## Testing your page"))]
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_the_readme_quotes_the_file_exactly(name):
+    # The block that follows the file's name in backticks is the file's whole text.
+    match = re.search(rf"`{re.escape(name)}`[^\n]*:\n\n```{FILES[name]}\n(.*?)```\n", readme_section(), re.DOTALL)
+    assert match is not None, f"the README's testing section quotes no {name}"
+    assert match.group(1) == (EXAMPLE / name).read_text()
+
+
+def test_the_example_has_no_other_files():
+    files = {p.relative_to(EXAMPLE).as_posix() for p in EXAMPLE.rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts}
+    assert files == set(FILES)
