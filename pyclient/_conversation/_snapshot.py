@@ -4,7 +4,7 @@ A thread kept in a store (`agent.thread(..., store=...)`) is written as a `Snaps
 transition that matters and read back after a reload. The model is the one place that says
 what is saved and how old saves are read: `version` names the format, and `Snapshot.load`
 refuses a version it cannot read with an error that says what to do. Version 1 is what
-pyclient has written since threads could be saved (`tests/unit/snapshots/` holds such saves).
+pyclient has written since threads could be saved (`tests/unit/conversation/snapshots/` and `tests/unit/driver/snapshots/` hold such saves).
 What a restored call becomes is not decided here: the machine applies the restore tables of
 `pyclient._conversation._lifecycle`. Building the models imports pydantic's model machinery,
 which is slow in Pyodide, so the machine imports this module only to save or restore.

@@ -3,7 +3,6 @@
 Run it with that commit's code, from the root of a checkout of today's code:
 
     git worktree add /tmp/abdf51c abdf51c
-    git worktree add /tmp/abdf51c abdf51c
     PYTHONPATH=/tmp/abdf51c .venv/bin/python tests/unit/driver/snapshots/write_abdf51c.py
     git worktree remove /tmp/abdf51c
 
@@ -13,7 +12,7 @@ picture, shared state (a snapshot and a delta), an activity, a rating, a regener
 (two branches), and, when the page died, an open interrupt and a call waiting for approval.
 Ids come from a counter (`uuid.uuid4` is replaced), so a run writes the same files (but for
 the times in `_summaries/`). `restored_by_abdf51c.json` holds what that code restored from them;
-`tests/unit/test_thread_saved_by_abdf51c_restores.py` restores them with today's code.
+`tests/unit/driver/test_thread_saved_by_abdf51c_restores.py` restores them with today's code.
 """
 
 import asyncio
