@@ -127,11 +127,11 @@ def test_changed_source_gives_a_new_wheel_and_lock(tmp_path, runtime, monkeypatc
     assert lock["packages"]["pyclient-agui"]["file_name"] == next(iter(after))
     assert (copy / "pyodide" / "pyodide-lock.json").read_text() != lock_before
     with zipfile.ZipFile(copy / "pyodide" / next(iter(after))) as wheel:
-        compiled = wheel.read("pyclient/__pycache__/_errors.cpython-314.pyc")
+        compiled = wheel.read("pyclient/_base/__pycache__/_errors.cpython-314.pyc")
         assert b"# changed" in wheel.read("pyclient/_base/_errors.py")
     # Bytecode of the changed source: unchecked-hash (flags 0b01), and not the old file's.
     with zipfile.ZipFile(next((runtime / "pyodide").glob("pyclient_agui-*.whl"))) as unchanged:
-        old_compiled = unchanged.read("pyclient/__pycache__/_errors.cpython-314.pyc")
+        old_compiled = unchanged.read("pyclient/_base/__pycache__/_errors.cpython-314.pyc")
     assert compiled[4:8] == (1).to_bytes(4, "little") and compiled[8:16] != old_compiled[8:16]
 
 
