@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from .._base._errors import LocalProtocolError
+from .._base._json import repair_all
 from .._tools._client_tool import ClientTool
 from .._tools._content import keep_within, split_parts
 from .._tools._results import ToolResult
@@ -295,5 +296,14 @@ class Snapshot(_Saved):
         return [saved.record() for saved in self.interrupts]
 
     def dump(self) -> dict[str, Any]:
-        """The snapshot as JSON data for a store (`Snapshot.load` reads it back)."""
-        return self.model_dump(mode="json")
+        """The snapshot as JSON data for a store (`Snapshot.load` reads it back).
+
+        A lone surrogate (half of a UTF-16 pair, which a server's JSON may carry) in a value is
+        kept as it is, but one in a dict key cannot be written: then the free-form parts (the
+        shared state, the ratings, the subagents, the branches) are saved repaired (U+FFFD),
+        as the next request already carries them, rather than not saved at all."""
+        try:
+            return self.model_dump(mode="json")
+        except UnicodeEncodeError:
+            repaired = {name: repair_all(getattr(self, name)) for name in ("state", "feedback", "subagents", "branches")}
+            return self.model_copy(update=repaired).model_dump(mode="json")
