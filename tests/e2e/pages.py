@@ -78,7 +78,18 @@ class ChatPage:
         self.field.fill(text)
         self.send_button.click()
         if taken:
-            expect(self.users).to_have_count(before + 1, timeout=self.timeout_ms)
+            try:
+                expect(self.users).to_have_count(before + 1, timeout=self.timeout_ms)
+            except AssertionError as exc:
+                raise AssertionError(f"the chat did not take {text!r}: {self.describe()}") from exc
+
+    def describe(self) -> str:
+        """What the chat shows now, in a line: said when a wait fails."""
+        return str(self.root.evaluate("""root => JSON.stringify({
+            status: root.dataset.status, words: root.querySelector('.pyclient-run-status')?.textContent,
+            input: root.querySelector('.pyclient-form input[name=message]')?.value,
+            send: root.querySelector('.pyclient-send')?.disabled, items: root.querySelectorAll('.pyclient-messages > li').length,
+            notices: [...root.querySelectorAll('[role=alert], [role=status]')].map(n => n.textContent).filter(Boolean)})"""))
 
     def wait_status(self, status: str) -> None:
         """Wait until the chat's run status (`data-status`) is `status` ("idle", "running", "error", "closed")."""
