@@ -51,7 +51,6 @@ tests/e2e/test_bench_smoke.py use.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
