@@ -56,17 +56,21 @@ class Widget:
 
 
 class Widgets:
-    """The chat's widgets by key, in the order they were made."""
+    """The chat's widgets by key, in the order they were made, and by kind: the list asks for
+    one kind each frame (its "Thinking" sections, its bubbles) among a thousand cards."""
 
     def __init__(self) -> None:
         self._by_key: dict[str, Widget] = {}
+        self._by_kind: dict[type[Widget], dict[str, Widget]] = {}
 
     def __len__(self) -> int:
         return len(self._by_key)
 
     def add(self, widget: W) -> W:
         """Keep `widget` under its key (one it replaces is forgotten, not disposed)."""
+        self.forget(widget.key)
         self._by_key[widget.key] = widget
+        self._by_kind.setdefault(type(widget), {})[widget.key] = widget
         return widget
 
     def get(self, key: str, kind: type[W]) -> W | None:
@@ -76,8 +80,13 @@ class Widgets:
 
     def forget(self, key: str) -> Widget | None:
         """Drop the widget under `key` from the registry (its nodes are the caller's to remove)."""
-        return self._by_key.pop(key, None)
+        widget = self._by_key.pop(key, None)
+        if widget is not None:
+            self._by_kind[type(widget)].pop(key, None)
+        return widget
 
     def of_kind(self, kind: type[W]) -> Iterator[W]:
-        """The widgets that are a `kind`, in the order they were made."""
-        return (widget for widget in self._by_key.values() if isinstance(widget, kind))
+        """The widgets that are a `kind`, in the order they were made (within each subclass)."""
+        for made, widgets in self._by_kind.items():
+            if issubclass(made, kind):
+                yield from widgets.values()  # type: ignore[misc]
