@@ -25,6 +25,7 @@ import js
 from pyodide.ffi import create_proxy, to_js
 
 from ..._binding._elements import THREAD_ATTRIBUTE
+from .._page._document import scroll_into_view
 from .._page._page_window import IN_WORKER
 from ._page_dom import find_element, missing
 
@@ -105,5 +106,5 @@ def _show(box: Any) -> None:
     else:  # at the end of the page, maybe below what fills the window: at most 60% of it, in view
         box.style.maxHeight = "60vh"
         box.style.overflowY = "auto"
-        box.scrollIntoView(to_js({"block": "nearest"}, dict_converter=js.Object.fromEntries))
+        scroll_into_view(box)
     box.scrollTop = box.scrollHeight

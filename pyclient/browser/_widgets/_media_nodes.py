@@ -44,7 +44,7 @@ def blob_url(media: Media) -> str | None:
         return None
     array = js.Uint8Array.new(len(data))
     array.assign(data)
-    blob = js.Blob.new(to_js([array]), to_js({"type": media.mime_type}, dict_converter=js.Object.fromEntries))
+    blob = js.Blob.new(to_js([array]), js_object({"type": media.mime_type}))
     return str(js.URL.createObjectURL(blob))
 
 
