@@ -65,21 +65,18 @@ def thread_of(agent: ScriptedAgent, *tools: Any) -> Any:
     return Agent("test", "http://agent.test/agent", client_tools=tools, transport=agent.transport()).thread()
 
 
-def drawn(thread: Any) -> MessageList:
-    changes = Changes(thread.run_status, run_end=lambda: thread.run_end)
-    messages = MessageList(thread, el("ol"), changes)
-    CHANGES[id(messages)] = changes
-    messages.draw(budget=10)
-    return messages
+class DrawnList(MessageList):
+    """A thread's message list, drawn once into the mirror; `redraw()` draws it again in full,
+    as the chat's frame does after a "messages" change."""
 
+    def __init__(self, thread: Any) -> None:
+        self.changes = Changes(thread.run_status, run_end=lambda: thread.run_end)
+        super().__init__(thread, el("ol"), self.changes)
+        self.draw(budget=10)
 
-CHANGES: dict[int, Changes] = {}
-
-
-def redraw(messages: MessageList) -> None:
-    """A full pass, as the chat's frame draws one after a "messages" change."""
-    CHANGES[id(messages)].mark_full()
-    messages.draw(budget=10)
+    def redraw(self) -> None:
+        self.changes.mark_full()
+        self.draw(budget=10)
 
 
 def items(messages: MessageList) -> list[Any]:
@@ -127,7 +124,7 @@ def test_the_list_makes_one_widget_per_item_and_keeps_them_across_passes(mirror)
     arun(thread.send("make it blue"))
     assert thread.run_status == "idle", thread.error
 
-    messages = drawn(thread)
+    messages = DrawnList(thread)
     kinds = [(node.className.split()[0], node.dataset.role or node.dataset.tool) for node in items(messages)]
     assert kinds == [("pyclient-message", "user"), ("pyclient-message", "assistant"),
                      ("pyclient-tool", "set_heading"), ("pyclient-message", "assistant")]
@@ -137,7 +134,7 @@ def test_the_list_makes_one_widget_per_item_and_keeps_them_across_passes(mirror)
     assert "heading is Blue" in card.textContent
 
     before = items(messages)
-    redraw(messages)  # the same thread drawn again in full: the same nodes, none made again
+    messages.redraw()  # the same thread drawn again in full: the same nodes, none made again
     assert items(messages) == before and not messages.pending
 
 
@@ -152,7 +149,7 @@ def test_a_call_awaiting_approval_has_its_bar_on_its_card_until_it_is_answered(m
         [action] = thread.pending_actions
         assert action.status == "awaiting_approval"
 
-        messages = drawn(thread)
+        messages = DrawnList(thread)
         bar = messages.bar(action.id)
         assert bar is not None and messages.waiting
         card = items(messages)[-1]
@@ -162,7 +159,7 @@ def test_a_call_awaiting_approval_has_its_bar_on_its_card_until_it_is_answered(m
         action.approve()
         await sending
         assert thread.run_status == "idle", thread.error
-        redraw(messages)
+        messages.redraw()
         assert messages.bar(action.id) is None and card.querySelector(".pyclient-approval") is None
         assert card.dataset.status == "completed" and not messages.waiting
 
@@ -179,14 +176,14 @@ def test_an_interrupt_gets_one_card_in_the_registry_and_the_list(mirror):
     async def scenario() -> None:
         sending = asyncio.create_task(thread.send("pick a colour"))
         await until(lambda: thread.interrupts)
-        messages = drawn(thread)
+        messages = DrawnList(thread)
         asked = [node for node in items(messages) if node.dataset.interruptId == "i1"]
         assert len(asked) == 1 and messages.asking
         card = messages.form("i1")
         assert card is not None and card.node is asked[0] and "Which colour?" in asked[0].textContent
         thread.interrupt("i1").resolve({"colour": "blue"})
         await sending
-        redraw(messages)
+        messages.redraw()
         assert not messages.asking and messages.form("i1") is card   # answered: the same card, read-only
         assert [node for node in items(messages) if node.dataset.interruptId == "i1"] == asked
 
@@ -209,7 +206,7 @@ def test_each_bubble_owns_its_bar_and_the_bars_act_through_the_bubbles(mirror):
     agent.on("hello").say("Hi there.")
     thread = thread_of(agent)
     arun(thread.send("hello"))
-    messages = drawn(thread)
+    messages = DrawnList(thread)
     bars = MessageBars(thread, on_feedback=None, act=lambda run: True)
     bars.update(messages.bubbles(), busy=False)
     bubbles = messages.bubbles()
@@ -231,7 +228,7 @@ def test_a_click_goes_to_the_nearest_widget_and_a_card_shows_all_of_a_huge_argum
     agent.on("make it blue").call("set_heading", {"text": "Blue " * 25_000}).then_say("Done.")
     thread = thread_of(agent, set_heading)
     arun(thread.send("make it blue"))
-    messages = drawn(thread)
+    messages = DrawnList(thread)
     card = next(node for node in items(messages) if node.dataset.tool == "set_heading")
     button = next(b for b in card.querySelectorAll(".pyclient-show-all") if b.dataset.part == "args")
     widget = messages.widget_for(button)
