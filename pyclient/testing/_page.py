@@ -33,7 +33,7 @@ BOOT_TIMEOUT_MS = 60_000
 # errors, such as a handler's logged traceback, are a tool failing on purpose and end as a
 # tool result, not a crash).
 UNCAUGHT = ("Uncaught", "PythonError", "Task exception was never retrieved", "was never awaited",
-            "a thread listener raised")
+            "a thread listener raised", "pyclient renderer: a batch of DOM updates failed")
 
 
 class PyclientPage:

@@ -84,8 +84,15 @@ class ChatPage:
                 raise AssertionError(f"the chat did not take {text!r}: {self.describe()}") from exc
 
     def describe(self) -> str:
-        """What the chat shows now, in a line: said when a wait fails."""
-        return str(self.root.evaluate("""root => JSON.stringify({
+        """What the chat shows now, in a line: said when a wait fails (with what the test page's
+        `window.t.state()` says of the thread, where the page has it)."""
+        try:
+            python = self.page.evaluate("async () => window.t?.state ? String(await window.t.state()) : null")
+        except Exception as exc:  # a page whose Python does not answer: that is what to report
+            python = f"no answer: {exc}"
+        return f"thread says {python!r}; " + str(self.root.evaluate("""root => JSON.stringify({
+            chats: document.querySelectorAll('.pyclient-chat').length, connected: root.isConnected,
+            parent: root.parentElement?.id, generation: root.parentElement?.dataset.generation,
             status: root.dataset.status, words: root.querySelector('.pyclient-run-status')?.textContent,
             input: root.querySelector('.pyclient-form input[name=message]')?.value,
             send: root.querySelector('.pyclient-send')?.disabled, items: root.querySelectorAll('.pyclient-messages > li').length,

@@ -28,6 +28,7 @@ print(len(messages.node.children), messages.node.querySelector("strong").textCon
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..._base._errors import LocalProtocolError
@@ -44,7 +45,7 @@ from .._widgets._approval import (
 from .._widgets._bubbles import Bubble
 from .._widgets._cards import Card
 from .._widgets._error_words import console_line
-from .._widgets._interrupt_cards import InterruptCard
+from .._widgets._interrupt_cards import InterruptCard, InterruptView
 from .._widgets._subagent_groups import Groups
 from .._widgets._thinking_section import Thinking
 from .._widgets._timeline import (
@@ -285,10 +286,11 @@ class MessageList:
                     continue
                 if interrupt.is_approval and self._widgets.get(f"c:{interrupt.tool_call_id}", Card) is not None:
                     continue  # the tool card's approval bar shows it
-                card = self._widgets.add(InterruptCard(interrupt))
+                card = self._widgets.add(InterruptCard(InterruptView.of(interrupt)))
                 timeline = self._groups.timeline(interrupt.subagent_run_id)  # a subagent's: in its group
                 timeline.add_notice(card.key, card.node, after=timeline.last_item)
-            card.update(interrupt, self.thread.renderer_for_interrupt(interrupt.reason))
+            renderer = self.thread.renderer_for_interrupt(interrupt.reason)
+            card.update(InterruptView.of(interrupt), partial(renderer, interrupt) if renderer is not None else None)
 
     def _update_messages(self, wanted: dict[str, None]) -> None:
         """The bubbles of the messages whose text changed (text deltas), in the order they changed."""

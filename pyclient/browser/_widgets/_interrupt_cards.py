@@ -11,14 +11,12 @@ so (`BADGE_WORDS`, `OUTCOME_WORDS`), keeping its form read-only as the record. A
 status changes; one that raises gets a contained fallback. See docs/chat.md ("Interrupts").
 
 ```python
-from pyclient.browser._widgets._interrupt_cards import InterruptCard
+from pyclient.browser._widgets._interrupt_cards import InterruptCard, InterruptView
 
-class Asked:  # what the card reads of a `pyclient.Interrupt`
-    id, reason, message, status, note = "i1", "input_required", "Which colour?", "open", ""
-    response_schema = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
-
-card = InterruptCard(Asked())
-card.update(Asked())
+asked = InterruptView("i1", "input_required", "Which colour?", "open",
+                      {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]})
+card = InterruptCard(asked)
+card.update(asked)
 card.node.querySelector("input").value = "blue"
 print(card.node.querySelector(".pyclient-interrupt-message").textContent, card.read())
 # prints "Which colour? {'colour': 'blue'}"
@@ -29,6 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._page._nodes import append_visible, el, set_visible
@@ -40,7 +39,7 @@ from ._widget import Widget
 if TYPE_CHECKING:
     from ..._conversation._interrupt_handle import Interrupt
 
-__all__ = ["BADGE_WORDS", "OUTCOME_WORDS", "InterruptCard"]
+__all__ = ["BADGE_WORDS", "OUTCOME_WORDS", "InterruptCard", "InterruptView"]
 
 logger = logging.getLogger("pyclient")
 
@@ -53,21 +52,37 @@ OUTCOME_WORDS = {"resolved": "answered", "cancelled": "cancelled",
 """The sentence of a card whose interrupt was not answered (a cancellation adds why); an
 answered one's says "answered" too, but only its badge shows."""
 
-InterruptRenderer = Callable[["Interrupt"], Any]
+
+
+@dataclass(frozen=True)
+class InterruptView:
+    """What an interrupt card shows of a `pyclient.Interrupt`, at one moment."""
+
+    id: str
+    reason: str
+    message: str | None
+    status: str
+    response_schema: dict[str, Any] | None = None
+    note: str = ""
+
+    @classmethod
+    def of(cls, interrupt: Interrupt) -> InterruptView:
+        return cls(interrupt.id, interrupt.reason, interrupt.message, interrupt.status,
+                   interrupt.response_schema, interrupt.note)
 
 
 class InterruptCard(Widget):
-    """The card of one interrupt (`node`), updated in place by `update(interrupt)`.
+    """The card of one interrupt (`node`), updated in place by `update(view)`.
 
     Args:
-        interrupt: the interrupt (its id, reason, message and schema are read once).
+        interrupt: the interrupt as it is when asked (its id, reason, message and schema are read once).
 
     Attributes:
         node: the card's `<li>` (`data-interrupt-id`, `data-reason`, `data-status`).
         status: the interrupt status shown now ("" before the first update).
     """
 
-    def __init__(self, interrupt: Interrupt) -> None:
+    def __init__(self, interrupt: InterruptView) -> None:
         super().__init__("i:" + interrupt.id, el("li", "pyclient-interrupt", role="group"))
         self.interrupt_id = interrupt.id
         node = self.node
@@ -100,12 +115,13 @@ class InterruptCard(Widget):
         self.status = ""
         self._render_key: str | None = None
 
-    def update(self, interrupt: Interrupt, renderer: InterruptRenderer | None = None) -> None:
-        """Show `interrupt` as it is now; and the renderer's view when its status changed."""
+    def update(self, interrupt: InterruptView, render: Callable[[], Any] | None = None) -> None:
+        """Show `interrupt` as it is now; and, when its status changed, the view `render()` makes
+        (the page's interrupt renderer called with the live `Interrupt`)."""
         status = interrupt.status
-        if renderer is not None and status != self._render_key:
+        if render is not None and status != self._render_key:
             self._render_key = status
-            self._render(renderer, interrupt)
+            self._render(render, interrupt)
         if status == self.status:
             return
         self.status = status
@@ -129,9 +145,9 @@ class InterruptCard(Widget):
         self._outcome.dataset.status = status
         self._outcome.hidden = answered
 
-    def _render(self, renderer: InterruptRenderer, interrupt: Interrupt) -> None:
+    def _render(self, render: Callable[[], Any], interrupt: InterruptView) -> None:
         try:
-            shown = put_view(self._view, renderer(interrupt))
+            shown = put_view(self._view, render())
         except Exception as exc:
             logger.exception("pyclient: the interrupt renderer of %r raised on interrupt %s", interrupt.reason,
                              interrupt.id)
