@@ -47,6 +47,13 @@ def scripted() -> ScriptedAgent:
     return server
 
 
+def saved_in(store) -> tuple[ScriptedAgent, Agent, SavedThreads]:
+    """A scripted server, the agent "main" on it, and that agent's `SavedThreads` in `store`."""
+    server = scripted()
+    agent = agent_on(server)
+    return server, agent, SavedThreads(agent, store)
+
+
 class Counting:
     """A store that counts the snapshot loads: a list must not read any."""
 
@@ -72,10 +79,8 @@ class Counting:
 
 def test_threads_are_listed_newest_first_with_a_title_from_the_first_message(store, clock):
     async def main():
-        server = scripted()
-        agent = agent_on(server)
         counting = Counting(store)
-        saved = SavedThreads(agent, counting)
+        server, agent, saved = saved_in(counting)
         assert isinstance(store, ListingStore)
         for thread_id, text in (("t1", "Plan a trip\nto  Lisbon"), ("t2", "Write a poem"), ("t3", "x" * 200)):
             thread = agent.thread(thread_id=thread_id, store=counting)
@@ -102,9 +107,7 @@ def test_threads_are_listed_newest_first_with_a_title_from_the_first_message(sto
 
 def test_the_summary_stays_in_step_with_the_saves(store, clock):
     async def main():
-        server = scripted()
-        agent = agent_on(server)
-        saved = SavedThreads(agent, store)
+        server, agent, saved = saved_in(store)
         heard = []
         unwatch = saved.watch(lambda: heard.append("changed"))
         thread = agent.thread(thread_id="t1", store=store)
@@ -138,9 +141,7 @@ def test_the_summary_stays_in_step_with_the_saves(store, clock):
 
 def test_rename_is_kept_through_later_saves_and_an_empty_title_goes_back(store, clock):
     async def main():
-        server = scripted()
-        agent = agent_on(server)
-        saved = SavedThreads(agent, store)
+        _, agent, saved = saved_in(store)
         thread = agent.thread(thread_id="t1", store=store)
         await thread.send("first words")
         await saved.rename("t1", "  My\n trip  ")
@@ -159,9 +160,7 @@ def test_rename_is_kept_through_later_saves_and_an_empty_title_goes_back(store, 
 
 def test_delete_forgets_snapshot_and_summary_and_closes_the_live_thread(store, clock):
     async def main():
-        server = scripted()
-        agent = agent_on(server)
-        saved = SavedThreads(agent, store)
+        _, agent, saved = saved_in(store)
         keep = agent.thread(thread_id="keep", store=store)
         await keep.send("keep me")
         gone = agent.thread(thread_id="gone", store=store)
