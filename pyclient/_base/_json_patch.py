@@ -136,12 +136,16 @@ def check_document(value: Any) -> None:
 
 def patch_operations(patch: Iterable[Any]) -> list[Any]:
     """A JSON Patch as plain operations: ag-ui's operation models dumped by their wire names."""
-    return [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else op for op in patch]
+    return [_plain(op) for op in patch]
+
+
+def _plain(operation: Any) -> Any:
+    return operation.model_dump(by_alias=True) if hasattr(operation, "model_dump") else operation
 
 
 def patch_document(document: Any, operations: Iterable[Any]) -> Any:
-    """`document` with the JSON Patch `operations` (plain dicts) applied, as a new value; the
-    document given is not changed.
+    """`document` with the JSON Patch `operations` (plain dicts, or ag-ui's operation models)
+    applied, as a new value; the document given is not changed.
 
     Raises:
         PatchLimitError: an operation would make the document larger than `MAX_DOCUMENT_CHARS`
@@ -153,7 +157,7 @@ def patch_document(document: Any, operations: Iterable[Any]) -> Any:
     from jsonpointer import JsonPointerException
 
     account = _Account(*_copied(document, 0))
-    for number, operation in enumerate(operations, 1):
+    for number, operation in enumerate(map(_plain, operations), 1):
         account.check(number, operation)
         try:
             account.document = jsonpatch.apply_patch(account.document, [operation], in_place=True)

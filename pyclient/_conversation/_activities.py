@@ -36,7 +36,6 @@ from .._base._json_patch import (
     PatchLimitError,
     check_document,
     patch_document,
-    patch_operations,
 )
 from .._wire._events import event_type
 
@@ -81,7 +80,7 @@ def fold(current: Message | None, event: Any, problems: MutableMapping[str, str]
         _refuse(problems, event, what)
         return None
     try:
-        content = patch_document(current.content, patch_operations(event.patch))  # a copy
+        content = patch_document(current.content, event.patch)  # a copy
     except PatchLimitError as exc:
         _refuse(problems, event, f"the patch is refused: {exc}")
         return None

@@ -33,7 +33,7 @@ import copy
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Unpack, overload
 
 from pydantic_core import ValidationError
 
@@ -43,7 +43,7 @@ from ._deferred_schemas import FROM_HANDLER, SchemaField, built, pending
 from ._invoke import decode_arguments, run_handler
 from ._results import ToolResult, encode_returned, encode_submitted
 from ._schema import ToolSchema, build_tool_schema
-from ._tool_options import check_options
+from ._tool_options import ToolOptions, check_options
 from ._validation_errors import describe_validation_error
 
 if TYPE_CHECKING:
@@ -285,33 +285,11 @@ class ClientTool:
 
 
 @overload
-def client_tool(
-    func: Callable[..., Any],
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    requires_approval: bool = False,
-    timeout_s: float | None = None,
-    render: Callable[..., Any] | None = None,
-    render_only: bool = False,
-    idempotent: bool = False,
-    server_declared: bool = False,
-) -> ClientTool: ...
+def client_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> ClientTool: ...
 
 
 @overload
-def client_tool(
-    func: None = None,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    requires_approval: bool = False,
-    timeout_s: float | None = None,
-    render: Callable[..., Any] | None = None,
-    render_only: bool = False,
-    idempotent: bool = False,
-    server_declared: bool = False,
-) -> Callable[[Callable[..., Any]], ClientTool]: ...
+def client_tool(func: None = None, **options: Unpack[ToolOptions]) -> Callable[[Callable[..., Any]], ClientTool]: ...
 
 
 def client_tool(

@@ -20,14 +20,29 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypedDict
 
 from .._base._errors import ConfigurationError
 
-__all__ = ["TOOL_NAME_RE", "check_options"]
+__all__ = ["TOOL_NAME_RE", "ToolOptions", "check_options"]
 
 # What the major model APIs accept as a function name (OpenAI, Anthropic, Gemini).
 TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class ToolOptions(TypedDict, total=False):
+    """`client_tool`'s keyword options, typed once for both its overloads (`**options: Unpack[ToolOptions]`);
+    the function itself names them with their defaults."""
+
+    name: str | None
+    description: str | None
+    requires_approval: bool
+    timeout_s: float | None
+    render: Callable[..., Any] | None
+    render_only: bool
+    idempotent: bool
+    server_declared: bool
 
 
 def check_options(

@@ -22,23 +22,8 @@ from pyclient import (
     ThreadSummary,
 )
 from pyclient.browser._chat._status import run_view
-from pyclient.testing import ScriptedAgent
 from tests.helpers import arun
-
-
-def scripted() -> ScriptedAgent:
-    server = ScriptedAgent()
-    server.otherwise().say("Sure.")
-    return server
-
-
-def agent_on(server: ScriptedAgent, name: str = "main") -> Agent:
-    return Agent(name, "http://agent.test/agent", transport=server.transport())
-
-
-@pytest.fixture(params=["memory", "file"])
-def store(request, tmp_path):
-    return MemoryStore() if request.param == "memory" else FileStore(tmp_path / "threads")
+from tests.unit.driver.test_saved_threads import agent_on, scripted, sent, store  # store: the fixture, both stores
 
 
 def summary(thread: str, **fields) -> dict:
@@ -195,8 +180,7 @@ def test_a_record_with_values_of_the_wrong_type_or_cut_short_does_not_set_the_th
     async def main():
         server = scripted()
         store = FileStore(tmp_path)
-        thread = agent_on(server).thread(thread_id="t", store=store)
-        await thread.send("one")
+        thread = await sent(agent_on(server), store, "t", "one")
         await thread.send("two")
         thread.close()
         last = max(json.loads(line)["seq"] for line in store.log("main/t").read_text().splitlines() if line)
@@ -222,8 +206,7 @@ def test_a_thread_deleted_in_another_tab_stops_saving_and_says_so():
     async def main():
         server = scripted()
         store = MemoryStore()
-        mine = agent_on(server).thread(thread_id="t", store=store)
-        await mine.send("hello")
+        mine = await sent(agent_on(server), store, "t", "hello")
         heard = []
         mine.subscribe(lambda event: heard.append((event.kind, event.payload)) if event.kind == "status" else None)
         other_tab = SavedThreads(agent_on(server), store)
@@ -243,8 +226,7 @@ def test_a_thread_deleted_in_another_tab_stops_saving_and_says_so():
 def test_a_file_store_thread_deleted_by_another_process_is_checked_before_each_turn(tmp_path):
     async def main():
         server = scripted()
-        mine = agent_on(server).thread(thread_id="t", store=FileStore(tmp_path))
-        await mine.send("hello")
+        mine = await sent(agent_on(server), FileStore(tmp_path), "t", "hello")
         await SavedThreads(agent_on(server), FileStore(tmp_path)).delete("t")   # no event crosses processes
         assert not mine.deleted
         with pytest.raises(LocalProtocolError, match="deleted from its store elsewhere"):
@@ -278,8 +260,7 @@ def test_a_save_under_way_when_the_thread_is_deleted_elsewhere_is_deleted_again(
     async def main():
         server = scripted()
         store = GatedStore()
-        mine = agent_on(server).thread(thread_id="t", store=store)
-        await mine.send("hello")
+        mine = await sent(agent_on(server), store, "t", "hello")
         store.gate.clear()
         store.reached.clear()
         mine._machine.add_user_message("typed")   # a checkpoint: a save starts...

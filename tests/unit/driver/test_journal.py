@@ -27,21 +27,14 @@ from pyclient import (
     MemoryStore,
     RecordStore,
     Store,
-    client_tool,
 )
 from pyclient._binding._platform import Platform
 from pyclient._driver._journal import Journal
 from pyclient.testing import ScriptedAgent
-from tests.helpers import arun
+from tests.helpers import arun, change_background
 
 LEGACY = Path(__file__).parent / "snapshots" / "filestore_v1"
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000") + b"\0" * 16
-
-
-@client_tool
-def change_background(background: str) -> str:
-    """Change the page background."""
-    return f"background is now {background}"
 
 
 def server(rounds: int = 0) -> ScriptedAgent:

@@ -18,6 +18,7 @@ from pyclient import (
     ListingStore,
     MemoryStore,
     SavedThreads,
+    Thread,
     ThreadSummary,
 )
 from pyclient._driver._summaries import TITLE_CHARS, SummaryWriter, title_of
@@ -47,6 +48,20 @@ def scripted() -> ScriptedAgent:
     return server
 
 
+def saved_in(store) -> tuple[ScriptedAgent, Agent, SavedThreads]:
+    """A scripted server, the agent "main" on it, and that agent's `SavedThreads` in `store`."""
+    server = scripted()
+    agent = agent_on(server)
+    return server, agent, SavedThreads(agent, store)
+
+
+async def sent(agent: Agent, store, thread_id: str, text: str) -> Thread:
+    """`agent`'s thread `thread_id` kept in `store`, once it has answered `text`."""
+    thread = agent.thread(thread_id=thread_id, store=store)
+    await thread.send(text)
+    return thread
+
+
 class Counting:
     """A store that counts the snapshot loads: a list must not read any."""
 
@@ -72,14 +87,11 @@ class Counting:
 
 def test_threads_are_listed_newest_first_with_a_title_from_the_first_message(store, clock):
     async def main():
-        server = scripted()
-        agent = agent_on(server)
         counting = Counting(store)
-        saved = SavedThreads(agent, counting)
+        server, agent, saved = saved_in(counting)
         assert isinstance(store, ListingStore)
         for thread_id, text in (("t1", "Plan a trip\nto  Lisbon"), ("t2", "Write a poem"), ("t3", "x" * 200)):
-            thread = agent.thread(thread_id=thread_id, store=counting)
-            await thread.send(text)
+            thread = await sent(agent, counting, thread_id, text)
             thread.close()
         loads = counting.loads
         listed = await saved.list()
@@ -102,9 +114,7 @@ def test_threads_are_listed_newest_first_with_a_title_from_the_first_message(sto
 
 def test_the_summary_stays_in_step_with_the_saves(store, clock):
     async def main():
-        server = scripted()
-        agent = agent_on(server)
-        saved = SavedThreads(agent, store)
+        server, agent, saved = saved_in(store)
         heard = []
         unwatch = saved.watch(lambda: heard.append("changed"))
         thread = agent.thread(thread_id="t1", store=store)
@@ -138,11 +148,8 @@ def test_the_summary_stays_in_step_with_the_saves(store, clock):
 
 def test_rename_is_kept_through_later_saves_and_an_empty_title_goes_back(store, clock):
     async def main():
-        server = scripted()
-        agent = agent_on(server)
-        saved = SavedThreads(agent, store)
-        thread = agent.thread(thread_id="t1", store=store)
-        await thread.send("first words")
+        _, agent, saved = saved_in(store)
+        thread = await sent(agent, store, "t1", "first words")
         await saved.rename("t1", "  My\n trip  ")
         [summary] = await saved.list()
         assert (summary.title, summary.named) == ("My trip", True)
@@ -159,13 +166,9 @@ def test_rename_is_kept_through_later_saves_and_an_empty_title_goes_back(store, 
 
 def test_delete_forgets_snapshot_and_summary_and_closes_the_live_thread(store, clock):
     async def main():
-        server = scripted()
-        agent = agent_on(server)
-        saved = SavedThreads(agent, store)
-        keep = agent.thread(thread_id="keep", store=store)
-        await keep.send("keep me")
-        gone = agent.thread(thread_id="gone", store=store)
-        await gone.send("delete me")
+        _, agent, saved = saved_in(store)
+        keep = await sent(agent, store, "keep", "keep me")
+        gone = await sent(agent, store, "gone", "delete me")
         heard = []
         saved.watch(lambda: heard.append(1))
         await saved.delete("gone")
@@ -222,8 +225,7 @@ def test_a_custom_store_without_listing_keeps_threads_and_cannot_be_listed():
     async def main():
         server = scripted()
         store = PlainStore()
-        thread = agent_on(server).thread(thread_id="t1", store=store)
-        await thread.send("hello")
+        thread = await sent(agent_on(server), store, "t1", "hello")
         thread.close()
         again = agent_on(server).thread(thread_id="t1", store=store)
         assert await again.restore()

@@ -17,7 +17,7 @@ from typing import Any
 
 from pyclient import Agent, BranchPoint, FileStore, Platform, client_tool
 from pyclient.testing import ScriptedAgent
-from tests.helpers import arun, until
+from tests.helpers import arun, change_background, until
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SAVED = SNAPSHOTS / "filestore_abdf51c"
@@ -43,12 +43,6 @@ HISTORY = [
     ("00000017-0000-0000-0000-000000000017", "user", "clean up"),
     ("a4", "assistant", "Cleaning up."),
 ]
-
-
-@client_tool
-def change_background(background: str) -> str:
-    """Change the page background."""
-    return f"background is now {background}"
 
 
 @client_tool(requires_approval=True)

@@ -91,15 +91,11 @@ class MirrorNode:
 
     @property
     def nextSibling(self) -> MirrorNode | None:
-        siblings = self.parentNode.childNodes if self.parentNode else []
-        index = _index(siblings, self)
-        return siblings[index + 1] if 0 <= index < len(siblings) - 1 else None
+        return next(_beside(self, 1), None)
 
     @property
     def previousSibling(self) -> MirrorNode | None:
-        siblings = self.parentNode.childNodes if self.parentNode else []
-        index = _index(siblings, self)
-        return siblings[index - 1] if index > 0 else None
+        return next(_beside(self, -1), None)
 
     @property
     def children(self) -> list[MirrorNode]:
@@ -120,17 +116,11 @@ class MirrorNode:
 
     @property
     def nextElementSibling(self) -> MirrorNode | None:
-        node = self.nextSibling
-        while node is not None and node.nodeType != ELEMENT_NODE:
-            node = node.nextSibling
-        return node
+        return next((node for node in _beside(self, 1) if node.nodeType == ELEMENT_NODE), None)
 
     @property
     def previousElementSibling(self) -> MirrorNode | None:
-        node = self.previousSibling
-        while node is not None and node.nodeType != ELEMENT_NODE:
-            node = node.previousSibling
-        return node
+        return next((node for node in _beside(self, -1) if node.nodeType == ELEMENT_NODE), None)
 
     @property
     def isConnected(self) -> bool:
@@ -303,6 +293,15 @@ class MirrorNode:
 
 def _index(nodes: list[MirrorNode], node: MirrorNode) -> int:
     return next((i for i, each in enumerate(nodes) if each is node), -1)
+
+
+def _beside(node: MirrorNode, step: int) -> Iterator[MirrorNode]:
+    """`node`'s siblings from the nearest on, after it (`step` 1) or before it (-1): one look-up
+    of its place serves a walk to the next element too."""
+    siblings = node.parentNode.childNodes if node.parentNode else []
+    index = _index(siblings, node)
+    if index >= 0:
+        yield from (siblings[i] for i in range(index + step, len(siblings) if step > 0 else -1, step))
 
 
 class MirrorText(MirrorNode):
