@@ -40,6 +40,7 @@ from .._page._page_window import page_window
 from .._widgets._message_bar import BAR_COMMANDS, MessageBars
 from .._widgets._state_view import StateView
 from .._widgets._steps import StepLine
+from .._widgets._widget import Click
 from ._attachment_rules import send_refusal
 from ._attachments import Attachments, Held
 from ._changes import Changes, marked_id
@@ -304,8 +305,8 @@ class Chat:
             return
         command = str(target.dataset.command)
         widget = self._messages.widget_for(target)
-        if widget is not None and widget.on_command(command, target):
-            return  # a command of the widget's own view (Show all)
+        if widget is not None and widget.on_command(Click(command, target, trusted=bool(event.isTrusted))):
+            return  # a command of the widget's own view (Show all, Edit)
         if command == "jump":
             self._follow = True
             self._jump.hidden = True

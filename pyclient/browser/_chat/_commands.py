@@ -72,8 +72,6 @@ class EditBar(Protocol):
     @property
     def editing(self) -> bool: ...
 
-    def toggle_edit(self) -> None: ...
-
     def read(self) -> dict[str, Any]: ...
 
     def show_error(self, message: str | None) -> None: ...
@@ -306,17 +304,13 @@ class Commands:
     def _answerable(self, find: Callable[[str], _Subject], subject_id: str, call_id: str | None, command: str,
                     status: str | None, answers: frozenset[str]) -> tuple[_Subject, EditBar | None] | None:
         """The call or interrupt (`find(subject_id)`) a trusted click answers, and the call's
-        bar; None when there is nothing to answer: not one of this thread (any more), "edit"
-        (which opens or closes the bar's form), or a status other than the one the button answers."""
+        bar; None when there is nothing to answer: not one of this thread (any more), or a command
+        or status other than the ones the button answers (Edit is the card's own: `Card.on_command`)."""
         try:
             subject = find(subject_id)
         except LocalProtocolError:
             return None
         bar = self._bar(call_id) if call_id is not None else None
-        if command == "edit":
-            if bar is not None:
-                bar.toggle_edit()
-            return None
         if command not in answers or subject.status != status:
             return None
         return subject, bar

@@ -154,9 +154,16 @@ class MessageList:
         return card.approval if card is not None else None
 
     def widget_for(self, target: Any) -> Widget | None:
-        """The widget of the list that holds `target` (the nearest one), if any."""
+        """The nearest widget of the list's registry that holds `target`, if any (a widget it
+        owns, such as a bubble's bar, is its owner's to route to)."""
         holder = target.closest("[data-widget]")
-        return self._widgets.get(str(holder.dataset.widget), Widget) if holder else None
+        while holder:
+            widget = self._widgets.get(str(holder.dataset.widget), Widget)
+            if widget is not None:
+                return widget
+            above = holder.parentElement
+            holder = above.closest("[data-widget]") if above else None
+        return None
 
     def form(self, interrupt_id: str) -> InterruptCard | None:
         """The card of an interrupt, once it has one."""

@@ -31,7 +31,7 @@ from .._page._document import page_document
 from .._page._nodes import TEXT_NODE, el
 from ._markdown import BlockSplitter, render
 from ._media_nodes import media_list
-from ._widget import Widget
+from ._widget import Click, Widget
 
 __all__ = ["LIVE_LIMIT", "RENDER_SPACING", "TAIL_CHUNK", "THUMBNAIL", "WIDE_LINE", "Bubble"]
 
@@ -96,6 +96,10 @@ class Bubble(Widget):
         self._content: Any = None   # the user message's content shown (see show_content)
         self._files: Any = None     # the node of its files, if it has any
         self.bar: Widget | None = None  # its action bar, once the chat gave it one
+
+    def on_command(self, click: Click) -> bool:
+        """A click in the bubble is its bar's to handle (the bar's buttons, its edit box's)."""
+        return self.bar is not None and self.bar.on_command(click)
 
     def attach_bar(self, bar: Widget) -> None:
         """Put `bar` (its `MessageBar`) under the bubble's text: the bubble owns it from now on."""

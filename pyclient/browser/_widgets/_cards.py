@@ -42,7 +42,7 @@ from .._page._document import append_node
 from .._page._nodes import append_visible, el
 from ._media_nodes import media_list
 from ._preview import Preview
-from ._widget import Widget
+from ._widget import Click, Widget
 
 if TYPE_CHECKING:
     from ..._conversation._parts import ToolPart
@@ -289,12 +289,17 @@ class Card(Widget):
 
     # -- the button bar (approvals, interrupted calls) ------------------------------------------
 
-    def on_command(self, command: str, target: Any) -> bool:
-        """Show all: a huge argument or result shown whole (`_preview`)."""
-        if command != "show-all":
-            return False
-        self.show_all(str(target.dataset.part))
-        return True
+    def on_command(self, click: Click) -> bool:
+        """Show all (a huge argument or result shown whole, `_preview`), and the approval bar's
+        Edit, which opens or closes its form (the person's clicks only)."""
+        if click.command == "show-all":
+            self.show_all(str(click.target.dataset.part))
+            return True
+        if click.command == "edit" and self.approval is not None:
+            if click.trusted:
+                self.approval.toggle_edit()
+            return True
+        return False
 
     def set_bar(self, status: str | None, bar: Any, approval: ApprovalBar | None = None) -> None:
         """Replace the card's button bar with `bar` (a node, or None for none), answering

@@ -34,7 +34,7 @@ from .._page._page_promise import settled
 from .._page._page_window import page_window
 from ._bar_views import BarView, bar_views
 from ._bubbles import Bubble
-from ._widget import Widget
+from ._widget import Click, Widget
 
 if TYPE_CHECKING:
     from ag_ui.core import Message
@@ -160,6 +160,19 @@ class MessageBar(Widget):
             thumb.hidden = not view.rate
             thumb.setAttribute("aria-pressed", "true" if view.rating == rating else "false")
 
+    def on_command(self, click: Click) -> bool:
+        """Edit and the edit box's Cancel: they open and close the box (the person's clicks only);
+        what acts on the thread is `MessageBars.click`'s."""
+        if click.command not in ("edit-message", "edit-cancel"):
+            return False
+        if not click.trusted:
+            logger.warning("pyclient: ignored an untrusted click on %s of message %s", click.command, self.message_id)
+        elif click.command == "edit-message":
+            self.open_editor()
+        else:
+            self.close_editor()
+        return True
+
     def open_editor(self) -> None:
         """Open the edit box under the bubble's text, with the message's text, focused; the
         text hides meanwhile (made on opening, removed on closing: the bubble's textContent
@@ -272,10 +285,6 @@ class MessageBars:
             return
         if command == "copy-message":
             self._start(self._copy(bar))
-        elif command == "edit-message":
-            bar.open_editor()
-        elif command == "edit-cancel":
-            bar.close_editor()
         elif command == "edit-send":
             text = bar.edited_text().strip()
             if text and self._act(lambda: self.thread.edit(bar.message_id, text)):

@@ -2,32 +2,53 @@
 
 A widget builds its nodes once, in its constructor (`node` is its root, marked `data-widget`),
 updates them in place from the thread's state, goes with `dispose()`, and handles the commands
-of its own buttons that change only its view (`on_command`: the chat's one delegated listener
-routes a click to the nearest widget first; what acts on the thread goes to the chat's
-commands, which check that the click is the person's). Its `key` (`"m:<message id>"`,
-`"c:<call id>"`, `"i:<interrupt id>"`) is the one the list, the registry and the timeline share.
+of its own buttons that change only its view (`on_command(Click)`: the chat's one delegated
+listener routes a click to the nearest widget first, and a widget hands on to the widgets it
+owns; what acts on the thread goes to the chat's commands, which check that the click is the
+person's). Its `key` (`"m:<message id>"`, `"c:<call id>"`, `"i:<interrupt id>"`) is the one
+the list, the registry and the timeline share.
 
 ```python
-from pyclient.browser._widgets._widget import Widget, Widgets
+from pyclient.browser._widgets._widget import Click, Widget, Widgets
 
 class Note(Widget):
     def __init__(self, key: str) -> None:
         super().__init__(key, node=None)
 
+    def on_command(self, click: Click) -> bool:
+        return click.command == "fold"
+
 widgets = Widgets()
 widgets.add(Note("m:1"))
 print(type(widgets.get("m:1", Note)).__name__, widgets.get("m:1", Widgets), len(widgets))  # Note None 1
+print(widgets.get("m:1", Note).on_command(Click("fold", target=None, trusted=True)))      # True
 ```
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["Widget", "Widgets"]
+__all__ = ["Click", "Widget", "Widgets"]
 
 W = TypeVar("W", bound="Widget")
+
+
+@dataclass(frozen=True)
+class Click:
+    """A click on a button with `data-command`, as the chat's listener read it.
+
+    Attributes:
+        command: the button's `data-command`.
+        target: the button.
+        trusted: `event.isTrusted`: the person clicked, not a script.
+    """
+
+    command: str
+    target: Any
+    trusted: bool
 
 
 class Widget:
@@ -44,9 +65,9 @@ class Widget:
         if node is not None:
             node.dataset.widget = key
 
-    def on_command(self, command: str, target: Any) -> bool:
-        """Handle the click on `target` (a `[data-command]` inside the widget) if the command is
-        the widget's own; say whether it was."""
+    def on_command(self, click: Click) -> bool:
+        """Handle `click` (on a `[data-command]` inside the widget) if its command is the
+        widget's own; say whether it was."""
         return False
 
     def dispose(self) -> None:

@@ -345,9 +345,10 @@ def test_approve_sends_the_edited_arguments_only_while_the_form_is_open(thread):
     bar = FakeBar({"to": "bob"})
     commands, _ = make(thread, {"c1": bar})
     commands.click("edit", trusted=True, call_id="c1", status="awaiting_approval")
-    assert bar.editing
+    assert not bar.editing and thread.calls == []  # Edit is the card's own (Card.on_command), not an answer
+    bar.toggle_edit()  # the card opened the form
     commands.click("approve", trusted=True, call_id="c1", status="awaiting_approval")
-    commands.click("edit", trusted=True, call_id="c1", status="awaiting_approval")  # closed again
+    bar.toggle_edit()  # and closed it again
     commands.click("approve", trusted=True, call_id="c1", status="awaiting_approval")
     assert thread.calls == [("approve", "c1", {"to": "bob"}), ("approve", "c1", None)]
 
@@ -425,8 +426,7 @@ def test_a_server_tools_approval_bar_answers_its_interrupt(thread):
     bar = FakeBar({"user": "carol"})
     commands, told = make(thread, {"c1": bar})
     commands.click("approve", trusted=True, call_id="c1", interrupt_id="i1", status="open")
-    commands.click("edit", trusted=True, call_id="c1", interrupt_id="i1", status="open")
-    assert bar.editing
+    bar.toggle_edit()  # the card's Edit (Card.on_command) opened the form
     commands.click("approve", trusted=True, call_id="c1", interrupt_id="i1", status="open")
     commands.click("reject", trusted=True, call_id="c1", interrupt_id="i1", status="open")
     assert thread.calls == [("resolve", "i1", {"approved": True}),

@@ -19,7 +19,7 @@ from pyclient.browser._page._nodes import el
 from pyclient.browser._widgets._bubbles import Bubble
 from pyclient.browser._widgets._cards import Card
 from pyclient.browser._widgets._thinking_section import Thinking
-from pyclient.browser._widgets._widget import Widgets
+from pyclient.browser._widgets._widget import Click, Widgets
 from pyclient.testing import ScriptedAgent
 from tests.helpers import arun, until
 
@@ -155,6 +155,12 @@ def test_a_call_awaiting_approval_has_its_bar_on_its_card_until_it_is_answered(m
         card = items(messages)[-1]
         assert card.querySelector(".pyclient-approval") is bar.node
         assert [b.dataset.command for b in card.querySelectorAll("button[data-command]")][:2] == ["approve", "reject"]
+        # Its Edit is the card's own: it opens and closes the bar's form, for the person only.
+        edit = card.querySelector("button[data-command=edit]")
+        widget = messages.widget_for(edit)
+        assert isinstance(widget, Card) and widget.on_command(Click("edit", edit, trusted=False)) and not bar.editing
+        assert widget.on_command(Click("edit", edit, trusted=True)) and bar.editing
+        assert widget.on_command(Click("edit", edit, trusted=True)) and not bar.editing
 
         action.approve()
         await sending
@@ -215,10 +221,17 @@ def test_each_bubble_owns_its_bar_and_the_bars_act_through_the_bubbles(mirror):
         assert isinstance(bubble.bar, MessageBar) and bubble.bar.node.parentNode is bubble.node
         assert bubble.bar.node.dataset.widget == "b:" + bubble.message_id
     user = next(iter(bubbles.values()))
-    bars.click("edit-message", trusted=False, message_id=user.message_id)  # a script's click: nothing
+    edit = user.node.querySelector(".pyclient-edit")
+    assert messages.widget_for(edit) is user  # the bar's button: routed to the bubble that owns the bar
+    assert user.on_command(Click("edit-message", edit, trusted=False))  # a script's click: taken, nothing done
     assert user.node.querySelector(".pyclient-editor") is None
-    bars.click("edit-message", trusted=True, message_id=user.message_id)
+    assert user.on_command(Click("edit-message", edit, trusted=True))
     assert user.node.querySelector(".pyclient-editor textarea") is not None
+    cancel = user.node.querySelector(".pyclient-edit-cancel")
+    assert messages.widget_for(cancel) is user and user.on_command(Click("edit-cancel", cancel, trusted=True))
+    assert user.node.querySelector(".pyclient-editor") is None
+    assert not user.on_command(Click("regenerate", edit, trusted=True))  # acts on the thread: MessageBars.click's
+    user.on_command(Click("edit-message", edit, trusted=True))
     bars.update(messages.bubbles(), busy=True)  # drawn again: the same bars, updated in place
     assert user.bar is next(iter(messages.bubbles().values())).bar and user.bar.node.querySelector(".pyclient-edit").disabled
 
@@ -233,9 +246,10 @@ def test_a_click_goes_to_the_nearest_widget_and_a_card_shows_all_of_a_huge_argum
     button = next(b for b in card.querySelectorAll(".pyclient-show-all") if b.dataset.part == "args")
     widget = messages.widget_for(button)
     assert isinstance(widget, Card) and widget.node is card
-    assert widget.on_command("approve", button) is False        # the thread's commands are not the card's
+    assert widget.on_command(Click("approve", button, trusted=True)) is False  # the thread's commands are not the card's
+    assert widget.on_command(Click("edit", button, trusted=True)) is False     # no approval bar: no Edit of its own
     shown = len(card.querySelector(".pyclient-tool-args").textContent)
-    assert widget.on_command("show-all", button) is True
+    assert widget.on_command(Click("show-all", button, trusted=True)) is True
     assert len(card.querySelector(".pyclient-tool-args").textContent) > shown
     assert messages.widget_for(messages.node) is None            # outside every widget
 
