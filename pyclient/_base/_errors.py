@@ -83,16 +83,19 @@ class TransportError(PyClientError):
     True when a request to another origin than the page's failed without a response: the
     browser may have refused it for CORS, and says so to no one but its own console.
     `content_type` is the Content-Type of a 2xx answer that was not an event stream (a login
-    page's `text/html`; "" when it had none), None for every other failure.
+    page's `text/html`; "" when it had none), None for every other failure. `upstream` is the
+    URL of the agent `pyclient serve --agent` forwards to, when that agent gave the error status
+    (the proxy says so in a header), else None.
     """
 
     def __init__(self, message: str, *, status: int | None = None, body: str = "", cross_origin: bool = False,
-                 content_type: str | None = None) -> None:
+                 content_type: str | None = None, upstream: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.body = body
         self.cross_origin = cross_origin
         self.content_type = content_type
+        self.upstream = upstream
 
 
 class RequestTooLargeError(PyClientError):

@@ -112,19 +112,40 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= BODY_EXCERPT else text[:BODY_EXCERPT] + "…"
 
 
-def http_error(request: Request, status: int, body: str) -> TransportError:
-    """The `TransportError` every transport raises for a non-2xx response."""
+UPSTREAM_HEADER = "x-pyclient-upstream"
+"""The header of `pyclient serve --agent URL`'s answer when the agent at URL gave its error status:
+the URL (without credentials), so the chat names the flag to fix, not the page's `/agent`."""
+
+
+def http_error(request: Request, status: int, body: str, *, upstream: str | None = None) -> TransportError:
+    """The `TransportError` every transport raises for a non-2xx response (`upstream`: the
+    `UPSTREAM_HEADER` it carried, if any)."""
     excerpt = _excerpt(body.strip())
-    message = (f"The agent at {request.url} answered HTTP {status}: {clause(excerpt) or '(empty body)'}. "
-               f"{http_advice(status)}")
-    return TransportError(message, status=status, body=excerpt)
+    said = clause(excerpt) or "(empty body)"
+    if upstream:
+        message = (f"The agent at {request.url} is `pyclient serve`'s proxy; the agent it forwards to, {upstream} "
+                   f"(its --agent URL), answered HTTP {status}: {said}. {upstream_advice(status)}")
+    else:
+        message = f"The agent at {request.url} answered HTTP {status}: {said}. {http_advice(status)}"
+    return TransportError(message, status=status, body=excerpt, upstream=upstream or None)
+
+
+def upstream_advice(status: int) -> str:
+    """What to do about an HTTP `status` that the agent behind `pyclient serve --agent` answered."""
+    if status >= 500 or status in (408, 429):
+        return http_advice(status)
+    return ("Fix: check the URL given to `pyclient serve --agent` (it must be the agent's AG-UI endpoint, which "
+            "answers POST), and the credentials that agent expects.")
 
 
 def http_advice(status: int) -> str:
     """What to do about an HTTP `status` from the agent, one sentence: "retries" only where
     sending again can help (5xx, 408, 429), the agent server's log only where it holds the cause
     (5xx: its own failure)."""
-    if status in (404, 405):
+    if status in (405, 501):
+        return ("Fix: this URL does not take POST requests (a static file server answers so): point the agent "
+                "URL (`Agent(url=...)`) at an AG-UI server's endpoint, e.g. `pyclient serve`'s `/agent`.")
+    if status == 404:
         return "Fix: check the agent URL (it must be the AG-UI endpoint, e.g. `/agent`, which answers POST)."
     if status in (401, 403):
         return "Fix: pass the credentials the server expects with `Agent(..., headers=...)`."
@@ -137,7 +158,7 @@ def http_advice(status: int) -> str:
         return "The request body reached the server too slowly; `await thread.run()` retries."
     if status == 429:
         return "The server is limiting requests: wait a moment, then `await thread.run()` retries."
-    if status >= 500:
+    if status >= 500:  # 501 (no POST) is above
         return "The cause is in the agent server's log; `await thread.run()` retries."
     if 400 <= status < 500:
         return "Fix: the server refused the request; its answer above says why."
@@ -347,7 +368,8 @@ class HttpxTransport(Transport):
                     answered = True
                     if not 200 <= response.status_code < 300:
                         body = await _read_excerpt(response)
-                        raise http_error(request, response.status_code, body)
+                        raise http_error(request, response.status_code, body,
+                                         upstream=response.headers.get(UPSTREAM_HEADER))
                     check_event_stream(request, response.status_code, response.headers.get("content-type"))
                     async for chunk in response.aiter_bytes():
                         received += len(chunk)

@@ -36,6 +36,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .._wire._transport import UPSTREAM_HEADER
 from ._isolation import ISOLATION_HEADERS, CoiMode
 from ._pages import Pages
 from ._request_log import RequestLog, describe_error, note, safe_url
@@ -193,10 +194,10 @@ def proxy_endpoint(url: str, *, max_body_bytes: int = 1_000_000) -> Any:
             await upstream.aclose()
             await client.aclose()
 
+        passed = {name: upstream.headers[name] for name in ("content-type", "cache-control") if name in upstream.headers}
         if upstream.status_code >= 400:
             note(f"the agent at {shown} (--agent) answered {upstream.status_code} {upstream.reason_phrase}")
-
-        passed = {name: upstream.headers[name] for name in ("content-type", "cache-control") if name in upstream.headers}
+            passed[UPSTREAM_HEADER] = shown  # the chat names --agent, not the page's /agent
         return StreamingResponse(upstream.aiter_bytes(), status_code=upstream.status_code, headers=passed,
                                  background=BackgroundTask(close))
 

@@ -483,10 +483,10 @@ def test_a_wrong_agent_url_says_to_check_it_and_not_to_try_again(page, chat_page
     with page.expect_console_message(lambda m: "pyclient: the run of thread" in m.text) as line:
         ChatPage(page).send("hello")
     expect(page.locator(".pyclient-error-text")).to_have_text(
-        "The assistant's server answered with an error (HTTP 405): the agent URL may be wrong. "
-        "Check it, and its path.", timeout=TIMEOUT)
+        "The server at the agent URL does not take POST requests (HTTP 405): it is not an assistant's server "
+        "(a static file server answers so). Point the agent URL at the agent server.", timeout=TIMEOUT)
     expect(page.locator(".pyclient-error-details pre")).to_contain_text(
-        "answered HTTP 405: Method Not Allowed. Fix: check the agent URL")
+        "answered HTTP 405: Method Not Allowed. Fix: this URL does not take POST requests")
     assert "HTTP 405" in line.value.text and "retries" not in line.value.text and "log" not in line.value.text
 
 

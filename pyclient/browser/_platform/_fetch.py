@@ -30,6 +30,7 @@ from ..._base._abort import AbortSignal
 from ..._base._errors import RunAborted, TransportError
 from ..._wire._transport import (
     BODY_EXCERPT,
+    UPSTREAM_HEADER,
     Request,
     Transport,
     check_event_stream,
@@ -75,7 +76,9 @@ class FetchTransport(Transport):
             raise connection_failed(request, _describe(response), page_origin=_other_origin(request.url))
         if not response.ok:
             text = await _text_or_empty(response)
-            raise http_error(request, int(response.status), text[: BODY_EXCERPT * 4])
+            upstream = response.headers.get(UPSTREAM_HEADER)  # JS null when there is none
+            raise http_error(request, int(response.status), text[: BODY_EXCERPT * 4],
+                             upstream=upstream if isinstance(upstream, str) else None)
         content_type = response.headers.get("content-type")  # JS null when there is none
         try:
             check_event_stream(request, int(response.status), content_type if isinstance(content_type, str) else None)

@@ -2,8 +2,9 @@
 
 Two readers, two texts. The person at the page reads `error_text(error)` in the error bubble:
 what happened in plain words, and "try again" only where trying again can help (a network
-failure, a 5xx, a 408 or a 429; never another 4xx, where the agent URL or the page is what
-needs fixing). The page's author reads `console_line(thread_id, error)` in devtools and the
+failure, a 5xx but 501, a 408 or a 429; never another 4xx, where the agent URL or the page is
+what needs fixing, nor a 405 or 501, a static server's "no POST here"; an error of the agent
+behind `pyclient serve --agent` names that flag). The page's author reads `console_line(thread_id, error)` in devtools and the
 error itself in the bubble's "Details": the URL, the status, the server's answer and the fix
 (worded by the transports, `pyclient._wire._transport`). An answer that is not an event stream (a
 login page) points at the agent URL or what is in front of the server, never "try again".
@@ -14,9 +15,9 @@ Pure functions: the unit tests go over every branch on CPython.
 from pyclient._wire._transport import Request, http_error
 from pyclient.browser._widgets._error_words import console_line, error_text
 
-error = http_error(Request("/agnet"), 405, "Method Not Allowed")
-print(error_text(error))           # The assistant's server answered with an error (HTTP 405): the agent URL may be wrong. Check it, and its path.
-print(console_line("t1", error))   # pyclient: the run of thread t1 failed: TransportError: The agent at /agnet answered HTTP 405: ...
+error = http_error(Request("/agnet"), 404, "Not Found")
+print(error_text(error))           # The assistant's server answered with an error (HTTP 404): the agent URL may be wrong. Check it, and its path.
+print(console_line("t1", error))   # pyclient: the run of thread t1 failed: TransportError: The agent at /agnet answered HTTP 404: ...
 ```
 """
 
@@ -58,19 +59,25 @@ def _transport_text(error: TransportError) -> str:
                 else f"something else ({media_type})" if media_type else "something else (no content type)")
         return (f"The assistant's server answered with {what}, not the assistant's reply: the agent URL "
                 "may be wrong, or a login page or a proxy is in between. Check the agent URL.")
+    if error.upstream and status is not None and 400 <= status < 500 and status not in (408, 429):
+        return (f"The agent behind this page's server (`pyclient serve --agent`) answered with an error "
+                f"(HTTP {status}): that --agent URL may be wrong. Check it; the details name it.")
     if status is None:
         if error.cross_origin:  # a CORS refusal and a server that is down look the same
             return ("The assistant could not be reached: its server may be down, or it may not allow "
                     "this page (CORS: the details say how to allow it). Check your connection and try again.")
         return "The assistant could not be reached. Check your connection and try again."
+    if status in (405, 501):  # a static file server refuses POST: the URL, not the moment, is wrong
+        return (f"The server at the agent URL does not take POST requests (HTTP {status}): it is not an "
+                "assistant's server (a static file server answers so). Point the agent URL at the agent server.")
     if status >= 500:
         return f"The assistant's server answered with an error (HTTP {status}). Try again in a moment."
     if status == 429:
         return "The assistant's server is busy (HTTP 429). Try again in a moment."
     if status == 408:
         return "The assistant's server gave up waiting for the request (HTTP 408). Try again in a moment."
-    if status in (404, 405):
-        return (f"The assistant's server answered with an error (HTTP {status}): the agent URL may be "
+    if status == 404:
+        return ("The assistant's server answered with an error (HTTP 404): the agent URL may be "
                 "wrong. Check it, and its path.")
     if status in (401, 403):
         return (f"The assistant's server refused the request (HTTP {status}): it expects credentials "

@@ -176,11 +176,39 @@ def test_a_network_failure_can_pass():
         assert "try again" in error_text(error).lower() and "`await thread.run()` retries." in str(error)
 
 
-@pytest.mark.parametrize("status", [404, 405])
-def test_a_wrong_agent_url_says_to_check_it(status):
-    error = http_error(REQUEST, status, "Not Found")
+def test_a_wrong_agent_url_says_to_check_it():
+    error = http_error(REQUEST, 404, "Not Found")
     assert "the agent URL may be wrong. Check it, and its path." in error_text(error)
     assert "Fix: check the agent URL (it must be the AG-UI endpoint" in str(error)
+
+
+@pytest.mark.parametrize("status", [405, 501])
+def test_a_static_server_that_refuses_post_is_named_and_never_tried_again(status):
+    # `python3 -m http.server` answers POST with 501, most other static servers with 405.
+    error = http_error(REQUEST, status, "Unsupported method ('POST')")
+    assert error_text(error) == (
+        f"The server at the agent URL does not take POST requests (HTTP {status}): it is not an assistant's "
+        "server (a static file server answers so). Point the agent URL at the agent server.")
+    assert "Fix: this URL does not take POST requests" in str(error) and "`Agent(url=...)`" in str(error)
+    assert "again" not in error_text(error).lower() and "retries" not in str(error) and "log" not in str(error)
+
+
+@pytest.mark.parametrize("status", [401, 404, 405, 422])
+def test_an_error_of_the_agent_behind_pyclient_serve_names_its_flag_and_url(status):
+    error = http_error(REQUEST, status, "nope", upstream="http://127.0.0.1:9999/agnet")
+    assert error.upstream == "http://127.0.0.1:9999/agnet"
+    assert error_text(error) == (
+        f"The agent behind this page's server (`pyclient serve --agent`) answered with an error (HTTP {status}): "
+        "that --agent URL may be wrong. Check it; the details name it.")
+    assert str(error).startswith(f"The agent at {REQUEST.url} is `pyclient serve`'s proxy; the agent it forwards "
+                                 f"to, http://127.0.0.1:9999/agnet (its --agent URL), answered HTTP {status}: nope. "
+                                 "Fix: check the URL given to `pyclient serve --agent`")
+
+
+@pytest.mark.parametrize("status", [500, 503, 429])
+def test_a_passing_error_of_the_agent_behind_pyclient_serve_can_pass(status):
+    error = http_error(REQUEST, status, "busy", upstream="http://127.0.0.1:9999/agent")
+    assert "try again" in error_text(error).lower() and "retries" in str(error)
 
 
 def test_the_agent_servers_log_only_where_it_holds_the_cause():
