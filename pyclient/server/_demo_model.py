@@ -56,6 +56,7 @@ from pydantic_ai.models.function import (
 from .._tools._media import format_size, kind_of_mime
 from ._matcher import PlannedCall, plan_tool_calls
 from ._toolspec import ToolSpec
+from ._words import split_identifier
 
 __all__ = [
     "ARGS_CHUNK_CHARS",
@@ -106,10 +107,16 @@ def describe_tool_results(results: Iterable[tuple[str, str, bool]]) -> str:
     return "\n".join(lines) if lines else "Done."
 
 
+def _hint(tool_name: str) -> str:
+    """A message that calls `tool_name`: its name's words ("add_item": "add item …")."""
+    return " ".join(split_identifier(tool_name)) + " …"
+
+
 def no_tool_answer(text: str, tool_names: Sequence[str]) -> str:
     """The answer when no advertised tool matches `text` (or there is none)."""
     if tool_names:
-        return f"I have no tool for that. Available tools: {', '.join(tool_names)}."
+        return (f"I have no tool for that. Available tools: {', '.join(tool_names)}. I call one when your "
+                f"message starts with its verb or uses words of its name (\"{_hint(tool_names[0])}\").")
     if not text.strip():
         return "Hello! I am the pyclient demo model. Send me a message."
     return f'You said: "{text}". I have no tools to call.'

@@ -1,10 +1,14 @@
 """Decides which of the advertised tools the demo model calls for a user message, and with which arguments.
 
-`score_tool` rates how well a message names a tool: 3 per message word hitting a part of its
-name, 1 per generic verb ("change", "set") or description word, +10 for the exact tool name.
-The best tool reaching `SCORE_THRESHOLD` is called, then each other one whose message words not
-matched by a taken tool reach the threshold too, so one message can make parallel calls. The
-arguments come from `pyclient.server._arguments.build_arguments`.
+`score_tool` rates how well a message names a tool: `NAME_HIT` per message word that is a
+part of its name, `SYNONYM_HIT` per word of the same synonym group as a part ("erase" for
+`clear_notes`), `WEAK_HIT` per generic verb ("change", "set") or description word, +10 for the
+exact tool name; a clause that starts with the tool's verb (the first part of its name: "add
+eggs" for `add_item`) gets `VERB_HIT` for it. The best tool reaching `SCORE_THRESHOLD` is
+called, then each other one whose message words not matched by a taken tool (its verb aside)
+reach the threshold too, so one message can make parallel calls. The arguments come from
+`pyclient.server._arguments.build_arguments`. The rules, with examples, are in
+docs/getting-started.md (`pyclient.server._phrases` holds the examples the tests run).
 
 ```python
 from pyclient.server._matcher import plan_tool_calls
@@ -36,14 +40,28 @@ from ._words import (
     content_words,
     is_colour_word,
     mask_colour_values,
+    split_identifier,
     stem,
     word_keys,
 )
 
-__all__ = ["SCORE_THRESHOLD", "PlannedCall", "plan_tool_calls", "score_tool"]
+__all__ = ["NAME_HIT", "SCORE_THRESHOLD", "SYNONYM_HIT", "VERB_HIT", "WEAK_HIT", "PlannedCall", "plan_tool_calls",
+           "score_tool"]
 
 SCORE_THRESHOLD = 2.0
 """A tool is called only when the message words it matches are worth at least this much."""
+NAME_HIT = 3.0
+"""What a message word is worth that is a part of the tool's name (split at `_` and capitals, stemmed)."""
+SYNONYM_HIT = 2.0
+"""What a message word is worth that shares a synonym group with a part of the name: enough
+alone, but a tool the word names itself wins."""
+WEAK_HIT = 1.0
+"""What a generic verb ("change", "set", "add", `WEAK_WORDS`) or a word of the description is worth."""
+VERB_HIT = 2.5
+"""What the first word of a clause is worth when it is the tool's verb (the first part of its
+name): enough alone ("add eggs"), more than a word of the name that another tool holds ("add
+milk to the list" adds, though `clear_list` names the list), less than the name's object
+("change the heading" sets the heading, not the background)."""
 
 _CLAUSE_SPLIT_RE = re.compile(r"\s*(?:[,;!?]|\.(?:\s|$)|\band\b|\bthen\b|\balso\b)\s*", re.I)
 
@@ -58,21 +76,45 @@ class PlannedCall:
 
 
 def _word_weights(text: str, tool: ToolSpec) -> dict[str, float]:
-    """Message word → what it is worth for this tool (3 strong name hit, 1 weak or description hit)."""
+    """Message word → what it is worth for this tool (see the module docstring)."""
     name_keys, desc_keys = tool_keys(tool)
+    parts = split_identifier(tool.name)
+    verb = stem(parts[0]) if parts else None
+    verbs = _verbs(text)
     weights: dict[str, float] = {}
     for word in content_words(text):
         keys = word_keys(word)
         weight = 0.0
         hits = keys & name_keys.keys()
         if hits:
-            strong = any(not name_keys[k] for k in hits) and stem(word) not in WEAK_STEMS
-            weight = 3.0 if strong else 1.0
+            if not any(not name_keys[k] for k in hits) or stem(word) in WEAK_STEMS:
+                weight = WEAK_HIT
+            else:
+                weight = NAME_HIT if stem(word) in hits else SYNONYM_HIT
         elif keys & desc_keys:
-            weight = 1.0
+            weight = WEAK_HIT
+        if word in verbs and stem(word) == verb and _verb_fits(verbs[word], name_keys.keys() | desc_keys):
+            weight = max(weight, VERB_HIT)
         if weight:
             weights[word] = max(weights.get(word, 0.0), weight)
     return weights
+
+
+def _verb_fits(clause: str, keys: set[str]) -> bool:
+    """Whether the rest of `clause` names nothing the tool does not know of: a word of a
+    synonym group its name and description miss ("change the title" for `change_background`)
+    is another tool's job, an unknown word ("add eggs") the verb's argument."""
+    for word in content_words(clause)[1:]:
+        groups = {key for key in word_keys(word) if key.startswith("<")}
+        if groups and not groups & keys:
+            return False
+    return True
+
+
+def _verbs(text: str) -> dict[str, str]:
+    """The first word of each clause of `text` (where a person puts the verb: "add eggs, then
+    ..."), with its clause."""
+    return {words[0]: clause for clause in _clauses(text) if (words := content_words(clause))}
 
 
 def score_tool(text: str, tool: Any) -> float:
@@ -143,6 +185,7 @@ def plan_tool_calls(text: str, tools: Iterable[Any], *, threshold: float = SCORE
     several tools are called.
     """
     specs = [ToolSpec.of(t) for t in tools]
+    verbs = _verbs(text)
     scored = [(score_tool(text, s), i, s) for i, s in enumerate(specs) if s.name]
     scored.sort(key=lambda item: (-item[0], item[1]))
     taken: list[tuple[float, ToolSpec]] = []
@@ -152,7 +195,10 @@ def plan_tool_calls(text: str, tools: Iterable[Any], *, threshold: float = SCORE
             break
         weights = _word_weights(text, spec)
         named = _names(text, spec)
-        fresh = sum(w for word, w in weights.items() if word not in covered)
+        # Its verb makes a second call only in a clause no taken tool matched: "change the
+        # heading" names one tool, "add eggs, then set the heading to Shopping" two.
+        fresh = sum(w for word, w in weights.items()
+                    if word not in covered and (w != VERB_HIT or not set(content_words(verbs[word])) & covered))
         if taken and not named and fresh < threshold:
             continue
         taken.append((score, spec))

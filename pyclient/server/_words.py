@@ -101,7 +101,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "save": ("save", "store", "remember", "persist", "keep", "record", "memorize", "memorise",
              "write"),
     "read": ("read", "fetch", "load", "retrieve", "recall", "lookup"),
-    "delete": ("delete", "remove", "erase", "clear", "forget", "wipe"),
+    "delete": ("delete", "remove", "erase", "clear", "forget", "wipe", "empty"),
     "copy": ("copy", "clipboard", "paste", "duplicate"),
     "select": ("select", "selection", "selected", "highlight", "highlighted"),
     "time": ("time", "clock", "date", "today", "hour", "hours", "minute", "timezone"),

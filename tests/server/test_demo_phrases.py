@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
@@ -18,7 +19,8 @@ from typing_extensions import (
 
 from devserver.matcher import plan_tool_calls
 from pyclient import ClientTool, client_tool
-from pyclient.server._demo_model import describe_files
+from pyclient.server._demo_model import describe_files, no_tool_answer
+from pyclient.server._phrases import EXAMPLE_TOOLS, EXAMPLES, shown, table
 from tests.helpers import (  # change_background: the demo's declaration (its handler never runs here)
     PDF_BYTES,
     change_background,
@@ -292,3 +294,21 @@ def test_a_tool_result_with_files_is_quoted_with_its_files_described(agent_url, 
 def test_describe_files_groups_by_kind():
     assert describe_files([("a.mp3", "audio/mpeg", 1_500), (None, "image/png", None), ("b.mp3", "audio/mpeg", 12)]) == (
         "2 audio files (a.mp3, 1.5 kB; b.mp3, 12 B) and 1 image (image/png, link)")
+
+
+# -- the examples of docs/getting-started.md ------------------------------------------------------
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda example: example.message)
+def test_each_example_of_getting_started_calls_what_it_says(example):
+    assert shown(plan_tool_calls(example.message, EXAMPLE_TOOLS)) == example.calls
+
+
+def test_getting_started_shows_the_examples_the_model_runs():
+    text = (Path(__file__).parents[2] / "docs" / "getting-started.md").read_text("utf-8")
+    assert table() in text, "docs/getting-started.md's table of examples is not pyclient.server._phrases.table()"
+
+
+def test_a_message_no_tool_matches_gets_the_tools_and_a_hint():
+    assert no_tool_answer("what time is it?", ["add_item", "clear_list"]) == (
+        "I have no tool for that. Available tools: add_item, clear_list. I call one when your message starts "
+        'with its verb or uses words of its name ("add item \u2026").')

@@ -23,7 +23,7 @@ from pyclient import (
 )
 from pyclient.browser._chat._status import run_view
 from tests.helpers import arun
-from tests.unit.driver.test_saved_threads import agent_on, scripted, sent, store  # store: the fixture, both stores
+from tests.unit.driver.test_saved_threads import agent_on, scripted, sent
 
 
 def summary(thread: str, **fields) -> dict:

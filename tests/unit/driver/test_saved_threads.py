@@ -26,11 +26,6 @@ from pyclient.testing import ScriptedAgent
 from tests.helpers import arun
 
 
-@pytest.fixture(params=["memory", "file"])
-def store(request, tmp_path):
-    return MemoryStore() if request.param == "memory" else FileStore(tmp_path / "threads")
-
-
 @pytest.fixture
 def clock(monkeypatch):
     """The summaries' clock: 1000, 1010, 1020, ... one step per write."""
