@@ -1,4 +1,5 @@
-"""The README's "Testing your page" example is examples/testing/, file for file, so the tested example is the documented one."""
+"""The README's "Testing your page" example and docs/testing.md's project are examples/testing/, file for
+file, so the tested example is the documented one (quoted as text: both read as plain Markdown)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,17 @@ def readme_section() -> str:
     return text[text.index("## Testing your page"):text.index("\n## ", text.index("## Testing your page"))]
 
 
+def testing_guide() -> str:
+    text = (ROOT / "docs" / "testing.md").read_text()
+    return text[text.index("## A project, file by file"):text.index("\n## ", text.index("## A project, file by file"))]
+
+
+@pytest.mark.parametrize("doc", [readme_section, testing_guide], ids=["README", "docs/testing.md"])
 @pytest.mark.parametrize("name", sorted(FILES))
-def test_the_readme_quotes_the_file_exactly(name):
+def test_the_docs_quote_the_file_exactly(name, doc):
     # The block that follows the file's name in backticks is the file's whole text.
-    match = re.search(rf"`{re.escape(name)}`[^\n]*:\n\n```{FILES[name]}\n(.*?)```\n", readme_section(), re.DOTALL)
-    assert match is not None, f"the README's testing section quotes no {name}"
+    match = re.search(rf"`{re.escape(name)}`[^\n]*:\n\n```{FILES[name]}\n(.*?)```\n", doc(), re.DOTALL)
+    assert match is not None, f"{doc.__name__} quotes no {name}"
     assert match.group(1) == (EXAMPLE / name).read_text()
 
 
