@@ -1,6 +1,7 @@
-"""Errors at a page's start-up in Chromium: PyScript's error box made readable by pyclient
-(`pyclient.browser.show_startup_errors`): wrapped, with the fix in view, in the chat's element
-when the page has one, and still in the console.
+"""Errors at a page's start-up in Chromium, in both modes: PyScript's error box made readable by
+pyclient (`pyclient.browser.show_startup_errors`) on the main thread, and made by pyclient's
+renderer.js from the worker's stderr in worker mode: wrapped, with the fix in view, in the
+chat's element when the page has one, and still in the console.
 
 The page is web/tests/startup_errors.html; `?case=` picks where its Python fails (see
 web/tests/startup_errors.py). Each test takes a screenshot into its `tmp_path`
@@ -12,18 +13,21 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import BOOT_TIMEOUT_MS
+from tests.e2e.pages import BOOT_TIMEOUT_MS, in_mode
+
+MODES = pytest.mark.parametrize("mode", ["main", "worker"])
 
 HINT = "Parameter 'color' of tool 'change_background' has no type hint"
 HINT_FIX = "Annotate it, e.g. `color: str`."
 
 
-def open_failing(page, guard, case: str, fragment: str) -> tuple[object, list[str]]:
-    """Open the page on `case`; return its error box, once pyclient has placed it, and the console."""
+def open_failing(page, guard, case: str, fragment: str, mode: str) -> tuple[object, list[str]]:
+    """Open the page on `case` in `mode`; return its error box, once pyclient has placed it, and the console."""
     guard.allow_error(fragment)
     console: list[str] = []
     page.on("console", lambda message: console.append(message.text))
-    page.goto(f"/tests/startup_errors.html?case={case}")
+    page.goto(in_mode(f"/tests/startup_errors.html?case={case}", mode))
+    expect(page.locator("html")).to_have_attribute("data-pyclient-mode", "worker" if mode == "worker" else "main-thread")
     box = page.locator(".py-error")
     expect(box).to_have_count(1, timeout=BOOT_TIMEOUT_MS)
     expect(box).to_have_css("white-space", "pre-wrap")   # pyclient has seen it
@@ -42,40 +46,57 @@ def assert_readable(page, box, text: str) -> None:
     assert bounds is not None and bounds["y"] + bounds["height"] <= page.viewport_size["height"], bounds
 
 
+@MODES
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_tool_without_a_type_hint_is_shown_wrapped_in_the_chat_with_its_fix(page, guard, scheme, tmp_path):
+def test_a_tool_without_a_type_hint_is_shown_wrapped_in_the_chat_with_its_fix(page, guard, scheme, mode, tmp_path):
     page.emulate_media(color_scheme=scheme)
-    box, console = open_failing(page, guard, "hint", HINT)
+    box, console = open_failing(page, guard, "hint", HINT, mode)
     # In the chat, right under its header, in the chat's colours (PyScript's own are light only).
     expect(page.locator(".pyclient-chat > .pyclient-header + .py-error")).to_have_count(1)
     assert_readable(page, box, HINT_FIX)
     colours = box.evaluate("b => [getComputedStyle(b).color, getComputedStyle(b.parentElement).color]")
     assert colours[0] == colours[1], colours
-    page.screenshot(path=tmp_path / f"startup-error-{scheme}.png")
+    page.screenshot(path=tmp_path / f"startup-error-{scheme}-{mode}.png")
     # The console still has the whole error, as PyScript wrote it.
     assert any("ConfigurationError" in text and HINT_FIX in text for text in console), console
 
 
-def test_an_error_before_any_chat_stays_at_the_end_of_the_page_wrapped(page, guard, tmp_path):
-    box, console = open_failing(page, guard, "hint-first", HINT)
+@MODES
+def test_an_error_before_any_chat_stays_at_the_end_of_the_page_wrapped(page, guard, mode, tmp_path):
+    box, console = open_failing(page, guard, "hint-first", HINT, mode)
     assert box.evaluate("b => b.parentElement === document.body")
     assert_readable(page, box, HINT_FIX)
-    page.screenshot(path=tmp_path / "startup-error-no-chat.png")
+    page.screenshot(path=tmp_path / f"startup-error-no-chat-{mode}.png")
     assert any(HINT_FIX in text for text in console), console
 
 
-def test_an_import_error_in_a_tool_module_goes_into_the_element_the_page_named(page, guard, tmp_path):
-    box, console = open_failing(page, guard, "import", "No module named 'page_tools'")
+@MODES
+def test_an_import_error_in_a_tool_module_goes_into_the_element_the_page_named(page, guard, mode, tmp_path):
+    box, console = open_failing(page, guard, "import", "No module named 'page_tools'", mode)
     assert box.evaluate("b => b.parentElement.id") == "chat"
     assert_readable(page, box, "ModuleNotFoundError: No module named 'page_tools'")
-    page.screenshot(path=tmp_path / "startup-error-import.png")
+    page.screenshot(path=tmp_path / f"startup-error-import-{mode}.png")
     assert any("No module named 'page_tools'" in text for text in console), console
 
 
-def test_an_error_of_the_chat_goes_into_the_thread_element(page, guard, tmp_path):
-    box, console = open_failing(page, guard, "thread", "theme='blue' is not a theme")
+@MODES
+def test_an_error_of_the_chat_goes_into_the_thread_element(page, guard, mode, tmp_path):
+    box, console = open_failing(page, guard, "thread", "theme='blue' is not a theme", mode)
     assert box.evaluate("b => b.parentElement.id") == "chat"
     assert page.locator("#chat").get_attribute("data-pyclient-thread")
     assert_readable(page, box, "Pass 'light', 'dark' or None (follow the system).")
-    page.screenshot(path=tmp_path / "startup-error-thread.png")
+    page.screenshot(path=tmp_path / f"startup-error-thread-{mode}.png")
     assert any("is not a theme" in text for text in console), console
+
+
+def test_a_worker_whose_config_lists_no_pyclient_says_so_in_the_element_the_html_named(page, guard, tmp_path):
+    # PyScript's own box is a main-thread plugin's: in a worker, before pyclient is even
+    # imported, only pyclient.js's hook and renderer.js can show the error on the page.
+    guard.allow_error("No module named 'pyclient'")
+    page.goto(in_mode("/tests/no_packages.html", "worker"))
+    box = page.locator("#chat > .py-error")
+    expect(box).to_contain_text("ModuleNotFoundError: No module named 'pyclient'", timeout=BOOT_TIMEOUT_MS)
+    expect(box).to_contain_text('add "packages": ["pyclient-agui"] to it')
+    assert page.evaluate("document.documentElement.dataset.pyclientMode") == "worker"
+    assert_readable(page, box, "pyclient-agui")
+    page.screenshot(path=tmp_path / "startup-error-no-packages-worker.png")

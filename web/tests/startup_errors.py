@@ -12,12 +12,12 @@ fails where a page's Python can fail, and pyclient shows PyScript's error box re
 """
 
 import js
-from pyscript import document
+from pyscript import document, window
 
 from pyclient import Agent, client_tool
 from pyclient.browser import Chat, show_startup_errors
 
-case = js.URLSearchParams.new(js.location.search).get("case")
+case = js.URLSearchParams.new(window.location.search).get("case")  # the page's address, in a worker too
 agent = Agent("startup", url="/agent")
 
 if case == "hint":

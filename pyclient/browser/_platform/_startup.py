@@ -7,8 +7,9 @@ pyclient watches `<body>` for that box (one `MutationObserver`, on from `import 
 the page) and makes it readable: wrapped, scrolled to its end, and moved into the chat's
 element when the page has one (the element given, else the first `Chat`, else the first
 thread element), else scrolled into view. Nothing is hidden: the console keeps what PyScript
-wrote, and the box keeps its class. In a worker there is no page, and nothing to do
-(docs/troubleshooting.md, "Errors at start-up").
+wrote, and the box keeps its class. In a worker the page's `renderer.js` makes and places the
+box (PyScript's is for the main thread), in the element marked `data-pyclient-errors`, which
+`show_startup_errors(element)` sets there (docs/troubleshooting.md, "Errors at start-up").
 
 ```python
 from pyclient.browser import show_startup_errors
@@ -24,9 +25,10 @@ from typing import Any
 import js
 from pyodide.ffi import create_proxy, to_js
 
+from ..._base._errors import ConfigurationError
 from ..._binding._elements import THREAD_ATTRIBUTE
 from .._page._document import scroll_into_view
-from .._page._page_window import IN_WORKER
+from .._page._page_window import IN_WORKER, page_window
 from ._page_dom import find_element, missing
 
 __all__ = ["show_startup_errors"]
@@ -65,8 +67,12 @@ def show_startup_errors(element: Any = None) -> None:
     Raises:
         ConfigurationError: `element` is a selector that matches nothing, or not an element.
     """
+    if IN_WORKER:  # the page's renderer.js places the box: it looks for this mark
+        if element is not None:
+            _mark(element)
+        return
     document = getattr(js, "document", None)
-    if IN_WORKER or document is None or missing(document.body):  # a worker, or a script in <head> before <body>
+    if document is None or missing(document.body):  # a script in <head> before <body>
         return
     _watch.element = None if element is None else find_element(element, "show_startup_errors()")
     if _watch.observer is None:
@@ -75,6 +81,19 @@ def show_startup_errors(element: Any = None) -> None:
         _watch.observer.observe(document.body, to_js({"childList": True}, dict_converter=js.Object.fromEntries))
     for box in document.body.querySelectorAll(f":scope > .{ERROR_CLASS}"):
         _show(box)
+
+
+def _mark(element: Any) -> None:
+    """Mark the page's `element` (a selector, or a node of the page) as where a worker's errors go."""
+    if isinstance(element, str):
+        found = page_window().document.querySelector(element)
+        if missing(found):
+            raise ConfigurationError(f"show_startup_errors(): no element matches the selector {element!r}. "
+                                     "Create the element first, or pass the element itself.")
+        element = found
+    for marked in page_window().document.querySelectorAll("[data-pyclient-errors]"):
+        marked.removeAttribute("data-pyclient-errors")
+    getattr(element, "_dom_element", element).setAttribute("data-pyclient-errors", "")
 
 
 def _on_body_change(records: Any, observer: Any) -> None:

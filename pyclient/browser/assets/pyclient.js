@@ -61,6 +61,25 @@ if (root.dataset.pyclientMode === "main-thread") {
   for (const name of ["Suspending", "promising"]) Reflect.deleteProperty(WebAssembly, name);
 }
 
+// A worker's Python that fails (the page's script raising, a package that cannot be installed)
+// writes its traceback to the worker's stderr, where PyScript's error box, a main-thread plugin,
+// never sees it: the page stays blank. So a PyScript plugin (its hooks, registered before the
+// first script starts) copies what the worker's Python writes to stderr to this page, where
+// renderer.js shows it in the box the main thread would have shown. The hook runs in the worker,
+// as text: it can use nothing of this module.
+const pyscriptCore = document.querySelector('script[type="module"][src$="/core.js"], script[type="module"][src="core.js"]');
+if (root.dataset.pyclientMode === "worker" && pyscriptCore) {
+  import(pyscriptCore.src).then(({ hooks }) => {
+    hooks?.worker?.onReady?.add((wrap) => {
+      const { stderr } = wrap.io;
+      wrap.io.stderr = (error, ...rest) => {  // as PyScript's error plugin does on the main thread
+        postMessage({ pyclientError: String((error && error.message) || error) });
+        return stderr(error, ...rest);
+      };
+    });
+  }, (error) => console.warn(`pyclient: start-up errors of the worker's Python will be in the console only (${error})`));
+}
+
 // Register the service worker, then reload once whatever happened (the next load falls back if
 // it failed); meanwhile no Python starts, so nothing boots twice.
 async function tryServiceWorker(url) {

@@ -244,6 +244,14 @@ function watch(worker) {
   weakSet(WATCHED, worker, true);
   listen(worker, "message", (event) => {
     const data = dataOf(event);
+    // What the worker's Python wrote to stderr, from pyclient.js's PyScript hook; and PyScript's
+    // own report of a worker that failed to start, an Error (its XWorker logs it, and still gets it).
+    if (data instanceof Error && event.isTrusted) return showWorkerError(data.message);
+    if (data && typeof own(data, "pyclientError") === "string") {
+      stopNow(event);
+      if (event.isTrusted) showWorkerError(own(data, "pyclientError"));
+      return;
+    }
     if (!data || typeof data !== "object" || typeof own(data, "pyclient") !== "string") return;
     // pyclient's messages are for this module only (a script's own MessageEvent is not trusted).
     stopNow(event);
@@ -265,6 +273,42 @@ function watch(worker) {
       console.error("pyclient renderer: a batch of DOM updates failed:", error);
     }
   });
+}
+
+// A worker's Python that fails (a page's script raising, a package that cannot be installed)
+// reaches this thread only as the "error" event PyScript's XWorker dispatches with the
+// traceback; PyScript's own error box is for the main thread. So the same box is made here,
+// and placed as pyclient.browser._platform._startup places one on the main thread: in the
+// element marked `data-pyclient-errors` (`show_startup_errors(element)`, or the page's own HTML,
+// for errors before Python starts), else under the first chat's header, else in the first thread
+// element, else at the end of the page, in view.
+function showWorkerError(text) {
+  if (!text) return;
+  const box = document.createElement("div");
+  box.className = "py-error";
+  // Pyodide's own hint for a missing package (micropip) is not the fix for a page: its config is.
+  box.textContent = /No module named '?pyclient\b/.test(text)
+    ? `${text}\npyclient: the page's PyScript config lists no pyclient: add "packages": ["pyclient-agui"] to it `
+      + "(pyscript.json; `pyclient vendor` writes one), and load it with config=\"pyscript.json\" on the script tag."
+    : text;
+  box.style.cssText = "border: 1px solid red; background: #ffdddd; color: black; font-family: courier, monospace; "
+    + "white-space: pre-wrap; overflow-wrap: anywhere; overflow-x: auto; padding: 8px; margin-top: 8px;";
+  const scope = document.querySelector("[data-pyclient-errors]");
+  const chat = scope ? (scope.matches(".pyclient-chat") ? scope : scope.querySelector(".pyclient-chat"))
+    : document.querySelector(".pyclient-chat");
+  const header = chat?.querySelector(":scope > .pyclient-header");
+  const thread = document.querySelector("[data-pyclient-thread]");
+  if (header) header.after(box);
+  else if (chat) chat.prepend(box);
+  else if (scope) scope.prepend(box);
+  else if (thread) thread.prepend(box);
+  else {
+    box.style.maxHeight = "60vh";
+    box.style.overflowY = "auto";
+    document.body.append(box);
+    box.scrollIntoView({ block: "nearest" });
+  }
+  box.scrollTop = box.scrollHeight;
 }
 
 function hook(token) {
