@@ -89,14 +89,17 @@ def test_an_error_of_the_chat_goes_into_the_thread_element(page, guard, mode, tm
     assert any("is not a theme" in text for text in console), console
 
 
-def test_a_worker_whose_config_lists_no_pyclient_says_so_in_the_element_the_html_named(page, guard, tmp_path):
-    # PyScript's own box is a main-thread plugin's: in a worker, before pyclient is even
-    # imported, only pyclient.js's hook and renderer.js can show the error on the page.
+@MODES
+def test_a_config_that_lists_no_pyclient_says_so_in_the_element_the_html_named(page, guard, mode, tmp_path):
+    # It fails before any of pyclient's Python runs: on the main thread PyScript's box is placed
+    # by renderer.js (pyclient.js's import); in a worker, where PyScript shows no box, pyclient.js's
+    # PyScript hook sends the worker's stderr to renderer.js, which makes it.
     guard.allow_error("No module named 'pyclient'")
-    page.goto(in_mode("/tests/no_packages.html", "worker"))
+    page.goto(in_mode("/tests/no_packages.html", mode))
     box = page.locator("#chat > .py-error")
     expect(box).to_contain_text("ModuleNotFoundError: No module named 'pyclient'", timeout=BOOT_TIMEOUT_MS)
     expect(box).to_contain_text('add "packages": ["pyclient-agui"] to it')
-    assert page.evaluate("document.documentElement.dataset.pyclientMode") == "worker"
+    assert page.evaluate("document.documentElement.dataset.pyclientMode") == ("worker" if mode == "worker" else "main-thread")
     assert_readable(page, box, "pyclient-agui")
-    page.screenshot(path=tmp_path / "startup-error-no-packages-worker.png")
+    assert page.locator(".py-error").count() == 1
+    page.screenshot(path=tmp_path / f"startup-error-no-packages-{mode}.png")

@@ -275,24 +275,35 @@ function watch(worker) {
   });
 }
 
-// A worker's Python that fails (a page's script raising, a package that cannot be installed)
-// reaches this thread only as the "error" event PyScript's XWorker dispatches with the
-// traceback; PyScript's own error box is for the main thread. So the same box is made here,
-// and placed as pyclient.browser._platform._startup places one on the main thread: in the
-// element marked `data-pyclient-errors` (`show_startup_errors(element)`, or the page's own HTML,
-// for errors before Python starts), else under the first chat's header, else in the first thread
-// element, else at the end of the page, in view.
+// Errors of a page's Python at start-up, where the page shows them. On the main thread PyScript
+// appends its error box (`div.py-error`, unwrapped) to <body>; a worker's Python writes its
+// traceback to the worker's stderr, which pyclient.js's PyScript hook sends here, and the same box
+// is made. Either is placed as pyclient.browser._platform._startup places one: in the element
+// marked `data-pyclient-errors` (`show_startup_errors(element)`, or the page's own HTML, for errors
+// before Python starts), else under the first chat's header, else in the first thread element,
+// else at the end of the page, in view; wrapped, scrolled to its end (the message and its fix).
+const PLACED = new WeakSet();
+// Pyodide's own hint for a missing package (micropip) is not the fix for a page: its config is.
+const NO_PYCLIENT = /No module named '?pyclient\b/;
+const CONFIG_HINT = "pyclient: the page's PyScript config lists no pyclient: add \"packages\": [\"pyclient-agui\"] to it "
+  + "(pyscript.json; `pyclient vendor` writes one), and load it with config=\"pyscript.json\" on the script tag.";
+
 function showWorkerError(text) {
   if (!text) return;
   const box = document.createElement("div");
   box.className = "py-error";
-  // Pyodide's own hint for a missing package (micropip) is not the fix for a page: its config is.
-  box.textContent = /No module named '?pyclient\b/.test(text)
-    ? `${text}\npyclient: the page's PyScript config lists no pyclient: add "packages": ["pyclient-agui"] to it `
-      + "(pyscript.json; `pyclient vendor` writes one), and load it with config=\"pyscript.json\" on the script tag."
-    : text;
+  box.textContent = text;
   box.style.cssText = "border: 1px solid red; background: #ffdddd; color: black; font-family: courier, monospace; "
-    + "white-space: pre-wrap; overflow-wrap: anywhere; overflow-x: auto; padding: 8px; margin-top: 8px;";
+    + "padding: 8px; margin-top: 8px;";  // PyScript's box, as its error plugin styles it
+  placeErrorBox(box);
+}
+
+function placeErrorBox(box) {
+  if (PLACED.has(box)) return;
+  PLACED.add(box);
+  if (NO_PYCLIENT.test(box.textContent)) box.textContent += `\n${CONFIG_HINT}`;
+  box.style.whiteSpace = "pre-wrap";
+  box.style.overflowWrap = "anywhere";
   const scope = document.querySelector("[data-pyclient-errors]");
   const chat = scope ? (scope.matches(".pyclient-chat") ? scope : scope.querySelector(".pyclient-chat"))
     : document.querySelector(".pyclient-chat");
@@ -305,10 +316,22 @@ function showWorkerError(text) {
   else {
     box.style.maxHeight = "60vh";
     box.style.overflowY = "auto";
-    document.body.append(box);
+    if (box.parentNode !== document.body) document.body.append(box);
     box.scrollIntoView({ block: "nearest" });
   }
   box.scrollTop = box.scrollHeight;
+}
+
+// PyScript's boxes on the main thread, from the first (a package that cannot be installed fails
+// before any of pyclient's Python runs).
+if (typeof document !== "undefined" && document.body) {
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeType === 1 && node.classList.contains("py-error")) placeErrorBox(node);
+      }
+    }
+  }).observe(document.body, { childList: true });
 }
 
 function hook(token) {
