@@ -78,7 +78,12 @@ class HistoryWindow:
         """The messages of `history` in the window, in order."""
         count = len(history)
         if self.state == "unset" and count or self.state in ("tail", "widening") and self.start >= count:
-            self.start = max(0, count - self.first)
+            start = max(0, count - self.first)
+            # Not among tool results: from the message with their calls, or their cards are never
+            # made (a first pass that sees a thousand results at once: the run's whole turn).
+            while start and getattr(history[start], "role", None) == "tool":
+                start -= 1
+            self.start = start
             self.state = "tail" if self.start else "whole"
         return history[self.start:] if self.start else history
 

@@ -80,12 +80,18 @@ def append_visible(parent: Any, text: str) -> None:
 def marked(tag: str, cls: str = "", text: str = "", **attributes: str) -> Any:
     """A new element holding untrusted `text` (a server's, a model's), invisible characters marked."""
     node = el(tag, cls, **attributes)
-    append_visible(node, text)
+    if text:
+        set_visible(node, text)
     return node
 
 
 def set_visible(parent: Any, text: str) -> None:
     """Replace `parent`'s content with untrusted `text` (invisible characters marked)."""
+    pieces = split_invisible(text)
+    if len(pieces) <= 1 and (not pieces or pieces[0][1] is None):
+        # Plain text (most is): one text node in one write, not four calls into JS a card's text.
+        parent.textContent = pieces[0][0] if pieces else ""
+        return
     parent.textContent = ""
     append_visible(parent, text)
 

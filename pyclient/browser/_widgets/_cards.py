@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._base._json import loads
 from .._page._document import append_node
-from .._page._nodes import append_visible, el
+from .._page._nodes import append_visible, el, set_visible
 from ._media_nodes import media_list
 from ._preview import Preview
 from ._widget import Click, Widget
@@ -169,17 +169,21 @@ class Card(Widget):
         self.call_id = call_id
         self.name = name
         node = self.node
-        node.dataset.toolCallId = call_id
-        node.dataset.tool = name
+        self.dataset.toolCallId = call_id
+        self.dataset.tool = name
         head = node.firstElementChild
-        append_visible(head.firstElementChild, name)
+        set_visible(head.firstElementChild, name)  # the template's name is empty
         self._badge = head.lastElementChild
-        self._body = head.nextElementSibling
-        self._args_box = self._body.nextElementSibling
-        self._args = self._args_box.lastElementChild
         self._result_box = node.lastElementChild
-        self._result_summary = self._result_box.firstElementChild
+        self._args_box = self._result_box.previousElementSibling
+        self._args = self._args_box.lastElementChild
         self._result = self._result_box.lastElementChild
+        # Read when first needed (a renderer's view; an error's summary): a thousand cards
+        # made at once are a thousand times each read.
+        self._body: Any = None
+        self._result_summary: Any = None
+        self._summary_words = "Result"  # the template's
+        self._result_hidden = True
         self._args_view = Preview(self._args, "args")      # huge ones: the first part, the rest on request
         self._result_view = Preview(self._result, "result")
         self.status = ""
@@ -199,25 +203,28 @@ class Card(Widget):
 
     def update(self, part: ToolPart, renderer: Renderer | None = None) -> None:
         """Show `part`: status, arguments, result; and the renderer's output when it changed."""
-        node = self.node
+        data = self.dataset
         status = status_name(part)
         if status != self.status:
+            # Open while the user should read them; closed once the call is past that (the
+            # template's is closed: a new card that should be closed is not written to).
+            opened = status in ("streaming", "awaiting_approval")
+            if self.status or opened:
+                self._args_box.open = opened
             self.status = status
-            node.dataset.status = status
+            data.status = status
             self._badge.textContent = STATUS_WORDS.get(status, status.replace("_", " "))
             self._badge.dataset.status = status
-            # Open while the user should read them; closed once the call is past that.
-            self._args_box.open = status in ("streaming", "awaiting_approval")
         if part.state != self._state:
             self._state = part.state
-            node.dataset.state = part.state
+            data.state = part.state
         action_status = part.action.status if part.action is not None else None
         if action_status != self._action_status:
             self._action_status = action_status
             if action_status is None:
-                node.removeAttribute("data-action")
+                self.node.removeAttribute("data-action")
             else:
-                node.dataset.action = action_status
+                data.action = action_status
         self._show_arguments(part.arguments, streaming=part.state == "input-streaming")
         self._show_result(part)
         if renderer is not None:
@@ -260,18 +267,28 @@ class Card(Widget):
         self._result_key = key
         self._show_files(part.media if key != ("none",) else ())
         if key == ("none",):
-            self._result_box.hidden = True
+            self._hide_result(True)
             return
         if part.state == "output-error":
             text = part.error_text or ""
-            self._result_summary.textContent = "Cancelled" if part.cancelled else "Error"
+            self._summarize("Cancelled" if part.cancelled else "Error")
         else:
             output = part.output
             text = output if isinstance(output, str) else formatted(output)
-            self._result_summary.textContent = "Result"
+            self._summarize("Result")
         self._result_view.set(text)
         # A result that is only files (`-> Image`) has no text to open.
-        self._result_box.hidden = not text and bool(part.media)
+        self._hide_result(not text and bool(part.media))
+
+    def _summarize(self, words: str) -> None:
+        if words != self._summary_words:
+            if self._result_summary is None:
+                self._result_summary = self._result_box.firstElementChild
+            self._result_summary.textContent = self._summary_words = words
+
+    def _hide_result(self, hidden: bool) -> None:
+        if hidden != self._result_hidden:
+            self._result_box.hidden = self._result_hidden = hidden
 
     def _show_files(self, media: tuple[Media, ...]) -> None:
         if self._files is not None:
@@ -326,6 +343,8 @@ class Card(Widget):
             self._put(render_error("This tool's view could not be shown. ", exc))
 
     def _put(self, shown: Any) -> None:
+        if self._body is None:
+            self._body = self._args_box.previousElementSibling
         self._rendered = put_view(self._body, shown)
         # A renderer's view replaces the default arguments and result.
         self.node.classList.toggle("pyclient-rendered", self._rendered)

@@ -110,8 +110,10 @@ class Timeline:
     def _insert(self, key: str, node: Any, after: str | None) -> None:
         if after is not None and after in self._nodes:
             order = self._order
-            position = len(order) - order[::-1].index(after)  # from the end: new items go near it
-            while position < len(self._order) and self._order[position] in self._notices:
+            position = len(order)
+            while order[position - 1] != after:  # from the end, with no copy: new items go near it
+                position -= 1
+            while position < len(order) and order[position] in self._notices:
                 position += 1
         else:
             position = len(self._order)

@@ -57,13 +57,19 @@ class Widget:
     Args:
         key: its key in the chat's list and registry.
         node: its root node, built once.
+
+    Attributes:
+        dataset: `node.dataset` (None without a node).
     """
 
     def __init__(self, key: str, node: Any) -> None:
         self.key = key
         self.node = node
+        # Its node's `dataset`, read once: each read of a node's property is a call into JS.
+        self.dataset: Any = None
         if node is not None:
-            node.dataset.widget = key
+            self.dataset = node.dataset
+            self.dataset.widget = key
 
     def on_command(self, click: Click) -> bool:
         """Handle `click` (on a `[data-command]` inside the widget) if its command is the
