@@ -173,6 +173,9 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
     # refused, said in words, and the file and the text stay.
     received = len(media_log.received)
     pick(page, [("small.png", "image/png", SMALL)])
+    # Attached first (in a worker the pick reaches Python a task later than this line): only
+    # then the smaller limit, else the pick itself is refused.
+    expect_previews(page, ["Remove small.png"])
     page.evaluate("window.t.limit(10)")
     ChatPage(page).send("and this one?", taken=False)  # refused: said in the notice
     expect(notice).to_have_text(f"small.png is {len(SMALL)} B, over the 10 B a file may be. "
@@ -203,6 +206,7 @@ def test_sent_files_come_back_after_a_reload(page, open_page, media_log):
     url = f"{PAGE}?store=1&thread={thread}&stored_limit=1000"
     open_page(url)
     pick(page, [("chart.png", "image/png", CHART), ("manual.pdf", "application/pdf", big_pdf)])
+    expect_previews(page, ["Remove chart.png", "Remove manual.pdf"])  # attached (a worker reads them a task later)
     ChatPage(page).send("keep these")
     expect(page.locator(".pyclient-assistant")).to_have_text(
         f"Received: image/png {len(CHART)} bytes, application/pdf {len(big_pdf)} bytes", timeout=TIMEOUT)
