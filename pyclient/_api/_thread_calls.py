@@ -10,20 +10,25 @@ import asyncio
 from pyclient import Agent, client_tool
 from pyclient.testing import ScriptedAgent
 
-@client_tool
-def change_background(background: str) -> str:
-    \"\"\"Change the page background.\"\"\"
-    return f"background is now {background}"
+@client_tool(requires_approval=True)
+def clear_notes() -> str:
+    \"\"\"Delete every note.\"\"\"
+    return "cleared"
 
-agent = ScriptedAgent()
-agent.on("make it blue").call("change_background", {"background": "blue"}).then_say("Done")
+server = ScriptedAgent()
+server.on("clear my notes").call("clear_notes", {}).then_say("All gone")
 
 async def main():
-    thread = Agent("main", "http://agent.test/agent", transport=agent.transport(),
-                   client_tools=[change_background]).thread()
-    await thread.send("make it blue")
-    part = thread.tool_parts()[0]
-    print(part.state, thread.action(part.tool_call_id).status, thread.pending_actions)   # output-available completed []
+    thread = Agent("main", "http://agent.test/agent", transport=server.transport(),
+                   client_tools=[clear_notes]).thread()
+    sending = asyncio.ensure_future(thread.send("clear my notes"))
+    while not thread.pending_actions:   # the run waits for the person's answer
+        await asyncio.sleep(0)
+    [action] = thread.pending_actions
+    print(action.name, action.status, thread.tool_part(action.id).state)  # clear_notes awaiting_approval input-available
+    action.approve()
+    await sending
+    print(thread.action(action.id).status, thread.pending_actions)  # completed []
 
 asyncio.run(main())
 ```
