@@ -54,7 +54,8 @@ class HistoryWindow:
     """Which messages of the history the chat's list makes nodes for: from `start` on.
 
     Args:
-        first: how many of the last messages a long history shows first.
+        first: how many of the last messages a long history shows first (more when the
+            person's last message is further back: it and all that followed show).
         batch: how many earlier messages `widen()` takes in.
         windowed: False makes every message (`state` starts `"whole"`).
     """
@@ -78,14 +79,23 @@ class HistoryWindow:
         """The messages of `history` in the window, in order."""
         count = len(history)
         if self.state == "unset" and count or self.state in ("tail", "widening") and self.start >= count:
-            start = max(0, count - self.first)
-            # Not among tool results: from the message with their calls, or their cards are never
-            # made (a first pass that sees a thousand results at once: the run's whole turn).
-            while start and getattr(history[start], "role", None) == "tool":
-                start -= 1
-            self.start = start
+            self.start = self._tail_start(history)
             self.state = "tail" if self.start else "whole"
         return history[self.start:] if self.start else history
+
+    def _tail_start(self, history: Sequence[T]) -> int:
+        """Where the tail starts: the last `first` messages, and at the latest the person's last
+        message. A new chat's first pass with messages may come after a whole turn (the page
+        busy with the stream: a thousand calls and their results): the person's message, the
+        calls and what followed are the live turn and all get nodes, not a tail of tool results."""
+        start = max(0, len(history) - self.first)
+        for index in range(len(history) - 1, start - 1, -1):
+            if getattr(history[index], "role", None) == "user":
+                return start
+        for index in range(start - 1, -1, -1):
+            if getattr(history[index], "role", None) == "user":
+                return index
+        return start
 
     def pass_messages(self, history: Sequence[T]) -> tuple[Sequence[T], bool]:
         """What a full pass of the list reads: the batch `widen()` took in and True (its items

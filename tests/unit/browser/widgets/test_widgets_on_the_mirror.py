@@ -265,3 +265,26 @@ def test_an_activity_card_is_a_widget_keyed_by_its_message(mirror):
     assert card.node.querySelector("dd").textContent == "pyodide"
     card.update(ActivityMessage(id="a1", activity_type="search", content={"query": "pyscript"}))
     assert card.node.querySelector("dd").textContent == "pyscript"   # the same node, updated
+
+
+@client_tool
+def tick(n: int) -> str:
+    """Count."""
+    return f"tick {n}"
+
+
+def test_a_list_drawn_first_after_a_whole_turn_of_parallel_calls_shows_the_persons_message(mirror):
+    # The first frame with messages comes after the run (a page busy with the stream): the
+    # history window starts at the person's message, so its bubble and every card are made.
+    server = ScriptedAgent()
+    turn = server.on("many").then_say("done")
+    for n in range(100):
+        turn = turn.call("tick", {"n": n})
+    thread = thread_of(server, tick)
+    messages = DrawnList(thread)       # drawn while the history is empty
+    arun(thread.send("many"))          # the whole turn, with no frame in between
+    messages.redraw()
+    nodes = items(messages)
+    assert nodes[0].dataset.role == "user"
+    assert [node.dataset.toolCallId for node in nodes[1:-1]] == [part.tool_call_id for part in thread.tool_parts()]
+    assert len(nodes) == 102 and nodes[-1].dataset.role == "assistant"
