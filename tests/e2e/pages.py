@@ -93,7 +93,7 @@ class ChatPage:
         return f"thread says {python!r}; " + str(self.root.evaluate("""root => JSON.stringify({
             chats: document.querySelectorAll('.pyclient-chat').length, connected: root.isConnected,
             parent: root.parentElement?.id, generation: root.parentElement?.dataset.generation,
-            status: root.dataset.status, words: root.querySelector('.pyclient-run-status')?.textContent,
+            readOnly: root.dataset.readOnly, status: root.dataset.status, words: root.querySelector('.pyclient-run-status')?.textContent,
             input: root.querySelector('.pyclient-form input[name=message]')?.value,
             send: root.querySelector('.pyclient-send')?.disabled, items: root.querySelectorAll('.pyclient-messages > li').length,
             notices: [...root.querySelectorAll('[role=alert], [role=status]')].map(n => n.textContent).filter(Boolean)})"""))

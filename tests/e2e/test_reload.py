@@ -14,6 +14,7 @@ import uuid
 from collections import Counter
 
 from ag_ui.core import RunAgentInput
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from pyclient.testing import PyclientPage
@@ -25,9 +26,14 @@ TIMEOUT = 20_000
 
 
 def wait_saved(page, fragment: str) -> None:
-    """Wait until the page's store has finished a save whose summary contains `fragment`."""
-    page.wait_for_function(f"(document.documentElement.dataset.saved || '').includes({json.dumps(fragment)})",
-                           timeout=TIMEOUT, polling=25)
+    """Wait until the page's store has finished a save whose summary contains `fragment`; when
+    none comes, say what the last save held and what the chat shows (read-only, say)."""
+    try:
+        page.wait_for_function(f"(document.documentElement.dataset.saved || '').includes({json.dumps(fragment)})",
+                               timeout=TIMEOUT, polling=25)
+    except PlaywrightTimeoutError as exc:
+        last = page.evaluate("document.documentElement.dataset.saved")
+        raise AssertionError(f"no save with {fragment!r}: the last was {last!r}; {ChatPage(page).describe()}") from exc
 
 
 def card(page, call_id: str):
