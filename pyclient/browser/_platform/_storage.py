@@ -206,8 +206,13 @@ class IndexedDbStore:
         await summaries.sync()
 
 
+HOLD_WAIT_MS = 3000
+"""How long a thread waits for its lock before it is shown read-only. Not at once: a page
+reloaded while its worker answered a run comes back before the old worker let the lock go."""
+
+
 async def hold_thread(key: str) -> Callable[[], None] | None:
-    """Take the Web Lock `pyclient:<key>` if no other tab holds it.
+    """Take the Web Lock `pyclient:<key>` unless another tab holds it for `HOLD_WAIT_MS`.
 
     Returns:
         A function that releases it, or None when another tab holds it. Without the Web
@@ -223,15 +228,16 @@ async def hold_thread(key: str) -> Callable[[], None] | None:
         release.append(resolve)
 
     def on_lock(lock: Any) -> Any:
-        if not lock:  # null: another tab holds it
-            granted.set_result(False)
-            return None
         granted.set_result(True)
         # The lock is held until this promise settles: when the thread lets it go.
         return js.Promise.new(create_once_callable(keep))
 
-    options = to_js({"ifAvailable": True}, dict_converter=js.Object.fromEntries)
-    locks.request(f"pyclient:{key}", options, create_once_callable(on_lock))
+    def timed_out(error: Any) -> None:  # the request was aborted: another tab holds it
+        if not granted.done():
+            granted.set_result(False)
+
+    options = to_js({"signal": js.AbortSignal.timeout(HOLD_WAIT_MS)}, dict_converter=js.Object.fromEntries)
+    locks.request(f"pyclient:{key}", options, create_once_callable(on_lock)).catch(create_once_callable(timed_out))
     if not await granted:
         return None
 
