@@ -183,22 +183,9 @@ def thank(message_id, rating):
     status.textContent = f"Thanks for the feedback ({rating or 'cleared'})."
 
 
-chat = Chat(
-    thread,
-    document.getElementById("chat"),
-    placeholder='Try "make it blue", or attach a file',
-    accept=["image/*", "application/pdf", "text/plain"],
-    suggestions=[
-        "Make the background #1e3a8a",
-        "Make it teal and set the heading to Welcome",
-        "Create a task to water the plants",
-        "Let me pick a colour",
-        "Clear the notes",
-        'Show a toast saying "Saved!"',
-        "What is on the canvas?",
-    ],
-    on_feedback=thank,
-)
+# Its placeholder, the files it takes and its suggestions are in index.html (data-placeholder,
+# data-accept, data-suggestions): the shell shows them from the first paint, the Chat reads them.
+chat = Chat(thread, document.getElementById("chat"), on_feedback=thank)
 
 tools = ", ".join(tool.name for tool in agent.client_tools)
 status = document.getElementById("status")

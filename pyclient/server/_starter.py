@@ -42,7 +42,7 @@ INDEX_HTML = """\
 </head>
 <body>
   <h1 id="title">Hello</h1>
-  <div id="chat"></div>
+  <div id="chat" data-pyclient-chat data-placeholder="Ask me to change the heading"></div>
   <script type="py" worker src="main.py" config="pyscript.json"></script>
 </body>
 </html>

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import time
 import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._page._document import dom_node, hold_scroll, release_scroll, scroll_to_end
+from .._page._document import dom_node, hold_scroll, read_attribute, release_scroll, scroll_to_end
 from .._page._nodes import FrameScheduler, Listeners, el
 from .._page._page_window import page_window
 from .._widgets._message_bar import BAR_COMMANDS, MessageBars
@@ -48,8 +49,9 @@ from ._commands import Commands
 from ._eventlog import EventLog
 from ._history_window import HistoryWindow
 from ._reconcile import FRAME_BUDGET, MessageList
+from ._shell import PLACEHOLDER, WELCOME, WELCOME_SUGGESTED, Outbox, find_shell
 from ._status import run_view, store_notice
-from ._stylesheet import styled_root
+from ._stylesheet import install_stylesheet, styled_root
 
 if TYPE_CHECKING:
     from ..._api._thread import Thread
@@ -74,6 +76,19 @@ def _page_visible() -> bool:
     return str(page_window().document.visibilityState) == "visible"
 
 
+def _suggestions_of(element: Any) -> list[str]:
+    """The element's `data-suggestions` (a JSON list of strings), else none."""
+    text = read_attribute(element, "data-suggestions")
+    try:
+        found = json.loads(text) if text else []
+    except ValueError:
+        found = None
+    if not isinstance(found, list):
+        logger.error("pyclient: data-suggestions=%r is not a JSON list of strings: no suggestions", text)
+        return []
+    return [str(item) for item in found]
+
+
 def _attribute(node: Any, name: str) -> str | None:
     """An attribute's value, or None when the node has none (JS null)."""
     value = node.getAttribute(name)
@@ -85,16 +100,19 @@ class Chat:
 
     Args:
         thread: the thread to show.
-        element: the container (a JS element); the chat appends its root to it.
-        placeholder: the input's placeholder text.
+        element: the container (a JS element); the chat appends its root to it, or adopts the
+            shell `pyclient.js` drew there (an element marked `data-pyclient-chat`, `_shell`).
+        placeholder: the input's placeholder text; None: the shell's (`data-placeholder`),
+            else "Ask the agent…".
         suggestions: messages offered as buttons while the thread has no messages; a click
-            (by the user) sends one.
-        title: a heading shown in the chat's header (none by default).
+            (by the user) sends one. None: the element's `data-suggestions` (a JSON list), if any.
+        title: a heading shown in the chat's header; None: the element's `data-title`, if any.
         theme: "light" or "dark" forces that theme (`data-theme` on the root); None follows
             the system (`prefers-color-scheme`).
         accept: MIME patterns of the files the person may attach, e.g. `["image/*",
-            "application/pdf"]` (also the file picker's `accept`); None takes any file, an
-            empty list none (no attach button).
+            "application/pdf"]` (also the file picker's `accept`); an empty list takes none (no
+            attach button). None: the element's `data-accept` (comma-separated, "" for none),
+            else any file.
         stylesheet: the URL of `chat.css` to link (`"/pyclient/chat.css"`, where `pyclient
             serve` serves it; `"pyclient/chat.css"` in a vendored folder) instead of putting
             the CSS inline: for a Content-Security-Policy whose `style-src` allows files
@@ -122,8 +140,8 @@ class Chat:
         thread: Thread,
         element: Any,
         *,
-        placeholder: str = "Ask the agent…",
-        suggestions: Iterable[str] = (),
+        placeholder: str | None = None,
+        suggestions: Iterable[str] | None = None,
         title: str | None = None,
         theme: Literal["light", "dark"] | None = None,
         accept: Iterable[str] | None = None,
@@ -136,8 +154,24 @@ class Chat:
         if theme not in (None, "light", "dark"):
             raise ValueError(f"theme={theme!r} is not a theme. Pass 'light', 'dark' or None (follow the system).")
         self.thread = thread
+        if suggestions is None:
+            suggestions = _suggestions_of(element)
+        if title is None:
+            title = read_attribute(element, "data-title")
+        if accept is None and (listed := read_attribute(element, "data-accept")) is not None:
+            accept = [pattern.strip() for pattern in listed.split(",") if pattern.strip()]
         self.suggestions = tuple(str(text) for text in suggestions)
-        root = self._root = styled_root("div", "pyclient-chat", theme, href=stylesheet, nonce=nonce)
+        # The shell pyclient.js drew at first paint (`_shell`): its root, form, input and outbox
+        # stay (the person may be typing in it); the rest is made here and put beside them.
+        shell = self._shell = find_shell(element)
+        if shell is None:
+            root = styled_root("div", "pyclient-chat", theme, href=stylesheet, nonce=nonce)
+        else:
+            install_stylesheet(href=stylesheet, nonce=nonce)  # the shell linked it: found, nothing added
+            root = shell.root
+            if theme is not None:
+                root.dataset.theme = theme
+        self._root = root
         prefix = f"pyclient-chat-{next(_ids)}"
 
         header = el("header", "pyclient-header")
@@ -156,8 +190,7 @@ class Chat:
         self._store_notice = el("p", "pyclient-store-notice", role="status")
         self._store_notice.hidden = True
         self._empty = el("div", "pyclient-empty")
-        self._empty.append(el("p", "pyclient-welcome", "Start the conversation: ask a question or try a suggestion."
-                               if self.suggestions else "Start the conversation: type a message below."))
+        self._empty.append(el("p", "pyclient-welcome", WELCOME_SUGGESTED if self.suggestions else WELCOME))
         if self.suggestions:
             choices = el("div", "pyclient-suggestions", role="group", aria_label="Suggestions")
             for index, text in enumerate(self.suggestions):
@@ -171,9 +204,11 @@ class Chat:
         self._steps = StepLine() if steps else None  # the run's progress line
         body.append(self._store_notice, self._empty, self._list, *((self._steps.node,) if self._steps else ()), self._jump)
 
-        self._form = el("form", "pyclient-form")
-        self._input = el("input", "", id=f"{prefix}-input", name="message", autocomplete="off",
-                         placeholder=placeholder)
+        self._form = el("form", "pyclient-form") if shell is None else shell.form
+        self._input = el("input", "", name="message", autocomplete="off") if shell is None else shell.input
+        self._input.id = f"{prefix}-input"
+        if shell is None or placeholder is not None:
+            self._input.placeholder = placeholder or PLACEHOLDER
         label = el("label", "pyclient-visually-hidden", "Message")
         label.htmlFor = self._input.id
         self._send = el("button", "pyclient-send", "Send", type="submit")
@@ -182,11 +217,19 @@ class Chat:
         agent = thread.agent
         files = self._attachments = Attachments(accept=accept, limits=lambda: agent.limits, drop_zone=root,
                                                 paste_target=self._input)
-        self._form.append(files.tray, files.button, label, self._input, self._send, self._stop)
         self._state_view = StateView(thread.thread_id)  # agent.state_renderer's view of thread.state
         # The picker is outside the form: the form's one input is the message.
-        root.append(header, self._log.node, body, self._state_view.node, self._form, files.picker)
-        dom_node(element).append(root)
+        if shell is None:
+            self._outbox: Outbox | None = None
+            self._form.append(files.tray, files.button, label, self._input, self._send, self._stop)
+            root.append(header, self._log.node, body, self._state_view.node, self._form, files.picker)
+            dom_node(element).append(root)
+        else:  # around the shell's nodes, which do not move (the input keeps its focus and caret)
+            self._outbox = Outbox(shell.outbox)
+            shell.outbox.before(header, self._log.node, body, self._state_view.node)
+            self._input.before(files.tray, files.button, label)
+            self._input.after(self._send, self._stop)
+            self._form.after(files.picker)
 
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
         self._messages = MessageList(thread, self._list, self._changes, HistoryWindow(windowed=windowed))
@@ -211,12 +254,17 @@ class Chat:
         listeners.listen(self._input, "keydown", "_on_key", prevent="escape")
         listeners.listen(self._list, "scroll", "_on_scroll")
         listeners.listen(self._list, "keydown", "_on_list_key")
+        if shell is not None:  # what the shell hands over (see _shell)
+            listeners.listen(self._form, "pyclient-send", "_on_shell_send")
+            listeners.listen(self._form, "pyclient-attach", "_on_shell_attach")
         # Events apart from changes: a long answer is tens of thousands of events, and this
         # way each costs one call, with no `ThreadEvent` built for it.
         self._unsubscribe = thread.subscribe(self._on_thread, events=False)
         self._unsubscribe_events = thread.subscribe_events(self._on_event)
         self._finalizer = weakref.finalize(self, listeners.release)
         self._frames.run_now()
+        if shell is not None:  # after the listeners: the shell removes its parts and hands over
+            root.dataset.shell = "adopted"
         if thread.store is not None:
             restoring = asyncio.ensure_future(self._restore())
             self._restoring = restoring  # asyncio holds tasks weakly
@@ -250,8 +298,10 @@ class Chat:
     # -- user input ----------------------------------------------------------------------
 
     def _sending_text(self) -> None:
-        """The person's own message goes: empty the input, show it and what follows."""
-        self._input.value = ""
+        """The person's own message goes: empty the input (the shell empties its own, at once),
+        show it and what follows."""
+        if self._shell is None:
+            self._input.value = ""
         self._follow = True
         self._input.focus()
 
@@ -262,8 +312,8 @@ class Chat:
 
     def _on_submit(self, event: Any) -> None:
         event.preventDefault()  # the edit forms of approval cards submit nothing either
-        if event.target != self._form:
-            return
+        if event.target != self._form or self._shell is not None:
+            return  # the shell's composer sends through _on_shell_send
         text = str(self._input.value).strip()
         held = self._attachments.held
         if self._commands.send(text, [item.file for item in held],
@@ -274,9 +324,56 @@ class Chat:
         """`thread.send` refused the message's files (nothing was sent): they and the text come back."""
         if self._disposed:
             return
+        if self._outbox is not None:
+            self._outbox.refused()
         self._attachments.put_back(held)
         self._attachments.say(send_refusal(error))
         if not self._input.value:
+            self._input.value = text
+
+    def _on_shell_send(self, event: Any) -> None:
+        """A message the person sent in the shell (before Python was ready, or just now)."""
+        if self._outbox is not None:
+            detail = event.detail
+            self._outbox.receive(int(detail.id), str(detail.text), list(detail.files or []))
+            self._send_waiting()
+
+    def _on_shell_attach(self, event: Any) -> None:
+        """Files the person attached in the shell before Python was ready."""
+        self._attachments.add(list(event.detail.files or []))
+
+    def _send_waiting(self) -> None:
+        """Send the shell's next message, if the thread may send; give them all back if it never will."""
+        outbox = self._outbox
+        if outbox is None or self._disposed:
+            return
+        if self.thread.read_only or self.thread.deleted:
+            self._give_back(" ".join(item.text for item in outbox.give_back() if item.text))
+            return
+        if not self._commands.can_send():
+            return  # the run ends first: _flush asks again
+        item = outbox.next_to_send()
+        if item is None:
+            return
+        files = self._attachments
+        attached = len(files.held)
+        files.add(item.files)  # the chat's rules for files, as for any attached: refused ones said why
+        if len(files.held) - attached < len(item.files):
+            outbox.take(item.id)  # not sent without a file the person meant to send
+            self._give_back(item.text)
+            return
+        held = files.held
+        before = len(self.thread.message_view())
+        if self._commands.send(item.text, [each.file for each in held],
+                               refused=lambda error: self._refused(item.text, held, error)):
+            files.take()
+            outbox.sending(item.id, messages=before)
+        else:  # nothing to send (an empty message with no files)
+            outbox.take(item.id)
+
+    def _give_back(self, text: str) -> None:
+        """Put a message that could not go back into the input (unless the person typed since)."""
+        if text and not str(self._input.value):
             self._input.value = text
 
     def _on_key(self, event: Any) -> None:
@@ -395,7 +492,11 @@ class Chat:
         if self._changes.take_state():  # once a frame, however many deltas came
             self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()
-        self._empty.hidden = bool(self._messages) or self.thread.read_only or self.thread.deleted
+        if self._outbox is not None and self._outbox.waiting:
+            self._outbox.drawn(messages=len(self.thread.message_view()))
+            self._send_waiting()
+        self._empty.hidden = (bool(self._messages) or self.thread.read_only or self.thread.deleted
+                              or self._outbox is not None and self._outbox.waiting)
         self._log.flush()
         if widened:  # after the action bars under the new bubbles: they are above it too
             release_scroll(self._list, held)

@@ -29,8 +29,8 @@ if IN_PAGE:
     import js
     from pyodide.ffi import JsProxy
 
-__all__ = ["Document", "append_node", "console_error", "dom_node", "focus_quietly", "hold_scroll", "page_document",
-           "release_scroll", "scroll_into_view", "scroll_to_end", "use_document"]
+__all__ = ["Document", "append_node", "console_error", "dom_node", "find_node", "focus_quietly", "hold_scroll", "page_document",
+           "read_attribute", "release_scroll", "scroll_into_view", "scroll_to_end", "use_document"]
 
 
 class Document(Protocol):
@@ -64,6 +64,18 @@ if IN_WORKER:
         """A page node as a mirror node (the same one each time)."""
         return connect().coerce(node)
 
+    def find_node(node: Any, selector: str) -> Any:
+        """The first element under the page node `node` that matches `selector`, as a mirror
+        node (read from the page: a round trip), or None."""
+        document = connect()
+        found = document.real(dom_node(node)).querySelector(selector)
+        return document.adopt(found) if found is not None and hasattr(found, "tagName") else None
+
+    def read_attribute(node: Any, name: str) -> str | None:
+        """An attribute of the page node `node` as the page has it (a round trip), or None."""
+        value = connect().real(dom_node(node)).getAttribute(name)
+        return value if isinstance(value, str) else None
+
     def _append_pyscript(body: Any, shown: Any) -> None:
         # The page adopts the element's node: the mirror sends its page node's handle.
         from pyscript import web
@@ -80,6 +92,17 @@ else:
     def dom_node(node: Any) -> Any:
         """A page node: a `pyscript.web` element's DOM node, a DOM node as it is."""
         return getattr(node, "_dom_element", node)
+
+    def find_node(node: Any, selector: str) -> Any:
+        """The first element under `node` (a page node, or a `pyscript.web` element) that
+        matches `selector`, or None."""
+        found = dom_node(node).querySelector(selector)
+        return found if found else None  # JS null
+
+    def read_attribute(node: Any, name: str) -> str | None:
+        """An attribute of `node` (a page node, or a `pyscript.web` element), or None."""
+        value = dom_node(node).getAttribute(name)
+        return value if isinstance(value, str) else None
 
     def _append_pyscript(body: Any, shown: Any) -> None:
         # `Element.append` takes PyScript elements and hands their DOM nodes to `body`.

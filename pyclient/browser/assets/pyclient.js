@@ -1,4 +1,5 @@
 import "./renderer.js";
+import { drawShells } from "./shell.js";
 // pyclient's page bootstrap, loaded before PyScript:
 //
 //   <script type="module" src="pyclient/pyclient.js"></script>
@@ -49,6 +50,9 @@ if (workers.length === 0) {
 } else {
   tryServiceWorker(coiWorker);
 }
+
+// The chats' shells (shell.js): a composer that takes input from the first paint, before Python.
+if (root.dataset.pyclientMode !== "reloading") drawShells();
 
 // Python on the page's main thread runs without JSPI (WebAssembly stack switching), as it does in
 // Firefox and Safari: Chromium 156 crashes the tab (SIGSEGV) when a garbage collection scans the

@@ -46,6 +46,7 @@ const preventedOf = getter(Event.prototype, "defaultPrevented");
 const preventDefault = uncurry(Event.prototype.preventDefault);
 const stopNow = uncurry(Event.prototype.stopImmediatePropagation);
 const dataOf = getter(MessageEvent.prototype, "data");
+const detailOf = getter(CustomEvent.prototype, "detail");
 const listen = uncurry(EventTarget.prototype.addEventListener);
 const portPost = uncurry(MessagePort.prototype.postMessage);
 const { KeyboardEvent: Keys, MouseEvent: Mouse, ClipboardEvent: Clipboard, DragEvent: Drag, HTMLInputElement: Input } = globalThis;
@@ -133,6 +134,12 @@ function forward(token, id, type, rule) {
     const transfer = read(transferOf, event);
     const chosen = read(inputFiles, target) ?? (clipboard && transferFiles(clipboard)) ?? (transfer && transferFiles(transfer));
     if (chosen) data.files = files(chosen); // File objects are cloned to the worker
+    // The chat's shell (shell.js) hands over a message or files: its text, id and files.
+    const detail = read(detailOf, event);
+    if (detail && typeof detail === "object") {
+      data.detail = { id: Number(detail.id) || 0, text: String(detail.text ?? "") };
+      if (Array.isArray(detail.files)) data.files = list(detail.files).filter((file) => file instanceof File);
+    }
     if (clipboard) data.text = getData(clipboard, "text/plain");
     if (transfer) data.types = list(transferTypes(transfer));
     // A scroll handler reads where the box is: sent along, so it needs no round trip back.

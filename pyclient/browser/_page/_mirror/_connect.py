@@ -73,6 +73,8 @@ def connect() -> MirrorDocument:
             fields["files"] = list(event.files)
         if getattr(event, "types", None) is not None:
             fields["types"] = [str(kind) for kind in event.types]
+        if getattr(event, "detail", None) is not None:  # the chat shell's message: {id, text}
+            fields["detail"] = {"id": int(event.detail.id), "text": str(event.detail.text)}
         if getattr(event, "scroll", None) is not None:
             fields["scroll"] = [float(value) for value in event.scroll]
         document.dispatch(fields)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Files", "MirrorEvent", "Transfer"]
+__all__ = ["Detail", "Files", "MirrorEvent", "Transfer"]
 
 
 class Files(list[Any]):
@@ -45,6 +45,15 @@ class Transfer:
         return self.text if kind in ("text", "text/plain") else ""
 
 
+class Detail:
+    """A `CustomEvent`'s `detail` from the chat's shell (`assets/shell.js`): its outbox id, text and files."""
+
+    def __init__(self, fields: dict[str, Any], files: list[Any]) -> None:
+        self.id = int(fields.get("id") or 0)
+        self.text = str(fields.get("text") or "")
+        self.files = Files(files)
+
+
 class MirrorEvent:
     """A forwarded event (see the module docstring).
 
@@ -68,6 +77,8 @@ class MirrorEvent:
         transfer = Transfer(list(data.get("files") or []), str(data.get("text") or ""), list(data.get("types") or []))
         self.clipboardData = transfer if self.type in ("paste", "copy", "cut") else None
         self.dataTransfer = transfer if self.type.startswith("drag") or self.type == "drop" else None
+        detail = data.get("detail")
+        self.detail = Detail(detail, transfer.files) if isinstance(detail, dict) else None
 
     def preventDefault(self) -> None:
         # The page already did it, or not, by the listener's rule: it cannot wait for the worker.
