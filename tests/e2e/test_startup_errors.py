@@ -103,3 +103,25 @@ def test_a_config_that_lists_no_pyclient_says_so_in_the_element_the_html_named(p
     assert_readable(page, box, "pyclient-agui")
     assert page.locator(".py-error").count() == 1
     page.screenshot(path=tmp_path / f"startup-error-no-packages-{mode}.png")
+
+
+@MODES
+def test_a_page_that_fails_before_its_chat_starts_shows_the_error_in_the_shell_and_keeps_what_was_sent(page, guard, mode):
+    # The chat's shell (pyclient.js, data-pyclient-chat) takes a message before Python runs;
+    # then the page's Python fails: the message must not wait for ever in the outbox.
+    guard.allow_error(HINT)
+    page.goto(in_mode("/tests/startup_errors_shell.html?case=hint-first", mode), wait_until="commit")
+    field = page.locator("#chat input[name=message]")
+    expect(field).to_be_editable()
+    field.fill("will this go?")
+    field.press("Enter")
+    box = page.locator(".py-error")
+    expect(box).to_have_count(1, timeout=BOOT_TIMEOUT_MS)
+    expect(page.locator(".pyclient-chat[data-shell=failed] > .pyclient-header + .py-error")).to_have_count(1)
+    expect(box).to_have_css("white-space", "pre-wrap")
+    assert_readable(page, box, HINT_FIX)
+    # What was sent is back in the composer, nothing waits, and Send says it cannot go.
+    expect(field).to_have_value("will this go?")
+    expect(page.locator("#chat .pyclient-unsent")).to_have_count(0)
+    expect(page.locator("#chat .pyclient-send")).to_be_disabled()
+    expect(page.locator("#chat .pyclient-run-status")).to_have_text("Not started")

@@ -495,8 +495,7 @@ class Chat:
         if self._outbox is not None and self._outbox.waiting:
             self._outbox.drawn(messages=len(self.thread.message_view()))
             self._send_waiting()
-        self._empty.hidden = (bool(self._messages) or self.thread.read_only or self.thread.deleted
-                              or self._outbox is not None and self._outbox.waiting)
+        self._empty.hidden = bool(self._messages) or self.thread.read_only or self.thread.deleted
         self._log.flush()
         if widened:  # after the action bars under the new bubbles: they are above it too
             release_scroll(self._list, held)

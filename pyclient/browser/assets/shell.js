@@ -88,10 +88,11 @@ class Shell {
     if (data.theme === "light" || data.theme === "dark") root.dataset.theme = data.theme;
     const header = part("header", "pyclient-header");
     if (data.title) header.append(make("h2", "pyclient-title", data.title));
-    header.append(make("span", "pyclient-run-status", "Starting…", { role: "status", "data-status": "starting" }));
+    header.append(make("span", "pyclient-run-status", "Starting…", { role: "status", "data-status": "starting" }),
+      make("button", "pyclient-log-toggle", "Events", { type: "button", disabled: "" }));  // the header's height, as Python's
     const body = part("div", "pyclient-body");
-    this.empty = make("div", "pyclient-empty");
-    this.empty.append(make("p", "pyclient-welcome", suggestions.length ? WELCOME_SUGGESTED : WELCOME));
+    const empty = make("div", "pyclient-empty");
+    empty.append(make("p", "pyclient-welcome", suggestions.length ? WELCOME_SUGGESTED : WELCOME));
     if (suggestions.length) {
       const choices = make("div", "pyclient-suggestions", undefined, { role: "group", "aria-label": "Suggestions" });
       for (const text of suggestions) {
@@ -99,11 +100,12 @@ class Shell {
         button.addEventListener("click", () => this.send(text, []));
         choices.append(button);
       }
-      this.empty.append(choices);
+      empty.append(choices);
     }
-    body.append(this.empty, make("ol", "pyclient-messages", undefined, { role: "log", "aria-label": "Conversation" }));
+    body.append(empty, make("ol", "pyclient-messages", undefined, { role: "log", "aria-label": "Conversation" }));
     this.outbox = make("ol", "pyclient-outbox", undefined, { "aria-label": "Sending" });
 
+    this.status = header.querySelector(".pyclient-run-status");
     this.form = make("form", "pyclient-form");
     this.previews = make("div", "pyclient-attachment-list", undefined, { role: "list", "aria-label": "Files to send" });
     this.previews.hidden = true;
@@ -118,7 +120,7 @@ class Shell {
     const input = this.input = make("input", "", undefined,
       { id: `pyclient-shell-${key}-input`, name: "message", autocomplete: "off", placeholder: data.placeholder || PLACEHOLDER });
     const label = part("label", "pyclient-visually-hidden", "Message", { for: input.id });
-    const sendButton = part("button", "pyclient-send", "Send", { type: "submit" });
+    const sendButton = this.sendButton = part("button", "pyclient-send", "Send", { type: "submit" });
     const stop = part("button", "pyclient-stop", "Stop", { type: "button" });
     stop.disabled = true;
     this.form.append(tray, attach, label, input, sendButton, stop);
@@ -145,6 +147,12 @@ class Shell {
       });
     }
     new MutationObserver(() => this.observed()).observe(root, { attributes: true, attributeFilter: ["data-shell"] });
+    // An error box (PyScript's, placed by renderer.js) while no chat has taken over: the page's
+    // Python failed to start, and nothing sent here would ever go.
+    this.errors = new MutationObserver(() => {
+      if (document.querySelector(".py-error")) this.failed();
+    });
+    this.errors.observe(document.body, { childList: true, subtree: true });
     new MutationObserver(() => this.taken()).observe(this.outbox, { attributes: true, attributeFilter: ["data-taken"] });
   }
 
@@ -165,8 +173,7 @@ class Shell {
     if (text || files.length) {
       const bubble = make("li", "pyclient-unsent", text, { "data-id": String(item.id) });
       if (files.length) bubble.append(make("small", "pyclient-unsent-files", files.map((file) => file.name).join(", ")));
-      this.outbox.append(bubble);
-      this.empty.hidden = true;
+      this.outbox.append(bubble);  // (chat.css hides the welcome while the outbox holds one)
     }
     if (this.adopted) {
       this.dispatch("pyclient-send", item);
@@ -198,12 +205,27 @@ class Shell {
   observed() {
     if (this.adopted || this.root.dataset.shell !== "adopted") return;
     this.adopted = true;
+    this.errors.disconnect();
     for (const node of this.root.querySelectorAll("[data-shell-part]")) node.remove();
     const held = this.held.splice(0);
     if (held.length) this.dispatch("pyclient-attach", { id: 0, text: "", files: held });
     const queue = this.queue.splice(0);
     this.forget();
     for (const item of queue) this.dispatch("pyclient-send", item);
+  }
+
+  // Python will not take over: the messages waiting go back into the composer, and Send stops.
+  failed() {
+    this.errors.disconnect();
+    if (this.adopted) return;
+    this.root.dataset.shell = "failed";
+    this.root.dataset.status = this.status.dataset.status = "error";
+    this.status.textContent = "Not started";
+    this.sendButton.disabled = true;
+    const texts = this.queue.splice(0).map((item) => item.text).filter(Boolean);
+    this.forget();
+    this.outbox.replaceChildren();
+    if (texts.length) this.input.value = [...texts, this.input.value].filter(Boolean).join(" ");
   }
 
   taken() {
