@@ -39,6 +39,7 @@ def open_shell(page, mode: str) -> None:
     page.add_init_script(COUNT_PARTS)
     page.goto(in_mode("/", mode), wait_until="commit")
     expect(page.locator(FIELD)).to_be_editable()
+    expect(page.locator("html")).to_have_attribute("data-pyclient-mode", "worker" if mode == "worker" else "main-thread")
 
 
 def python_ready(page) -> bool:
@@ -93,6 +94,9 @@ def test_python_adopts_the_shell_keeping_focus_caret_and_text_with_no_second_com
     expect(field).to_have_attribute("placeholder", 'Try "make it blue", or attach a file')
     page.wait_for_function("window.__frames.length > 0 && document.querySelector('.pyclient-chat[data-shell=\"adopted\"]') "
                            "&& window.__frames.length >= 5", polling=25)
+    # The adopted chat's own buttons answer (its listener finds them in its tree, in a worker too).
+    page.locator("#chat .pyclient-log-toggle").click()
+    expect(page.locator("#chat .pyclient-log-toggle")).to_have_attribute("aria-expanded", "true")
     frames = page.evaluate("window.__frames")
     assert all(counts == [1, 1, 1, 1, 1] for counts in frames), [counts for counts in frames if counts != [1, 1, 1, 1, 1]]
 

@@ -26,7 +26,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from .._page._document import find_node
+from .._page._document import find_node, know_children
 
 __all__ = ["PLACEHOLDER", "WELCOME", "WELCOME_SUGGESTED", "Outbox", "Shell", "Waiting", "find_shell"]
 
@@ -57,6 +57,8 @@ def find_shell(element: Any) -> Shell | None:
     outbox = find_node(root, ":scope > ol.pyclient-outbox")
     if form is None or field is None or outbox is None:
         return None  # not a shell of this version: the chat draws its own
+    know_children(root, [outbox, form])  # (its other parts go when the chat has adopted it)
+    know_children(form, [field])
     return Shell(root, form, field, outbox)
 
 

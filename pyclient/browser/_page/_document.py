@@ -29,8 +29,8 @@ if IN_PAGE:
     import js
     from pyodide.ffi import JsProxy
 
-__all__ = ["Document", "append_node", "console_error", "dom_node", "find_node", "focus_quietly", "hold_scroll", "page_document",
-           "read_attribute", "release_scroll", "scroll_into_view", "scroll_to_end", "use_document"]
+__all__ = ["Document", "append_node", "console_error", "dom_node", "find_node", "focus_quietly", "hold_scroll", "know_children",
+           "page_document", "read_attribute", "release_scroll", "scroll_into_view", "scroll_to_end", "use_document"]
 
 
 class Document(Protocol):
@@ -71,6 +71,12 @@ if IN_WORKER:
         found = document.real(dom_node(node)).querySelector(selector)
         return document.adopt(found) if found is not None and hasattr(found, "tagName") else None
 
+    def know_children(parent: Any, children: list[Any]) -> None:
+        """Tell the mirror that `children` (page nodes it adopted, in the page's order) are
+        `parent`'s: the page is unchanged, and what is put beside them, or looked up from them
+        (`closest`, `contains`), follows the page's tree."""
+        parent.insert_at(len(parent.childNodes), [child for child in children if child.parentNode is None])
+
     def read_attribute(node: Any, name: str) -> str | None:
         """An attribute of the page node `node` as the page has it (a round trip), or None."""
         value = connect().real(dom_node(node)).getAttribute(name)
@@ -98,6 +104,9 @@ else:
         matches `selector`, or None."""
         found = dom_node(node).querySelector(selector)
         return found if found else None  # JS null
+
+    def know_children(parent: Any, children: list[Any]) -> None:
+        """Nothing to tell: the page's nodes know their tree (a worker's mirror learns it)."""
 
     def read_attribute(node: Any, name: str) -> str | None:
         """An attribute of `node` (a page node, or a `pyscript.web` element), or None."""
