@@ -1,4 +1,4 @@
-"""The chat at first paint (`assets/shell.js`), on the demo page, in both modes: the composer takes
+"""The chat at first paint (`assets/shell.js`), on web/tests/shell.html, in both modes: the composer takes
 text, files and Enter before Python starts; what was sent then reaches the agent once; the `Chat`
 adopts the shell without a second composer, keeping focus, caret and text; and Enter empties the
 composer and shows the message on the page's own thread, before the worker hears of it."""
@@ -13,6 +13,7 @@ from tests.e2e.pages import BOOT_TIMEOUT_MS, BOTH_MODES, ChatPage, in_mode, wait
 
 pytestmark = BOTH_MODES
 
+PAGE = "/tests/shell.html"
 FIELD = "#chat input[name=message]"
 
 # Every frame until Python has adopted the shell (and a few after), what the chat shows of its
@@ -37,7 +38,7 @@ requestAnimationFrame(sample);
 def open_shell(page, mode: str) -> None:
     """Navigate and return as soon as the shell's composer is there, long before Python is."""
     page.add_init_script(COUNT_PARTS)
-    page.goto(in_mode("/", mode), wait_until="commit")
+    page.goto(in_mode(PAGE, mode), wait_until="commit")
     expect(page.locator(FIELD)).to_be_editable()
     expect(page.locator("html")).to_have_attribute("data-pyclient-mode", "worker" if mode == "worker" else "main-thread")
 
@@ -90,8 +91,8 @@ def test_python_adopts_the_shell_keeping_focus_caret_and_text_with_no_second_com
     expect(field).to_have_value("abcXdef")
     # The shell's provisional parts are gone; Python's own are there, once.
     assert page.locator("#chat [data-shell-part]").count() == 0
-    expect(page.locator("#chat .pyclient-suggestion")).to_have_count(7)
-    expect(field).to_have_attribute("placeholder", 'Try "make it blue", or attach a file')
+    expect(page.locator("#chat .pyclient-suggestion")).to_have_text(["Set the heading to Hello", "Say hi"])
+    expect(field).to_have_attribute("placeholder", "Ask me to set the heading")
     page.wait_for_function("window.__frames.length > 0 && document.querySelector('.pyclient-chat[data-shell=\"adopted\"]') "
                            "&& window.__frames.length >= 5", polling=25)
     # The adopted chat's own buttons answer (its listener finds them in its tree, in a worker too).
@@ -138,7 +139,7 @@ def test_text_sent_but_not_taken_before_a_reload_comes_back_in_the_composer_and_
 
 
 def test_enter_empties_the_composer_and_shows_the_message_within_a_frame(page, mode, agent_log):
-    page.goto(in_mode("/", mode))
+    page.goto(in_mode(PAGE, mode))
     wait_ready(page)
     # Measured in the page: from the key's event to the first frame that shows the message.
     page.evaluate("""() => {
@@ -157,7 +158,7 @@ def test_enter_empties_the_composer_and_shows_the_message_within_a_frame(page, m
         }, true);
     }""")
     field = page.locator(FIELD)
-    field.fill("make it teal")
+    field.fill("say hello")
     field.press("Enter")
     page.wait_for_function("window.__latency !== undefined", polling=25)
     latency = page.evaluate("window.__latency")
@@ -166,5 +167,5 @@ def test_enter_empties_the_composer_and_shows_the_message_within_a_frame(page, m
     assert latency < 250, latency
     chat = ChatPage(page)
     chat.wait_idle()
-    expect(chat.users).to_have_text(["make it teal"])
+    expect(chat.users).to_have_text(["say hello"])
     expect(page.locator("#chat .pyclient-unsent")).to_have_count(0)
