@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
 from .._base._errors import ConfigurationError
+from .._base._forward import Forward
 from .._base._limits import Limits
 from .._binding._platform import Platform, current_platform
 from .._binding._scopes import AgentScope, Registration, ThreadScope, check_tool
@@ -158,14 +159,7 @@ class Agent:
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {self.url}>"
 
-    @property
-    def name(self) -> str:
-        """The agent's name (logs, the UI, the key of its stored threads)."""
-        return self.scope.name
-
-    @name.setter
-    def name(self, name: str) -> None:
-        self.scope.name = name
+    name: Forward[str] = Forward("scope", "The agent's name (logs, the UI, the key of its stored threads).", writable=True)
 
     @property
     def transport(self) -> Transport:

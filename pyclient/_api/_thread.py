@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._base._custom import custom_listener
 from .._base._errors import ConfigurationError
+from .._base._forward import Forward
 from .._base._ids import new_id
 from .._base._listeners import Listeners, ThreadEvent
 from .._base._store import Store
@@ -167,10 +168,7 @@ class Thread(ThreadCalls, ThreadTools, ThreadMessageActions):
             )
         self._unmount = binding.mount(self.scope, element)
 
-    @property
-    def element(self) -> Any:
-        """The DOM element the thread is mounted on (None on CPython and once closed)."""
-        return self.scope.element
+    element: Forward[Any] = Forward("scope", "The DOM element the thread is mounted on (None on CPython and once closed).")
 
     # -- saving and restoring -------------------------------------------------------------
 
@@ -179,24 +177,14 @@ class Thread(ThreadCalls, ThreadTools, ThreadMessageActions):
         """Where the thread is kept across page loads (None: nowhere)."""
         return self._persistence.store if self._persistence is not None else None
 
-    @property
-    def read_only(self) -> bool:
-        """True when another tab holds this stored thread: it is shown here; `send()`/`run()` raise."""
-        return self._turns.read_only
-
-    @property
-    def deleted(self) -> bool:
-        """True once this stored thread was deleted from its store elsewhere (another tab's
-        `SavedThreads.delete`, another process's for a `FileStore`): it is no longer saved, and
-        `send()`/`run()` raise; the Chat says "Deleted in another tab"."""
-        return self._turns.deleted
-
-    @property
-    def set_aside(self) -> str | None:
-        """The key the saved copy was moved to when `restore()` could not read it (its JSON cut
-        short, not a snapshot this pyclient reads) and the thread started afresh; None when it
-        was read, or there was none. The copy is kept there unchanged."""
-        return self._turns.set_aside
+    read_only: Forward[bool] = Forward(
+        "_turns", "True when another tab holds this stored thread: it is shown here; `send()`/`run()` raise.")
+    deleted: Forward[bool] = Forward("_turns", """True once this stored thread was deleted from its store
+        elsewhere (another tab's `SavedThreads.delete`, another process's for a `FileStore`): it is no
+        longer saved, and `send()`/`run()` raise; the Chat says "Deleted in another tab".""")
+    set_aside: Forward[str | None] = Forward("_turns", """The key the saved copy was moved to when
+        `restore()` could not read it (its JSON cut short, not a snapshot this pyclient reads) and the
+        thread started afresh; None when it was read, or there was none. The copy is kept there unchanged.""")
 
     @property
     def streaming_save_interval(self) -> float:
@@ -235,33 +223,13 @@ class Thread(ThreadCalls, ThreadTools, ThreadMessageActions):
 
     # -- reading -------------------------------------------------------------------------
 
-    @property
-    def thread_id(self) -> str:
-        """The AG-UI `threadId`."""
-        return self._machine.thread_id
-
-    @property
-    def context(self) -> list[Context]:
-        """`ag_ui.core.Context` items sent with every run (a list you may change)."""
-        return self._machine.context
-
-    @property
-    def forwarded_props(self) -> Any:
-        """A JSON value sent as `forwardedProps` with every run."""
-        return self._machine.forwarded_props
-
-    @forwarded_props.setter
-    def forwarded_props(self, value: Any) -> None:
-        self._machine.forwarded_props = value
-
-    @property
-    def max_follow_ups(self) -> int:
-        """Automatic follow-up runs allowed in a row before `FollowUpLimitError`."""
-        return self._machine.max_follow_ups
-
-    @max_follow_ups.setter
-    def max_follow_ups(self, value: int) -> None:
-        self._machine.max_follow_ups = value
+    thread_id: Forward[str] = Forward("_machine", "The AG-UI `threadId`.")
+    context: Forward[list[Context]] = Forward(
+        "_machine", "`ag_ui.core.Context` items sent with every run (a list you may change).")
+    forwarded_props: Forward[Any] = Forward(
+        "_machine", "A JSON value sent as `forwardedProps` with every run.", writable=True)
+    max_follow_ups: Forward[int] = Forward(
+        "_machine", "Automatic follow-up runs allowed in a row before `FollowUpLimitError`.", writable=True)
 
     @property
     def messages(self) -> list[Message]:
@@ -299,33 +267,18 @@ class Thread(ThreadCalls, ThreadTools, ThreadMessageActions):
         (and while a run streams: `pyclient._conversation._shared_state`)."""
         self.state = patched(self._machine.state, patch)
 
-    @property
-    def activity_problems(self) -> dict[str, str]:
-        """Activity message id -> why its last update did not apply (the UI shows the last good content)."""
-        return self._machine.activity_problems
-
-    @property
-    def run_status(self) -> RunStatus:
-        """`"idle"`, `"running"` (a request in flight or tool calls being answered), `"error"` or `"closed"`."""
-        return self._machine.run_status
-
-    @property
-    def run_end(self) -> RunEnd | None:
-        """How the last turn ended (`RunEnd`: `how` is `"finished"`, `"stopped"`, `"failed"` or
-        `"closed"`, with the reason), or None while one is in flight and before the first ends."""
-        return self._machine.run_end
-
-    @property
-    def error(self) -> BaseException | None:
-        """The error of the last run (`TransportError`, `RemoteProtocolError`, `RunError`), or None."""
-        return self._machine.error
-
-    @property
-    def waiting_for_person(self) -> bool:
-        """True while the run waits for nothing but the person at the page: open interrupts, or
-        calls awaiting approval or input, no handler running. `send()` is allowed then: what is
-        open is cancelled and the agent is told with the new message."""
-        return self._machine.waiting_for_person
+    activity_problems: Forward[dict[str, str]] = Forward(
+        "_machine", "Activity message id -> why its last update did not apply (the UI shows the last good content).")
+    run_status: Forward[RunStatus] = Forward(
+        "_machine", """`"idle"`, `"running"` (a request in flight or tool calls being answered), `"error"` or `"closed"`.""")
+    run_end: Forward[RunEnd | None] = Forward("_machine", """How the last turn ended (`RunEnd`: `how` is
+        `"finished"`, `"stopped"`, `"failed"` or `"closed"`, with the reason), or None while one is in
+        flight and before the first ends.""")
+    error: Forward[BaseException | None] = Forward(
+        "_machine", "The error of the last run (`TransportError`, `RemoteProtocolError`, `RunError`), or None.")
+    waiting_for_person: Forward[bool] = Forward("_machine", """True while the run waits for nothing but the
+        person at the page: open interrupts, or calls awaiting approval or input, no handler running.
+        `send()` is allowed then: what is open is cancelled and the agent is told with the new message.""")
 
     # -- registering and listening -------------------------------------------------------
 

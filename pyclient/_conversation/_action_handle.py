@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._base._forward import Forward
 from ._lifecycle import TERMINAL, CallStatusName
 
 if TYPE_CHECKING:
@@ -84,15 +85,8 @@ class Action:
     def __repr__(self) -> str:
         return f"<Action {self.name!r} id={self.id!r} {self.status}>"
 
-    @property
-    def id(self) -> str:
-        """The `toolCallId`."""
-        return self._call.id
-
-    @property
-    def name(self) -> str:
-        """The name of the tool the model called."""
-        return self._call.name
+    id: Forward[str] = Forward("_call", "The `toolCallId`.")
+    name: Forward[str] = Forward("_call", "The name of the tool the model called.")
 
     @property
     def arguments(self) -> str:
@@ -104,15 +98,10 @@ class Action:
         """Where the call is now; see the table in the module docstring."""
         return self._call.status.value
 
-    @property
-    def tool(self) -> ClientTool | None:
-        """The tool that answers it: the serving registration's, or the advertised one while none serves it."""
-        return self._call.tool
-
-    @property
-    def registration(self) -> Registration | None:
-        """The registration serving the call now (None while unavailable and once answered)."""
-        return self._call.registration
+    tool: Forward[ClientTool | None] = Forward(
+        "_call", "The tool that answers it: the serving registration's, or the advertised one while none serves it.")
+    registration: Forward[Registration | None] = Forward(
+        "_call", "The registration serving the call now (None while unavailable and once answered).")
 
     @property
     def done(self) -> bool:
@@ -124,10 +113,7 @@ class Action:
         """True when the user approved it with edited arguments (the handler got those)."""
         return self._call.edited is not None
 
-    @property
-    def result(self) -> ToolResult | None:
-        """The answer, once `done`."""
-        return self._call.result
+    result: Forward[ToolResult | None] = Forward("_call", "The answer, once `done`.")
 
     @property
     def signal(self) -> AbortSignal:

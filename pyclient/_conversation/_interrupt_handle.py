@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._base._forward import Forward
 from ._lifecycle import InterruptStatusName
 
 if TYPE_CHECKING:
@@ -63,61 +64,26 @@ class Interrupt:
     def __repr__(self) -> str:
         return f"<Interrupt {self.reason!r} id={self.id!r} {self.status}>"
 
-    @property
-    def id(self) -> str:
-        """The interrupt's id: its resume entry answers it by this id."""
-        return self._record.id
-
-    @property
-    def reason(self) -> str:
-        """Why the run stopped: `"tool_call"` (an approval), `"input_required"`, `"confirmation"`,
-        `"langgraph:interrupt"`, or whatever the agent says."""
-        return self._record.reason
-
-    @property
-    def message(self) -> str | None:
-        """The prompt for the person, or None."""
-        return self._record.message
-
-    @property
-    def tool_call_id(self) -> str | None:
-        """The tool call it concerns (a server tool's approval), or None."""
-        return self._record.tool_call_id
-
-    @property
-    def response_schema(self) -> dict[str, Any] | None:
-        """The JSON Schema of the answer `resolve()` takes, or None (any JSON value)."""
-        return self._record.response_schema
-
-    @property
-    def expires_at(self) -> str | None:
-        """When it stops being answerable (ISO 8601, as the server sent it), or None."""
-        return self._record.expires_at
-
-    @property
-    def metadata(self) -> dict[str, Any] | None:
-        """What else the server attached (LangGraph's raw value under `"langgraph"`), or None."""
-        return self._record.metadata
-
-    @property
-    def subagent_run_id(self) -> str | None:
-        """The subagent run that raised it, or None (the agent itself)."""
-        return self._record.subagent_run_id
+    id: Forward[str] = Forward("_record", "The interrupt's id: its resume entry answers it by this id.")
+    reason: Forward[str] = Forward("_record", """Why the run stopped: `"tool_call"` (an approval),
+        `"input_required"`, `"confirmation"`, `"langgraph:interrupt"`, or whatever the agent says.""")
+    message: Forward[str | None] = Forward("_record", "The prompt for the person, or None.")
+    tool_call_id: Forward[str | None] = Forward("_record", "The tool call it concerns (a server tool's approval), or None.")
+    response_schema: Forward[dict[str, Any] | None] = Forward(
+        "_record", "The JSON Schema of the answer `resolve()` takes, or None (any JSON value).")
+    expires_at: Forward[str | None] = Forward(
+        "_record", "When it stops being answerable (ISO 8601, as the server sent it), or None.")
+    metadata: Forward[dict[str, Any] | None] = Forward(
+        "_record", """What else the server attached (LangGraph's raw value under `"langgraph"`), or None.""")
+    subagent_run_id: Forward[str | None] = Forward("_record", "The subagent run that raised it, or None (the agent itself).")
 
     @property
     def status(self) -> InterruptStatusName:
         """`"open"`, `"resolved"`, `"cancelled"` or `"expired"`."""
         return self._record.status.value
 
-    @property
-    def payload(self) -> Any:
-        """The answer given with `resolve()`, or None."""
-        return self._record.payload
-
-    @property
-    def note(self) -> str:
-        """Why it was cancelled or expired ("" otherwise)."""
-        return self._record.note
+    payload: Forward[Any] = Forward("_record", "The answer given with `resolve()`, or None.")
+    note: Forward[str] = Forward("_record", 'Why it was cancelled or expired ("" otherwise).')
 
     @property
     def is_approval(self) -> bool:

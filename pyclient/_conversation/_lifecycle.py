@@ -35,6 +35,12 @@ __all__ = [
 S = TypeVar("S", bound=enum.Enum)
 E = TypeVar("E", bound=enum.Enum)
 
+
+def _closing(close: E, closed: S, table: dict[S, dict[E, S]]) -> dict[S, dict[E, S]]:
+    """`table` with `close` leading to `closed` from every state: a thread closes whatever it does."""
+    return {state: {**moves, close: closed} for state, moves in table.items()}
+
+
 RunStatus = Literal["idle", "running", "error", "closed"]
 """`thread.run_status`."""
 
@@ -121,21 +127,16 @@ class CallEvent(enum.Enum):
 _ANSWER = {CallEvent.SUCCEED: CallStatus.COMPLETED, CallEvent.FAIL: CallStatus.FAILED,
            CallEvent.CANCEL: CallStatus.CANCELLED}
 
-RUN_TRANSITIONS: dict[RunState, dict[RunEvent, RunState]] = {
-    RunState.IDLE: {RunEvent.START: RunState.STREAMING, RunEvent.STOP: RunState.IDLE,
-                    RunEvent.CLOSE: RunState.CLOSED},
-    RunState.ERROR: {RunEvent.START: RunState.STREAMING, RunEvent.STOP: RunState.IDLE,
-                     RunEvent.CLOSE: RunState.CLOSED},
-    RunState.STREAMING: {RunEvent.END: RunState.ENDED, RunEvent.FAIL: RunState.ERROR,
-                         RunEvent.STOP: RunState.IDLE, RunEvent.CLOSE: RunState.CLOSED},
+RUN_TRANSITIONS: dict[RunState, dict[RunEvent, RunState]] = _closing(RunEvent.CLOSE, RunState.CLOSED, {
+    RunState.IDLE: {RunEvent.START: RunState.STREAMING, RunEvent.STOP: RunState.IDLE},
+    RunState.ERROR: {RunEvent.START: RunState.STREAMING, RunEvent.STOP: RunState.IDLE},
+    RunState.STREAMING: {RunEvent.END: RunState.ENDED, RunEvent.FAIL: RunState.ERROR, RunEvent.STOP: RunState.IDLE},
     RunState.ENDED: {RunEvent.FINISH_PENDING: RunState.AWAITING_TOOLS, RunEvent.FINISH_IDLE: RunState.IDLE,
-                     RunEvent.FAIL: RunState.ERROR, RunEvent.STOP: RunState.IDLE,
-                     RunEvent.CLOSE: RunState.CLOSED},
+                     RunEvent.FAIL: RunState.ERROR, RunEvent.STOP: RunState.IDLE},
     RunState.AWAITING_TOOLS: {RunEvent.START: RunState.STREAMING, RunEvent.FAIL: RunState.ERROR,
-                              RunEvent.FINISH_IDLE: RunState.IDLE,
-                              RunEvent.STOP: RunState.IDLE, RunEvent.CLOSE: RunState.CLOSED},
-    RunState.CLOSED: {RunEvent.STOP: RunState.CLOSED, RunEvent.CLOSE: RunState.CLOSED},
-}
+                              RunEvent.FINISH_IDLE: RunState.IDLE, RunEvent.STOP: RunState.IDLE},
+    RunState.CLOSED: {RunEvent.STOP: RunState.CLOSED},
+})
 
 CALL_TRANSITIONS: dict[CallStatus, dict[CallEvent, CallStatus]] = {
     CallStatus.STREAMING: {CallEvent.PENDING: CallStatus.UNAVAILABLE, CallEvent.REFUSE: CallStatus.FAILED,
@@ -397,31 +398,25 @@ class SaveEvent(enum.Enum):
         return self.value
 
 
-SAVE_TRANSITIONS: dict[SaveState, dict[SaveEvent, SaveState]] = {
-    SaveState.UNLOADED: {SaveEvent.LOAD: SaveState.LOADING, SaveEvent.CHANGE: SaveState.UNLOADED,
-                         SaveEvent.CLOSE: SaveState.CLOSED},
+SAVE_TRANSITIONS: dict[SaveState, dict[SaveEvent, SaveState]] = _closing(SaveEvent.CLOSE, SaveState.CLOSED, {
+    SaveState.UNLOADED: {SaveEvent.LOAD: SaveState.LOADING, SaveEvent.CHANGE: SaveState.UNLOADED},
     # A change while loading is not saved: the load replaces it, and its own end saves.
     SaveState.LOADING: {SaveEvent.HOLD: SaveState.HELD, SaveEvent.SHARE: SaveState.READ_ONLY,
-                        SaveEvent.CHANGE: SaveState.LOADING, SaveEvent.CLOSE: SaveState.CLOSED},
-    SaveState.HELD: {SaveEvent.CHANGE: SaveState.SAVING, SaveEvent.GONE: SaveState.DELETED,
-                     SaveEvent.CLOSE: SaveState.CLOSED},
+                        SaveEvent.CHANGE: SaveState.LOADING},
+    SaveState.HELD: {SaveEvent.CHANGE: SaveState.SAVING, SaveEvent.GONE: SaveState.DELETED},
     SaveState.SAVING: {SaveEvent.CHANGE: SaveState.DIRTY, SaveEvent.WRITE: SaveState.SAVING,
-                       SaveEvent.SAVED: SaveState.HELD, SaveEvent.GONE: SaveState.DELETED,
-                       SaveEvent.CLOSE: SaveState.CLOSED},
+                       SaveEvent.SAVED: SaveState.HELD, SaveEvent.GONE: SaveState.DELETED},
     SaveState.DIRTY: {SaveEvent.CHANGE: SaveState.DIRTY, SaveEvent.WRITE: SaveState.SAVING,
-                      SaveEvent.SAVED: SaveState.SAVING, SaveEvent.GONE: SaveState.DELETED,
-                      SaveEvent.CLOSE: SaveState.CLOSED},
-    SaveState.READ_ONLY: {SaveEvent.CHANGE: SaveState.READ_ONLY, SaveEvent.GONE: SaveState.DELETED,
-                          SaveEvent.CLOSE: SaveState.CLOSED},
+                      SaveEvent.SAVED: SaveState.SAVING, SaveEvent.GONE: SaveState.DELETED},
+    SaveState.READ_ONLY: {SaveEvent.CHANGE: SaveState.READ_ONLY, SaveEvent.GONE: SaveState.DELETED},
     # Deleted elsewhere: a save in flight still ends (and what it wrote is deleted again); the
     # thread's changes are not saved, and another tab's delete heard twice changes nothing.
     SaveState.DELETED: {SaveEvent.CHANGE: SaveState.DELETED, SaveEvent.SAVED: SaveState.DELETED,
-                        SaveEvent.GONE: SaveState.DELETED, SaveEvent.CLOSE: SaveState.CLOSED},
+                        SaveEvent.GONE: SaveState.DELETED},
     # A save in flight when the thread closed still ends; a closed thread's changes are not saved.
     SaveState.CLOSED: {SaveEvent.CHANGE: SaveState.CLOSED, SaveEvent.SAVED: SaveState.CLOSED,
-                       SaveEvent.HOLD: SaveState.CLOSED, SaveEvent.SHARE: SaveState.CLOSED,
-                       SaveEvent.CLOSE: SaveState.CLOSED},
-}
+                       SaveEvent.HOLD: SaveState.CLOSED, SaveEvent.SHARE: SaveState.CLOSED},
+})
 
 WRITING = frozenset({SaveState.SAVING, SaveState.DIRTY})
 """The save states in which a save pass is being written."""

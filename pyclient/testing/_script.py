@@ -37,6 +37,7 @@ from typing import Any, Union
 
 from ag_ui.core import ResumeEntry, RunAgentInput
 
+from .._base._forward import Forward
 from ._framing import Custom, EndSubagent, Reason, StartSubagent, Step
 from ._playback import FollowUp, Playback
 from ._response import Event, Response
@@ -68,20 +69,11 @@ class Turn:
         self.matched = 0
         """How many user messages this turn has answered (its first responses)."""
 
-    @property
-    def times(self) -> int:
-        """How many requests this turn has answered (first responses and follow-ups)."""
-        return self._playback.times
-
-    @property
-    def interrupt_ids(self) -> list[str]:
-        """The ids of the interrupts the turn's latest first response raised, in script order."""
-        return self._playback.interrupt_ids
-
-    @property
-    def legacy_ids(self) -> list[str]:
-        """Those of `interrupt_ids` sent as LangGraph's legacy `on_interrupt` event."""
-        return self._playback.legacy_ids
+    times: Forward[int] = Forward("_playback", "How many requests this turn has answered (first responses and follow-ups).")
+    interrupt_ids: Forward[list[str]] = Forward(
+        "_playback", "The ids of the interrupts the turn's latest first response raised, in script order.")
+    legacy_ids: Forward[list[str]] = Forward(
+        "_playback", "Those of `interrupt_ids` sent as LangGraph's legacy `on_interrupt` event.")
 
     def __repr__(self) -> str:
         calls = sum(isinstance(step, CallStep) for step in self._playback.steps)
