@@ -19,6 +19,8 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `subagents.png`, `subagents-dark.png` | two subagents' work in groups: a researcher that finished, a writer that failed |
 | `thread-list.png`, `thread-list-dark.png` | saved threads beside the chat (`ThreadList`): one renamed, one asking to be deleted |
 | `activity-state.png`, `activity-state-dark.png` | an activity's default card and a state renderer's plan (web/tests/state.html, a scripted agent) |
+| `shell.png` | the demo before Python is ready: the chat's shell, a message waiting to go and the next one typed |
+| `startup-error-main.png`, `startup-error-worker.png` | a page whose Python fails to start, its error in the chat's shell, on the main thread and in a worker (web/tests/startup_errors_shell.html) |
 
     ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
 
@@ -354,10 +356,34 @@ def capture_activity_state(browser, out: Path) -> list[Path]:
     return shots
 
 
+def capture_shell(browser, url: str, out: Path) -> list[Path]:
+    """The chat at first paint, and a start-up error in it in each mode."""
+    paths = []
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
+                  else route.abort())
+    page = context.new_page()
+    page.goto(url + "/", wait_until="commit")
+    field = page.locator("#chat input[name=message]")
+    field.wait_for()
+    field.fill("make it blue")
+    field.press("Enter")
+    field.fill("and set the heading to Hello")
+    paths.append(out / "shell.png")
+    page.screenshot(path=str(paths[-1]))
+    for mode, query in (("main", ""), ("worker", "&pyclient-worker=1")):
+        page.goto(f"{url}/tests/startup_errors_shell.html?case=hint-first{query}", wait_until="commit")
+        page.locator(".pyclient-chat[data-shell=failed] .py-error").wait_for(timeout=120_000)
+        paths.append(out / f"startup-error-{mode}.png")
+        page.locator("#chat").screenshot(path=str(paths[-1]))
+    context.close()
+    return paths
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images", help="where the PNGs go")
-    parser.add_argument("--only", default=None, help="capture only this group: message-actions")
+    parser.add_argument("--only", default=None, help="capture only this group: message-actions, shell")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -369,10 +395,13 @@ def main() -> None:
         try:
             if args.only == "message-actions":
                 paths = [capture_message_actions(browser, server.url, args.out, dark=dark) for dark in (False, True)]
+            elif args.only == "shell":
+                paths = capture_shell(browser, server.url, args.out)
             elif args.only is not None:
-                parser.error(f"--only {args.only!r}: the one group is 'message-actions'")
+                parser.error(f"--only {args.only!r}: the groups are 'message-actions' and 'shell'")
             else:
-                paths = [*capture(browser, server.url, args.out), *capture_activity_state(browser, args.out)]
+                paths = [*capture(browser, server.url, args.out), *capture_activity_state(browser, args.out),
+                         *capture_shell(browser, server.url, args.out)]
             for path in paths:
                 print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
         finally:

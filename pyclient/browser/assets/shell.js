@@ -20,7 +20,7 @@
 // `data-taken="<id>"` in the frame that draws the message's own bubble, and the outbox item goes.
 
 const STYLE_ID = "pyclient-chat-style";  // pyclient.browser._chat._stylesheet.STYLE_ID
-const UNSENT = "pyclient-unsent:";        // sessionStorage: + the element's id; the texts not taken
+const UNSENT = "pyclient-unsent:";        // sessionStorage: + the page's path and the element's id
 // The chat's own words (pyclient.browser._chat._chat); tests/unit/browser/assets/test_shell_js.py
 // checks that they agree, so that nothing changes when Python takes over.
 export const WELCOME = "Start the conversation: type a message below.";
@@ -75,7 +75,7 @@ const carriesFiles = (event) => Array.from(event.dataTransfer?.types ?? []).incl
 
 class Shell {
   constructor(element, key) {
-    this.key = UNSENT + key;
+    this.key = `${UNSENT}${location.pathname}#${key}`;  // this page's chat, in this tab
     this.queue = [];      // {id, text, files}: sent before Python took over
     this.held = [];       // files attached, not sent yet
     this.nextId = 1;
