@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
 import time
 import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..._base._json import loads
 from .._page._document import dom_node, hold_scroll, read_attribute, release_scroll, scroll_to_end
 from .._page._nodes import FrameScheduler, Listeners, el
 from .._page._page_window import page_window
@@ -80,7 +80,7 @@ def _suggestions_of(element: Any) -> list[str]:
     """The element's `data-suggestions` (a JSON list of strings), else none."""
     text = read_attribute(element, "data-suggestions")
     try:
-        found = json.loads(text) if text else []
+        found = loads(text) if text else []
     except ValueError:
         found = None
     if not isinstance(found, list):

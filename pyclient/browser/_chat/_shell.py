@@ -11,7 +11,7 @@ may send, each exactly once; what can never go (a read-only or deleted thread) i
 from pyclient.browser._chat._shell import Outbox
 from pyclient.browser._page._mirror import MirrorDocument
 
-outbox = Outbox(MirrorDocument(lambda ops: None).createElement("ol"))
+outbox = Outbox(MirrorDocument(lambda ops: None, schedule=lambda flush: None).createElement("ol"))
 outbox.receive(1, "hello", [])
 item = outbox.next_to_send()
 outbox.sending(item.id, messages=0)

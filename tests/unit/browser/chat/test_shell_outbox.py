@@ -8,7 +8,7 @@ from pyclient.browser._page._mirror import MirrorDocument
 
 
 def outbox() -> Outbox:
-    return Outbox(MirrorDocument(lambda ops: None).createElement("ol"))
+    return Outbox(MirrorDocument(lambda ops: None, schedule=lambda flush: None).createElement("ol"))
 
 
 def test_messages_go_in_order_one_at_a_time_and_leave_when_drawn() -> None:
