@@ -20,7 +20,7 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `thread-list.png`, `thread-list-dark.png` | saved threads beside the chat (`ThreadList`): one renamed, one asking to be deleted |
 | `activity-state.png`, `activity-state-dark.png` | an activity's default card and a state renderer's plan (web/tests/state.html, a scripted agent) |
 | `shell.png` | the demo before Python is ready: the chat's shell, a message waiting to go and the next one typed |
-| `startup-error-main.png`, `startup-error-worker.png` | a page whose Python fails to start, its error in the chat's shell, on the main thread and in a worker (web/tests/startup_errors_shell.html) |
+| `startup-error-main.png`, `startup-error-worker.png` | a page whose Python fails to start, its error in the chat's shell, on the main thread and in a worker (web/tests/startup_errors.html?shell=1) |
 
     ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
 
@@ -372,7 +372,7 @@ def capture_shell(browser, url: str, out: Path) -> list[Path]:
     paths.append(out / "shell.png")
     page.screenshot(path=str(paths[-1]))
     for mode, query in (("main", ""), ("worker", "&pyclient-worker=1")):
-        page.goto(f"{url}/tests/startup_errors_shell.html?case=hint-first{query}", wait_until="commit")
+        page.goto(f"{url}/tests/startup_errors.html?case=hint-first&shell=1{query}", wait_until="commit")
         page.locator(".pyclient-chat[data-shell=failed] .py-error").wait_for(timeout=120_000)
         paths.append(out / f"startup-error-{mode}.png")
         page.locator("#chat").screenshot(path=str(paths[-1]))

@@ -47,20 +47,26 @@ def python_ready(page) -> bool:
     return page.evaluate("document.documentElement.dataset.pyclient === 'ready'")
 
 
+def send_early(page, mode: str, text: str):
+    """Open the page, send `text` in the shell before Python is ready; return the composer."""
+    open_shell(page, mode)
+    field = page.locator(FIELD)
+    field.fill(text)
+    field.press("Enter")
+    assert not python_ready(page), "Python was ready before the send: the test proves nothing"
+    # Shown at once as sending, the composer empty for the next message.
+    expect(page.locator("#chat .pyclient-unsent")).to_have_text(text)
+    expect(field).to_have_value("")
+    return field
+
+
 def user_messages(body: dict) -> list[str]:
     return [message["content"] for message in body["messages"] if message["role"] == "user"]
 
 
 def test_a_message_sent_before_python_is_ready_reaches_the_agent_once(page, mode, agent_log):
     agent_log.clear()
-    open_shell(page, mode)
-    field = page.locator(FIELD)
-    field.fill("set the heading to Early")
-    field.press("Enter")
-    assert not python_ready(page), "Python was ready before the send: the test proves nothing"
-    # Shown at once as sending, the composer empty for the next message.
-    expect(page.locator("#chat .pyclient-unsent")).to_have_text("set the heading to Early")
-    expect(field).to_have_value("")
+    send_early(page, mode, "set the heading to Early")
     wait_ready(page)
     expect(page.locator("h1")).to_have_text("Early", timeout=30_000)
     chat = ChatPage(page)
@@ -121,12 +127,7 @@ def test_a_file_attached_before_python_is_ready_goes_with_the_next_message(page,
 
 def test_text_sent_but_not_taken_before_a_reload_comes_back_in_the_composer_and_is_not_sent(page, mode, agent_log):
     agent_log.clear()
-    open_shell(page, mode)
-    field = page.locator(FIELD)
-    field.fill("do not lose me")
-    field.press("Enter")
-    expect(page.locator("#chat .pyclient-unsent")).to_have_text("do not lose me")
-    assert not python_ready(page)
+    field = send_early(page, mode, "do not lose me")
     page.reload(wait_until="commit")
     expect(field).to_have_value("do not lose me")
     wait_ready(page)

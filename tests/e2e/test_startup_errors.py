@@ -110,7 +110,7 @@ def test_a_page_that_fails_before_its_chat_starts_shows_the_error_in_the_shell_a
     # The chat's shell (pyclient.js, data-pyclient-chat) takes a message before Python runs;
     # then the page's Python fails: the message must not wait for ever in the outbox.
     guard.allow_error(HINT)
-    page.goto(in_mode("/tests/startup_errors_shell.html?case=hint-first", mode), wait_until="commit")
+    page.goto(in_mode("/tests/startup_errors.html?case=hint-first&shell=1", mode), wait_until="commit")
     field = page.locator("#chat input[name=message]")
     expect(field).to_be_editable()
     field.fill("will this go?")

@@ -9,6 +9,9 @@ fails where a page's Python can fail, and pyclient shows PyScript's error box re
   does not list (a `ModuleNotFoundError`): the box goes into `#chat`.
 - `thread`: a thread on `#chat`, then a `Chat` with a theme that does not exist (a
   `ValueError`): the box goes into the thread element.
+
+With `&shell=1` the page marks `#chat` `data-pyclient-chat` first, and `pyclient.js` draws the
+chat's shell there before Python: the box goes under the shell's header.
 """
 
 import js
