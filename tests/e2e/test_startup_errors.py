@@ -54,6 +54,13 @@ def test_a_tool_without_a_type_hint_is_shown_wrapped_in_the_chat_with_its_fix(pa
     # In the chat, right under its header, in the chat's colours (PyScript's own are light only).
     expect(page.locator(".pyclient-chat > .pyclient-header + .py-error")).to_have_count(1)
     assert_readable(page, box, HINT_FIX)
+    # The exception's line and its fix first; the traceback folded under it, there when opened.
+    expect(box.locator(".pyclient-error-line")).to_contain_text(f"ConfigurationError: {HINT}")
+    frames = box.locator("details.pyclient-error-traceback")
+    expect(frames).not_to_have_attribute("open", "")
+    expect(frames.locator("pre")).to_be_hidden()
+    frames.locator("summary").click()
+    expect(frames.locator("pre")).to_contain_text("Traceback (most recent call last)")
     colours = box.evaluate("b => [getComputedStyle(b).color, getComputedStyle(b.parentElement).color]")
     assert colours[0] == colours[1], colours
     page.screenshot(path=tmp_path / f"startup-error-{scheme}-{mode}.png")
@@ -125,3 +132,14 @@ def test_a_page_that_fails_before_its_chat_starts_shows_the_error_in_the_shell_a
     expect(page.locator("#chat .pyclient-unsent")).to_have_count(0)
     expect(page.locator("#chat .pyclient-send")).to_be_disabled()
     expect(page.locator("#chat .pyclient-run-status")).to_have_text("Not started")
+
+
+def test_a_page_without_pyclient_js_still_gets_the_box_wrapped_in_its_chat(page, guard, tmp_path):
+    # No renderer.js on the page: pyclient's Python watcher (show_startup_errors) places the box.
+    guard.allow_error(HINT)
+    page.goto("/tests/startup_errors_bare.html?case=hint")
+    assert page.evaluate("window.pyclientRenderer === undefined")
+    box = page.locator(".pyclient-chat > .pyclient-header + .py-error")
+    expect(box).to_have_count(1, timeout=BOOT_TIMEOUT_MS)
+    expect(box).to_have_css("white-space", "pre-wrap")
+    assert_readable(page, box, HINT_FIX)

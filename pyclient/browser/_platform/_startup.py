@@ -7,8 +7,10 @@ pyclient watches `<body>` for that box (one `MutationObserver`, on from `import 
 the page) and makes it readable: wrapped, scrolled to its end, and moved into the chat's
 element when the page has one (the element given, else the first `Chat`, else the first
 thread element), else scrolled into view. Nothing is hidden: the console keeps what PyScript
-wrote, and the box keeps its class. In a worker the page's `renderer.js` makes and places the
-box (PyScript's is for the main thread), in the element marked `data-pyclient-errors`, which
+wrote, and the box keeps its class. A page that loads `pyclient.js` has this done by its
+`renderer.js` instead, from the first box (before any Python runs), which also shows the
+exception's line first and folds the traceback; in a worker it also makes the box (PyScript's is
+for the main thread). It places it in the element marked `data-pyclient-errors`, which
 `show_startup_errors(element)` sets there (docs/troubleshooting.md, "Errors at start-up").
 
 ```python
@@ -67,7 +69,9 @@ def show_startup_errors(element: Any = None) -> None:
     Raises:
         ConfigurationError: `element` is a selector that matches nothing, or not an element.
     """
-    if IN_WORKER:  # the page's renderer.js places the box: it looks for this mark
+    if IN_WORKER or getattr(js, "pyclientRenderer", None) is not None:
+        # The page's renderer.js (pyclient.js's) places and folds the boxes, from the first one,
+        # in the element with this mark; this watcher is for a page without it.
         if element is not None:
             _mark(element)
         return

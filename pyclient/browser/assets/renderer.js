@@ -305,10 +305,42 @@ function showWorkerError(text) {
   placeErrorBox(box);
 }
 
+// Python prints the exception's own line last ("ValueError: ...", possibly over more lines).
+const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b.*:|^[A-Za-z_][\w.]*(Error|Exception)$/;
+
+// The box says the exception's line (and its fix, which pyclient's errors put at its end) first;
+// the traceback above it is folded under "Traceback", for whoever needs the frames.
+function foldTraceback(box) {
+  const text = box.textContent.trimEnd();
+  const lines = text.split("\n");
+  let start = lines.length - 1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (EXCEPTION_LINE.test(lines[i])) { start = i; break; }
+  }
+  while (start > 0 && !lines[start].trim()) start--;
+  const said = document.createElement("p");
+  said.className = "pyclient-error-line";
+  said.style.margin = "0";
+  said.textContent = lines.slice(start).join("\n") + (NO_PYCLIENT.test(text) ? `\n${CONFIG_HINT}` : "");
+  box.replaceChildren(said);
+  if (start === 0) return;
+  const frames = document.createElement("details");
+  frames.className = "pyclient-error-traceback";
+  const label = document.createElement("summary");
+  label.textContent = "Traceback";
+  label.style.cursor = "pointer";
+  const pre = document.createElement("pre");
+  pre.style.cssText = "margin: 0.3rem 0 0; white-space: pre-wrap; font: inherit;";
+  pre.textContent = lines.slice(0, start).join("\n");
+  frames.append(label, pre);
+  frames.style.marginTop = "0.4rem";
+  box.append(frames);
+}
+
 function placeErrorBox(box) {
   if (PLACED.has(box)) return;
   PLACED.add(box);
-  if (NO_PYCLIENT.test(box.textContent)) box.textContent += `\n${CONFIG_HINT}`;
+  foldTraceback(box);
   box.style.whiteSpace = "pre-wrap";
   box.style.overflowWrap = "anywhere";
   const scope = document.querySelector("[data-pyclient-errors]");
