@@ -1,17 +1,14 @@
 """Errors of a page's Python shown where they can be read: `show_startup_errors()`.
 
 When a page's `<script type="py">` raises, PyScript appends the traceback to `<body>` as a
-`div.py-error` styled `white-space: pre`: a long message runs off the right edge, and its fix,
-which comes last, with it; below a chat that fills the window, the box is not seen at all.
-pyclient watches `<body>` for that box (one `MutationObserver`, on from `import pyclient` in
-the page) and makes it readable: wrapped, scrolled to its end, and moved into the chat's
-element when the page has one (the element given, else the first `Chat`, else the first
-thread element), else scrolled into view. Nothing is hidden: the console keeps what PyScript
-wrote, and the box keeps its class. A page that loads `pyclient.js` has this done by its
-`renderer.js` instead, from the first box (before any Python runs), which also shows the
-exception's line first and folds the traceback; in a worker it also makes the box (PyScript's is
-for the main thread). It places it in the element marked `data-pyclient-errors`, which
-`show_startup_errors(element)` sets there (docs/troubleshooting.md, "Errors at start-up").
+`div.py-error` styled `white-space: pre`: the fix, which comes last, runs off the right edge,
+and below a chat that fills the window the box is not seen at all. A page that loads
+`pyclient.js` has its `renderer.js` place every box from the first (and make it, in a worker):
+the exception's line first, the traceback folded, in the element marked `data-pyclient-errors`
+(`show_startup_errors(element)` sets it), else under the first chat's header, else in the first
+thread element, else at the end of the page, in view. On a page without it, this module's
+watcher of `<body>` (on from `import pyclient`) wraps and places the box by the same rules.
+The console keeps what PyScript wrote (docs/troubleshooting.md, "Errors at start-up").
 
 ```python
 from pyclient.browser import show_startup_errors
