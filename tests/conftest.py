@@ -382,7 +382,11 @@ def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph
     from pyclient.testing._worker_pages import WorkerPages
     from tests.suite_report import BootCounter
 
-    with ServerThread(BootCounter(WorkerPages(_RecordAgentBodies(app, agent_log), WEB))) as server:
+    from pyclient.server._page_errors import SERVE_MARK
+
+    # Its worker-mode pages carry what the app's own pages do: the mark of `pyclient serve`.
+    pages = WorkerPages(_RecordAgentBodies(app, agent_log), WEB, headers=[(b"server-timing", SERVE_MARK.encode())])
+    with ServerThread(BootCounter(pages)) as server:
         yield server.url
 
 

@@ -38,6 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .._wire._transport import UPSTREAM_HEADER
 from ._isolation import ISOLATION_HEADERS, CoiMode
+from ._page_errors import STARTUP_ERROR_PATH, startup_error
 from ._pages import Pages
 from ._request_log import RequestLog, describe_error, note, safe_url
 from ._runtime import ASSETS
@@ -252,6 +253,7 @@ def create_app(
         Mount("/pyodide", app=StaticDir(runtime / "pyodide", max_age=RUNTIME_MAX_AGE,
                                         no_cache=frozenset({"pyodide-lock.json"}))),
         Mount("/pyscript", app=StaticDir(runtime / "pyscript", max_age=RUNTIME_MAX_AGE)),
+        Route(STARTUP_ERROR_PATH, startup_error, methods=["POST"]),  # a page's start-up error, logged
         # No max-age: the files keep their names from one pyclient to the next.
         Mount("/pyclient", app=StaticDir(ASSETS)),
         Route(f"/{CONFIG_NAME}", _Config(root, pages.static), methods=["GET", "HEAD"]),

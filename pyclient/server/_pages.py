@@ -32,6 +32,7 @@ from starlette.types import Receive, Scope, Send
 
 from ._isolation import ISOLATION_HEADERS, runs_python_in_worker
 from ._page_check import blank_page_reason
+from ._page_errors import SERVE_MARK
 from ._request_log import note
 from ._server_log import logger
 from ._static import StaticDir
@@ -98,7 +99,10 @@ class Pages:
         if path.suffix.lower() not in _HTML:
             return None
         self._read_page(scope, path)
-        return dict(ISOLATION_HEADERS) if self.isolate_workers and self._has_worker(path) else None
+        headers = {"server-timing": SERVE_MARK}  # the page's renderer.js reports start-up errors here
+        if self.isolate_workers and self._has_worker(path):
+            headers.update(ISOLATION_HEADERS)
+        return headers
 
     def _has_worker(self, path: Path) -> bool:
         mtime = path.stat().st_mtime_ns

@@ -21,6 +21,7 @@ print(has_worker_script(as_worker_page(page)), worker_path("/chat.html?theme=dar
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from ._server import ASGIApp, Receive, Scope, Send
@@ -67,9 +68,11 @@ def has_worker_script(html: bytes) -> bool:
     return any(_is_python(tag) and _WORKER.search(tag[:-1] + b" ") for tag in _SCRIPT_TAG.findall(html))
 
 
-async def serve_worker_page(root: Path, scope: Scope, send: Send) -> bool:
+async def serve_worker_page(root: Path, scope: Scope, send: Send,
+                            headers: Sequence[tuple[bytes, bytes]] = ()) -> bool:
     """Answer a GET or HEAD of an HTML page of `root` that runs in worker mode: asked for with
-    `WORKER_QUERY`, or with a worker script of its own. False for anything else, left to the caller."""
+    `WORKER_QUERY`, or with a worker script of its own. False for anything else, left to the caller.
+    `headers` are added to the page's (those its server would send with it)."""
     if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
         return False
     name = scope["path"].lstrip("/") or "index.html"
@@ -85,17 +88,18 @@ async def serve_worker_page(root: Path, scope: Scope, send: Send) -> bool:
     body = as_worker_page(html) if asked else html
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-cache"),
-                            *ISOLATION_HEADERS]})
+                            *ISOLATION_HEADERS, *headers]})
     await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
     return True
 
 
 class WorkerPages:
-    """ASGI middleware: `app`'s HTML pages of `root` in worker mode when asked (`serve_worker_page`)."""
+    """ASGI middleware: `app`'s HTML pages of `root` in worker mode when asked (`serve_worker_page`),
+    with `headers` (those `app` sends with its pages: `pyclient serve`'s Server-Timing mark, say)."""
 
-    def __init__(self, app: ASGIApp, root: Path) -> None:
-        self.app, self.root = app, root
+    def __init__(self, app: ASGIApp, root: Path, *, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+        self.app, self.root, self.headers = app, root, tuple(headers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await serve_worker_page(self.root, scope, send):
+        if not await serve_worker_page(self.root, scope, send, self.headers):
             await self.app(scope, receive, send)

@@ -10,6 +10,10 @@ web/tests/startup_errors.py). Each test takes a screenshot into its `tmp_path`
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Iterator
+
 import pytest
 from playwright.sync_api import expect
 
@@ -19,6 +23,31 @@ MODES = pytest.mark.parametrize("mode", ["main", "worker"])
 
 HINT = "Parameter 'color' of tool 'change_background' has no type hint"
 HINT_FIX = "Annotate it, e.g. `color: str`."
+
+
+@pytest.fixture
+def server_log() -> Iterator[list[str]]:
+    """The WARNING lines the dev server (`pyclient serve`'s app, in this process) logs meanwhile."""
+    lines: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    keep = Keep(logging.WARNING)
+    logger = logging.getLogger("pyclient.server")
+    logger.addHandler(keep)
+    yield lines
+    logger.removeHandler(keep)
+
+
+def wait_for_line(lines: list[str], fragment: str, timeout_s: float = 10.0) -> str:
+    """The first of `lines` holding `fragment`, once the server has logged it (the page posts it after showing the box)."""
+    deadline = time.monotonic() + timeout_s
+    while not (found := [line for line in lines if fragment in line]):
+        assert time.monotonic() < deadline, f"no log line with {fragment!r}: {lines}"
+        time.sleep(0.05)  # a poll interval
+    return found[0]
 
 
 def open_failing(page, guard, case: str, fragment: str, mode: str) -> tuple[object, list[str]]:
@@ -48,7 +77,8 @@ def assert_readable(page, box, text: str) -> None:
 
 @MODES
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_tool_without_a_type_hint_is_shown_wrapped_in_the_chat_with_its_fix(page, guard, scheme, mode, tmp_path):
+def test_a_tool_without_a_type_hint_is_shown_wrapped_in_the_chat_with_its_fix(page, guard, scheme, mode, tmp_path,
+                                                                              server_log):
     page.emulate_media(color_scheme=scheme)
     box, console = open_failing(page, guard, "hint", HINT, mode)
     # In the chat, right under its header, in the chat's colours (PyScript's own are light only).
@@ -66,6 +96,11 @@ def test_a_tool_without_a_type_hint_is_shown_wrapped_in_the_chat_with_its_fix(pa
     page.screenshot(path=tmp_path / f"startup-error-{scheme}-{mode}.png")
     # The console still has the whole error, as PyScript wrote it.
     assert any("ConfigurationError" in text and HINT_FIX in text for text in console), console
+    # pyclient serve's log says the same line (the page posts it to the server that marked it).
+    line = wait_for_line(server_log, "did not start")
+    assert line.startswith("/tests/startup_errors.html did not start: pyclient._base._errors.ConfigurationError: "
+                           f"{HINT}"), line
+    assert HINT_FIX in line and "Traceback" not in line, line
 
 
 @MODES

@@ -246,3 +246,24 @@ def test_a_page_that_would_be_blank_offline_is_warned_once(tmp_path, runtime):
     assert "its config= is https://cdn.example.org/pyscript.json, which is not on this server" in cdn
     assert "its <py-script> has no config=" in legacy
     assert "its config own.json names no interpreter" in own
+
+
+def test_a_pages_start_up_error_is_one_line_and_bad_reports_are_refused(tmp_path, runtime):
+    # The page's side (renderer.js posting the line the page shows) is tests/e2e/test_startup_errors.py.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text('<!doctype html><script type="py" config="pyscript.json">print(1)</script>')
+    (site / "style.css").write_text("body {}")
+    with serving(str(site), environ=env(runtime)) as served:
+        # Its pages carry the mark renderer.js looks for; its other files do not.
+        assert httpx.get(served.url + "/").headers["server-timing"] == "pyclient-serve"
+        assert "server-timing" not in httpx.get(served.url + "/style.css").headers
+        report = {"page": "/index.html", "error": "ValueError: no colour\nFAKE 200 line\n" + "x" * 900}
+        assert httpx.post(served.url + "/pyclient/startup-error", json=report).status_code == 204
+        assert httpx.post(served.url + "/pyclient/startup-error", content=b"[" * 3000).status_code == 400
+        assert httpx.post(served.url + "/pyclient/startup-error", json={"page": "/"}).status_code == 400
+        assert httpx.post(served.url + "/pyclient/startup-error", content=b" " * 5000).status_code == 413
+        line = served.wait_for("did not start")
+    said = line.split(" ", 1)[1]  # no time
+    assert said.startswith("/index.html did not start: ValueError: no colour FAKE 200 line xxx"), said
+    assert said.endswith("x…") and len(said) < 600, said  # cut, on one line

@@ -323,7 +323,7 @@ function foldTraceback(box) {
   said.style.margin = "0";
   said.textContent = lines.slice(start).join("\n") + (NO_PYCLIENT.test(text) ? `\n${CONFIG_HINT}` : "");
   box.replaceChildren(said);
-  if (start === 0) return;
+  if (start === 0) return said.textContent;
   const frames = document.createElement("details");
   frames.className = "pyclient-error-traceback";
   const label = document.createElement("summary");
@@ -335,12 +335,25 @@ function foldTraceback(box) {
   frames.append(label, pre);
   frames.style.marginTop = "0.4rem";
   box.append(frames);
+  return said.textContent;
+}
+
+// `pyclient serve` marks the pages it answers with a Server-Timing entry (headers are not readable
+// here; that is): its log prints the same line, for whoever watches the terminal and not the page.
+// A page on any other server posts nothing (pyclient/server/_page_errors.py).
+function tellServer(line) {
+  const [navigation] = performance.getEntriesByType?.("navigation") ?? [];
+  if (!navigation?.serverTiming?.some((entry) => entry.name === "pyclient-serve")) return;
+  fetch("/pyclient/startup-error", {  // where pyclient serve answers it, whatever folder the page is in
+    method: "POST", keepalive: true, headers: { "content-type": "application/json" },
+    body: JSON.stringify({ page: location.pathname, error: line.slice(0, 2000) }),
+  }).catch(() => {}); // the page already shows it
 }
 
 function placeErrorBox(box) {
   if (PLACED.has(box)) return;
   PLACED.add(box);
-  foldTraceback(box);
+  tellServer(foldTraceback(box));
   box.style.whiteSpace = "pre-wrap";
   box.style.overflowWrap = "anywhere";
   const scope = document.querySelector("[data-pyclient-errors]");
