@@ -207,12 +207,17 @@ class IndexedDbStore:
 
 
 HOLD_WAIT_MS = 3000
-"""How long a thread waits for its lock before it is shown read-only. Not at once: a page
-reloaded while its worker answered a run comes back before the old worker let the lock go."""
+"""How long a thread waits for a lock another tab holds before it is shown read-only. Not at
+once: a page reloaded while its worker answered a run comes back before the old worker let the
+lock go."""
 
 
 async def hold_thread(key: str) -> Callable[[], None] | None:
     """Take the Web Lock `pyclient:<key>` unless another tab holds it for `HOLD_WAIT_MS`.
+
+    A lock no tab holds is taken at once, however long the browser takes to say so (asked with
+    `ifAvailable`, no timer): a timer alone read a grant slowed by a busy machine as another
+    tab's hold, and showed a fresh page read-only.
 
     Returns:
         A function that releases it, or None when another tab holds it. Without the Web
@@ -221,24 +226,31 @@ async def hold_thread(key: str) -> Callable[[], None] | None:
     locks = getattr(js.navigator, "locks", None)
     if locks is None:
         return lambda: None
-    granted: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
     release: list[Any] = []
 
     def keep(resolve: Any, reject: Any) -> None:
         release.append(resolve)
 
-    def on_lock(lock: Any) -> Any:
-        granted.set_result(True)
-        # The lock is held until this promise settles: when the thread lets it go.
-        return js.Promise.new(create_once_callable(keep))
+    async def request(options: dict[str, Any]) -> bool:
+        granted: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
-    def timed_out(error: Any) -> None:  # the request was aborted: another tab holds it
-        if not granted.done():
-            granted.set_result(False)
+        def on_lock(lock: Any) -> Any:
+            held = getattr(lock, "name", None) is not None  # JS null: `ifAvailable`, and another tab holds it
+            if not granted.done():
+                granted.set_result(held)
+            # A lock is held until this promise settles: when the thread lets it go.
+            return js.Promise.new(create_once_callable(keep)) if held else None
 
-    options = to_js({"signal": js.AbortSignal.timeout(HOLD_WAIT_MS)}, dict_converter=js.Object.fromEntries)
-    locks.request(f"pyclient:{key}", options, create_once_callable(on_lock)).catch(create_once_callable(timed_out))
-    if not await granted:
+        def failed(error: Any) -> None:  # the wait was aborted: another tab holds it still
+            if not granted.done():
+                granted.set_result(False)
+
+        js_options = to_js(options, dict_converter=js.Object.fromEntries)
+        locks.request(f"pyclient:{key}", js_options, create_once_callable(on_lock)).catch(create_once_callable(failed))
+        return await granted
+
+    if not await request({"ifAvailable": True}) \
+            and not await request({"signal": js.AbortSignal.timeout(HOLD_WAIT_MS)}):
         return None
 
     def let_go() -> None:
