@@ -201,3 +201,18 @@ def test_a_lock_let_go_while_the_page_waits_for_it_is_taken_not_shown_read_only(
     assert page.evaluate("document.documentElement.dataset.readOnly") == "false"
     ChatPage(page).send("hello")
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply 1", timeout=TIMEOUT)
+
+
+def test_a_lock_the_browser_grants_slowly_is_held_not_read_as_another_tabs(pyclient_page, scripted_agent, mode):
+    # On a busy machine the browser can take seconds to grant a lock no tab holds. Here every
+    # lock request of the page's interpreter reaches the browser 4 s late (`?slow_locks`: more
+    # than HOLD_WAIT_MS, the wait for a lock another tab holds): the page must hold its thread,
+    # not show it "open in another tab".
+    thread = f"slow-lock-{uuid.uuid4().hex[:8]}"
+    scripted_agent.on("hello").say("reply 1")
+    page = pyclient_page.open(f"/tests/store.html?thread={thread}&plain=1&slow_locks=4000", ready=READY,
+                              worker=mode == "worker")
+    assert page.evaluate("document.documentElement.dataset.lockRequests") == "1"  # asked once, answered late
+    assert page.evaluate("document.documentElement.dataset.readOnly") == "false"
+    ChatPage(page).send("hello")
+    expect(page.locator(".pyclient-assistant").last).to_have_text("reply 1", timeout=TIMEOUT)

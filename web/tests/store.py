@@ -25,6 +25,18 @@ params = js.URLSearchParams.new(window.location.search)
 THREAD = params.get("thread")
 RUNS = f"runs:{THREAD}"
 
+# `?slow_locks=MS`: every Web Lock request of this interpreter (the worker's, in worker mode)
+# reaches the browser MS late, as on a busy machine; <html data-lock-requests> counts them (when ready).
+if params.get("slow_locks"):
+    js.eval("""(delay) => {
+        const request = LockManager.prototype.request;
+        LockManager.prototype.request = function (...args) {
+            LockManager.requests += 1;
+            return new Promise((later) => setTimeout(later, delay)).then(() => request.apply(this, args));
+        };
+        LockManager.requests = 0;
+    }""")(int(params.get("slow_locks")))
+
 
 @client_tool(requires_approval=True)
 async def act(x: str) -> str:
@@ -86,6 +98,8 @@ window.whenSaved = create_proxy(saved)
 async def main():
     await thread.restore()
     document.documentElement.dataset.readOnly = "true" if thread.read_only else "false"
+    if params.get("slow_locks"):
+        document.documentElement.dataset.lockRequests = str(js.LockManager.requests)
     document.documentElement.dataset.pyclient = "ready"
 
 
