@@ -69,6 +69,19 @@ def expect_previews(page, names: list[str]) -> None:
         arg=names)
 
 
+def expect_chip(page, name: str) -> None:
+    """Wait until the tray shows `name` as a chip (an image the browser could not show). If it
+    does not, say what the page's images were: still loading (`complete` false), failed without
+    the worker hearing it (complete, width 0, listeners left), or never listened to."""
+    chip = page.locator(".pyclient-attachment-list .pyclient-media-file .pyclient-media-name").filter(has_text=name)
+    try:
+        expect(chip).to_have_count(1)
+    except AssertionError as error:
+        images = page.evaluate("""() => [...document.querySelectorAll('.pyclient-attachment-list img')].map(i =>
+            ({alt: i.alt, complete: i.complete, width: i.naturalWidth, listened: i.__pyclient ? [...i.__pyclient.keys()] : []}))""")
+        raise AssertionError(f"no chip for {name}; the tray's images: {images}") from error
+
+
 def loaded_images(locator) -> list[tuple[str, int]]:
     """Each image's alt and decoded width (0: not loaded or broken)."""
     return locator.locator("img").evaluate_all("imgs => imgs.map(i => [i.alt, i.complete ? i.naturalWidth : 0])")
@@ -99,9 +112,9 @@ def test_attach_by_button_paste_and_drop_then_send(page, open_page, media_log):
     expect(notice).to_have_text("notes.txt was not attached: this chat takes images and PDF files.")
     expect_previews(page, ["Remove chart.png", "Remove scan.heic"])
     tray = page.locator(".pyclient-attachment-list")
+    expect_chip(page, "scan.heic")
     expect(tray.locator("img")).to_have_attribute("alt", "chart.png")
     page.wait_for_function("document.querySelector('.pyclient-attachment img').naturalWidth === 8")
-    expect(tray.locator(".pyclient-media-file .pyclient-media-name")).to_have_text("scan.heic")
     # A click on its Remove takes it away.
     page.get_by_role("button", name="Remove scan.heic").click()
     expect_previews(page, ["Remove chart.png"])
