@@ -11,14 +11,17 @@ it), `module_page` (a page booted once per module and mode) and `turn`. A module
 modes with `pytestmark = BOTH_MODES`: its tests then run once with the page's Python on the main
 thread and once in a PyScript worker (`mode`), and the pages open accordingly
 (`?pyclient-worker=1`, which both sites answer with the page in worker mode and cross-origin
-isolated). One Chromium serves the session: pytest-playwright's `browser` is also the plugin's
-`pyclient_browser`.
+isolated). One Chromium serves the session (each xdist worker's), launched with a profile on
+disk (`profile`): every test's `context` is that profile's, cleaned after the test, so that its
+pages boot from Chromium's code cache. pytest-playwright's `browser` is that Chromium, and also
+the plugin's `pyclient_browser`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -55,14 +58,86 @@ def pyclient_browser(browser):
     return browser
 
 
+# -- one profile on disk, cleaned between tests ---------------------------------------------------
+# A context from `browser.new_context()` is off the record, and Chromium keeps no code cache for
+# such a profile: each test's page compiled Pyodide's 9 MB of wasm and every script again (a
+# boot cost 7.5 s of CPU and 4.5 s here; with the code cache 3.8 s and 2.5 s). So the session's
+# Chromium is launched with a profile on disk, whose context every test's `context` is, and
+# `Profile.clean` leaves it after each test as a new context would be: its pages closed, its
+# routes, permissions and cookies gone, every origin its pages visited emptied (`STORAGE`), all
+# but the HTTP and code caches. Contexts from `browser.new_context()` (module pages, tests that
+# need a context of their own) are still off the record.
+STORAGE = ("cookies,file_systems,indexeddb,local_storage,service_workers,cache_storage,"
+           "shared_storage,storage_buckets,websql,interest_groups")
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
+
+
+class Profile:
+    """The session's on-disk browser context, and its first tab, which stays for `clean`."""
+
+    def __init__(self, context) -> None:
+        self.context = context
+        self.janitor = context.pages[0]   # a persistent context opens with one blank tab
+        self.visited: set[str] = set()
+        context.on("page", lambda page: page.on("framenavigated", self._navigated))
+
+    def _navigated(self, frame) -> None:
+        self.visited.add(_origin(frame.url))
+
+    def clean(self) -> None:
+        for page in self.context.pages:
+            if page is not self.janitor:
+                self.visited.add(_origin(page.url))
+                page.close()   # its workers and Web Locks go with it
+        self.context.unroute_all(behavior="ignoreErrors")
+        self.context.clear_cookies()
+        self.context.clear_permissions()
+        cdp = self.context.new_cdp_session(self.janitor)
+        try:
+            for origin in sorted(self.visited - {""}):
+                cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE})
+        finally:
+            cdp.detach()
+        self.visited.clear()
+
+
+@pytest.fixture(scope="session")
+def profile(playwright, browser_type_launch_args, browser_context_args, tmp_path_factory) -> Iterator[Profile]:
+    """The session's Chromium, launched with a profile on disk (`browser` is its `.browser`)."""
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path_factory.mktemp("chromium-profile"), **browser_type_launch_args, **browser_context_args)
+    yield Profile(context)
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def browser(profile):
+    return profile.context.browser
+
+
+@pytest.fixture
+def context(profile) -> Iterator:
+    """This test's browser context: the profile's, as clean as a new one (`Profile.clean`)."""
+    yield profile.context
+    profile.clean()
+
+
 # -- renderer crashes ---------------------------------------------------------------------------
 # Playwright says "Target crashed" and nothing more. Chromium says more to a browser-level CDP
 # session: `Target.targetCrashed` carries the termination status ("crashed" with the signal, 11
 # for a segmentation fault; "killed" with 9 when something else killed it, the kernel's OOM
 # killer say; "oom" for V8's own out-of-memory). Each crash is recorded with the test it
-# happened in and the state of the machine then (`tests.e2e.pages.CRASHES`), and listed at the
-# end of the session.
-_current_test: list[str] = [""]
+# happened in and the state of the machine then (`tests.e2e.pages.CRASHES`), written into that
+# test's report (a crash between tests into the next one's), and the crashes of failed tests are
+# listed at the end of the session: a report is what reaches pytest from an xdist worker.
+CRASH_SECTION = "Chromium renderer crash"
+_current_item: list = [None]
+_between_tests: list[str] = []
+_crash_lines: list[str] = []
 
 
 def _memory_available_mb() -> int:
@@ -79,8 +154,17 @@ def renderer_crashes(browser) -> list[dict]:
 
     def crashed(params: dict) -> None:
         now = chromium()
-        CRASHES.append({**params, "test": _current_test[0], "renderers": now.renderers,
-                        "chromium_mb": round(now.mb), "available_mb": _memory_available_mb()})
+        item = _current_item[0]
+        crash = {**params, "test": item.nodeid if item else "", "renderers": now.renderers,
+                 "chromium_mb": round(now.mb), "available_mb": _memory_available_mb()}
+        CRASHES.append(crash)
+        line = (f"{crash['test'] or '(between tests)'}: status {crash['status']!r}, code {crash['errorCode']}; "
+                f"{crash['renderers']} renderers alive, Chromium {crash['chromium_mb']} MB, "
+                f"{crash['available_mb']} MB available on the machine")
+        if item is None:
+            _between_tests.append(line)
+        else:
+            item.add_report_section("call", CRASH_SECTION, line)
 
     cdp = browser.new_browser_cdp_session()
     cdp.on("Target.targetCrashed", crashed)
@@ -90,19 +174,23 @@ def renderer_crashes(browser) -> list[dict]:
 
 @pytest.fixture(autouse=True)
 def _name_the_test(request, renderer_crashes):
-    _current_test[0] = request.node.nodeid
+    while _between_tests:
+        request.node.add_report_section("setup", CRASH_SECTION, _between_tests.pop(0))
+    _current_item[0] = request.node
     yield
-    _current_test[0] = ""
+    _current_item[0] = None
+
+
+def pytest_runtest_logreport(report) -> None:
+    if report.failed:
+        _crash_lines.extend(text for title, text in report.sections if CRASH_SECTION in title)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    if CRASHES:
-        terminalreporter.section("Chromium renderer crashes")
-        for crash in CRASHES:
-            terminalreporter.write_line(
-                f"{crash['test'] or '(between tests)'}: status {crash['status']!r}, code {crash['errorCode']}; "
-                f"{crash['renderers']} renderers alive, Chromium {crash['chromium_mb']} MB, "
-                f"{crash['available_mb']} MB available on the machine")
+    if _crash_lines:
+        terminalreporter.section("Chromium renderer crashes in failed tests")
+        for line in dict.fromkeys(_crash_lines):
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture
