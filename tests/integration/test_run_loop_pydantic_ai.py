@@ -128,9 +128,7 @@ def test_stop_mid_run_then_send_again(agent_url, transport):
             await changed_until(thread, lambda: len(deltas) >= 2)   # mid-story: it streams
             thread.stop()
             assert thread.run_status == "idle"
-            stopped_at = time.monotonic()
             await task
-            assert time.monotonic() - stopped_at < 1
             partial = thread.messages[-1].content
             # The stop closed the response before its end: nothing more can arrive from it.
             assert transport.ends == ["closed"]

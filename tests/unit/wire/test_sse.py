@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -146,16 +145,13 @@ def test_linear_work_for_one_byte_chunks(monkeypatch, newline):
     assert len(data) > 1_000_000
     decoder = SSEDecoder()
     events = []
-    started = time.perf_counter()
     for i in range(len(data)):
         events += decoder.feed(data[i:i + 1])
-    elapsed = time.perf_counter() - started
     assert len(events) == 128
     assert all(event.data == "\n".join(["x" * 1000] * 8) for event in events)
     # Each character once (the "\\n" of a "\\r\\n" cut between two chunks is skipped, not scanned):
     # no re-scanning from the start of a buffer.
     assert counter.scanned == len(data) - data.count(b"\r\n")
-    assert elapsed < 30                             # generous: quadratic would take hours
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
