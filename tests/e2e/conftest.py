@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -29,6 +28,7 @@ from playwright.sync_api import expect
 from devserver.chromium import launch_args
 from pyclient.testing import PyclientPage
 from tests.e2e.pages import BOOT_TIMEOUT_MS, CRASHES, in_mode, wait_ready
+from tests.e2e.profiles import Profile, Profiles
 
 # Playwright's `expect` waits 5 s by default: a worker page's answer to an event crosses two
 # threads, which on a loaded 2-core machine was seen to take longer. A passing assertion returns
@@ -58,53 +58,7 @@ def pyclient_browser(browser):
     return browser
 
 
-# -- one profile on disk, cleaned between tests ---------------------------------------------------
-# A context from `browser.new_context()` is off the record, and Chromium keeps no code cache for
-# such a profile: each test's page compiled Pyodide's 9 MB of wasm and every script again (a
-# boot cost 7.5 s of CPU and 4.5 s here; with the code cache 3.8 s and 2.5 s). So the session's
-# Chromium is launched with a profile on disk, whose context every test's `context` is, and
-# `Profile.clean` leaves it after each test as a new context would be: its pages closed, its
-# routes, permissions and cookies gone, every origin its pages visited emptied (`STORAGE`), all
-# but the HTTP and code caches. Contexts from `browser.new_context()` (module pages, tests that
-# need a context of their own) are still off the record.
-STORAGE = ("cookies,file_systems,indexeddb,local_storage,service_workers,cache_storage,"
-           "shared_storage,storage_buckets,websql,interest_groups")
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
-
-
-class Profile:
-    """The session's on-disk browser context, and its first tab, which stays for `clean`."""
-
-    def __init__(self, context) -> None:
-        self.context = context
-        self.janitor = context.pages[0]   # a persistent context opens with one blank tab
-        self.visited: set[str] = set()
-        context.on("page", lambda page: page.on("framenavigated", self._navigated))
-
-    def _navigated(self, frame) -> None:
-        self.visited.add(_origin(frame.url))
-
-    def clean(self) -> None:
-        for page in self.context.pages:
-            if page is not self.janitor:
-                self.visited.add(_origin(page.url))
-                page.close()   # its workers and Web Locks go with it
-        self.context.unroute_all(behavior="ignoreErrors")
-        self.context.clear_cookies()
-        self.context.clear_permissions()
-        cdp = self.context.new_cdp_session(self.janitor)
-        try:
-            for origin in sorted(self.visited - {""}):
-                cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE})
-        finally:
-            cdp.detach()
-        self.visited.clear()
-
-
+# -- profiles on disk (tests/e2e/profiles.py): pages boot from Chromium's code cache ------------
 @pytest.fixture(scope="session")
 def profile(playwright, browser_type_launch_args, browser_context_args, tmp_path_factory) -> Iterator[Profile]:
     """The session's Chromium, launched with a profile on disk (`browser` is its `.browser`)."""
@@ -112,6 +66,15 @@ def profile(playwright, browser_type_launch_args, browser_context_args, tmp_path
         tmp_path_factory.mktemp("chromium-profile"), **browser_type_launch_args, **browser_context_args)
     yield Profile(context)
     context.close()
+
+
+@pytest.fixture(scope="session")
+def module_profiles(playwright, browser_type_launch_args, browser_context_args, tmp_path_factory) -> Iterator[Profiles]:
+    """A Chromium with a profile on disk per site for `module_page`'s pages (`profiles[base_url]`)."""
+    profiles = Profiles(playwright.chromium.launch_persistent_context, tmp_path_factory.mktemp("module-profiles"),
+                        on_launch=_listen_for_crashes, **browser_type_launch_args, **browser_context_args)
+    yield profiles
+    profiles.close()
 
 
 @pytest.fixture(scope="session")
@@ -147,28 +110,33 @@ def _memory_available_mb() -> int:
     return -1
 
 
-@pytest.fixture(scope="session", autouse=True)
-def renderer_crashes(browser) -> list[dict]:
-    """Every renderer crash of the session's Chromium, as Chromium reports it (see `CRASHES`)."""
+def _crashed(params: dict) -> None:
     from tests.suite_report import chromium
 
-    def crashed(params: dict) -> None:
-        now = chromium()
-        item = _current_item[0]
-        crash = {**params, "test": item.nodeid if item else "", "renderers": now.renderers,
-                 "chromium_mb": round(now.mb), "available_mb": _memory_available_mb()}
-        CRASHES.append(crash)
-        line = (f"{crash['test'] or '(between tests)'}: status {crash['status']!r}, code {crash['errorCode']}; "
-                f"{crash['renderers']} renderers alive, Chromium {crash['chromium_mb']} MB, "
-                f"{crash['available_mb']} MB available on the machine")
-        if item is None:
-            _between_tests.append(line)
-        else:
-            item.add_report_section("call", CRASH_SECTION, line)
+    now = chromium()
+    item = _current_item[0]
+    crash = {**params, "test": item.nodeid if item else "", "renderers": now.renderers,
+             "chromium_mb": round(now.mb), "available_mb": _memory_available_mb()}
+    CRASHES.append(crash)
+    line = (f"{crash['test'] or '(between tests)'}: status {crash['status']!r}, code {crash['errorCode']}; "
+            f"{crash['renderers']} renderers alive, Chromium {crash['chromium_mb']} MB, "
+            f"{crash['available_mb']} MB available on the machine")
+    if item is None:
+        _between_tests.append(line)
+    else:
+        item.add_report_section("call", CRASH_SECTION, line)
 
+
+def _listen_for_crashes(browser) -> None:
     cdp = browser.new_browser_cdp_session()
-    cdp.on("Target.targetCrashed", crashed)
+    cdp.on("Target.targetCrashed", _crashed)
     cdp.send("Target.setDiscoverTargets", {"discover": True})
+
+
+@pytest.fixture(scope="session", autouse=True)
+def renderer_crashes(browser) -> list[dict]:
+    """Every renderer crash of the session's Chromiums, as Chromium reports it (see `CRASHES`)."""
+    _listen_for_crashes(browser)
     return CRASHES
 
 

@@ -118,8 +118,9 @@ def wait_ready(page: Page, timeout: int = BOOT_TIMEOUT_MS) -> None:
 
 
 def module_page(path: str | None, *, site: str = "live", permissions: tuple[str, ...] = ()):
-    """A module-scoped fixture: a guarded page at `path`, booted once per module and `mode` in a
-    browser context of its own.
+    """A module-scoped fixture: a guarded page at `path`, booted once per module and `mode`, in
+    the on-disk profile of its site (`module_profiles`, tests/e2e/profiles.py), which is emptied
+    once the module's last such page closes.
 
     Args:
         path: the test page; None: a blank page the module's tests open themselves (a page
@@ -131,17 +132,18 @@ def module_page(path: str | None, *, site: str = "live", permissions: tuple[str,
     """
 
     @pytest.fixture(scope="module")
-    def booted(request, mode, browser, browser_context_args, watch_callback_errors) -> Iterator[PyclientPage]:
+    def booted(request, mode, module_profiles, watch_callback_errors) -> Iterator[PyclientPage]:
         base = request.getfixturevalue("live_server") if site == "live" else request.getfixturevalue("pyclient_site").url
-        context = browser.new_context(**{**browser_context_args, "base_url": base})
+        profile = module_profiles[base]
+        context = profile.context
         if permissions:
             context.grant_permissions(list(permissions), origin=base)
         watch_callback_errors(context)
-        guard = PyclientPage(context.new_page())
+        guard = PyclientPage(profile.new_page())
         if path is not None:
             guard.open(path, ready=READY, worker=mode == "worker")
         yield guard
-        context.close()
+        profile.close(guard.page)
 
     return booted
 

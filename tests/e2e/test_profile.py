@@ -32,6 +32,9 @@ def test_what_a_test_leaves_in_the_profile_is_gone_before_the_next(profile, live
     url = f"{live_server}/pyodide/pyodide-lock.json"   # a document of the site without Python
     page = context.new_page()
     page.goto(url)
+    refused = page.evaluate("navigator.clipboard.readText().then(() => 'read', error => error.name)")
+    assert refused == "NotAllowedError"   # headless refuses the prompt, and the profile keeps it
+    assert page.evaluate(FOUND)["clipboard"] == "denied"
     context.grant_permissions(["clipboard-read"], origin=live_server)
     context.route("**/never", lambda route: route.abort())
     page.evaluate(LEAVE)

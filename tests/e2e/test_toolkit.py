@@ -47,12 +47,12 @@ pytestmark = BOTH_MODES
 
 
 session = module_page("/tests/toolkit.html")
-"""The toolkit page, loaded once (in the module's `mode`), in a context of its own."""
+"""The toolkit page, loaded once (in the module's `mode`)."""
 
 
 @pytest.fixture
-def toolkit(session):
-    session.page.context.clear_permissions()
+def toolkit(session, module_profiles, live_server):
+    module_profiles[live_server].reset_permissions([live_server])
     session.page.evaluate("window.t.reset()")
     with turn(session):
         yield session.page
