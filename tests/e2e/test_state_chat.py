@@ -81,7 +81,10 @@ def test_malformed_activities_and_a_raising_renderer_never_break_the_chat(page, 
     expect(bad.locator(".pyclient-activity-problem")).to_contain_text("the patch does not apply")
     expect(bad.locator("dd")).to_have_text("1")  # the last good content
     notices = page.locator(".pyclient-activity-broken")
-    expect(notices).to_have_count(2)
+    try:
+        expect(notices).to_have_count(2)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\nthe notices: {notices.all_text_contents()}") from None
     # One notice each, in the order of the frames that drew them: both in one frame, or the
     # invalid event's first when a frame came between the two events (it streamed first).
     texts = notices.all_text_contents()
