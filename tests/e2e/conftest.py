@@ -62,16 +62,16 @@ def pyclient_browser(browser):
 @pytest.fixture(scope="session")
 def profile(playwright, browser_type_launch_args, browser_context_args, tmp_path_factory) -> Iterator[Profile]:
     """The session's Chromium, launched with a profile on disk (`browser` is its `.browser`)."""
-    context = playwright.chromium.launch_persistent_context(
-        tmp_path_factory.mktemp("chromium-profile"), **browser_type_launch_args, **browser_context_args)
-    yield Profile(context)
-    context.close()
+    profile = Profile.launch(playwright.chromium, tmp_path_factory.mktemp("chromium-profile"),
+                             **browser_type_launch_args, **browser_context_args)
+    yield profile
+    profile.context.close()
 
 
 @pytest.fixture(scope="session")
 def module_profiles(playwright, browser_type_launch_args, browser_context_args, tmp_path_factory) -> Iterator[Profiles]:
     """A Chromium with a profile on disk per site for `module_page`'s pages (`profiles[base_url]`)."""
-    profiles = Profiles(playwright.chromium.launch_persistent_context, tmp_path_factory.mktemp("module-profiles"),
+    profiles = Profiles(playwright.chromium, tmp_path_factory.mktemp("module-profiles"),
                         on_launch=_listen_for_crashes, **browser_type_launch_args, **browser_context_args)
     yield profiles
     profiles.close()

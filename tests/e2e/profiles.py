@@ -6,11 +6,12 @@ about 6.5 s of CPU and 4 s here; from the code cache 3.5 s and 2.5 s). So the su
 Chromium with a profile on disk (`launch_persistent_context`) and, once a user of it is done,
 leaves it as a new context would be (`Profile.clean`): its tabs closed, its routes, permissions
 (`PROMPTED`) and cookies gone, every origin its tabs visited emptied (`STORAGE`), all but the
-HTTP and code caches. tests/e2e/conftest.py hands one to every test as its `context`; `module_page` boots its
-pages in another, one per site (`Profiles`), so a test's clean-up never touches them.
+HTTP and code caches. tests/e2e/conftest.py hands one to every test as its `context`;
+`module_page` boots its pages in another, one per site (`Profiles`), so a test's clean-up never
+touches them.
 
 ```python
-profile = Profile(playwright.chromium.launch_persistent_context(folder, base_url=site))
+profile = Profile.launch(playwright.chromium, folder, base_url=site)
 page = profile.context.new_page()
 page.goto("/")
 profile.clean()   # the tab closed, the site's storage emptied, the code cache kept
@@ -49,9 +50,15 @@ class Profile:
         self.janitor = context.pages[0]   # a persistent context opens with one blank tab
         self.visited: set[str] = set()
         self.held: list[Any] = []
-        # Chromium drops a session's permission overrides when it detaches: this one stays.
+        # Both stay attached: Chromium drops a session's permission overrides when it detaches.
         self._browser = context.browser.new_browser_cdp_session()
+        self._storage = context.new_cdp_session(self.janitor)
         context.on("page", lambda page: page.on("framenavigated", self._navigated))
+
+    @classmethod
+    def launch(cls, browser_type: Any, folder: Path, **options: Any) -> Profile:
+        """Launch Chromium on a profile in `folder` (`launch_persistent_context`'s options)."""
+        return cls(browser_type.launch_persistent_context(folder, **options))
 
     def _navigated(self, frame: Any) -> None:
         self.visited.add(_origin(frame.url))
@@ -86,12 +93,8 @@ class Profile:
                 page.close()   # its workers and Web Locks go with it
         self.context.unroute_all(behavior="ignoreErrors")
         origins = sorted(self.visited - {""})
-        cdp = self.context.new_cdp_session(self.janitor)
-        try:
-            for origin in origins:
-                cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE})
-        finally:
-            cdp.detach()
+        for origin in origins:
+            self._storage.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE})
         self.context.clear_cookies()
         self.reset_permissions(origins)
         self.visited.clear()
@@ -100,9 +103,9 @@ class Profile:
 class Profiles:
     """One Chromium with a profile on disk per site (base URL), launched on first use."""
 
-    def __init__(self, launch: Any, folder: Path, *, on_launch: Callable[[Any], None] = lambda browser: None,
-                 **options: Any) -> None:
-        self._launch = launch          # BrowserType.launch_persistent_context
+    def __init__(self, browser_type: Any, folder: Path, *,
+                 on_launch: Callable[[Any], None] = lambda browser: None, **options: Any) -> None:
+        self._browser_type = browser_type
         self._on_launch = on_launch    # called with each new Chromium (its `Browser`)
         self._folder = folder
         self._options = options        # its launch and context options but `base_url`
@@ -111,9 +114,9 @@ class Profiles:
     def __getitem__(self, base_url: str) -> Profile:
         if base_url not in self._profiles:
             folder = self._folder / str(len(self._profiles))
-            context = self._launch(folder, **{**self._options, "base_url": base_url})
-            self._on_launch(context.browser)
-            self._profiles[base_url] = Profile(context)
+            profile = Profile.launch(self._browser_type, folder, **{**self._options, "base_url": base_url})
+            self._on_launch(profile.context.browser)
+            self._profiles[base_url] = profile
         return self._profiles[base_url]
 
     def close(self) -> None:
