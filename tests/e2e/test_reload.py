@@ -179,28 +179,33 @@ def test_two_tabs_on_one_thread_one_holds_it(pyclient_page, scripted_agent, mode
 
 def test_a_lock_let_go_while_the_page_waits_for_it_is_taken_not_shown_read_only(pyclient_page, scripted_agent, mode):
     # A page reloaded while its worker answered a run can come back before the old worker let
-    # the thread's lock go. Here a script holds the lock from the page's start and lets it go
-    # as soon as the page's own request for it waits: the page must hold the thread, not show
-    # it read-only ("open in another tab") for good.
+    # the thread's lock go. Here another tab holds the lock from before the page's start and lets
+    # it go as soon as the page's own request for it waits: the page must hold the thread, not
+    # show it read-only ("open in another tab") for good. The holder is a tab of its own, as the
+    # old worker is: a script in the page itself would run only when the page's busy main thread
+    # lets it, which on a loaded machine came after the page had stopped waiting.
     thread = f"late-{uuid.uuid4().hex[:8]}"
     scripted_agent.on("hello").say("reply 1")
-    pyclient_page.page.add_init_script("""(() => {
-        const name = "pyclient:store/%s";
+    holder = pyclient_page.page.context.new_page()
+    holder.goto("/tests/store.py")   # any document of the site: a lock is its origin's
+    holder.evaluate("""(name) => new Promise((held) => {
         navigator.locks.request(name, () => new Promise((release) => {
             const poll = async () => {
                 const { pending } = await navigator.locks.query();
                 if (pending.some((lock) => lock.name === name)) { window.__letGo = true; release(); }
                 else setTimeout(poll, 20);
             };
+            held();
             poll();
         }));
-    })();""" % thread)
+    })""", f"pyclient:store/{thread}")
     page = pyclient_page.open(f"/tests/store.html?thread={thread}&plain=1", ready=READY, worker=mode == "worker")
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "idle")
-    assert page.evaluate("window.__letGo") is True  # the page asked while the lock was held
+    assert holder.evaluate("window.__letGo") is True  # the page asked while the lock was held
     assert page.evaluate("document.documentElement.dataset.readOnly") == "false"
     ChatPage(page).send("hello")
     expect(page.locator(".pyclient-assistant").last).to_have_text("reply 1", timeout=TIMEOUT)
+    holder.close()
 
 
 def test_a_lock_the_browser_grants_slowly_is_held_not_read_as_another_tabs(pyclient_page, scripted_agent, mode):
