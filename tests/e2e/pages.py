@@ -43,7 +43,19 @@ CRASHES: list[dict] = []
 """The renderer crashes of the session's Chromium, as its CDP reports them (tests/e2e/conftest.py)."""
 
 BOTH_MODES = pytest.mark.parametrize("mode", ["main", "worker"], indirect=True, scope="module")
-"""Run a module's tests with the page's Python on the main thread and in a worker (the `mode` fixture)."""
+"""Run a test with the page's Python on the main thread and in a worker (the `mode` fixture).
+
+A test runs in both modes when what it checks crosses between the page and the worker: a
+person's events (clicks, keys, typing, paste and drop, focus and caret, scrolling) and whether
+they were trusted, the page's APIs the worker reaches (clipboard, storage, IndexedDB, Web Locks,
+the page's URL), and the nodes the chat makes through the worker's mirror (each kind at least
+once). What Python decides from what it already has (the request that goes, an outcome's words,
+limits, validation, schemas) is the same code in both modes: those tests are `MAIN_ONLY`."""
+
+MAIN_ONLY = pytest.mark.parametrize("mode", ["main"], indirect=True, scope="module")
+"""Run a test with the page's Python on the main thread only, in a module whose other tests run
+`BOTH_MODES`: the same parameter, so they share the module's main-thread page (a test with no
+`mode` parameter would boot a page of its own)."""
 
 
 def in_mode(path: str, mode: str) -> str:

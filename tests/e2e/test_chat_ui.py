@@ -4,9 +4,10 @@ log, approvals, renderers and a thousand parallel calls.
 The page is web/tests/chat_ui.html (a `Chat` with no page CSS of its own, on a gradient body),
 opened with pyclient's own pytest plugin (`pyclient_page`) and answered by its `scripted_agent`,
 scripted by `script_scenarios` below: the user messages name scenarios ("markdown", "xss",
-"many 1000", ...). Every test runs twice: with the page's Python on the main thread and in a
-PyScript worker (`mode`, the page opened with `worker=True`), where the chat renders through
-its mirror (pyclient/browser/_page/_mirror) and the page's renderer.
+"many 1000", ...). A test of what crosses to a worker (tests/e2e/pages.py says what does) runs
+twice (`BOTH_MODES`): with the page's Python on the main thread and in a PyScript worker (the
+page opened with `worker=True`), where the chat renders through its mirror
+(pyclient/browser/_page/_mirror) and the page's renderer.
 """
 
 from __future__ import annotations
@@ -21,16 +22,18 @@ from playwright.sync_api import expect
 
 from pyclient.testing import ScriptedAgent
 from pyclient.testing._worker_pages import WORKER_QUERY
-from tests.e2e.pages import BOTH_MODES, READY, ChatPage, module_page, turn
+from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, READY, ChatPage, module_page, turn
 from tests.helpers import fetch_after_a_frame
 
 TIMEOUT = 20_000
 
-# Every test runs in both modes (`@BOTH_MODES`) but those that boot the page again with a query
-# (another agent URL, a theme) to check one outcome's words or one argument: made by the same
-# Python in both modes, while the worker's own parts (the agent's relative URL resolved against
-# the page, the mirror writing the root's data-theme) are every other test's, so these run on the
-# main thread only (each boot of a worker page costs seconds).
+# Main thread only: what Python decides from what it has (`@MAIN_ONLY`: badges' words, Markdown
+# and bidi marking, a stop from code, the log's cap, the ARIA structure, limits on arguments, a
+# renderer's failure contained, backend calls), made by the same code in both modes while the
+# nodes they land in are the other tests' in the worker too; and the tests that boot the page
+# again with a query (another agent URL, a theme) to check one outcome's words or one argument,
+# whose worker parts (the agent's relative URL resolved against the page, the mirror writing the
+# root's data-theme) are every other test's (each boot of a worker page costs seconds).
 
 IDLE = ".pyclient-run-status[data-status='idle']"
 
@@ -209,7 +212,7 @@ def test_theme_argument_forces_dark(page, chat_page):
 
 # -- tool cards --------------------------------------------------------------------------------
 
-@BOTH_MODES
+@MAIN_ONLY
 def test_status_badges_through_a_run(page, chat_page):
     open_chat(chat_page)
     record_badges(page)
@@ -259,7 +262,7 @@ def test_arguments_and_result_are_collapsible(page, chat_page):
 
 # -- Markdown and hostile text -------------------------------------------------------------------
 
-@BOTH_MODES
+@MAIN_ONLY
 def test_markdown_rendering(page, chat_page):
     open_chat(chat_page)
     ChatPage(page).send("markdown")
@@ -367,7 +370,7 @@ def test_xss_corpus_never_runs_or_loads(page, chat_page):
     assert XSS_TEXT  # the corpus the agent sent
 
 
-@BOTH_MODES
+@MAIN_ONLY
 def test_bidi_and_zero_width_characters_are_shown(page, chat_page):
     open_chat(chat_page)
     ChatPage(page).send("bidi")
@@ -524,7 +527,7 @@ def test_stopped_run_is_marked(page, chat_page):
     expect(page.locator(".pyclient-stopped")).to_have_count(2)  # a finished run gets no marker
 
 
-@BOTH_MODES
+@MAIN_ONLY
 def test_a_stop_from_code_is_marked_too(page, chat_page):
     open_chat(chat_page)
     ChatPage(page).send("hold")
@@ -596,7 +599,7 @@ def test_event_log_lists_events_and_downloads_them(page, chat_page):
     expect(toggle).to_have_attribute("aria-expanded", "false")
 
 
-@BOTH_MODES
+@MAIN_ONLY
 def test_event_log_keeps_500_rows(page, chat_page):
     open_chat(chat_page)
     page.locator(".pyclient-log-toggle").click()
@@ -610,7 +613,7 @@ def test_event_log_keeps_500_rows(page, chat_page):
 
 # -- accessibility ------------------------------------------------------------------------------
 
-@BOTH_MODES
+@MAIN_ONLY
 def test_accessible_structure(page, chat_page):
     open_chat(chat_page)
     messages = page.locator(".pyclient-messages")
@@ -684,7 +687,7 @@ def test_approval_card_edit_form_and_trusted_clicks(page, chat_page, scripted_ag
     assert "sent 3 to bob@example.org" in scripted_agent.tool_messages[-1].content
 
 
-@BOTH_MODES
+@MAIN_ONLY
 def test_thirty_thousand_deep_arguments_shown_in_an_approval_card_with_no_page_error(page, chat_page,
                                                                                     scripted_agent):
     open_chat(chat_page)
@@ -731,7 +734,7 @@ def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
 
 
 @pytest.mark.callback_errors_expected
-@BOTH_MODES
+@MAIN_ONLY
 def test_raising_renderer_shows_a_fallback_and_the_conversation_goes_on(page, chat_page, guard):
     open_chat(chat_page)
     ChatPage(page).send('call boom {"x": "1"}')
@@ -768,7 +771,7 @@ def test_render_only_tool_answered_by_its_renderer(page, chat_page):
     expect(page.locator(".pyclient-assistant").last).to_have_text("done: no colour for me")
 
 
-@BOTH_MODES
+@MAIN_ONLY
 def test_backend_tool_calls_render_too(page, chat_page):
     open_chat(chat_page)
     ChatPage(page).send("backend")
@@ -779,7 +782,7 @@ def test_backend_tool_calls_render_too(page, chat_page):
     expect(page.locator(".pyclient-assistant").last).to_have_text("Found 3 results.")
 
 
-@BOTH_MODES
+@MAIN_ONLY
 def test_thirty_thousand_deep_arguments_shown_in_a_card_with_no_page_error(page, chat_page, scripted_agent):
     open_chat(chat_page)
     ChatPage(page).send("deep arguments")

@@ -9,8 +9,10 @@ LangGraph's interrupt graph under `/lg` (`langgraph_interrupts`: `/lg/agent` spe
 (a cancelled outcome, an interrupt that expires, reasons with a page renderer, an interrupt
 without a schema) comes from pyclient's own `scripted_agent`, on the plugin's site.
 Every click that answers is Playwright's, a trusted one; the tests that click from page
-JavaScript (`element.click()`, untrusted) check that nothing is answered. Every test runs with
-the page's Python on the main thread and in a worker (`BOTH_MODES`).
+JavaScript (`element.click()`, untrusted) check that nothing is answered. The tests that answer
+from a card or form (approve, edit, reject, a question's form, free text, a page renderer) run
+with the page's Python on the main thread and in a worker (`BOTH_MODES`); what cancels or marks
+an interrupt (a new message, an outcome, expiry, a schema's cost) is the driver's, `MAIN_ONLY`.
 """
 
 from __future__ import annotations
@@ -21,9 +23,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, turn
-
-pytestmark = BOTH_MODES
+from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, ChatPage, module_page, turn
 
 TIMEOUT = 30_000
 SCHEMA = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
@@ -59,6 +59,7 @@ def ask_to_delete(page):
 
 # -- a server tool's approval (pydantic-ai) -------------------------------------------------------
 
+@BOTH_MODES
 def test_approve_runs_the_server_tool_once(chat_on, approval_log):
     approval_log.clear()
     page = chat_on("/agent/approval")
@@ -88,6 +89,7 @@ def test_approve_runs_the_server_tool_once(chat_on, approval_log):
     assert interrupts(page)[0]["status"] == "resolved"
 
 
+@BOTH_MODES
 def test_approve_with_edited_arguments(chat_on, approval_log):
     approval_log.clear()
     page = chat_on("/agent/approval")
@@ -106,6 +108,7 @@ def test_approve_with_edited_arguments(chat_on, approval_log):
     assert approval_log.resumes[-1][0]["payload"] == {"approved": True, "editedArgs": {"user": "carol"}}
 
 
+@BOTH_MODES
 def test_reject_tells_the_agent_why_and_a_synthetic_click_answers_nothing(chat_on, approval_log):
     approval_log.clear()
     page = chat_on("/agent/approval")
@@ -129,6 +132,7 @@ def test_reject_tells_the_agent_why_and_a_synthetic_click_answers_nothing(chat_o
     expect(card.locator(".pyclient-badge")).to_have_text("failed")  # as a client tool's rejected call
 
 
+@MAIN_ONLY
 def test_a_new_message_cancels_the_open_approval(chat_on, approval_log):
     approval_log.clear()
     page = chat_on("/agent/approval")
@@ -168,6 +172,7 @@ def ask_colour(chat_on, path: str):
     return page, card
 
 
+@BOTH_MODES
 @pytest.mark.parametrize("path", ["/agent", "/agent-outcome"])
 def test_langgraph_question_answered_from_its_form(chat_on, graph_log, path):
     page, card = ask_colour(chat_on, path)
@@ -207,6 +212,7 @@ def test_langgraph_question_answered_from_its_form(chat_on, graph_log, path):
 
 
 # The legacy endpoint only: the 1.0 one takes the same path (tests/integration/test_interrupts_langgraph.py).
+@MAIN_ONLY
 @pytest.mark.parametrize("path", ["/agent"])
 def test_langgraph_question_cancelled(chat_on, graph_log, path):
     page, card = ask_colour(chat_on, path)
@@ -230,6 +236,7 @@ def test_langgraph_question_cancelled(chat_on, graph_log, path):
 
 
 # The legacy endpoint only: the 1.0 one takes the same path (tests/integration/test_interrupts_langgraph.py).
+@MAIN_ONLY
 @pytest.mark.parametrize("path", ["/agent"])
 def test_a_new_message_cancels_the_open_question(chat_on, graph_log, path):
     page, first = ask_colour(chat_on, path)
@@ -276,6 +283,7 @@ def outcome(*items: dict) -> dict:
     return {"outcome": {"type": "interrupt", "interrupts": list(items)}}
 
 
+@MAIN_ONLY
 def test_a_run_the_agent_cancelled_is_marked(scripted, scripted_agent):
     scripted_agent.on("cancel me").say("Starting…").finish(outcome={"type": "cancelled"})
     page = scripted
@@ -289,6 +297,7 @@ def test_a_run_the_agent_cancelled_is_marked(scripted, scripted_agent):
     assert page.locator(".pyclient-notice[data-kind='stopped']").count() == 0
 
 
+@BOTH_MODES
 def test_an_interrupt_without_a_schema_takes_text_or_json(scripted, scripted_agent):
     scripted_agent.on("free", times=1).finish(**outcome({"id": "i-free", "reason": "input_required",
                                                 "message": "Say \u202eanything"}))
@@ -311,6 +320,7 @@ def test_an_interrupt_without_a_schema_takes_text_or_json(scripted, scripted_age
     expect(card.locator(".pyclient-badge")).to_have_text("answered")
 
 
+@MAIN_ONLY
 def test_a_forms_labels_hints_and_options_show_bidi_controls_marked(scripted, scripted_agent):
     # Unmarked, "\u202e" reverses what follows it: the label "Nickname (optional)" showed as
     # "(lanoitpo) emankciN", the option "pay 10" as "01 yap".
@@ -336,6 +346,7 @@ def test_a_forms_labels_hints_and_options_show_bidi_controls_marked(scripted, sc
     assert scripted_agent.wait_for_resume("i-form").payload["plan"] == "\u202epay 10"
 
 
+@MAIN_ONLY
 def test_an_expired_interrupt_says_so(scripted, scripted_agent):
     page = scripted
     soon = (datetime.now(timezone.utc) + timedelta(seconds=4)).isoformat()
@@ -360,6 +371,7 @@ def test_an_expired_interrupt_says_so(scripted, scripted_agent):
     assert len(scripted_agent.requests) == 2 and not scripted_agent.requests[-1].resume  # not resumed
 
 
+@BOTH_MODES
 @pytest.mark.callback_errors_expected
 def test_interrupt_renderers_replace_the_form_and_a_broken_one_is_contained(scripted, scripted_guard, scripted_agent):
     scripted_guard.allow_error("the interrupt renderer broke")
@@ -395,6 +407,7 @@ def test_interrupt_renderers_replace_the_form_and_a_broken_one_is_contained(scri
         ("i-boom", '{"colour": "green"}'), ("i-pick", '{"colour": "red"}')]
 
 
+@MAIN_ONLY
 def test_an_answer_the_schema_refuses_is_shown_and_an_approval_without_a_card_gets_one(
         scripted, scripted_agent):
     count = {"type": "object", "properties": {"count": {"type": "integer", "minimum": 1}}, "required": ["count"]}
@@ -439,6 +452,7 @@ DOUBLING = {"type": "object", "properties": {"colour": {"$ref": "#/$defs/d0"}}, 
 """The same doubling without a cycle: forty definitions, each two of the next."""
 
 
+@MAIN_ONLY
 def test_schemas_whose_refs_multiply_never_freeze_the_page_and_the_one_too_costly_says_so(scripted, scripted_agent):
     scripted_agent.on("loop", times=1).finish(**outcome(
         {"id": "i-self", "reason": "input_required", "message": "Anything?", "responseSchema": SELF_REFERENCE},

@@ -5,7 +5,9 @@ is the running test's `scripted_agent`: each test opens a new `Chat(on_feedback=
 stored thread (`window.t.open(thread_id)`; IndexedDB). Every click that acts is Playwright's,
 a trusted one; a click from page JavaScript (`element.click()`, untrusted) must do nothing.
 The clipboard permissions are granted in the context, and the clipboard is read back from the
-page. Every test runs with the page's Python on the main thread and in a worker (`BOTH_MODES`).
+page. Copy, edit, feedback and the keyboard run with the page's Python on the main thread and in
+a worker (`BOTH_MODES`: the clipboard, typing, trust and focus cross to the worker); regenerate is
+clicks the others make and branches Python keeps, `MAIN_ONLY`.
 """
 
 from __future__ import annotations
@@ -16,10 +18,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, said, turn, wait_ready
+from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, ChatPage, module_page, said, turn, wait_ready
 from tests.helpers import wait_for
-
-pytestmark = BOTH_MODES
 
 TIMEOUT = 20_000
 _ids = itertools.count(1)
@@ -71,6 +71,7 @@ def expect_count(bubble, count: str) -> None:
     expect(picker_of(bubble).locator(".pyclient-branch-count")).to_have_attribute("data-count", count)
 
 
+@BOTH_MODES
 def test_copy_puts_the_text_on_the_clipboard_and_says_copied(chat, scripted_agent):
     page = chat
     scripted_agent.on("hello").say("Hello **there**")
@@ -92,6 +93,7 @@ def test_copy_puts_the_text_on_the_clipboard_and_says_copied(chat, scripted_agen
     expect(notice).to_have_text("", timeout=TIMEOUT)  # the confirmation is short-lived
 
 
+@MAIN_ONLY
 def test_regenerate_keeps_both_answers_and_paging_back_shows_the_first(chat, scripted_agent):
     page = chat
     scripted_agent.on("greet", times=1).say("First answer")
@@ -125,6 +127,7 @@ def test_regenerate_keeps_both_answers_and_paging_back_shows_the_first(chat, scr
     assert shown(page) == [["user", "greet"], ["assistant", "Second answer"]]
 
 
+@BOTH_MODES
 def test_edit_resends_and_the_agent_receives_only_the_edited_branch(chat, scripted_agent):
     page = chat
     scripted_agent.on("first question").say("Answer one")
@@ -155,6 +158,7 @@ def test_edit_resends_and_the_agent_receives_only_the_edited_branch(chat, script
     expect_count(page.locator(".pyclient-user").last, "1/2")
 
 
+@BOTH_MODES
 def test_feedback_fires_on_trusted_clicks_only_and_stays_pressed_after_a_reload(
         chat, scripted_agent, actions_guard, mode):
     page = chat
@@ -196,6 +200,7 @@ def test_feedback_fires_on_trusted_clicks_only_and_stays_pressed_after_a_reload(
     expect(answer.locator(".pyclient-rate-down")).to_have_css("opacity", "1")  # pressed: shown without hover
 
 
+@BOTH_MODES
 def test_the_bar_is_keyboard_reachable_and_shows_while_focused(chat, scripted_agent):
     page = chat
     scripted_agent.on("keys", times=1).say("Typed answer")

@@ -6,8 +6,11 @@ the test's `scripted_agent` (`window.t.open(url)`). The page has activity render
 types "custom" (an element) and "boom" (raises), and a state renderer that draws a plan's steps
 with a button that changes the state (`thread.update_state`). The AG-UI dojo's "agentic
 generative UI" (steps in state, STATE_DELTA updates), "shared state" and "predictive state
-updates" streams are replayed into the chat. Every test runs with the page's Python on the main
-thread and in a worker (`BOTH_MODES`); an uncaught error in the page fails it.
+updates" streams are replayed into the chat. The tests of what the page draws and sends (cards
+in their place, a plan redrawn once a frame, the renderer's button) run with the page's Python
+on the main thread and in a worker (`BOTH_MODES`); what Python decides of a stream (malformed or
+oversized activities, limits on state, dojo replays) is `MAIN_ONLY`. An uncaught error in the
+page fails a test.
 """
 
 from __future__ import annotations
@@ -18,9 +21,7 @@ import pytest
 from ag_ui.core import CustomEvent, StateSnapshotEvent
 from playwright.sync_api import expect
 
-from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, turn
-
-pytestmark = BOTH_MODES
+from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, ChatPage, module_page, turn
 
 TIMEOUT = 30_000
 
@@ -43,6 +44,7 @@ def steps(n: int, done: int = 0) -> list[dict]:
 
 # -- activities ---------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_activity_cards_default_and_custom_in_their_place(page, scripted_agent):
     (scripted_agent.on("search").activity("search", {"query": "pyodide", "sources": []}).say("Looking it up")
      .activity("search", patch=[{"op": "add", "path": "/sources/-", "value": "pyodide.org"},
@@ -63,6 +65,7 @@ def test_activity_cards_default_and_custom_in_their_place(page, scripted_agent):
     assert order == ["user", "search", "answer", "custom"]
 
 
+@MAIN_ONLY
 @pytest.mark.callback_errors_expected
 def test_malformed_activities_and_a_raising_renderer_never_break_the_chat(page, scripted_agent):
     (scripted_agent.on("break").activity("boom", {"n": 1})
@@ -97,6 +100,7 @@ def test_malformed_activities_and_a_raising_renderer_never_break_the_chat(page, 
     expect(page.locator(".pyclient-activity-broken")).to_have_count(2)  # each told once
 
 
+@MAIN_ONLY
 def test_an_activity_of_500000_zero_width_characters_shows_one_marker_a_run_and_the_page_answers(page, scripted_agent):
     # 3 MB on the wire ("\u200b" escaped): it was a span each, and the page froze for ~50 s.
     scripted_agent.on("flood").activity("search", {"query": "a" + "\u200b" * 500_000 + "b"}).say("flooded")
@@ -119,6 +123,7 @@ def test_an_activity_of_500000_zero_width_characters_shows_one_marker_a_run_and_
 
 # -- shared state --------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_dojo_agentic_generative_ui_steps_redrawn_as_deltas_arrive_once_a_frame(page, scripted_agent):
     turn = scripted_agent.on("plan").state({"steps": steps(10)}).slowly(0.004)
     for i in range(10):
@@ -137,6 +142,7 @@ def test_dojo_agentic_generative_ui_steps_redrawn_as_deltas_arrive_once_a_frame(
     assert json.loads(page.evaluate("window.t.state()")) == {"steps": steps(10, done=10)}
 
 
+@BOTH_MODES
 def test_update_state_from_the_page_reaches_the_agent(page, scripted_agent):
     scripted_agent.on("plan").state({"steps": steps(3)}).say("Here is the plan")
     scripted_agent.on("go on").say("Going on")
@@ -149,6 +155,7 @@ def test_update_state_from_the_page_reaches_the_agent(page, scripted_agent):
     assert scripted_agent.requests[-1].state == {"steps": steps(3, done=1)}
 
 
+@MAIN_ONLY
 def test_dojo_shared_state_and_predictive_state_updates_are_shown(page, scripted_agent):
     # Shared state: the agent's STATE_SNAPSHOT of the recipe, shown; it goes back with the next run.
     recipe = {"title": "Pancakes", "skill_level": "Beginner", "cooking_time": "15 min",
@@ -205,6 +212,7 @@ def refused_in_words(page, words: str) -> None:
     expect(page.locator(".pyclient-run-status")).to_have_attribute("data-status", "error")
 
 
+@MAIN_ONLY
 def test_a_state_delta_that_doubles_the_state_fails_its_run_in_words_and_the_page_goes_on(page, scripted_agent):
     plan = {"steps": steps(30)}
     scripted_agent.on("bomb", times=1).state(plan).state_delta(BOMB).say("never shown")
@@ -221,6 +229,7 @@ def test_a_state_delta_that_doubles_the_state_fails_its_run_in_words_and_the_pag
     assert scripted_agent.requests[-1].state == plan   # the next request carried it
 
 
+@MAIN_ONLY
 def test_a_state_built_too_deep_by_shallow_deltas_fails_its_run_in_words_and_the_page_goes_on(page, scripted_agent):
     turn = scripted_agent.on("deep", times=1).state({"steps": steps(2)}).say("building")
     for patch in ever_deeper():
@@ -236,6 +245,7 @@ def test_a_state_built_too_deep_by_shallow_deltas_fails_its_run_in_words_and_the
     assert page.locator(".pyclient-user").all_text_contents() == ["deep", "and now?"]
 
 
+@MAIN_ONLY
 def test_activity_patches_past_the_limits_keep_their_cards_say_why_and_the_run_goes_on(page, scripted_agent):
     sources = {"query": "pyodide", "sources": [f"source-{i}.org" for i in range(60)]}
     (scripted_agent.on("search", times=1)

@@ -3,9 +3,12 @@
 and the AG-UI dojo's "agentic chat with reasoning" and "backend tool rendering" scenarios as
 pydantic-ai's `AGUIAdapter` streams them (`tests/agents/dojo_streams.py`, replayed).
 
-The page is web/tests/stream.html on the plugin's site, booted once per mode (`BOTH_MODES`);
-each test opens a new `Chat` on a new thread of the running test's `scripted_agent`
-(`window.t.open(url, steps)`). Streams that must be seen while they stream go `slowly()`.
+The page is web/tests/stream.html on the plugin's site; each test opens a new `Chat` on a new
+thread of the running test's `scripted_agent` (`window.t.open(url, steps)`). Streams that must
+be seen while they stream go `slowly()`. The Thinking section (opened, then folded) and the
+subagent groups are structures only these tests make, so they run with the page's Python on the
+main thread and in a worker (`BOTH_MODES`); the rest is text in nodes those and the chat's other
+tests make, and what Python decides of a stream: `MAIN_ONLY`.
 """
 
 from __future__ import annotations
@@ -23,9 +26,7 @@ from tests.agents.dojo_streams import (
     backend_tool_rendering,
     reasoning_chat,
 )
-from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, said, turn
-
-pytestmark = BOTH_MODES
+from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, ChatPage, module_page, said, turn
 
 TIMEOUT = 30_000
 
@@ -44,6 +45,7 @@ def chat(guard, serving):
         yield open_
 
 
+@BOTH_MODES
 def test_thinking_is_open_while_it_streams_and_folds_when_the_answer_starts(chat, scripted_agent):
     scripted_agent.on("think").reason("Weighing the venue, then the date, then the guests.", chunks=5,
                                       encrypted="opaque-reasoning-value").say("Book the hall for Friday.",
@@ -74,6 +76,7 @@ def test_thinking_is_open_while_it_streams_and_folds_when_the_answer_starts(chat
     expect(thinking.locator("details")).to_have_attribute("open", "")
 
 
+@BOTH_MODES
 def test_a_subagents_work_is_grouped_under_its_name_and_status(chat, scripted_agent):
     (scripted_agent.on("plan").say("Asking my helpers.")
      .subagent("researcher", description="finds venues").reason("Where to look first")
@@ -128,6 +131,7 @@ def test_a_subagents_work_is_grouped_under_its_name_and_status(chat, scripted_ag
     expect(planner.locator(".pyclient-subagent-status")).to_have_text("waiting")
 
 
+@MAIN_ONLY
 def test_a_subagents_name_status_and_description_and_a_step_name_show_bidi_controls_marked(chat, scripted_agent):
     # Each "\u202e" would show what follows it reversed ("failed: out of ink (retry)" as "(yrter) kni fo tuo").
     (scripted_agent.on("mark").subagent("\u202ewriter", description="\u202edrafts").say("Drafting")
@@ -150,6 +154,7 @@ def test_a_subagents_name_status_and_description_and_a_step_name_show_bidi_contr
     assert "\u202e" not in page.locator(".pyclient-chat").text_content()
 
 
+@MAIN_ONLY
 def test_a_server_naming_the_persons_message_never_changes_their_bubble(chat, scripted_agent):
     scripted_agent.on("hi").say("Hello.")
     page = chat()
@@ -175,6 +180,7 @@ def test_a_server_naming_the_persons_message_never_changes_their_bubble(chat, sc
     expect(chat_page.users.first).to_have_text("hi")
 
 
+@MAIN_ONLY
 def test_the_step_line_shows_while_the_run_works_and_goes_at_its_end(chat, scripted_agent):
     scripted_agent.on("go", times=2).step("search").say("Searching the venues", chunks=4).step("book").say(
         "Booked", chunks=3).slowly(0.12)
@@ -194,6 +200,7 @@ def test_the_step_line_shows_while_the_run_works_and_goes_at_its_end(chat, scrip
     assert page.locator(".pyclient-steps").count() == 0
 
 
+@MAIN_ONLY
 @pytest.mark.callback_errors_expected
 def test_a_raising_custom_callback_does_not_break_the_chat_and_raw_events_are_logged(chat, guard, scripted_agent):
     guard.allow_error("the custom callback broke")   # logged to the console, as any listener's error
@@ -213,6 +220,7 @@ def test_a_raising_custom_callback_does_not_break_the_chat_and_raw_events_are_lo
     assert log.locator(".pyclient-log-type", has_text="CUSTOM").count() == 3
 
 
+@MAIN_ONLY
 def test_the_dojo_scenarios_replayed_as_pydantic_ai_streams_them(chat, scripted_agent):
     scripted_agent.on("haiku", times=1).emit(*reasoning_chat())
     scripted_agent.on("older haiku").emit(*reasoning_chat("0.1.10"))   # THINKING_* events

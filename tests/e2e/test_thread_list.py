@@ -5,10 +5,13 @@ summary cut short (or with a time of 1e20, NaN, a word) is skipped and the list 
 rest; a snapshot cut short is set aside and the chat says so once; a thread deleted in another
 tab (a second page of the context) stops saving in this one, which says so.
 
-The page is web/tests/threads.html on the plugin's site (`/agent` is each test's `scripted_agent`),
-booted once per mode (`BOTH_MODES`: the page's Python on the main thread and in a worker, where
-the store is the worker's IndexedDB); each test starts from `window.t.reset()` (no saved thread,
-a new list on a new store; `window.t.damage(kind)` writes what a crash or a hostile script leaves). Every click and key is Playwright's, a trusted one; a script's `click()` does nothing.
+The page is web/tests/threads.html on the plugin's site (`/agent` is each test's `scripted_agent`);
+each test starts from `window.t.reset()` (no saved thread, a new list on a new store;
+`window.t.damage(kind)` writes what a crash or a hostile script leaves). Every click and key is
+Playwright's, a trusted one; a script's `click()` does nothing. What a person does with the list
+(open, rename, delete, reload, another tab) runs with the page's Python on the main thread and
+in a worker (`BOTH_MODES`, where the store is the worker's IndexedDB); how a damaged store or a
+server's title is read is Python's own, `MAIN_ONLY`.
 """
 
 from __future__ import annotations
@@ -19,9 +22,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pyclient.testing import PyclientPage
-from tests.e2e.pages import BOTH_MODES, READY, ChatPage, module_page, said, turn
-
-pytestmark = BOTH_MODES
+from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, READY, ChatPage, module_page, said, turn
 
 TIMEOUT = 20_000
 
@@ -71,6 +72,7 @@ def two_threads(page) -> None:
     expect(titles(page)).to_have_text(["Write a poem about the sea", "Plan a trip to Lisbon"], timeout=TIMEOUT)
 
 
+@BOTH_MODES
 def test_the_list_shows_saved_threads_newest_first_and_opens_one(page):
     two_threads(page)
     records = json.loads(page.evaluate("window.t.records()"))   # the IndexedDB store's own listing
@@ -104,6 +106,7 @@ def test_the_list_shows_saved_threads_newest_first_and_opens_one(page):
     expect(titles(page)).to_have_text(["Plan a trip to Lisbon", "Write a poem about the sea"], timeout=TIMEOUT)
 
 
+@BOTH_MODES
 def test_rename_in_place_from_the_keyboard_and_escape_cancels(page):
     two_threads(page)
     older = item(page, "Plan a trip")
@@ -135,6 +138,7 @@ def test_rename_in_place_from_the_keyboard_and_escape_cancels(page):
     expect(page.locator(".pyclient-user")).to_have_text(["Write a poem about the sea"])
 
 
+@MAIN_ONLY
 def test_a_title_a_server_sent_shows_its_bidi_controls_marked(page, serving):
     # A snapshot makes the server's words the first message, and so the title: unmarked, its
     # "\u202e" showed "Notes (optional)" as "(lanoitpo) setoN".
@@ -153,6 +157,7 @@ def test_a_title_a_server_sent_shows_its_bidi_controls_marked(page, serving):
     assert "\u202e" not in page.locator(".pyclient-thread-list").text_content()
 
 
+@BOTH_MODES
 def test_delete_asks_first_and_deleting_the_open_thread_starts_a_new_one(page):
     two_threads(page)
     older = item(page, "Plan a trip")
@@ -181,6 +186,7 @@ def test_delete_asks_first_and_deleting_the_open_thread_starts_a_new_one(page):
     assert state["thread"] == state["current"] and state["messages"] == []
 
 
+@BOTH_MODES
 def test_the_list_survives_a_reload_and_opens_the_newest(page, guard, mode):
     two_threads(page)
     item(page, "Plan a trip").locator(".pyclient-thread-rename").click()
@@ -198,6 +204,7 @@ def test_the_list_survives_a_reload_and_opens_the_newest(page, guard, mode):
 # -- a store left in a bad way (by a crash, an older page, a hostile script, another tab) --------
 
 
+@MAIN_ONLY
 def test_a_broken_summary_is_skipped_and_the_list_starts_with_the_rest(page):
     page.evaluate("window.t.damage('summaries')")     # before: the list never started (JSONDecodeError)
     expect(titles(page)).to_have_text(["Still listed"], timeout=TIMEOUT)
@@ -212,6 +219,7 @@ def test_a_broken_summary_is_skipped_and_the_list_starts_with_the_rest(page):
     assert {key for key, record in records.items() if record is None} == {"threads/cut"}   # the rest are dicts
 
 
+@MAIN_ONLY
 def test_a_snapshot_cut_short_is_set_aside_and_the_chat_says_so_once(page):
     lines: list[str] = []
     page.on("console", lambda message: lines.append(message.text) if "starts afresh" in message.text else None)
@@ -235,6 +243,7 @@ def test_a_snapshot_cut_short_is_set_aside_and_the_chat_says_so_once(page):
     assert len(lines) == 1 and "'threads/broken#unreadable'" in lines[0]
 
 
+@BOTH_MODES
 def test_a_thread_deleted_in_another_tab_stops_saving_and_says_so(page, guard, mode):
     talk(page, "Plan a trip to Lisbon")
     expect(titles(page)).to_have_text(["Plan a trip to Lisbon"], timeout=TIMEOUT)

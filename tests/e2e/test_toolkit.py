@@ -8,9 +8,10 @@ through a thread of the dev server's demo agent at /agent (request bodies: `agen
 The page boots once for the module (a boot takes seconds): each test gets it reset
 (`window.t.reset()`: the DOM as loaded, empty storage, no selection), with the clipboard
 permissions cleared, and fails, like every Chromium test, on a request leaving 127.0.0.1 or
-an uncaught error in the page. Every test runs with the page's Python on the main thread and
-in a worker (`BOTH_MODES`), where the tools reach the page's DOM, clipboard and storage through
-PyScript's `window`.
+an uncaught error in the page. Each tool that reaches the page runs with the page's Python on
+the main thread and in a worker (`BOTH_MODES`), where it reaches the page's DOM, clipboard and
+storage through PyScript's `window`; what the tools check before they reach it (factories,
+schemas, prefixes, limits, approval, the words of a toast) is Python's own, `MAIN_ONLY`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import json
 
 import pytest
 
-from tests.e2e.pages import BOTH_MODES, module_page, turn
+from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, module_page, turn
 from tests.helpers import fetch_after_a_frame
 
 
@@ -43,8 +44,6 @@ def refused(result: dict) -> str:
     return result["error"]
 
 
-pytestmark = BOTH_MODES
-
 
 session = module_page("/tests/toolkit.html")
 """The toolkit page, loaded once (in the module's `mode`)."""
@@ -64,6 +63,7 @@ def context(toolkit):
     return toolkit.context
 
 
+@MAIN_ONLY
 def test_the_factories_make_every_tool_and_refuse_what_can_never_work(toolkit):
     names = call(toolkit, "names")
     assert names["readonly"] == ["ro_get", "ro_list"]  # writable=False: no set, no remove
@@ -83,6 +83,7 @@ def test_the_factories_make_every_tool_and_refuse_what_can_never_work(toolkit):
 
 # -- selection ------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_read_selection_reads_what_the_user_selected(toolkit):
     assert ok(run(toolkit, "read_selection")) == ""  # nothing selected
     toolkit.locator("#selectable").select_text()
@@ -93,6 +94,7 @@ def test_read_selection_reads_what_the_user_selected(toolkit):
     assert ok(run(toolkit, "read_selection")) == ""
 
 
+@BOTH_MODES
 def test_read_selection_reads_a_text_field_but_never_a_password(toolkit):
     toolkit.evaluate("const a = document.querySelector('#area'); a.focus(); a.setSelectionRange(1, 4)")
     assert ok(run(toolkit, "read_selection")) == "bcd"
@@ -108,6 +110,7 @@ def granted(toolkit, context, live_server):
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server)
 
 
+@BOTH_MODES
 def test_clipboard_round_trip_with_permissions_granted(granted, toolkit):
     assert ok(run(toolkit, "write_clipboard", {"text": "from the model"})) == "copied 14 characters to the clipboard"
     assert toolkit.evaluate("navigator.clipboard.readText()") == "from the model"
@@ -120,6 +123,7 @@ def test_clipboard_round_trip_with_permissions_granted(granted, toolkit):
     assert toolkit.evaluate("navigator.clipboard.readText()") == "from the user, a long text"
 
 
+@BOTH_MODES
 def test_read_clipboard_refused_by_the_browser_is_an_error_that_says_so(toolkit):
     # No grant: headless Chromium refuses clipboard-read at once (NotAllowedError), no prompt.
     assert toolkit.evaluate("navigator.permissions.query({name: 'clipboard-read'}).then(p => p.state)") == "prompt"
@@ -129,6 +133,7 @@ def test_read_clipboard_refused_by_the_browser_is_an_error_that_says_so(toolkit)
     assert "Ask the user to allow clipboard access for this site" in error
 
 
+@BOTH_MODES
 def test_read_clipboard_refused_after_the_grant_is_cleared(granted, toolkit, context):
     toolkit.evaluate("navigator.clipboard.writeText('secret')")
     assert ok(run(toolkit, "read_clipboard")) == "secret"
@@ -136,6 +141,7 @@ def test_read_clipboard_refused_after_the_grant_is_cleared(granted, toolkit, con
     assert "refused to let this page read the clipboard" in refused(run(toolkit, "read_clipboard"))
 
 
+@BOTH_MODES
 def test_write_clipboard_without_focus_is_refused_by_the_browser(granted, toolkit, context):
     # Playwright emulates focus for every page; without it, a page in the background has none.
     cdp = context.new_cdp_session(toolkit)
@@ -154,6 +160,7 @@ def test_write_clipboard_without_focus_is_refused_by_the_browser(granted, toolki
     assert ok(run(toolkit, "copy_quick", {"text": "x"})) == "copied 1 character to the clipboard"
 
 
+@BOTH_MODES
 def test_an_unanswered_clipboard_prompt_times_out_and_ctx_signal_aborts_the_wait(toolkit):
     # A headed browser may show a prompt and wait for the user: stand-in for that wait.
     toolkit.evaluate("() => { navigator.clipboard.readText = () => new Promise(() => {}) }")
@@ -163,6 +170,7 @@ def test_an_unanswered_clipboard_prompt_times_out_and_ctx_signal_aborts_the_wait
     assert aborted["aborted"] == "aborted: stopped by the test" and aborted["elapsed_s"] < 5
 
 
+@BOTH_MODES
 def test_write_clipboard_waits_for_approval_in_a_thread(granted, toolkit, agent_log):
     assert call(toolkit, "info", "write_clipboard")["requires_approval"] is True
     assert call(toolkit, "info", "copy_quick")["requires_approval"] is False  # write_requires_approval=False
@@ -188,6 +196,7 @@ def set_outside_keys(page, storage: str = "localStorage") -> None:
                   [storage, OUTSIDE_KEYS])
 
 
+@BOTH_MODES
 def test_storage_round_trip_in_local_storage(toolkit):
     assert ok(run(toolkit, "storage_get", {"key": "todo"})) == '{"key":"todo","value":null}'  # missing: null
     assert ok(run(toolkit, "storage_set", {"key": "todo", "value": "water the plants"})) == "saved 'todo' (16 characters)"
@@ -201,6 +210,7 @@ def test_storage_round_trip_in_local_storage(toolkit):
     assert toolkit.evaluate("localStorage.getItem('app/todo')") is None
 
 
+@MAIN_ONLY
 def test_storage_never_reaches_a_key_outside_the_prefix(toolkit):
     set_outside_keys(toolkit)
     toolkit.evaluate("localStorage.setItem('app/visible', 'v')")
@@ -216,6 +226,7 @@ def test_storage_never_reaches_a_key_outside_the_prefix(toolkit):
     assert toolkit.evaluate("Object.fromEntries(Object.entries(localStorage))") == {**OUTSIDE_KEYS, "app/visible": "v"}
 
 
+@MAIN_ONLY
 def test_refused_keys_say_why(toolkit):
     assert "'..' segment" in refused(run(toolkit, "storage_get", {"key": "../x"}))
     assert "starts with '/'" in refused(run(toolkit, "storage_get", {"key": "/x"}))
@@ -225,6 +236,7 @@ def test_refused_keys_say_why(toolkit):
     assert "key" in long and "200" in long
 
 
+@BOTH_MODES
 def test_session_storage_tools_use_session_storage_only(toolkit):
     set_outside_keys(toolkit, "sessionStorage")
     assert ok(run(toolkit, "session_set", {"key": "draft", "value": "hi"})) == "saved 'draft' (2 characters)"
@@ -236,12 +248,14 @@ def test_session_storage_tools_use_session_storage_only(toolkit):
     assert "'..' segment" in refused(run(toolkit, "session_get", {"key": "../secret"}))
 
 
+@MAIN_ONLY
 def test_read_only_storage_tools_have_no_set_or_remove(toolkit):
     toolkit.evaluate("localStorage.setItem('app/theme', 'dark')")
     assert json.loads(ok(run(toolkit, "ro_get", {"key": "theme"})))["value"] == "dark"
     assert [tool for tool in call(toolkit, "names")["all"] if tool.startswith("ro_")] == ["ro_get", "ro_list"]
 
 
+@MAIN_ONLY
 def test_values_are_bounded_by_max_value_chars(toolkit):
     assert ok(run(toolkit, "small_set", {"key": "a", "value": "12345"})) == "saved 'a' (5 characters)"
     error = refused(run(toolkit, "small_set", {"key": "a", "value": "123456"}))
@@ -254,6 +268,7 @@ def test_values_are_bounded_by_max_value_chars(toolkit):
 
 # -- page text ------------------------------------------------------------------------------
 
+@BOTH_MODES
 def test_read_page_text_reads_inside_root_only(toolkit):
     assert ok(run(toolkit, "read_page_text", {"selector": "h1"})) == "Inside heading"
     notes = ok(run(toolkit, "read_page_text", {"selector": ".note"}))
@@ -268,6 +283,7 @@ def test_read_page_text_reads_inside_root_only(toolkit):
         assert ok(run(toolkit, name, {"selector": ".note"})) == notes
 
 
+@MAIN_ONLY
 def test_a_megabyte_of_page_text_is_capped_with_the_count_cut(toolkit):
     call(toolkit, "fill_big", 1_000_000)
     text = ok(run(toolkit, "read_page_text", {"selector": "#big"}))
@@ -277,12 +293,14 @@ def test_a_megabyte_of_page_text_is_capped_with_the_count_cut(toolkit):
                     "Read a narrower selector to see the rest.]")
 
 
+@BOTH_MODES
 def test_an_invalid_selector_is_an_error_naming_it(toolkit):
     error = refused(run(toolkit, "read_page_text", {"selector": "p["}))
     assert error.startswith("'p[' is not a valid CSS selector (SyntaxError: ")
     assert "Call read_page_text again with a valid selector" in error
 
 
+@BOTH_MODES
 def test_a_root_that_is_not_in_the_document_is_an_error(toolkit):
     error = refused(run(toolkit, "read_text_detached", {"selector": "p"}))
     assert error.startswith("The page area <div> this tool works in is not in the document")
@@ -302,6 +320,7 @@ def outside_html(page) -> str:
     return page.evaluate("document.querySelector('#outside').outerHTML + document.querySelector('h1').outerHTML")
 
 
+@BOTH_MODES
 def test_set_text_writes_text_inside_root_only(toolkit):
     before = outside_html(toolkit)
     result = ok(run(toolkit, "set_text", {"selector": ".note", "text": "<b>bold</b><img src=x onerror=alert(1)>"}))
@@ -313,6 +332,7 @@ def test_set_text_writes_text_inside_root_only(toolkit):
     assert outside_html(toolkit) == before
 
 
+@BOTH_MODES
 def test_toggle_class_inside_root_only(toolkit):
     assert ok(run(toolkit, "toggle_class", {"selector": "a", "class_name": "active", "on": True})) == \
         "added class 'active' on 1 element matching 'a'"
@@ -322,6 +342,7 @@ def test_toggle_class_inside_root_only(toolkit):
     assert "one CSS class name" in refused(run(toolkit, "toggle_class", {"selector": "a", "class_name": "a b", "on": True}))
 
 
+@BOTH_MODES
 def test_set_attribute_allowlist(toolkit):
     links = "[...document.querySelectorAll('a')].map(a => [a.getAttribute('href'), a.getAttribute('onclick'), a.dataset.x ?? null])"
     before = toolkit.evaluate(links)
@@ -343,6 +364,7 @@ def test_set_attribute_allowlist(toolkit):
     assert toolkit.evaluate("document.querySelector('#in-link').hasAttribute('title')") is False
 
 
+@MAIN_ONLY
 def test_requires_approval_passes_through_to_every_dom_tool(toolkit):
     for name in ("set_text", "toggle_class", "set_attribute"):
         assert call(toolkit, "info", name)["requires_approval"] is False
@@ -352,6 +374,7 @@ def test_requires_approval_passes_through_to_every_dom_tool(toolkit):
 
 # -- background and toasts ------------------------------------------------------------------
 
+@BOTH_MODES
 def test_change_background_applies_a_valid_value_and_refuses_others(toolkit):
     style = "document.querySelector('#app').getAttribute('style')"
     assert ok(run(toolkit, "change_background", {"background": "teal"})) == \
@@ -375,6 +398,7 @@ def test_change_background_applies_a_valid_value_and_refuses_others(toolkit):
     assert not [url for url in requests if "x.png" in url]
 
 
+@BOTH_MODES
 def test_show_toast_writes_text_only_and_goes_away(toolkit):
     payload = "<img src=x onerror=alert(1)>Saved <b>2</b> notes"
     assert ok(run(toolkit, "show_toast", {"message": payload, "kind": "warning"})) == \
@@ -391,6 +415,7 @@ def test_show_toast_writes_text_only_and_goes_away(toolkit):
     assert toolkit.evaluate("document.querySelector('#toasts .pyclient-toast-info').textContent") == "default kind"
 
 
+@MAIN_ONLY
 def test_a_toast_shows_the_models_bidi_controls_marked(toolkit):
     # Unmarked, "\u202e" showed "refund sent (ok)" as "(ko) tnes dnufer".
     assert ok(run(toolkit, "show_toast_long", {"message": "\u202erefund sent (ok)"})).startswith("showed")
@@ -399,6 +424,7 @@ def test_a_toast_shows_the_models_bidi_controls_marked(toolkit):
     assert shown == "⟨U+202E⟩refund sent (ok)"
 
 
+@MAIN_ONLY
 def test_show_toast_kind_and_length_are_checked_by_the_schema(toolkit):
     kinds = call(toolkit, "info", "show_toast")["parameters"]["properties"]["kind"]
     assert kinds["enum"] == ["info", "success", "warning", "error"]
@@ -410,6 +436,7 @@ def test_show_toast_kind_and_length_are_checked_by_the_schema(toolkit):
 
 # -- through a thread of the demo agent -----------------------------------------------------
 
+@MAIN_ONLY
 def test_the_demo_agent_calls_read_page_text_and_gets_the_text(toolkit, agent_log):
     agent_log.clear()
     result = call(toolkit, "send", 'call read_page_text with selector "h1"', '["read_page_text"]')
