@@ -21,6 +21,7 @@ def test_hello(booted, scripted_agent, serving):
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -122,6 +123,26 @@ class ChatPage:
     def last_answer(self) -> Locator:
         """The last assistant bubble."""
         return self.assistants.last
+
+
+def record_states(page: Page, expression: str) -> None:
+    """Record the value of `expression` (JavaScript, over `document`) after every change to the
+    page's DOM, each new value once, for `recorded_states`. A state that lasts a moment (a
+    section open while it streams) is seen however late a poll from the test would come: the
+    observer runs after every task that changed the page."""
+    page.evaluate("""expression => {
+        const read = new Function('return (' + expression + ')');
+        const states = window.__states = [];
+        const note = () => { const value = JSON.stringify(read()); if (states.at(-1) !== value) states.push(value); };
+        note();
+        new MutationObserver(note).observe(document.documentElement,
+            {subtree: true, childList: true, attributes: true, characterData: true});
+    }""", expression)
+
+
+def recorded_states(page: Page) -> list:
+    """The values `record_states` saw, in order."""
+    return [json.loads(value) for value in page.evaluate("window.__states")]
 
 
 def wait_ready(page: Page, timeout: int = BOOT_TIMEOUT_MS) -> None:

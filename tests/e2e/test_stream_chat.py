@@ -26,7 +26,7 @@ from tests.agents.dojo_streams import (
     backend_tool_rendering,
     reasoning_chat,
 )
-from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, ChatPage, module_page, said, turn
+from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, ChatPage, module_page, record_states, recorded_states, said, turn
 
 TIMEOUT = 30_000
 
@@ -51,11 +51,12 @@ def test_thinking_is_open_while_it_streams_and_folds_when_the_answer_starts(chat
                                       encrypted="opaque-reasoning-value").say("Book the hall for Friday.",
                                                                               chunks=3).slowly(0.15)
     page = chat()
+    record_states(page, """[document.querySelector('.pyclient-thinking')?.dataset.streaming ?? null,
+                            !!document.querySelector('.pyclient-thinking details[open]'),
+                            document.querySelector('.pyclient-thinking-summary')?.textContent ?? null]""")
     ChatPage(page).send("think it through")
-    streaming = page.locator(".pyclient-thinking[data-streaming='true'] details[open]")
-    expect(streaming).to_have_count(1, timeout=TIMEOUT)   # open while it streams
-    expect(page.locator(".pyclient-thinking-summary")).to_have_text("Thinking…")
     ChatPage(page).wait_idle()
+    assert ["true", True, "Thinking…"] in recorded_states(page)   # open while it streams
     thinking = page.locator(".pyclient-thinking")
     expect(thinking.locator("details")).not_to_have_attribute("open", "")   # folded: the answer started
     expect(thinking.locator(".pyclient-thinking-summary")).to_have_text("Thinking")
@@ -185,12 +186,13 @@ def test_the_step_line_shows_while_the_run_works_and_goes_at_its_end(chat, scrip
     scripted_agent.on("go", times=2).step("search").say("Searching the venues", chunks=4).step("book").say(
         "Booked", chunks=3).slowly(0.12)
     page = chat()
+    record_states(page, """(() => { const line = document.querySelector('.pyclient-steps');
+                                    return line && line.checkVisibility() ? line.textContent : null; })()""")
     ChatPage(page).send("go")
     line = page.locator(".pyclient-steps")
-    expect(line).to_have_text("search", timeout=TIMEOUT)
-    expect(line).to_be_visible()
-    expect(line).to_have_text("book", timeout=TIMEOUT)
     ChatPage(page).wait_idle()
+    shown = [text for text in recorded_states(page) if text is not None]
+    assert shown == ["search", "book"], shown   # each step shown while it ran, in order
     expect(line).to_be_hidden()   # the run ended: no step is open
 
     page = chat(steps=False)   # Chat(steps=False): no line at all
