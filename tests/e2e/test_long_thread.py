@@ -3,7 +3,9 @@ screens only, and earlier ones as the person scrolls up, without moving what the
 
 The page is web/tests/long.html (`?n=` messages in a `MemoryStore`, restored by the chat;
 web/tests/long.py), driven with pyclient's own plugin (`pyclient_page`, `scripted_agent` on
-`/agent`), with the page's Python on the main thread and in a worker (`BOTH_MODES`).
+`/agent`). The windowed thread runs with the page's Python on the main thread and in a worker
+(`BOTH_MODES`: the person's scrolling crosses to the worker); `windowed=False` is the same code
+making every node at once, `MAIN_ONLY`.
 """
 
 from __future__ import annotations
@@ -11,9 +13,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from pyclient.browser._chat._history_window import BATCH, FIRST
-from tests.e2e.pages import BOTH_MODES, READY
-
-pytestmark = BOTH_MODES
+from tests.e2e.pages import BOTH_MODES, MAIN_ONLY, READY
 
 COUNT = 1_500  # thousands: 25 windows of FIRST; a scroll back to the top of 3,000 took most of a minute a mode
 TIMEOUT = 30_000
@@ -28,6 +28,7 @@ TOP_OF = """(text) => {
 }"""
 
 
+@BOTH_MODES
 def test_a_long_restored_thread_shows_its_end_and_makes_earlier_items_as_it_scrolls_up(
         pyclient_page, scripted_agent, mode):
     scripted_agent.on("one more").say("A streamed reply.")
@@ -91,6 +92,7 @@ def test_a_long_restored_thread_shows_its_end_and_makes_earlier_items_as_it_scro
     assert request.messages[0].content == "question 0"
 
 
+@MAIN_ONLY
 def test_windowed_false_makes_every_item_at_once(pyclient_page, mode):
     page = pyclient_page.open("/tests/long.html?n=400&windowed=0", ready=READY, worker=mode == "worker")
     expect(page.locator(ITEMS).last).to_have_text("This is the last message.", timeout=TIMEOUT)

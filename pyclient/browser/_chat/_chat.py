@@ -7,7 +7,7 @@ What it shows, its attachments, theming and trust rules are in `docs/chat.md`. T
 view: it builds its nodes once and listens on its root; thread events only mark what changed
 (`pyclient.browser._chat._changes`), one animation frame applies it within `FRAME_BUDGET`
 (`pyclient.browser._chat._reconcile`), trusted clicks and keys become commands on the thread
-(`pyclient.browser._chat._commands`). It lives as long as its thread: the page's listeners hold it
+(`pyclient.browser._chat._commands`), and the form is its `_composer`. It lives as long as its thread: the page's listeners hold it
 only weakly, so a chat whose thread is closed or freed removes its listeners and proxies.
 
 ```python
@@ -42,14 +42,13 @@ from .._widgets._message_bar import BAR_COMMANDS, MessageBars
 from .._widgets._state_view import StateView
 from .._widgets._steps import StepLine
 from .._widgets._widget import Click
-from ._attachment_rules import send_refusal
-from ._attachments import Attachments, Held
 from ._changes import Changes, marked_id
 from ._commands import Commands
+from ._composer import Composer
 from ._eventlog import EventLog
 from ._history_window import HistoryWindow
 from ._reconcile import FRAME_BUDGET, MessageList
-from ._shell import PLACEHOLDER, WELCOME, WELCOME_SUGGESTED, Outbox, find_shell
+from ._shell import WELCOME, WELCOME_SUGGESTED, find_shell
 from ._status import run_view, store_notice
 from ._stylesheet import install_stylesheet, styled_root
 
@@ -163,7 +162,7 @@ class Chat:
         self.suggestions = tuple(str(text) for text in suggestions)
         # The shell pyclient.js drew at first paint (`_shell`): its root, form, input and outbox
         # stay (the person may be typing in it); the rest is made here and put beside them.
-        shell = self._shell = find_shell(element)
+        shell = find_shell(element)
         if shell is None:
             root = styled_root("div", "pyclient-chat", theme, href=stylesheet, nonce=nonce)
         else:
@@ -204,38 +203,17 @@ class Chat:
         self._steps = StepLine() if steps else None  # the run's progress line
         body.append(self._store_notice, self._empty, self._list, *((self._steps.node,) if self._steps else ()), self._jump)
 
-        self._form = el("form", "pyclient-form") if shell is None else shell.form
-        self._input = el("input", "", name="message", autocomplete="off") if shell is None else shell.input
-        self._input.id = f"{prefix}-input"
-        if shell is None or placeholder is not None:
-            self._input.placeholder = placeholder or PLACEHOLDER
-        label = el("label", "pyclient-visually-hidden", "Message")
-        label.htmlFor = self._input.id
-        self._send = el("button", "pyclient-send", "Send", type="submit")
-        self._stop = el("button", "pyclient-stop", "Stop", type="button", data_command="stop")
-        self._stop.title = "Stop the answer (Escape)"
-        agent = thread.agent
-        files = self._attachments = Attachments(accept=accept, limits=lambda: agent.limits, drop_zone=root,
-                                                paste_target=self._input)
         self._state_view = StateView(thread.thread_id)  # agent.state_renderer's view of thread.state
-        # The picker is outside the form: the form's one input is the message.
-        if shell is None:
-            self._outbox: Outbox | None = None
-            self._form.append(files.tray, files.button, label, self._input, self._send, self._stop)
-            root.append(header, self._log.node, body, self._state_view.node, self._form, files.picker)
-            dom_node(element).append(root)
-        else:  # around the shell's nodes, which do not move (the input keeps its focus and caret)
-            self._outbox = Outbox(shell.outbox)
-            shell.outbox.before(header, self._log.node, body, self._state_view.node)
-            self._input.before(files.tray, files.button, label)
-            self._input.after(self._send, self._stop)
-            self._form.after(files.picker)
-
         self._changes = Changes(thread.run_status, run_end=lambda: thread.run_end)  # what to draw next
         self._messages = MessageList(thread, self._list, self._changes, HistoryWindow(windowed=windowed))
         self._widen = False  # the list is near its top: take in earlier messages next frame
         self._commands = Commands(thread, suggestions=self.suggestions, bar=self._messages.bar,
                                   form=self._messages.form, changed=self._redraw, sending_text=self._sending_text)
+        self._composer = Composer(thread, self._commands, root, shell, prefix=prefix, placeholder=placeholder,
+                                  accept=accept)
+        self._composer.place(root, header, self._log.node, body, self._state_view.node)
+        if shell is None:
+            dom_node(element).append(root)
         self._bars = MessageBars(thread, on_feedback=on_feedback, act=self._commands.act)
         self._bars_drawn: tuple[int, bool] | None = None  # the pass and the busy flag the bars show
         root.append(self._bars.notice)
@@ -250,13 +228,8 @@ class Chat:
         # chat through a weak reference (a JS listener must not keep it alive).
         listeners = self._listeners = Listeners(self)
         listeners.listen(root, "click", "_on_click")
-        listeners.listen(root, "submit", "_on_submit", prevent="always")
-        listeners.listen(self._input, "keydown", "_on_key", prevent="escape")
         listeners.listen(self._list, "scroll", "_on_scroll")
         listeners.listen(self._list, "keydown", "_on_list_key")
-        if shell is not None:  # what the shell hands over (see _shell)
-            listeners.listen(self._form, "pyclient-send", "_on_shell_send")
-            listeners.listen(self._form, "pyclient-attach", "_on_shell_attach")
         # Events apart from changes: a long answer is tens of thousands of events, and this
         # way each costs one call, with no `ThreadEvent` built for it.
         self._unsubscribe = thread.subscribe(self._on_thread, events=False)
@@ -288,7 +261,7 @@ class Chat:
             return
         self._disposed = True
         self._commands.dispose()
-        self._attachments.dispose()
+        self._composer.dispose()
         self._unsubscribe()
         self._unsubscribe_events()
         self._frames.cancel()
@@ -298,88 +271,14 @@ class Chat:
     # -- user input ----------------------------------------------------------------------
 
     def _sending_text(self) -> None:
-        """The person's own message goes: empty the input (the shell empties its own, at once),
-        show it and what follows."""
-        if self._shell is None:
-            self._input.value = ""
+        """The person's own message goes: empty the input, show it and what follows."""
         self._follow = True
-        self._input.focus()
+        self._composer.sent()
 
     def _redraw(self) -> None:
         """Draw everything now (a send started or ended, a restore finished)."""
         self._changes.mark_full()
         self._frames.run_now()
-
-    def _on_submit(self, event: Any) -> None:
-        event.preventDefault()  # the edit forms of approval cards submit nothing either
-        if event.target != self._form or self._shell is not None:
-            return  # the shell's composer sends through _on_shell_send
-        text = str(self._input.value).strip()
-        held = self._attachments.held
-        if self._commands.send(text, [item.file for item in held],
-                               refused=lambda error: self._refused(text, held, error)):
-            self._attachments.take()
-
-    def _refused(self, text: str, held: tuple[Held, ...], error: Exception) -> None:
-        """`thread.send` refused the message's files (nothing was sent): they and the text come back."""
-        if self._disposed:
-            return
-        if self._outbox is not None:
-            self._outbox.refused()
-        self._attachments.put_back(held)
-        self._attachments.say(send_refusal(error))
-        if not self._input.value:
-            self._input.value = text
-
-    def _on_shell_send(self, event: Any) -> None:
-        """A message the person sent in the shell (before Python was ready, or just now)."""
-        if self._outbox is not None:
-            detail = event.detail
-            self._outbox.receive(int(detail.id), str(detail.text), list(detail.files or []))
-            self._send_waiting()
-
-    def _on_shell_attach(self, event: Any) -> None:
-        """Files the person attached in the shell before Python was ready."""
-        self._attachments.add(list(event.detail.files or []))
-
-    def _send_waiting(self) -> None:
-        """Send the shell's next message, if the thread may send; give them all back if it never will."""
-        outbox = self._outbox
-        if outbox is None or self._disposed:
-            return
-        if self.thread.read_only or self.thread.deleted:
-            self._give_back(" ".join(item.text for item in outbox.give_back() if item.text))
-            return
-        if not self._commands.can_send():
-            return  # the run ends first: _flush asks again
-        item = outbox.next_to_send()
-        if item is None:
-            return
-        files = self._attachments
-        attached = len(files.held)
-        files.add(item.files)  # the chat's rules for files, as for any attached: refused ones said why
-        if len(files.held) - attached < len(item.files):
-            outbox.take(item.id)  # not sent without a file the person meant to send
-            self._give_back(item.text)
-            return
-        held = files.held
-        before = len(self.thread.message_view())
-        if self._commands.send(item.text, [each.file for each in held],
-                               refused=lambda error: self._refused(item.text, held, error)):
-            files.take()
-            outbox.sending(item.id, messages=before)
-        else:  # nothing to send (an empty message with no files)
-            outbox.take(item.id)
-
-    def _give_back(self, text: str) -> None:
-        """Put a message that could not go back into the input (unless the person typed since)."""
-        if text and not str(self._input.value):
-            self._input.value = text
-
-    def _on_key(self, event: Any) -> None:
-        if event.key == "Escape" and self.thread.run_status == "running":
-            event.preventDefault()
-            self._commands.stop()
 
     def _on_list_key(self, event: Any) -> None:
         if event.key == "Escape":  # in a message's edit box: close it
@@ -492,9 +391,7 @@ class Chat:
         if self._changes.take_state():  # once a frame, however many deltas came
             self._state_view.update(self.thread.state, self.thread.agent.renderer_for_state())
         self._show_status()
-        if self._outbox is not None and self._outbox.waiting:
-            self._outbox.drawn(messages=len(self.thread.message_view()))
-            self._send_waiting()
+        self._composer.drawn(messages=len(self.thread.message_view()))
         self._empty.hidden = bool(self._messages) or self.thread.read_only or self.thread.deleted
         self._log.flush()
         if widened:  # after the action bars under the new bubbles: they are above it too
@@ -524,7 +421,4 @@ class Chat:
             self._status.textContent = view.words
         self._status.dataset.status = view.status
         self._root.dataset.status = view.status
-        self._send.disabled = not view.can_send
-        self._stop.disabled = not view.can_stop
-        self._input.disabled = not view.can_type
-        self._attachments.enable(view.can_type)
+        self._composer.show(view)
