@@ -24,6 +24,7 @@ print(playback.times, playback.follow_up(run).events[-1].type.value)   # 1 RUN_F
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Union
@@ -109,6 +110,7 @@ class Playback:
         """The response to the user message the turn matched (or to the follow-up, for a turn
         made by `Turn.then()`), with the events `before` after `RUN_STARTED`."""
         events: list[Event] = list(before)
+        waits: dict[int, threading.Event] = {}   # index in `events` -> sent once it is set
         if self.state is not None:
             events.append(StateSnapshotEvent(snapshot=self.state))
         message_id = f"msg_{uuid.uuid4().hex[:12]}"
@@ -139,8 +141,10 @@ class Playback:
                 self._sent_ids.add(call_id)
             events.append(ToolCallStartEvent(tool_call_id=call_id, tool_call_name=step.name,
                                              parent_message_id=message_id))
-            events += [ToolCallArgsEvent(tool_call_id=call_id, delta=piece)
-                       for piece in cut_text(step.arguments, step.chunks)]
+            pieces = cut_text(step.arguments, step.chunks)
+            if step.halfway is not None:
+                waits[len(events) + (len(pieces) + 1) // 2] = step.halfway
+            events += [ToolCallArgsEvent(tool_call_id=call_id, delta=piece) for piece in pieces]
             events.append(ToolCallEndEvent(tool_call_id=call_id))
             if step.result is not None and not step.approval:
                 events.append(result_event(call_id, step.result))
@@ -150,7 +154,7 @@ class Playback:
         raised = self._raise(call_ids, events)
         if raised:
             finish = {**finish, "outcome": {"type": "interrupt", "interrupts": raised}}
-        return self._wrap(run, events, hold=self.hold, finish=finish)
+        return self._wrap(run, events, hold=self.hold, finish=finish, waits=waits)
 
     def _raise(self, call_ids: Mapping[int, str], events: list[Event]) -> list[dict[str, Any]]:
         """The turn's interrupts, with this response's ids: the legacy ones appended to `events`,
@@ -210,7 +214,7 @@ class Playback:
         return self._wrap(run, [*self.resume_results(run), *events], hold=self.hold_follow_up)
 
     def _wrap(self, run: RunAgentInput, events: list[Event], *, hold: bool = False,
-              finish: Mapping[str, Any] | None = None) -> Response:
+              finish: Mapping[str, Any] | None = None, waits: Mapping[int, threading.Event] | None = None) -> Response:
         self.times += 1
         if self.http is not None:
             status, body, content_type = self.http
@@ -218,7 +222,8 @@ class Playback:
         framed: list[Event] = [RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id), *events]
         if not hold:  # a held run stays open: neither RUN_FINISHED nor RUN_ERROR
             framed.append(self._end(run, finish))
-        return Response(events=framed, drop_after=self.drop_after, delay_s=self.delay_s, hold=hold)
+        return Response(events=framed, drop_after=self.drop_after, delay_s=self.delay_s, hold=hold,
+                        waits={index + 1: gate for index, gate in (waits or {}).items()})   # after RUN_STARTED
 
     def _end(self, run: RunAgentInput, finish: Mapping[str, Any] | None) -> Event:
         if self.error is not None:

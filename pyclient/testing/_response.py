@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Union
@@ -64,6 +65,8 @@ class Response:
         delay_s: seconds to wait before each event.
         hold: after the events, keep the response open (no `RUN_FINISHED`) until the client
             goes away or stops the run.
+        waits: before the event at an index, wait until its `threading.Event` is set (a test's
+            barrier: `Turn.call(..., halfway=...)`).
     """
 
     events: list[Event] = field(default_factory=list)
@@ -73,6 +76,14 @@ class Response:
     drop_after: int | None = None
     delay_s: float = 0.0
     hold: bool = False
+    waits: Mapping[int, threading.Event] = field(default_factory=dict)
+
+    async def wait_before(self, index: int) -> None:
+        """Wait until the event at `index` may go: its barrier is set (polled: cancelled with
+        the request, which a thread blocked on the event would not be)."""
+        gate = self.waits.get(index)
+        while gate is not None and not gate.is_set():
+            await asyncio.sleep(0.01)
 
 
 class Responder(Protocol):
@@ -120,6 +131,7 @@ def in_process(agent: Responder) -> MockTransport:
                 raise dropped(index)
             if response.delay_s:
                 await asyncio.sleep(response.delay_s)
+            await response.wait_before(index)
             yield sse(event)
         if response.hold:  # open until the client goes away: stop() cancels this wait
             await asyncio.Event().wait()
@@ -129,7 +141,7 @@ def in_process(agent: Responder) -> MockTransport:
         if response.status != 200 or response.content_type is not None:
             return MockHTTPResponse(response.status, response.body.encode(),
                                     content_type=response.content_type or PLAIN_TEXT)
-        if response.drop_after is None and not response.delay_s and not response.hold:
+        if response.drop_after is None and not response.delay_s and not response.hold and not response.waits:
             return [sse(event) for event in response.events]
         return stream(response)
 

@@ -31,6 +31,7 @@ print(agent.respond(resumed).events[2].delta, agent.resumes[0].payload)   # You 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Union
@@ -97,7 +98,7 @@ class Turn:
         return self
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, chunks: int = 1,
-             call_id: str | None = None, **kwargs: Any) -> Turn:
+             call_id: str | None = None, halfway: threading.Event | None = None, **kwargs: Any) -> Turn:
         """Call the client tool `name`; several `call`s in one turn are parallel calls.
 
         Args:
@@ -106,9 +107,12 @@ class Turn:
                 tests); or give them as keyword arguments.
             chunks: stream the argument JSON in this many `TOOL_CALL_ARGS` deltas.
             call_id: the `toolCallId` (by default a fresh one each time the turn answers).
+            halfway: the stream stops after the first half of the deltas until the test sets
+                this event: a renderer's partial input stays on the page for as long as the
+                test needs to see it, however busy the machine.
         """
         self._playback.steps.append(CallStep(name, call_arguments(arguments, kwargs), max(1, chunks),
-                                 call_id))
+                                 call_id, halfway=halfway))
         return self
 
     def server_call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, result: Any,

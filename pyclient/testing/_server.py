@@ -69,6 +69,7 @@ def agent_app(agent: Responder, path: str = "/agent") -> ASGIApp:
                 raise _Dropped(str(dropped(index)))
             if response.delay_s:
                 await asyncio.sleep(response.delay_s)
+            await response.wait_before(index)
             await send({"type": "http.response.body", "body": sse(event), "more_body": True})
         if response.hold:  # open until the client goes away (a reload, a Stop)
             while (await receive())["type"] != "http.disconnect":

@@ -17,6 +17,7 @@ print([event.type.value for event in text_events("m1", "Hello", chunks=2)])
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ class CallStep:
     call_id: str | None         # None: a fresh id each time the turn answers
     result: Content | None = None   # set for a call the agent runs itself (server side)
     approval: bool = False      # a server call that waits for the person's approval (an interrupt)
+    halfway: threading.Event | None = None   # the second half of its deltas waits until it is set
 
 
 @dataclass

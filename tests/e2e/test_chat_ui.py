@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from urllib.parse import urlsplit
 
@@ -716,10 +717,19 @@ def test_thirty_thousand_deep_arguments_shown_in_an_approval_card_with_no_page_e
 # -- renderers ------------------------------------------------------------------------------------
 
 @BOTH_MODES
-def test_renderer_sees_states_in_order_with_partial_input(page, chat_page):
+def test_renderer_sees_states_in_order_with_partial_input(page, chat_page, scripted_agent):
+    # The arguments stop halfway until the renderer has drawn them: a busy page would otherwise
+    # take the four deltas in one frame and draw only the whole title.
+    halfway = threading.Event()
+    scripted_agent.on(exactly("task halfway")).call(
+        "create_task", {"title": "Water the plants", "due": "friday"}, chunks=4, halfway=halfway).then_say(done)
     open_chat(chat_page)
-    ChatPage(page).send('call create_task {"title": "Water the plants", "due": "friday"}')
     view = page.locator(".pyclient-tool[data-tool='create_task'] .task-view")
+    try:
+        ChatPage(page).send("task halfway")
+        expect(view).to_have_text("Task: Water the pla (input-streaming)", timeout=TIMEOUT)   # half the JSON
+    finally:
+        halfway.set()
     expect(view).to_have_text("Task: Water the plants (output-available)", timeout=TIMEOUT)
     ChatPage(page).wait_idle()
     parts = json.loads(page.evaluate("window.t.parts()"))

@@ -7,6 +7,7 @@ Each test checks what the thread ends with and what the agent and the transport 
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from ag_ui.core import StateDeltaEvent
 
@@ -96,6 +97,28 @@ def test_slowly_waits_before_each_event():
 
     # RUN_STARTED, TEXT_MESSAGE_START, 2 deltas, TEXT_MESSAGE_END, RUN_FINISHED: 0.01 s before each.
     assert arun(main()) >= 0.06 and texts(thread) == ["ab"]
+
+
+def test_halfway_holds_the_arguments_until_the_test_lets_them_go():
+    agent = ScriptedAgent()
+    halfway = threading.Event()
+    agent.on("task").call("echo", text="Water the plants", call_id="c1", chunks=4, halfway=halfway).then_say("ok")
+    thread = thread_of(agent, echo)
+
+    async def main():
+        sending = asyncio.ensure_future(thread.send("task"))
+        await until(lambda: bool(thread.tool_parts()) and thread.tool_parts()[0].input)
+        # Half the deltas came and no more: the rest of an ungated stream would take a few turns
+        # of the loop (one event each, in process); fifty later the input is still the half.
+        for _ in range(50):
+            await asyncio.sleep(0)
+        part = thread.tool_part("c1")
+        assert (part.state, part.arguments) == ("input-streaming", '{"text": "Wate'), part
+        halfway.set()
+        await sending
+
+    arun(main())
+    assert thread.tool_part("c1").state == "output-available" and texts(thread) == ["ok"]
 
 
 def test_emit_streams_events_as_given_in_script_order():
