@@ -129,7 +129,10 @@ class Playback:
                 continue
             if isinstance(step, TextStep):
                 message_id = step.message_id or f"msg_{uuid.uuid4().hex[:12]}"
-                events += text_events(message_id, step.text, step.chunks)
+                text = text_events(message_id, step.text, step.chunks)   # start, the deltas, end
+                if step.halfway is not None:
+                    waits[len(events) + 1 + (len(text) - 1) // 2] = step.halfway
+                events += text
                 continue
             if isinstance(step, EmittedStep):
                 events += step.events

@@ -85,7 +85,8 @@ class Turn:
         """True once the turn has answered as many user messages as `on(..., times=)` allows."""
         return self.limit is not None and self.matched >= self.limit
 
-    def say(self, text: str, *, chunks: int = 1, message_id: str | None = None) -> Turn:
+    def say(self, text: str, *, chunks: int = 1, message_id: str | None = None,
+            halfway: threading.Event | None = None) -> Turn:
         """Stream `text` as an assistant message, cut into `chunks` deltas; the calls scripted
         after it belong to that message.
 
@@ -93,8 +94,10 @@ class Turn:
             text: the message's text.
             chunks: stream it in this many `TEXT_MESSAGE_CONTENT` deltas.
             message_id: the `messageId` (by default a fresh one each time the turn answers).
+            halfway: the stream stops after the first half of the deltas until the test sets
+                this event (as `call`'s).
         """
-        self._playback.steps.append(TextStep(text, max(1, chunks), message_id))
+        self._playback.steps.append(TextStep(text, max(1, chunks), message_id, halfway))
         return self
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None = None, /, *, chunks: int = 1,

@@ -57,6 +57,7 @@ class TextStep:
     text: str
     chunks: int
     message_id: str | None      # None: a fresh id each time the turn answers
+    halfway: threading.Event | None = None   # the second half of its deltas waits until it is set
 
 
 @dataclass

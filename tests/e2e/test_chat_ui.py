@@ -89,8 +89,6 @@ def script_scenarios(agent: ScriptedAgent) -> None:
     agent.on(exactly("deep arguments")).call("echo", DEEP_ARGUMENTS, chunks=30).then_say(done)
     agent.on(exactly("deep approve")).call("send_mail", DEEP_MAIL, chunks=30).then_say(done)
     agent.on(exactly("long paragraph")).say(LONG_PARAGRAPH, chunks=300).slowly(0.004)
-    agent.on(exactly("slow 40")).say("".join(f"Paragraph {i} of a long answer.\n\n" for i in range(40)),
-                                     chunks=40).slowly(0.1)
     for n in (200, 1000):
         turn = agent.on(exactly(f"many {n}")).then_say(done)
         for i in range(n):
@@ -395,19 +393,28 @@ def at_bottom(page) -> bool:
 
 
 @BOTH_MODES
-def test_follows_new_content_until_the_user_scrolls_up(page, chat_page):
+def test_follows_new_content_until_the_user_scrolls_up(page, chat_page, scripted_agent):
+    # The answer stops halfway until the person has scrolled up: its second half must come
+    # after, however busy the page.
+    halfway = threading.Event()
+    scripted_agent.on(exactly("long halfway")).say(
+        "".join(f"Paragraph {i} of a long answer.\n\n" for i in range(40)), chunks=40, halfway=halfway)
     open_chat(chat_page)
-    ChatPage(page).send("slow 40")
     messages = page.locator(".pyclient-messages")
-    page.wait_for_function("""() => { const e = document.querySelector('.pyclient-messages');
-        return e.scrollHeight > e.clientHeight + 200; }""", timeout=TIMEOUT)
-    assert at_bottom(page)
-    # The user scrolls up: the list stays where they put it, and offers a way back.
-    messages.hover()
-    page.mouse.wheel(0, -5000)
-    expect(page.locator(".pyclient-jump")).to_be_visible()
-    top = messages.evaluate("e => e.scrollTop")
-    height = messages.evaluate("e => e.scrollHeight")
+    try:
+        ChatPage(page).send("long halfway")
+        expect(page.locator(".pyclient-assistant").last).to_contain_text("Paragraph 19 of", timeout=TIMEOUT)
+        page.wait_for_function("""() => { const e = document.querySelector('.pyclient-messages');
+            return e.scrollHeight > e.clientHeight + 200; }""", timeout=TIMEOUT)
+        assert at_bottom(page)
+        # The user scrolls up: the list stays where they put it, and offers a way back.
+        messages.hover()
+        page.mouse.wheel(0, -5000)
+        expect(page.locator(".pyclient-jump")).to_be_visible()
+        top = messages.evaluate("e => e.scrollTop")
+        height = messages.evaluate("e => e.scrollHeight")
+    finally:
+        halfway.set()
     page.wait_for_function(f"document.querySelector('.pyclient-messages').scrollHeight > {height} + 100",
                            timeout=TIMEOUT)
     assert messages.evaluate("e => e.scrollTop") == top

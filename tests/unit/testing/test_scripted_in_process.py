@@ -121,6 +121,25 @@ def test_halfway_holds_the_arguments_until_the_test_lets_them_go():
     assert thread.tool_part("c1").state == "output-available" and texts(thread) == ["ok"]
 
 
+def test_halfway_holds_a_text_until_the_test_lets_it_go():
+    agent = ScriptedAgent()
+    halfway = threading.Event()
+    agent.on("story").say("one two three four", chunks=4, halfway=halfway)
+    thread = thread_of(agent)
+
+    async def main():
+        sending = asyncio.ensure_future(thread.send("story"))
+        await until(lambda: len(thread.messages) == 2 and thread.messages[-1].content)
+        for _ in range(50):   # an ungated stream would end within a few turns
+            await asyncio.sleep(0)
+        assert (thread.run_status, texts(thread)) == ("running", ["one two th"])
+        halfway.set()
+        await sending
+
+    arun(main())
+    assert texts(thread) == ["one two three four"] and thread.run_status == "idle"
+
+
 def test_emit_streams_events_as_given_in_script_order():
     agent = ScriptedAgent()
     agent.on("go").say("before").emit(
