@@ -58,6 +58,9 @@ PACKAGE = Path(__file__).resolve().parent.parent
 # tests/unit/package/test_runtime_files.py checks they agree).
 PACKAGE_DATA = ["py.typed", "browser/assets/*"]
 """pyclient's files other than modules that its wheel carries, relative to the package."""
+CPYTHON_ONLY = ("server", "testing")
+"""pyclient's subpackages no page imports (this builder and the dev server, the pytest kit): left
+out of the browser wheel, whose every file a page unpacks at each boot (a fifth of its bytes)."""
 RUNTIME_ENV = "PYCLIENT_RUNTIME_DIR"
 """The environment variable that names the folder the runtime is built in (`default_runtime_dir()`)."""
 DISTRIBUTION = "pyclient-agui"
@@ -161,15 +164,21 @@ def default_runtime_dir() -> Path:
 
 
 def package_files(package: Path = PACKAGE) -> list[Path]:
-    """pyclient's files that go into its browser wheel: the modules and the package data."""
+    """pyclient's files that go into its browser wheel: the modules and the package data, but
+    the `CPYTHON_ONLY` subpackages."""
+    return [path for path in _all_files(package) if path.relative_to(package).parts[0] not in CPYTHON_ONLY]
+
+
+def _all_files(package: Path) -> list[Path]:
     data = [path for name in PACKAGE_DATA for path in package.glob(name) if path.is_file()]
     return sorted({*package.rglob("*.py"), *data})
 
 
 def _source_hash(package: Path) -> str:
-    """Hash of everything that goes into pyclient's wheel."""
+    """Hash of pyclient's files, the builder's own included (a new way of building the wheel is
+    a new wheel)."""
     digest = hashlib.sha256()
-    for path in package_files(package):
+    for path in _all_files(package):
         digest.update(path.relative_to(package.parent).as_posix().encode())
         digest.update(path.read_bytes())
     digest.update(json.dumps(_metadata(package)).encode())
@@ -184,6 +193,7 @@ def _inputs(package: Path) -> dict[str, Any]:
         "pure": PURE_WHEELS,
         "pyclient": _source_hash(package),
         "bytecode": "unchecked-hash",  # the wheel carries .pyc (runtimes built before it did are rebuilt)
+        "cpython_only": list(CPYTHON_ONLY),  # left out of the wheel (runtimes built with them are rebuilt)
     }
 
 
