@@ -65,6 +65,12 @@ ScriptStep = Union[TextStep, CallStep, EmittedStep, ActivityStep, Framed]
 """One step of a turn's first response, in script order."""
 
 
+def _halfway(first: int, deltas: int) -> int:
+    """The index of the event a `halfway` barrier holds back: the first delta of the second half
+    of `deltas` deltas that start at `first`."""
+    return first + (deltas + 1) // 2
+
+
 class Playback:
     """What a turn was scripted to do, and what its latest responses sent.
 
@@ -131,7 +137,7 @@ class Playback:
                 message_id = step.message_id or f"msg_{uuid.uuid4().hex[:12]}"
                 text = text_events(message_id, step.text, step.chunks)   # start, the deltas, end
                 if step.halfway is not None:
-                    waits[len(events) + 1 + (len(text) - 1) // 2] = step.halfway
+                    waits[_halfway(len(events) + 1, len(text) - 2)] = step.halfway
                 events += text
                 continue
             if isinstance(step, EmittedStep):
@@ -146,7 +152,7 @@ class Playback:
                                              parent_message_id=message_id))
             pieces = cut_text(step.arguments, step.chunks)
             if step.halfway is not None:
-                waits[len(events) + (len(pieces) + 1) // 2] = step.halfway
+                waits[_halfway(len(events), len(pieces))] = step.halfway
             events += [ToolCallArgsEvent(tool_call_id=call_id, delta=piece) for piece in pieces]
             events.append(ToolCallEndEvent(tool_call_id=call_id))
             if step.result is not None and not step.approval:
