@@ -19,12 +19,12 @@ def readme_section() -> str:
     return text[text.index("## Testing your page"):text.index("\n## ", text.index("## Testing your page"))]
 
 
-def testing_guide() -> str:
+def guide_section() -> str:
     text = (ROOT / "docs" / "testing.md").read_text()
     return text[text.index("## A project, file by file"):text.index("\n## ", text.index("## A project, file by file"))]
 
 
-@pytest.mark.parametrize("doc", [readme_section, testing_guide], ids=["README", "docs/testing.md"])
+@pytest.mark.parametrize("doc", [readme_section, guide_section], ids=["README", "docs/testing.md"])
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_the_docs_quote_the_file_exactly(name, doc):
     # The block that follows the file's name in backticks is the file's whole text.
