@@ -118,7 +118,8 @@ class Thread(ThreadCalls, ThreadTools, ThreadMessageActions):
             forwarded_props=forwarded_props, max_follow_ups=max_follow_ups,
         )
         self._listeners = Listeners()
-        executions = Executions(platform, machine.thread_id, lambda *result: answers.handler_returned(*result))
+        executions = Executions(platform, machine.thread_id, lambda *result: answers.handler_returned(*result),
+                                machine.messages)
         answers = ThreadAnswers(machine, executions, platform.to_python,
                                                 changed=lambda: driver.changed(),
                                                 serve=lambda: driver.serve_unavailable(),

@@ -35,7 +35,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .._base._abort import AbortController, AbortSignal
 from .._base._errors import RunAborted
@@ -59,10 +60,13 @@ class Executions:
         platform: makes the abort controllers (JS-mirrored in the page).
         thread_id: passed to handlers in `ToolContext.thread_id`.
         on_result: called when a handler finishes; the machine decides if it still counts.
+        history: the thread's messages, for a handler's `ToolContext.messages`.
     """
 
-    def __init__(self, platform: Platform, thread_id: str, on_result: ResultCallback) -> None:
+    def __init__(self, platform: Platform, thread_id: str, on_result: ResultCallback,
+                 history: Callable[[], Sequence[Any]] = tuple) -> None:
         self._platform = platform
+        self._history = history
         self._thread_id = thread_id
         self._on_result = on_result
         self._controllers: dict[str, AbortController] = {}
@@ -107,7 +111,7 @@ class Executions:
         try:
             result = await tool.execute(arguments, tool_call_id=call_id, thread_id=self._thread_id, signal=signal,
                                         convert=self._platform.to_python, read=self._platform.read_media,
-                                        describe=self._platform.describe_failure)
+                                        describe=self._platform.describe_failure, messages=self._history())
         except RunAborted:
             return  # answered meanwhile, or the registration went away: report nothing
         except Exception as exc:  # execute() reports handler errors itself; this is a last resort

@@ -30,7 +30,7 @@ print(result.error)                       # Invalid arguments for tool 'add': ..
 from __future__ import annotations
 
 import copy
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Unpack, overload
@@ -192,6 +192,7 @@ class ClientTool:
         convert: Callable[[Any], Any] | None = None,
         read: Callable[[Any], Awaitable[Any]] | None = None,
         describe: Callable[[BaseException], str] | None = None,
+        messages: Sequence[Any] = (),
     ) -> ToolResult:
         """Validate the arguments, run the handler and encode its result.
 
@@ -212,6 +213,7 @@ class ClientTool:
             read: reads the environment's own files in the value (a page's `Blob` or canvas)
                 as `Media`, before it is converted (`Platform.read_media`).
             describe: what an exception of the handler says in the result (`Platform.describe_failure`).
+            messages: the thread's history, for the handler's `ToolContext.messages`.
 
         Returns:
             A `ToolResult`. Invalid arguments, a handler exception, a timeout and a result that
@@ -233,7 +235,7 @@ class ClientTool:
         return await run_handler(
             self.handler, args, kwargs, tool_name=self.name, encode=partial(self._converted, convert=convert, read=read),
             context_parameter=schema.context_parameter, timeout_s=self.timeout_s, tool_call_id=tool_call_id,
-            thread_id=thread_id, signal=signal, describe=describe,
+            thread_id=thread_id, signal=signal, describe=describe, messages=messages,
         )
 
     def _converted(self, value: Any, convert: Callable[[Any], Any] | None,

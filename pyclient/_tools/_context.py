@@ -16,8 +16,11 @@ async def slow_fetch(url: str, ctx: ToolContext) -> str:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._base._abort import AbortController, AbortSignal
+from ._content import split_parts
+from ._media import Media
 
 __all__ = ["ToolContext"]
 
@@ -30,8 +33,19 @@ class ToolContext:
         signal: aborts when the call must stop (unmount, resolution, stop, timeout).
         tool_call_id: the AG-UI `toolCallId` of this call.
         thread_id: the thread the call belongs to.
+        messages: the thread's history when the call started (`ag_ui.core` messages).
     """
 
     signal: AbortSignal = field(default_factory=lambda: AbortController().signal)
     tool_call_id: str = ""
     thread_id: str = ""
+    messages: tuple[Any, ...] = ()
+
+    @property
+    def files(self) -> tuple[Media, ...]:
+        """The files the person sent in this thread so far (the user messages' attachments), oldest first."""
+        found: list[Media] = []
+        for message in self.messages:
+            if getattr(message, "role", None) == "user":
+                found.extend(split_parts(getattr(message, "content", None))[1])
+        return tuple(found)

@@ -120,6 +120,7 @@ async def run_handler(
     thread_id: str = "",
     signal: AbortSignal | None = None,
     describe: Callable[[BaseException], str] | None = None,
+    messages: Sequence[Any] = (),
 ) -> ToolResult:
     """Call `handler(*args, **kwargs)` for one tool call and make its outcome a `ToolResult`.
 
@@ -141,6 +142,7 @@ async def run_handler(
         signal: aborts the call from outside (stop, unmount, resolution).
         describe: what an exception the handler raised says in the failure (`Platform.describe_failure`:
             a worker's page adds what to write instead); its message by default.
+        messages: the thread's history, passed on in the `ToolContext`.
 
     Returns:
         What `encode` made of the handler's value, or a failure: the handler raised, timed
@@ -154,7 +156,8 @@ async def run_handler(
         signal.throw_if_aborted()
     # The handler's own signal (it also aborts on timeout), mirrored to JS like the caller's.
     controller = signal.new_controller() if signal is not None else AbortController()
-    context = ToolContext(signal=controller.signal, tool_call_id=tool_call_id, thread_id=thread_id)
+    context = ToolContext(signal=controller.signal, tool_call_id=tool_call_id, thread_id=thread_id,
+                          messages=tuple(messages))
     if context_parameter is not None:
         kwargs = {**kwargs, context_parameter: context}
 

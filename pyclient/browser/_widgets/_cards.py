@@ -124,7 +124,11 @@ def status_name(part: ToolPart) -> str:
 
 
 def formatted(value: Any) -> str:
-    """A JSON value as the card shows it: on one line when short, else indented."""
+    """A JSON value as the card shows it: on one line when short, else indented; an object with
+    a text of several lines (code, a letter) as `name:` then that text as written, not escaped."""
+    if isinstance(value, dict) and any(isinstance(item, str) and "\n" in item for item in value.values()):
+        return "\n".join(f"{key}:\n{item}" if isinstance(item, str) and "\n" in item
+                         else f"{key}: {json.dumps(item, ensure_ascii=False)}" for key, item in value.items())
     text = json.dumps(value, ensure_ascii=False)
     if len(text) <= _ONE_LINE:
         return text

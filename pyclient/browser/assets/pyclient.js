@@ -1,4 +1,5 @@
 import "./renderer.js";
+import "./sandbox.js";
 import { drawShells } from "./shell.js";
 // pyclient's page bootstrap, loaded before PyScript:
 //

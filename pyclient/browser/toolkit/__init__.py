@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ._file_request import MAX_PROMPT_CHARS, file_request_tool
     from ._notify import MAX_TOAST_CHARS, ToastKind, notify_tool
     from ._page_text import page_text_tool
+    from ._python import python_tool
     from ._selection import selection_tool
     from ._storage import storage_tools
 
@@ -60,6 +61,7 @@ __all__ = [
     "file_request_tool",
     "notify_tool",
     "page_text_tool",
+    "python_tool",
     "selection_tool",
     "storage_tools",
 ]
@@ -77,6 +79,7 @@ _HOMES = {
     "file_request_tool": "._file_request",
     "notify_tool": "._notify",
     "page_text_tool": "._page_text",
+    "python_tool": "._python",
     "selection_tool": "._selection",
     "storage_tools": "._storage",
 }

@@ -1,0 +1,43 @@
+"""Test page for `python_tool`: a `Chat` on the media agent (`/agent/media`, a pydantic-ai agent
+whose model calls the tool a message names with the JSON after it, and records what each tool
+returned), driven by tests/e2e/test_python_tool.py.
+
+Query: `thread=<id>` with `store=1` (the thread kept in IndexedDB), `timeout=<s>` (the tool's).
+Tools: `run_python` (`python_tool`, with markdown-it-py and a page file `/data/page.txt`).
+`window.t.saved()` waits until the thread is saved.
+"""
+
+import asyncio
+
+import js
+from pyodide.ffi import create_proxy, to_js
+from pyscript import document
+
+from pyclient import Agent
+from pyclient.browser import Chat, log_to_console
+from pyclient.browser.toolkit import python_tool
+
+log_to_console()
+params = js.URLSearchParams.new(js.location.search)
+
+run_python = python_tool(timeout_s=float(params.get("timeout") or 20), memory_mb=256, packages=["markdown-it-py"],
+                         files={"page.txt": b"from the page"})
+agent = Agent("python", url=params.get("agent") or "/agent/media", client_tools=[run_python])
+thread = agent.thread("#chat", thread_id=params.get("thread") or None, store=True if params.get("store") else None)
+chat = Chat(thread, document.querySelector("#chat"), placeholder="Say something")
+
+
+async def saved():
+    await thread.saved()
+
+
+js.window.t = to_js({"saved": create_proxy(saved)}, dict_converter=js.Object.fromEntries)
+
+
+async def main():
+    if thread.store is not None:
+        await thread.restore()
+    document.documentElement.dataset.pyclient = "ready"
+
+
+asyncio.ensure_future(main())
