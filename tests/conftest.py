@@ -281,6 +281,18 @@ def _slow_route(log: SlowLog):
     return Route("/test/slow", _SlowBody(log))
 
 
+def _probe_route(log: list[str]):
+    """`/test/probe/...`, any method: records the path in `log` (a request a sandbox must never make)."""
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    async def probe(request):
+        log.append(request.url.path)
+        return PlainTextResponse("reached", headers={"access-control-allow-origin": "*"})
+
+    return Route("/test/probe/{rest:path}", probe, methods=["GET", "POST", "PUT", "HEAD"])
+
+
 DEEP_JSON = "[" * 10_000 + "]" * 10_000
 HUGE_INT = "7" * 5_000
 NESTED_OK_DEPTH = 39  # with the event's own object: pyclient._base._json.MAX_DEPTH
@@ -329,6 +341,12 @@ def slow_log() -> SlowLog:
 
 
 @pytest.fixture(scope="session")
+def probe_log() -> list[str]:
+    """The paths `/test/probe/...` on the live server was asked for."""
+    return []
+
+
+@pytest.fixture(scope="session")
 def approval_log():
     """What `POST /agent/approval` (a pydantic-ai agent whose backend tool needs approval) saw."""
     from tests.agents.approval_agent import ApprovalLog
@@ -354,10 +372,11 @@ def langgraph_interrupts():
 
 
 @pytest.fixture(scope="session")
-def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph_interrupts) -> Iterator[str]:
+def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph_interrupts, probe_log) -> Iterator[str]:
     """The dev server (pages, runtime, embedded agent) on a free port; yields its base URL.
 
-    It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, and `POST /test/bad-agent`
+    It also serves `GET /test/slow` (see `_slow_route`) for tests that abort a fetch, `/test/probe/...`
+    (`_probe_route`, recorded in `probe_log`) for requests that must not be made, and `POST /test/bad-agent`
     (see `_bad_agent_route`) for tests of hostile agent streams, `POST /agent/declared`, a
     pydantic-ai agent that declares its client tools itself (`tests.agents.declared_agent`),
     `POST /agent/approval`, one whose backend tool needs approval (`tests.agents.approval_agent`),
@@ -372,7 +391,7 @@ def live_server(runtime, agent_log, slow_log, approval_log, media_log, langgraph
     from tests.agents.media_agent import media_endpoint
 
     app = create_app(runtime=runtime, extra_routes=[
-        _slow_route(slow_log), _bad_agent_route(),
+        _slow_route(slow_log), _bad_agent_route(), _probe_route(probe_log),
         Route("/agent/declared", declared_endpoint(), methods=["POST"]),
         Route("/agent/approval", approval_endpoint(approval_log), methods=["POST"]),
         Route("/agent/media", media_endpoint(media_log), methods=["POST"]),

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import BOTH_MODES, ChatPage, module_page, turn
+from tests.e2e.pages import BOTH_MODES, READY, ChatPage, module_page, turn
 from tests.helpers import png_bytes
 
 pytestmark = BOTH_MODES
@@ -137,14 +137,12 @@ def test_an_error_gives_the_model_the_traceback_in_the_codes_own_lines(py, media
     assert "  File \"<code>\", line 3, in half\n    return n / 0" in text
     assert text.endswith("ZeroDivisionError: division by zero")
     assert "_pyodide" not in text and "sandbox_runner" not in text   # no frame of the runner's
-    expect(last_card(py)).to_have_attribute("data-status", "error")
+    expect(last_card(py)).to_have_attribute("data-status", "failed")
 
 
-def test_the_code_reaches_neither_the_page_nor_the_network_nor_pyclient(py, media_log, probe, live_server):
+def test_the_code_reaches_neither_the_page_nor_the_network_nor_pyclient(py, media_log, probe, live_server, probe_log):
     before = answers(py)
-    own = f"{live_server}/sandbox-probe-{uuid.uuid4().hex[:8]}"
-    seen: list[str] = []
-    py.context.on("request", lambda request: seen.append(request.url))
+    own = f"{live_server}/test/probe/own-{uuid.uuid4().hex[:8]}"
     code = f"""
 import js
 out = {{}}
@@ -168,9 +166,14 @@ try:
     out['xhr'] = 'reached'
 except Exception as exc:
     out['xhr'] = type(exc).__name__
+import asyncio
+from pyodide.ffi import create_proxy
 try:
     socket = js.WebSocket.new({probe.url.replace('http', 'ws') + '/ws'!r})
-    out['websocket'] = 'opened'
+    heard = asyncio.get_running_loop().create_future()
+    for event in ('open', 'error'):
+        socket.addEventListener(event, create_proxy(lambda e: heard.done() or heard.set_result(e.type)))
+    out['websocket'] = await heard
 except Exception as exc:
     out['websocket'] = type(exc).__name__
 try:
@@ -188,11 +191,13 @@ out
     call(py, code)
     [text] = returned(py, media_log, before + 1)
     result = eval(text.removeprefix("result: "))   # the repr of a dict of str
-    assert result == {"document": False, "own": "JsException", "other": "JsException", "pyfetch": "JsException",
-                      "xhr": "JsException", "websocket": "JsException", "indexeddb": "JsException",
+    assert result == {"document": False, "own": "JsException", "other": "JsException", "pyfetch": "AbortError",
+                      "xhr": "JsException", "websocket": "error", "indexeddb": "JsException",
                       "pyclient": "ModuleNotFoundError"}, result
     assert probe.hits == []                                    # the other origin saw nothing
-    assert not [url for url in seen if "sandbox-probe" in url or probe.url in url]   # nor did the page's origin
+    assert [path for path in probe_log if own.endswith(path)] == []   # nor did the page's own
+    py.evaluate("url => fetch(url)", own)                      # which the page itself reaches
+    assert [path for path in probe_log if own.endswith(path)] == [own.removeprefix(live_server)]
 
 
 def test_an_endless_loop_is_stopped_at_the_timeout_and_the_next_call_is_told_its_state_is_gone(py, media_log):
@@ -230,3 +235,22 @@ def test_stop_ends_a_run_and_its_sandbox(py, media_log):
     expect(py.locator("iframe[data-pyclient-sandbox]")).to_have_count(0)
     expect(py.locator(".pyclient-chat")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
     assert answers(py) == before
+    # The next message tells the model its call was stopped.
+    ChatPage(py).send("and now?")
+    expect(py.locator(".pyclient-assistant").last).to_have_text("Tool returned: Tool call cancelled: stopped by the user",
+                                                                timeout=TIMEOUT)
+
+
+def test_after_a_reload_the_first_call_is_told_its_state_is_gone(py, media_log, python_page):
+    # Last in the module: it reloads the shared page (its thread is kept in IndexedDB).
+    before = answers(py)
+    call(py, "remembered = 'yes'\nremembered")
+    [text] = returned(py, media_log, before + 1)
+    assert text.endswith("result: 'yes'")    # (after the Stop of the test before: in a new session, and told so)
+    py.evaluate("window.t.saved()")
+    python_page.reload(ready=READY)
+    before = answers(py)
+    call(py, "remembered")
+    [text] = returned(py, media_log, before + 1)
+    assert text.startswith("[A new Python session: Variables, imports and files from earlier calls are gone")
+    assert text.endswith("NameError: name 'remembered' is not defined")

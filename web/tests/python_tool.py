@@ -4,21 +4,22 @@ returned), driven by tests/e2e/test_python_tool.py.
 
 Query: `thread=<id>` with `store=1` (the thread kept in IndexedDB), `timeout=<s>` (the tool's).
 Tools: `run_python` (`python_tool`, with markdown-it-py and a page file `/data/page.txt`).
-`window.t.saved()` waits until the thread is saved.
+`window.t.saved()` waits until the thread is saved. The page runs on the main thread and in a
+worker (`?pyclient-worker=1`): it reaches the page through `pyscript.window` and `pyscript.document`.
 """
 
 import asyncio
 
 import js
 from pyodide.ffi import create_proxy, to_js
-from pyscript import document
+from pyscript import document, window
 
 from pyclient import Agent
 from pyclient.browser import Chat, log_to_console
 from pyclient.browser.toolkit import python_tool
 
 log_to_console()
-params = js.URLSearchParams.new(js.location.search)
+params = js.URLSearchParams.new(window.location.search)
 
 run_python = python_tool(timeout_s=float(params.get("timeout") or 20), memory_mb=256, packages=["markdown-it-py"],
                          files={"page.txt": b"from the page"})
@@ -31,7 +32,7 @@ async def saved():
     await thread.saved()
 
 
-js.window.t = to_js({"saved": create_proxy(saved)}, dict_converter=js.Object.fromEntries)
+window.t = to_js({"saved": create_proxy(saved)}, dict_converter=js.Object.fromEntries)
 
 
 async def main():

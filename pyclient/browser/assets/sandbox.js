@@ -24,7 +24,7 @@ const FRAME = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Se
 addEventListener("message", (event) => {
   if (event.source !== parent || !event.ports.length || typeof event.data?.worker !== "string") return;
   const url = URL.createObjectURL(new Blob([event.data.worker], { type: "text/javascript" }));
-  const worker = new Worker(url, { type: "module" });
+  const worker = new Worker(url);   // classic: a module worker cannot start from an opaque origin's blob: URL
   worker.onerror = (error) => event.ports[0].postMessage({ type: "failed", message: String(error.message || "the sandbox's worker did not start") });
   worker.postMessage({ port: event.ports[0] }, [event.ports[0]]);
 });
@@ -44,7 +44,7 @@ self.onmessage = ({ data }) => {
 };
 const blobUrl = (bytes, type) => URL.createObjectURL(new Blob([bytes], { type }));
 
-async function boot({ files, lock, packages, memoryBytes, runner }) {
+async function boot({ files, scripts, lock, packages, memoryBytes, runner }) {
   const started = performance.now();
   const served = new Map(Object.entries(files).map(([name, bytes]) => [BASE + name, bytes]));
   const ownFetch = self.fetch;
@@ -62,8 +62,9 @@ async function boot({ files, lock, packages, memoryBytes, runner }) {
     if (this.buffer.byteLength + pages * 65536 > memoryBytes) throw new RangeError("the sandbox's memory ceiling");
     return grow.call(this, pages);
   };
-  const createPyodideModule = (await import(blobUrl(files["pyodide.asm.mjs"], "text/javascript"))).default;
-  const { loadPyodide } = await import(blobUrl(files["pyodide.mjs"], "text/javascript"));
+  // Classic scripts (see classic() on the page's side): they define these two globals.
+  importScripts(blobUrl(scripts.asm, "text/javascript"), blobUrl(scripts.loader, "text/javascript"));
+  const { createPyodideModule, loadPyodide } = self;
   pyodide = await loadPyodide({
     indexURL: BASE, packageBaseUrl: BASE, stdLibURL: BASE + "python_stdlib.zip", lockFileContents: lock,
     createPyodideModule, checkAPIVersion: true, env: { HOME: "/home/pyodide" },
@@ -109,6 +110,30 @@ function closure(lock, names) {
   return [...seen];
 }
 
+// A module worker cannot start from an opaque origin's `blob:` URL (Chromium refuses it, and a
+// dynamic import() of one), so the sandbox's worker is a classic one, which loads Pyodide's two
+// ES modules as classic scripts: their `export`s become globals, `import.meta.url` (read only
+// under Node.js) the script's own address. A Pyodide whose files no longer match says so.
+function classic(text, name, replacements) {
+  let script = text;
+  for (const [pattern, replacement] of replacements) {
+    if (!pattern.test(script)) throw new Error(`${name} is not the Pyodide this pyclient knows (no ${pattern})`);
+    script = script.replace(pattern, replacement);
+  }
+  return script;
+}
+
+async function classicScripts(index) {
+  const text = async (name) => new TextDecoder().decode(await bytesOf(new URL(name, index).href));
+  const [asm, loader] = await Promise.all([text("pyodide.asm.mjs"), text("pyodide.mjs")]);
+  return {
+    asm: classic(asm, "pyodide.asm.mjs", [[/import\.meta\.url/g, "self.location.href"],
+      [/export default (\w+);?\s*$/, "self.createPyodideModule = $1;"]]),
+    loader: classic(loader, "pyodide.mjs", [[/export\s*\{\s*(\w+) as loadPyodide\s*,\s*(\w+) as version\s*\};?\s*(\/\/# sourceMappingURL=\S*)?\s*$/,
+      "self.loadPyodide = $1;"]]),
+  };
+}
+
 function decode(base64) {
   const text = atob(base64);
   const bytes = new Uint8Array(text.length);
@@ -136,9 +161,9 @@ class Sandbox {
     const lockText = new TextDecoder().decode(await bytesOf(index + "pyodide-lock.json"));
     const lock = JSON.parse(lockText);
     const packages = closure(lock, request.packages);
-    const names = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
-      ...packages.map((name) => lock.packages[name].file_name)];
+    const names = ["pyodide.asm.wasm", "python_stdlib.zip", ...packages.map((name) => lock.packages[name].file_name)];
     const fetched = await Promise.all(names.map((name) => bytesOf(new URL(name, index).href)));
+    const scripts = await classicScripts(index);
     const loaded = new Promise((resolve) => this.frame.addEventListener("load", resolve, { once: true }));
     document.body.append(this.frame);
     await loaded;
@@ -154,7 +179,7 @@ class Sandbox {
     this.frame.contentWindow.postMessage({ worker: WORKER }, "*", [channel.port2]);
     // Copies: the cache keeps its bytes for the next sandbox.
     const files = Object.fromEntries(names.map((name, i) => [name, fetched[i].slice(0)]));
-    this.port.postMessage({ type: "boot", files, lock: lockText, packages, memoryBytes: request.memoryBytes,
+    this.port.postMessage({ type: "boot", files, scripts, lock: lockText, packages, memoryBytes: request.memoryBytes,
                             runner: request.runner }, Object.values(files));
     let timer;
     const late = new Promise((_, reject) => {

@@ -20,12 +20,12 @@ print(run_python.name, run_python.requires_approval)       # run_python False
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
 from ..._base._errors import ConfigurationError, ToolError
+from ..._base._json import loads
 from ..._tools._client_tool import ClientTool, client_tool
 from ..._tools._context import ToolContext
 from .._page._page_promise import settled
@@ -41,10 +41,14 @@ PageFiles = Mapping[str, bytes] | Callable[[], Mapping[str, bytes]]
 
 
 def _runtime_url() -> str:
-    """Where the page's own Pyodide came from: the sandbox boots from the same files."""
-    import pyodide_js  # type: ignore[import-not-found]
+    """Where the page's own Pyodide came from: the sandbox boots from the same files. In pyclient's
+    runtime Pyodide's files sit beside its lock (`lockfileBaseUrl`: Pyodide's public name for it)."""
+    import pyodide_js
 
-    return str(pyodide_js._api.config.indexURL)
+    base = getattr(pyodide_js, "lockfileBaseUrl", None)
+    if missing(base) or not str(base):
+        raise ToolError("The Python sandbox cannot find the page's Pyodide runtime (no lockfileBaseUrl). Tell the user.")
+    return str(base)
 
 
 def _runner_source() -> str:
@@ -101,7 +105,7 @@ def python_tool(
         """Args:
             code: the Python to run
         """
-        sandbox = getattr(page_window(), "pyclientSandbox", None)
+        sandbox: Any = getattr(page_window(), "pyclientSandbox", None)
         if missing(sandbox):
             raise ToolError(
                 f"{tool_name} cannot run here: the page does not load pyclient.js (its <script type=\"module\" "
@@ -117,13 +121,18 @@ def python_tool(
         request = sandbox_request(code, given, limits, packages=wheels, runner=_runner_source(),
                                   index_url=_runtime_url())
         try:
-            outcome = await settled(sandbox, "run", key, request)
+            # Shielded: the page's promise settles once the sandbox is ended below, into a
+            # future nobody awaits any more (cancelled, it would raise InvalidStateError).
+            outcome = await asyncio.shield(settled(sandbox, "run", key, request))
         except asyncio.CancelledError:
             sandbox.end(key)   # Stop, unmount, the call's own timeout: the worker goes with it
             raise
         if outcome.error is not None:
             raise ToolError(f"The Python sandbox failed ({outcome.error}: {outcome.message}). Tell the user.")
-        answer = json.loads(str(outcome.value))
+        # The runner's JSON, written inside the sandbox, where the model's code could have changed it.
+        answer = loads(str(outcome.value))
+        if not isinstance(answer, dict):
+            raise ToolError("The Python sandbox answered something that is not an object. Tell the user.")
         return answer_of(answer, limits, tool=tool_name, restarted=restarted(ctx.messages, tool_name, ctx.tool_call_id))
 
     packages_line = f" Packages besides the standard library: {', '.join(wheels)}." if wheels else ""

@@ -13,7 +13,7 @@ from pyclient.browser.toolkit._python_rules import SandboxLimits, answer_of
 limits = SandboxLimits(timeout_s=30, memory_mb=256, max_output_chars=1000, max_file_bytes=10**6)
 answer = {"ok": True, "stdout": "3 rows\\n", "stdout_cut": 0, "stderr": "", "stderr_cut": 0,
           "value": "42", "outputs": [], "skipped": []}
-print(answer_of(answer, limits, tool="run_python", restarted=False))   # stdout: 3 rows ... result: 42
+print(answer_of(answer, limits, tool="run_python", restarted=False).splitlines())   # ['stdout:', '3 rows', 'result: 42']
 ```
 """
 
@@ -91,7 +91,11 @@ def answer_of(answer: Mapping[str, Any], limits: SandboxLimits, *, tool: str,
             f"{LOST} Make the code faster, or do the work in smaller steps.")
     if answer.get("ended"):
         raise ToolError(f"The run was stopped ({answer['ended']}). The Python session was restarted: {LOST}")
-    if answer.get("crashed") or answer.get("error_type") == "MemoryError":
+    crash = str(answer.get("error") or "") if answer.get("crashed") else ""
+    if crash and "memory" not in crash.lower():
+        raise ToolError(f"The Python sandbox stopped ({crash.strip().splitlines()[-1]}). The Python session was "
+                        f"restarted: {LOST}")
+    if crash or answer.get("error_type") == "MemoryError":
         raise ToolError(
             f"The code used more memory than the sandbox's {limits.memory_mb} MB allow "
             f"({answer.get('error_type') or answer.get('error') or 'the interpreter stopped'}). "

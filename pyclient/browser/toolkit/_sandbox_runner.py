@@ -9,11 +9,11 @@ frame on, in the code's own line numbers. It answers one JSON text. It imports n
 pyclient (the sandbox has no pyclient), so it runs on CPython too:
 
 ```python
-import asyncio, json, tempfile
+import json, tempfile
 from pyclient.browser.toolkit._sandbox_runner import execute
 
 code = "x = 6 * 7\\nprint('hi', end='')\\nx"
-answer = json.loads(asyncio.run(execute(code, {}, 100, 100, 1000, root=tempfile.mkdtemp())))
+answer = json.loads(await execute(code, {}, 100, 100, 1000, root=tempfile.mkdtemp()))
 print(answer["stdout"], answer["value"])                      # hi 42
 ```
 """
@@ -82,9 +82,8 @@ def _output_files(root: str) -> dict[str, tuple[int, int]]:
 def _write_inputs(files: Any, folder: Path) -> None:
     """The files the page sent (name -> bytes, or a JS object of Uint8Arrays) in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    names = files.object_keys() if hasattr(files, "object_keys") else list(files)
-    for name in names:
-        value = files[name]
+    given = files.as_object_map() if hasattr(files, "as_object_map") else files
+    for name, value in given.items():
         data = value.to_bytes() if hasattr(value, "to_bytes") else bytes(value)
         path = folder / Path(str(name)).name   # a name, never a path out of the folder
         if not path.exists() or path.read_bytes() != data:

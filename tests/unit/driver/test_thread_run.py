@@ -655,3 +655,22 @@ def test_state_that_is_not_json_is_a_local_error():
 
     thread = arun(main())
     assert thread.run_status == "idle" and bodies(thread)[-1]["state"] == {"when": "now"}
+
+
+def test_a_handler_reads_the_threads_history_and_the_files_the_person_sent():
+    from pyclient import Attachment
+
+    seen: list[ToolContext] = []
+
+    @client_tool
+    def inspect_files(ctx: ToolContext) -> str:
+        """Look at the files."""
+        seen.append(ctx)
+        return ", ".join(f"{m.filename} {m.size}" for m in ctx.files)
+
+    thread = make_thread(tool_then_text([("c1", "inspect_files", {})]), tools=(inspect_files,))
+    arun(thread.send("look", attachments=[Attachment(b"a,b\n1,2\n", "text/csv", "t.csv")]))
+    [ctx] = seen
+    assert [m.role for m in ctx.messages] == ["user", "assistant"]       # the history when it started
+    assert [(m.filename, m.data) for m in ctx.files] == [("t.csv", b"a,b\n1,2\n")]
+    assert [m.content for m in thread.messages if m.role == "tool"] == ["t.csv 8"]

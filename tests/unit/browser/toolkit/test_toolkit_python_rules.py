@@ -113,3 +113,11 @@ def test_the_request_carries_files_limits_and_the_runner():
     assert request["files"] == {"a.csv": "eA=="} and request["timeoutMs"] == 5000
     assert request["memoryBytes"] == 256 * 2**20 and request["caps"] == {"stdout": 100, "stderr": 100, "outputBytes": 1000}
     assert (request["runner"], request["packages"], request["indexURL"]) == ("R", ["p"], "/pyodide/")
+
+
+def test_a_crash_is_not_called_a_memory_problem_unless_it_is_one():
+    with pytest.raises(ToolError, match=r"^The Python sandbox stopped \(TypeError: bad\)\. The Python session was restarted"):
+        answer_of({"ok": False, "crashed": True, "error": "Traceback ...\nTypeError: bad\n"}, LIMITS, tool="t", restarted=False)
+    with pytest.raises(ToolError, match="more memory than the sandbox's 256 MB allow"):
+        answer_of({"ok": False, "crashed": True, "error": "RangeError: the sandbox's memory ceiling"}, LIMITS, tool="t",
+                  restarted=False)
