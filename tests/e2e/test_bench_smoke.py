@@ -247,3 +247,15 @@ def test_the_blocking_bench_says_what_a_long_task_and_a_long_frame_did():
          "forced": 190}]}
     assert describe_frame(frame) == ("230 ms (blocking 180): script 225 ms, event-listener 'Worker.onmessage' in "
                                      "(no URL), of which forced style+layout 190 ms; style+layout 3 ms")
+
+
+def test_the_sandbox_bench_times_a_cold_a_warm_and_a_busy_sandbox(playwright, runtime):
+    from bench.sandbox import report, run_round
+    from devserver.app import create_app
+
+    with ServerThread(create_app(runtime=runtime)) as server:
+        figures = run_round(playwright, server.url, work=200_000)
+    assert set(figures) == {"cold", "second", "warm", "overhead", "busy", "longest", "tbt", "late"}
+    assert figures["cold"] > figures["warm"] > 0 and 0 <= figures["overhead"] < figures["warm"]
+    table = report([figures])
+    assert "warm call overhead ≤ 50 ms:" in table and "main-thread TBT ≤ 50 ms during a run:" in table

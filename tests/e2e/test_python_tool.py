@@ -129,6 +129,18 @@ def test_a_png_the_code_writes_reaches_the_model_as_an_image_and_shows_in_the_ca
     expect(image).to_have_attribute("alt", "chart.png")
 
 
+def test_an_approved_tool_shows_the_code_as_written_and_runs_it_once_approved(py, media_log):
+    before = answers(py)
+    ChatPage(py).send("call run_checked_python " + json.dumps({"code": "total = 2 + 3\nprint(total)"}))
+    card = py.locator(".pyclient-tool[data-tool='run_checked_python']").last
+    expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
+    expect(card.locator(".pyclient-tool-args")).to_have_text("code:\ntotal = 2 + 3\nprint(total)")
+    expect(card.locator(".pyclient-tool-args")).to_be_visible()
+    card.locator(".pyclient-approve").click()
+    expect(py.locator(".pyclient-assistant", has_text="Tool returned")).to_have_count(before + 1, timeout=TIMEOUT)
+    assert media_log.received[-1].tool_returns == {"run_checked_python": ["stdout:\n5"]}
+
+
 def test_an_error_gives_the_model_the_traceback_in_the_codes_own_lines(py, media_log):
     before = answers(py)
     call(py, "print('before')\ndef half(n):\n    return n / 0\nhalf(4)")

@@ -41,7 +41,7 @@ API_PAGES = {
 # Exported submodules documented on a page of their own rather than inside their parent's.
 OWN_PAGE = {"pyclient.browser.toolkit"}
 GUIDES = ["index.md", "getting-started.md", "registration.md", "renderers.md", "human-in-the-loop.md", "files.md", "chat.md",
-          "toolkit.md",
+          "toolkit.md", "python.md",
           "persistence.md", "testing.md", "deployment.md", "servers.md", "troubleshooting.md", "architecture.md"]
 
 REMOTE = r"""["']?(?:https?:)?//"""

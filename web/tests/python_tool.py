@@ -3,7 +3,8 @@ whose model calls the tool a message names with the JSON after it, and records w
 returned), driven by tests/e2e/test_python_tool.py.
 
 Query: `thread=<id>` with `store=1` (the thread kept in IndexedDB), `timeout=<s>` (the tool's).
-Tools: `run_python` (`python_tool`, with markdown-it-py and a page file `/data/page.txt`).
+Tools: `run_python` (`python_tool`, with markdown-it-py and a page file `/data/page.txt`), and
+`run_checked_python`, whose runs the person approves.
 `window.t.saved()` waits until the thread is saved. The page runs on the main thread and in a
 worker (`?pyclient-worker=1`): it reaches the page through `pyscript.window` and `pyscript.document`.
 """
@@ -23,7 +24,8 @@ params = js.URLSearchParams.new(window.location.search)
 
 run_python = python_tool(timeout_s=float(params.get("timeout") or 20), memory_mb=256, packages=["markdown-it-py"],
                          files={"page.txt": b"from the page"})
-agent = Agent("python", url=params.get("agent") or "/agent/media", client_tools=[run_python])
+checked_python = python_tool(name="run_checked_python", requires_approval=True)
+agent = Agent("python", url=params.get("agent") or "/agent/media", client_tools=[run_python, checked_python])
 thread = agent.thread("#chat", thread_id=params.get("thread") or None, store=True if params.get("store") else None)
 chat = Chat(thread, document.querySelector("#chat"), placeholder="Say something")
 
