@@ -256,6 +256,6 @@ def test_the_sandbox_bench_times_a_cold_a_warm_and_a_busy_sandbox(playwright, ru
     with ServerThread(create_app(runtime=runtime)) as server:
         figures = run_round(playwright, server.url, work=200_000)
     assert set(figures) == {"cold", "second", "warm", "overhead", "busy", "longest", "tbt", "late"}
-    assert figures["cold"] > figures["warm"] > 0 and 0 <= figures["overhead"] < figures["warm"]
+    assert figures["cold"] > figures["warm"] > 0 and 0 <= figures["overhead"] <= figures["warm"]
     table = report([figures])
     assert "warm call overhead ≤ 50 ms:" in table and "main-thread TBT ≤ 50 ms during a run:" in table
