@@ -414,9 +414,9 @@ def _in_chromium(item) -> bool:
 
 
 # The Chromium modules that take longest (`./dev test --suite-report`), run first: `./dev test`
-# runs the Chromium suite on two xdist workers one module at a time (`--dist loadfile`, in this
-# order), and a long module taken last keeps one worker busy while the other has nothing left.
-# A stale list only packs the two workers less well.
+# runs the Chromium suite on three xdist workers one module at a time (`--dist loadfile`, in this
+# order), and a long module taken last keeps one worker busy while the others have nothing left.
+# A stale list only packs the workers less well.
 LONGEST_FIRST = (
     "e2e/test_chat_ui.py", "e2e/test_reload.py", "integration/test_wheel_to_page.py",
     "e2e/test_thread_list.py", "e2e/test_interrupts_chat.py", "e2e/test_elements.py",
