@@ -20,6 +20,7 @@ headless Chromium through the chat's own suggestion buttons and input, and captu
 | `thread-list.png`, `thread-list-dark.png` | saved threads beside the chat (`ThreadList`): one renamed, one asking to be deleted |
 | `activity-state.png`, `activity-state-dark.png` | an activity's default card and a state renderer's plan (web/tests/state.html, a scripted agent) |
 | `shell.png` | the demo before Python is ready: the chat's shell, a message waiting to go and the next one typed |
+| `python-tool.png`, `python-tool-dark.png` | `python_tool` summing a CSV the person attached and drawing a chart (web/tests/python_tool.html, a scripted agent) |
 | `startup-error-main.png`, `startup-error-worker.png` | a page whose Python fails to start, its error in the chat's shell, on the main thread and in a worker (web/tests/startup_errors.html?shell=1) |
 
     ./dev screenshots          # or: .venv/bin/python docs/screenshots.py [--out DIR]
@@ -380,10 +381,57 @@ def capture_shell(browser, url: str, out: Path) -> list[Path]:
     return paths
 
 
+PYTHON_CODE = """import csv, struct, zlib
+from collections import Counter
+
+totals = Counter()
+for row in csv.DictReader(open('/data/sales.csv')):
+    totals[row['region']] += float(row['amount'])
+print(totals.most_common())
+
+def png(width, height, pixel):   # a bar chart, with the standard library only
+    def chunk(kind, data):
+        return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+    rows = b''.join(b'\\x00' + b''.join(pixel(x, y) for x in range(width)) for y in range(height))
+    head = struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)
+    return b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', head) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b'')
+
+top = max(totals.values())
+bars = list(totals.values())
+def pixel(x, y):
+    i, inside = divmod(x, 40)
+    high = i < len(bars) and 8 <= inside < 32 and 100 - y <= bars[i] / top * 90
+    return b'\\x2f\\x5b\\xea' if high else b'\\xff\\xff\\xff'
+open('/output/sales.png', 'wb').write(png(40 * len(bars), 100, pixel))
+totals.most_common(1)[0]"""
+
+
+def capture_python(browser, url: str, out: Path, *, dark: bool) -> Path:
+    """`python-tool.png` (or its `-dark` twin): `python_tool` summing a CSV the person attached and
+    drawing a chart, on web/tests/python_tool.html answered by a `ScriptedAgent`."""
+    from pyclient.testing import ScriptedAgent
+
+    agent = ScriptedAgent()
+    (agent.on("Which region sold most? Draw it.").say("Let me read the file.").call("run_python", code=PYTHON_CODE)
+     .then_say("**North** sold most: 1,200. The chart shows the three regions."))
+    context, page = open_demo(browser, url, dark=dark, path="/tests/python_tool.html?agent=/agent")
+    scripted_stream(page, agent)
+    attach(page, [("sales.csv", "text/csv", b"region,amount\nnorth,700\neast,950\nnorth,500\nsouth,400\n")])
+    send(page, "Which region sold most? Draw it.")
+    page.wait_for_selector(".pyclient-chat[data-status='idle'] .pyclient-assistant >> nth=1", timeout=TIMEOUT_MS)
+    page.locator(".pyclient-tool[data-tool='run_python'] .pyclient-tool-result-box > summary").click()
+    page.wait_for_function("[...document.images].every(i => i.complete)")
+    page.locator(".pyclient-assistant").last.scroll_into_view_if_needed()
+    path = out / ("python-tool-dark.png" if dark else "python-tool.png")
+    page.screenshot(path=str(path))
+    context.close()
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images", help="where the PNGs go")
-    parser.add_argument("--only", default=None, help="capture only this group: message-actions, shell")
+    parser.add_argument("--only", default=None, help="capture only this group: message-actions, shell, python")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -397,11 +445,14 @@ def main() -> None:
                 paths = [capture_message_actions(browser, server.url, args.out, dark=dark) for dark in (False, True)]
             elif args.only == "shell":
                 paths = capture_shell(browser, server.url, args.out)
+            elif args.only == "python":
+                paths = [capture_python(browser, server.url, args.out, dark=dark) for dark in (False, True)]
             elif args.only is not None:
-                parser.error(f"--only {args.only!r}: the groups are 'message-actions' and 'shell'")
+                parser.error(f"--only {args.only!r}: the groups are 'message-actions', 'shell' and 'python'")
             else:
                 paths = [*capture(browser, server.url, args.out), *capture_activity_state(browser, args.out),
-                         *capture_shell(browser, server.url, args.out)]
+                         *capture_shell(browser, server.url, args.out),
+                         *(capture_python(browser, server.url, args.out, dark=dark) for dark in (False, True))]
             for path in paths:
                 print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
         finally:
