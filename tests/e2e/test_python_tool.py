@@ -221,7 +221,7 @@ def test_an_endless_loop_is_stopped_at_the_timeout_and_the_next_call_is_told_its
     assert py.evaluate("1 + 1") == 2     # the page answers while the sandbox spins
     [text] = returned(py, media_log, before + 2)
     assert text.startswith("The code ran longer than 6 s and was stopped. The Python session was restarted")
-    expect(py.locator("iframe[data-pyclient-sandbox]")).to_have_count(0)   # its worker ended with it
+    expect(py.locator('iframe[data-pyclient-sandbox^="run_python/"]')).to_have_count(0)   # its worker ended with it
     call(py, "kept")
     [text] = returned(py, media_log, before + 3)
     assert text.startswith("[A new Python session: Variables, imports and files from earlier calls are gone")
@@ -242,9 +242,9 @@ def test_stop_ends_a_run_and_its_sandbox(py, media_log):
     before = answers(py)
     call(py, "while True:\n    pass")
     expect(last_card(py)).to_have_attribute("data-status", "executing", timeout=TIMEOUT)
-    expect(py.locator("iframe[data-pyclient-sandbox]")).to_have_count(1)
+    expect(py.locator('iframe[data-pyclient-sandbox^="run_python/"]')).to_have_count(1)
     py.locator(".pyclient-stop").click()
-    expect(py.locator("iframe[data-pyclient-sandbox]")).to_have_count(0)
+    expect(py.locator('iframe[data-pyclient-sandbox^="run_python/"]')).to_have_count(0)
     expect(py.locator(".pyclient-chat")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
     assert answers(py) == before
     # The next message tells the model its call was stopped.
