@@ -239,12 +239,18 @@ def test_memory_past_the_ceiling_and_output_past_the_caps_are_cut(py, media_log)
 
 
 def test_stop_ends_a_run_and_its_sandbox(py, media_log):
+    # On the approved tool, whose time limit is the default 30 s (run_python's 6 s could end the
+    # run first on a slow machine).
     before = answers(py)
-    call(py, "while True:\n    pass")
-    expect(last_card(py)).to_have_attribute("data-status", "executing", timeout=TIMEOUT)
-    expect(py.locator('iframe[data-pyclient-sandbox^="run_python/"]')).to_have_count(1)
+    ChatPage(py).send("call run_checked_python " + json.dumps({"code": "while True:\n    pass"}))
+    card = py.locator(".pyclient-tool[data-tool='run_checked_python']").last
+    expect(card).to_have_attribute("data-status", "awaiting_approval", timeout=TIMEOUT)
+    card.locator(".pyclient-approve").click()
+    expect(card).to_have_attribute("data-status", "executing", timeout=TIMEOUT)
+    sandbox = py.locator('iframe[data-pyclient-sandbox^="run_checked_python/"]')
+    expect(sandbox).to_have_count(1)
     py.locator(".pyclient-stop").click()
-    expect(py.locator('iframe[data-pyclient-sandbox^="run_python/"]')).to_have_count(0)
+    expect(sandbox).to_have_count(0)
     expect(py.locator(".pyclient-chat")).to_have_attribute("data-status", "idle", timeout=TIMEOUT)
     assert answers(py) == before
     # The next message tells the model its call was stopped.
@@ -258,7 +264,7 @@ def test_after_a_reload_the_first_call_is_told_its_state_is_gone(py, media_log, 
     before = answers(py)
     call(py, "remembered = 'yes'\nremembered")
     [text] = returned(py, media_log, before + 1)
-    assert text.endswith("result: 'yes'")    # (after the Stop of the test before: in a new session, and told so)
+    assert text.endswith("result: 'yes'")
     py.evaluate("window.t.saved()")
     python_page.reload(ready=READY)
     before = answers(py)
