@@ -73,7 +73,7 @@ def python_tool(
     The code runs like a notebook cell: top-level `await` works, the last expression's `repr`
     is returned, variables persist to the next call of the same thread. The standard library
     (`sqlite3`, `csv`, `statistics`, `json`, `zlib`, ...) is there; `packages` adds pure-Python
-    wheels the page's runtime carries (its pyscript.json "packages", built by `pyclient vendor`).
+    wheels of the runtime's lock (pyclient's runtime: pydantic, markdown-it-py, jsonpatch, ...).
 
     Args:
         name: the tool's name.
