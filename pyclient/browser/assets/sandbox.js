@@ -25,7 +25,6 @@ addEventListener("message", (event) => {
   if (event.source !== parent || !event.ports.length || typeof event.data?.worker !== "string") return;
   const url = URL.createObjectURL(new Blob([event.data.worker], { type: "text/javascript" }));
   const worker = new Worker(url);   // classic: a module worker cannot start from an opaque origin's blob: URL
-  worker.onerror = (error) => event.ports[0].postMessage({ type: "failed", message: String(error.message || "the sandbox's worker did not start") });
   worker.postMessage({ port: event.ports[0] }, [event.ports[0]]);
 });
 </script>`;
@@ -242,11 +241,7 @@ async function run(key, requestJson) {
   return JSON.stringify({ ...result, fresh, bootMs: fresh ? bootMs : undefined });
 }
 
-const api = Object.freeze({
-  run,
-  end,
-  has: (key) => sandboxes.has(key),
-});
+const api = Object.freeze({ run, end });
 if (!own(globalThis, "pyclientSandbox")) {
   Object.defineProperty(globalThis, "pyclientSandbox", { value: api, enumerable: false, writable: false, configurable: false });
 }

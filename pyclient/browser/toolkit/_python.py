@@ -20,6 +20,7 @@ print(run_python.name, run_python.requires_approval)       # run_python False
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
@@ -51,7 +52,9 @@ def _runtime_url() -> str:
     return str(base)
 
 
+@functools.cache
 def _runner_source() -> str:
+    """The runner's source, read once: the sandbox runs it at its start."""
     return resources.files(__package__).joinpath("_sandbox_runner.py").read_text(encoding="utf-8")
 
 
